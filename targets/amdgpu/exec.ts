@@ -1,0 +1,135 @@
+/**
+ * @fileoverview Runs a lowered AMDGPU routine under its contract (targets/amdgpu/routine.ts):
+ * lays the inputs out, fills everything else with garbage, runs the interpreter, reads `d`
+ * and `p`, and checks that the routine changed nothing it may not (exec, registers outside
+ * its scratch window, inactive lanes of v0).
+ */
+import type { BV } from "../../src/sem/bv.js";
+import type { SourceName } from "../../src/ir/ir.js";
+import { sourcesOf } from "../../src/ir/ir.js";
+import type { AmdRoutine } from "./lower.js";
+import type { RunResult, WaveState } from "./interp.js";
+import { run } from "./interp.js";
+import type { MOp } from "./minst.js";
+
+/** Inputs of one run: per-lane values (32 lanes) for divergent sources, one value for uniform ones. */
+export interface RoutineInputs<V, B> {
+  src: Partial<Record<SourceName, V | V[]>>;
+  /** Lanes that execute (bit i = laneid i); becomes exec (high half 0 in wave64). */
+  active: V;
+  /** Guarded routines: the guard per lane, the prior d per lane, the prior p per lane. */
+  guard?: B[];
+  dPrior?: V[];
+  pPrior?: B[];
+}
+
+export interface RoutineRun<V, B> {
+  status: RunResult<V>["status"];
+  steps: number;
+  /** v0 per lane (lanes 0..31), p = vcc bit per lane. */
+  d: V[];
+  p: B[];
+  /** Contract violations found (empty when the routine changed only what it may). */
+  violations: string[];
+  trace: RunResult<V>["trace"];
+}
+
+/** A deterministic garbage word for register n, lane l (distinct per slot, never 0). */
+function garbage(n: number, lane: number, salt: number): number {
+  let x = (n * 0x9e3779b1 + lane * 0x85ebca6b + salt * 0xc2b2ae35) >>> 0;
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x2c1b3c6d) >>> 0;
+  return (x ^ (x >>> 12) ^ 0xa5a5a5a5) >>> 0 || 1;
+}
+
+function place<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, value: V | V[]): void {
+  if (o.k === "v") {
+    const lanes = Array.isArray(value) ? value : new Array<V>(32).fill(value);
+    for (let part = 0; part < o.count; part++) {
+      const regLanes = st.vgpr.get(o.n + part)!;
+      lanes.forEach((x, lane) => {
+        regLanes[lane] = o.count === 1 ? x : bv.extract(x, 32 * part + 31, 32 * part);
+      });
+    }
+  } else if (o.k === "s") {
+    if (Array.isArray(value)) throw new Error("uniform operand given per-lane values");
+    if (o.count === 1) st.sgpr.set(o.n, value);
+    else {
+      st.sgpr.set(o.n, bv.extract(value, 31, 0));
+      st.sgpr.set(o.n + 1, bv.extract(value, 63, 32));
+    }
+  }
+}
+
+function maskOf<V, B>(bv: BV<V, B>, bits: B[], wave: number): V {
+  let m = bv.k(0, wave);
+  bits.forEach((b, i) => {
+    m = bv.or(m, bv.ite(b, bv.k(1n << BigInt(i), wave), bv.k(0, wave)));
+  });
+  return m;
+}
+
+/**
+ * Runs routine `r` once. Registers v0..v(vEnd+7) and s0..s(sEnd+7) exist; everything not an
+ * input holds garbage, as do lanes 32..63 on wave64.
+ */
+export function execRoutine<V, B>(
+  bv: BV<V, B>,
+  r: AmdRoutine,
+  inp: RoutineInputs<V, B>,
+  opts: { stepLimit?: number; trace?: boolean; salt?: number } = {},
+): RoutineRun<V, B> {
+  const W = r.target.wave;
+  const salt = opts.salt ?? 1;
+  const vCount = r.vEnd + 8;
+  const sCount = r.sEnd + 8;
+  const st: WaveState<V, B> = {
+    wave: W,
+    vgpr: new Map(),
+    sgpr: new Map(),
+    vcc: bv.k(0, W),
+    exec: bv.zext(inp.active, W),
+    scc: bv.false,
+  };
+  for (let n = 0; n < vCount; n++) st.vgpr.set(n, Array.from({ length: W }, (_, l) => bv.k(garbage(n, l, salt), 32)));
+  for (let n = 0; n < sCount; n++) st.sgpr.set(n, bv.k(garbage(1000 + n, 0, salt), 32));
+  for (const name of sourcesOf(r.spec.form)) {
+    const o = r.layout.src[name];
+    const x = inp.src[name];
+    if (!o || o.k === "imm") continue;
+    if (x === undefined) throw new Error(`no input for ${name}`);
+    place(bv, st, o, x);
+  }
+  if (r.spec.guarded) {
+    place(bv, st, r.layout.dPrior!, inp.dPrior!);
+    place(bv, st, r.layout.guard!, maskOf(bv, inp.guard!, W));
+    if (inp.pPrior) st.vcc = maskOf(bv, inp.pPrior, W);
+  }
+  const before = { vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), exec: st.exec };
+  const res = run(bv, r.lines, st, { stepLimit: opts.stepLimit ?? 100_000, trace: opts.trace ?? false });
+
+  // Contract: exec restored; registers outside scratch and v0 unchanged; inactive lanes of
+  // v0 unchanged. (Checked exactly when concrete; symbolic callers assert these as terms.)
+  const violations: string[] = [];
+  const differs = (x: V, y: V) => bv.asBool(bv.eq(x, y)) === false;
+  if (differs(st.exec, before.exec)) violations.push("exec is not restored");
+  for (const [n, lanes] of before.vgpr) {
+    if (n >= r.layout.vScratch && n < r.vEnd) continue;
+    const now = st.vgpr.get(n)!;
+    for (let l = 0; l < W; l++) {
+      const active = bv.asBool(bv.bitAt(before.exec, l));
+      if (n === 0 && active !== false) continue;
+      if (differs(now[l]!, lanes[l]!)) {
+        violations.push(`v${n} lane ${l} changed${n === 0 ? " (inactive lane of d)" : ""}`);
+        break;
+      }
+    }
+  }
+  for (const [n, x] of before.sgpr) {
+    if (n >= r.layout.sScratch && n < r.sEnd) continue;
+    if (differs(st.sgpr.get(n)!, x)) violations.push(`s${n} changed (not scratch)`);
+  }
+  const d = st.vgpr.get(0)!.slice(0, 32);
+  const p = Array.from({ length: 32 }, (_, l) => bv.bitAt(st.vcc, l));
+  return { status: res.status, steps: res.steps, d, p, violations, trace: res.trace };
+}

@@ -1,0 +1,251 @@
+/**
+ * @fileoverview The AMDGPU interpreter: runs emitted sequences over the BV algebra, using
+ * each instruction record's own semantics (targets/amdgpu/isa). Wave32 and wave64, per-lane
+ * VGPRs, SGPRs, `exec`, `vcc`, `scc`, labels and branches, and a step limit.
+ *
+ * Generic over `BV<V, B>`: concretely it is the checker's executor; symbolically (z3) it
+ * builds the proof terms of straight-line sequences. A branch on a symbolic condition is
+ * an error: loops are proved by the inductive method of src/check, not by unrolling here.
+ */
+import type { BV } from "../../src/sem/bv.js";
+import { record } from "./isa/index.js";
+import type { IsaRecord, WaveIO, Width } from "./isa/record.js";
+import type { MInst, MLine, MOp } from "./minst.js";
+import { isLabel, printOp } from "./minst.js";
+
+/** Machine state of one wave. VGPRs hold `wave` lanes of 32 bits; SGPRs 32 bits. */
+export interface WaveState<V, B> {
+  wave: 32 | 64;
+  vgpr: Map<number, V[]>;
+  sgpr: Map<number, V>;
+  /** `wave` bits each. */
+  vcc: V;
+  exec: V;
+  scc: B;
+}
+
+/** An error in the code being run (not in the interpreter): unset register, bad operand. */
+export class InterpError extends Error {}
+
+export interface StepTrace<V> {
+  inst: MInst;
+  /** Values written by the instruction, by printed operand (lane values for VGPRs). */
+  writes: { what: string; value: V | V[] }[];
+}
+
+export interface RunOptions {
+  /** Dynamic instruction limit (labels do not count). Default 100,000. */
+  stepLimit?: number;
+  trace?: boolean;
+}
+
+export interface RunResult<V> {
+  status: "ok" | "step-limit";
+  /** Dynamic instruction count. */
+  steps: number;
+  trace: StepTrace<V>[];
+}
+
+function widthOf(w: Width, wave: 32 | 64): number {
+  return w === "wave" ? wave : w;
+}
+
+/**
+ * Runs `code` on `st` (mutated in place) until it falls off the end.
+ * @throws InterpError on a read of an unset register, an operand of the wrong width, an
+ *   unknown label, or a branch whose condition is not concrete.
+ */
+export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V, B>, opts: RunOptions = {}): RunResult<V> {
+  const limit = opts.stepLimit ?? 100_000;
+  const labels = new Map<string, number>();
+  code.forEach((l, i) => {
+    if (isLabel(l)) labels.set(l.label, i);
+  });
+  const trace: StepTrace<V>[] = [];
+  let steps = 0;
+  let pc = 0;
+  while (pc < code.length) {
+    const line = code[pc]!;
+    pc++;
+    if (isLabel(line)) continue;
+    if (steps >= limit) return { status: "step-limit", steps, trace };
+    steps++;
+    const rec = record(line.op);
+    const writes: StepTrace<V>["writes"] = [];
+    const target = step(bv, rec, line, st, opts.trace ? writes : null);
+    if (opts.trace) trace.push({ inst: line, writes });
+    if (target !== null) {
+      const to = labels.get(target);
+      if (to === undefined) throw new InterpError(`unknown label ${target}`);
+      pc = to;
+    }
+  }
+  return { status: "ok", steps, trace };
+}
+
+/** Reads operand `o` as a uniform value of `w` bits. */
+export function readUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number): V {
+  const check = (x: V) => {
+    if (bv.width(x) !== w) throw new InterpError(`operand ${printOp(o)} is ${bv.width(x)} bits, expected ${w}`);
+    return x;
+  };
+  switch (o.k) {
+    case "imm":
+      return bv.k(o.value, w);
+    case "s": {
+      const get = (n: number) => {
+        const x = st.sgpr.get(n);
+        if (x === undefined) throw new InterpError(`read of unset s${n}`);
+        return x;
+      };
+      return check(o.count === 1 ? get(o.n) : bv.concat(get(o.n + 1), get(o.n)));
+    }
+    case "vcc":
+    case "exec":
+      return check(st[o.k]);
+    case "vcc_lo":
+    case "exec_lo": {
+      const full = o.k === "vcc_lo" ? st.vcc : st.exec;
+      return check(st.wave === 32 ? full : bv.extract(full, 31, 0));
+    }
+    default:
+      throw new InterpError(`operand ${printOp(o)} is not a scalar source`);
+  }
+}
+
+function vgprLanes<V, B>(st: WaveState<V, B>, n: number): V[] {
+  const x = st.vgpr.get(n);
+  if (x === undefined) throw new InterpError(`read of unset v${n}`);
+  return x;
+}
+
+/** Reads operand `o` in one lane (`w` bits): VGPRs per lane, anything else uniform. */
+function readLane<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number, lane: number): V {
+  if (o.k !== "v") return readUniform(bv, st, o, w);
+  const lo = vgprLanes(st, o.n)[lane]!;
+  const x = o.count === 1 ? lo : bv.concat(vgprLanes(st, o.n + 1)[lane]!, lo);
+  if (bv.width(x) !== w) throw new InterpError(`operand ${printOp(o)} is ${bv.width(x)} bits, expected ${w}`);
+  return x;
+}
+
+function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): void {
+  switch (o.k) {
+    case "s":
+      if (o.count === 1) st.sgpr.set(o.n, x);
+      else {
+        st.sgpr.set(o.n, bv.extract(x, 31, 0));
+        st.sgpr.set(o.n + 1, bv.extract(x, 63, 32));
+      }
+      return;
+    case "vcc":
+    case "exec":
+      st[o.k] = x;
+      return;
+    case "vcc_lo":
+    case "exec_lo": {
+      const key = o.k === "vcc_lo" ? "vcc" : "exec";
+      st[key] = st.wave === 32 ? x : bv.concat(bv.extract(st[key], 63, 32), x);
+      return;
+    }
+    default:
+      throw new InterpError(`operand ${printOp(o)} is not a scalar destination`);
+  }
+}
+
+/** Executes one instruction; returns a branch target label or null. */
+function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null): string | null {
+  const specs = rec.ops;
+  if (inst.ops.length !== specs.length) throw new InterpError(`${inst.op}: ${inst.ops.length} operands, expected ${specs.length}`);
+  const srcIdx = specs.map((s, i) => (s.out ? -1 : i)).filter((i) => i >= 0);
+  const dstIdx = specs.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
+  const W = st.wave;
+  const sem = rec.sem;
+
+  if ("lane" in sem) {
+    const exec = st.exec;
+    const results: V[][] = []; // per destination, per lane
+    dstIdx.forEach(() => results.push([]));
+    for (let lane = 0; lane < W; lane++) {
+      const on = bv.bitAt(exec, lane);
+      if (bv.asBool(on) === false) continue;
+      const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
+      const out = sem.lane(bv, src, lane);
+      dstIdx.forEach((di, k) => {
+        const o = inst.ops[di]!;
+        if (o.k !== "v") throw new InterpError(`${inst.op}: destination ${printOp(o)} must be a VGPR`);
+        const r = out[k]!;
+        const old = o.count === 1 ? vgprLanes(st, o.n)[lane]! : bv.concat(vgprLanes(st, o.n + 1)[lane]!, vgprLanes(st, o.n)[lane]!);
+        results[k]![lane] = bv.asBool(on) === true ? r : bv.ite(on, r, old);
+      });
+    }
+    dstIdx.forEach((di, k) => {
+      const o = inst.ops[di]! as { k: "v"; n: number; count: 1 | 2 };
+      for (let part = 0; part < o.count; part++) {
+        const n = o.n + part;
+        if (!st.vgpr.has(n)) st.vgpr.set(n, new Array<V>(W).fill(bv.k(0, 32)));
+        const lanes = [...vgprLanes(st, n)];
+        results[k]!.forEach((r, lane) => {
+          lanes[lane] = o.count === 1 ? r : bv.extract(r, 32 * part + 31, 32 * part);
+        });
+        st.vgpr.set(n, lanes);
+        writes?.push({ what: `v${n}`, value: lanes });
+      }
+    });
+    return null;
+  }
+
+  if ("cmp" in sem) {
+    let mask = bv.k(0, W);
+    for (let lane = 0; lane < W; lane++) {
+      const on = bv.bitAt(st.exec, lane);
+      if (bv.asBool(on) === false) continue;
+      const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
+      const c = bv.andB(on, sem.cmp(bv, src));
+      mask = bv.or(mask, bv.ite(c, bv.k(1n << BigInt(lane), W), bv.k(0, W)));
+    }
+    const dst = inst.ops[dstIdx[0]!]!;
+    writeUniform(bv, st, dst, mask);
+    writes?.push({ what: printOp(dst), value: mask });
+    return null;
+  }
+
+  const io: WaveIO<V, B> = {
+    wave: W,
+    read: (i) => readUniform(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)),
+    readLanes: (i) => {
+      const o = inst.ops[i]!;
+      if (o.k !== "v") return new Array<V>(W).fill(readUniform(bv, st, o, widthOf(specs[i]!.w, W)));
+      return vgprLanes(st, o.n);
+    },
+    write: (i, x) => {
+      writeUniform(bv, st, inst.ops[i]!, x);
+      writes?.push({ what: printOp(inst.ops[i]!), value: x });
+    },
+    exec: () => st.exec,
+    setExec: (x) => {
+      st.exec = x;
+      writes?.push({ what: "exec", value: x });
+    },
+    scc: () => st.scc,
+    setScc: (b) => {
+      st.scc = b;
+    },
+  };
+
+  if ("scalar" in sem) {
+    const src = srcIdx.map((i) => io.read(i));
+    const r = sem.scalar(bv, src, st.scc);
+    dstIdx.forEach((di, k) => io.write(di, r.d[k]!));
+    if (r.scc !== undefined) st.scc = r.scc;
+    return null;
+  }
+  if ("wave" in sem) {
+    sem.wave(bv, io);
+    return null;
+  }
+  const taken = bv.asBool(sem.branch(bv, io));
+  if (taken === undefined) throw new InterpError(`${inst.op}: branch condition is symbolic`);
+  const label = inst.ops[0]!;
+  if (label.k !== "label") throw new InterpError(`${inst.op}: operand must be a label`);
+  return taken ? label.name : null;
+}

@@ -1,0 +1,55 @@
+/**
+ * @fileoverview SOP1 records (scalar, one source). Semantics from the AMD "Vega" ISA manual
+ * §12.2 and "RDNA3" §16.2. `s_ff1_i32_*` is named `s_ctz_i32_*` in RDNA3; llvm-mc-19 accepts
+ * both spellings on gfx1100.
+ */
+import type { IsaRecord } from "./record.js";
+import { sop1 } from "./record.js";
+import { ff1, nonzero } from "./util.js";
+
+const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or", only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
+  mnemonic,
+  enc: "SOP1",
+  desc: `D = EXEC; EXEC = S0 ${op === "and" ? "&" : "|"} EXEC; SCC = EXEC != 0`,
+  ops: [
+    { name: "sdst", out: true, w },
+    { name: "ssrc0", w },
+  ],
+  uses: ["exec"],
+  defs: ["exec", "scc"],
+  ...(only ? { only } : {}),
+  sem: {
+    wave: (bv, io) => {
+      const exec = io.exec();
+      const lo = io.wave === w ? exec : bv.extract(exec, w - 1, 0);
+      const src = io.read(1);
+      const next = bv[op](src, lo);
+      io.write(0, lo);
+      io.setExec(io.wave === w ? next : bv.concat(bv.extract(exec, io.wave - 1, w), next));
+      io.setScc(nonzero(bv, next));
+    },
+  },
+});
+
+export const SOP1: IsaRecord[] = [
+  sop1("s_mov_b32", "D.u = S0.u", (_bv, [s0]) => ({ d: [s0!] })),
+  sop1("s_mov_b64", "D.u64 = S0.u64", (_bv, [s0]) => ({ d: [s0!] }), 64),
+  sop1("s_not_b32", "D.u = ~S0.u; SCC = D != 0", (bv, [s0]) => ({ d: [bv.not(s0!)], scc: nonzero(bv, bv.not(s0!)) }), 32, true),
+  sop1("s_sext_i32_i8", "D.i = signext(S0.i[7:0])", (bv, [s0]) => ({ d: [bv.sext(bv.extract(s0!, 7, 0), 32)] })),
+  sop1("s_sext_i32_i16", "D.i = signext(S0.i[15:0])", (bv, [s0]) => ({ d: [bv.sext(bv.extract(s0!, 15, 0), 32)] })),
+  {
+    ...sop1("s_ff1_i32_b32", "D.i = index of the lowest 1 bit of S0, or -1", (bv, [s0]) => ({ d: [ff1(bv, s0!)] })),
+  },
+  {
+    mnemonic: "s_ff1_i32_b64",
+    enc: "SOP1",
+    desc: "D.i = index of the lowest 1 bit of S0.u64, or -1",
+    ops: [
+      { name: "sdst", out: true, w: 32 },
+      { name: "ssrc0", w: 64 },
+    ],
+    sem: { scalar: (bv, [s0]) => ({ d: [ff1(bv, s0!)] }) },
+  },
+  saveexec("s_and_saveexec_b64", 64, "and"),
+  saveexec("s_and_saveexec_b32", 32, "and", [10, 11]),
+];

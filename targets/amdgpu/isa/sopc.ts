@@ -1,0 +1,31 @@
+/**
+ * @fileoverview SOPC records: scalar compares writing SCC (AMD "Vega" ISA manual §12.4,
+ * "RDNA3" §16.4).
+ */
+import type { BV } from "../../../src/sem/bv.js";
+import type { IsaRecord } from "./record.js";
+import { sopc } from "./record.js";
+
+type Cmp = <V, B>(bv: BV<V, B>, x: V, y: V) => B;
+const U: [string, string, Cmp][] = [
+  ["eq", "==", (bv, x, y) => bv.eq(x, y)],
+  ["lg", "!=", (bv, x, y) => bv.notB(bv.eq(x, y))],
+  ["lt", "<", (bv, x, y) => bv.ult(x, y)],
+  ["le", "<=", (bv, x, y) => bv.ule(x, y)],
+  ["gt", ">", (bv, x, y) => bv.ult(y, x)],
+  ["ge", ">=", (bv, x, y) => bv.ule(y, x)],
+];
+const I: Record<string, Cmp> = {
+  lt: (bv, x, y) => bv.slt(x, y),
+  le: (bv, x, y) => bv.sle(x, y),
+  gt: (bv, x, y) => bv.slt(y, x),
+  ge: (bv, x, y) => bv.sle(y, x),
+};
+
+export const SOPC: IsaRecord[] = [];
+for (const [name, sym, cmp] of U) {
+  SOPC.push(sopc(`s_cmp_${name}_u32`, `SCC = S0.u ${sym} S1.u`, (bv, [s0, s1]) => ({ d: [], scc: cmp(bv, s0!, s1!) })));
+  SOPC.push(sopc(`s_cmp_${name}_i32`, `SCC = S0.i ${sym} S1.i`, (bv, [s0, s1]) => ({ d: [], scc: (I[name] ?? cmp)(bv, s0!, s1!) })));
+}
+SOPC.push(sopc("s_cmp_eq_u64", "SCC = S0.u64 == S1.u64", (bv, [s0, s1]) => ({ d: [], scc: bv.eq(s0!, s1!) }), 64));
+SOPC.push(sopc("s_cmp_lg_u64", "SCC = S0.u64 != S1.u64", (bv, [s0, s1]) => ({ d: [], scc: bv.notB(bv.eq(s0!, s1!)) }), 64));

@@ -1,0 +1,112 @@
+/**
+ * @fileoverview VOP3-only records (three sources, or 64-bit operands). Semantics from the AMD
+ * "Vega" ISA manual §12.11, "CDNA3" §12.13 and "RDNA3" §16.10 (VOP3 opcodes); see
+ * ../shared/notes/amdgpu.md §2 for the generation notes.
+ */
+import type { IsaRecord, LaneSem, WaveIO } from "./record.js";
+import { vop3 } from "./record.js";
+import { bits, lowMask, signextFromBit } from "./util.js";
+import type { BV } from "../../../src/sem/bv.js";
+
+/** BYTE_PERMUTE of v_perm_b32: byte `sel` of the 8-byte {S0, S1} (S1 is bytes 0..3). */
+function bytePermute<V, B>(bv: BV<V, B>, in64: V, sel: V): V {
+  const byte = (i: number) => bv.extract(in64, 8 * i + 7, 8 * i);
+  const sign = (i: number) => bv.ite(bv.bitAt(in64, 8 * i + 7), bv.k(0xff, 8), bv.k(0, 8));
+  // 0..7: a byte; 8..11: sign of byte 1/3/5/7 replicated; 12: 0x00; 13..255: 0xff.
+  let r = bv.k(0xff, 8);
+  r = bv.ite(bv.eq(sel, bv.k(12, 8)), bv.k(0, 8), r);
+  for (let i = 3; i >= 0; i--) r = bv.ite(bv.eq(sel, bv.k(8 + i, 8)), sign(2 * i + 1), r);
+  for (let i = 7; i >= 0; i--) r = bv.ite(bv.eq(sel, bv.k(i, 8)), byte(i), r);
+  return r;
+}
+
+const shift64 = (mnemonic: string, desc: string, op: "shl" | "lshr" | "ashr"): IsaRecord => ({
+  mnemonic,
+  enc: "VOP3",
+  desc,
+  ops: [
+    { name: "vdst", out: true, w: 64 },
+    { name: "src0", w: 32 },
+    { name: "src1", w: 64 },
+  ],
+  uses: ["exec"],
+  sem: { lane: ((bv, [s0, s1]) => [bv[op](s1!, bv.zext(bv.extract(s0!, 5, 0), 64))]) as LaneSem },
+});
+
+export const VOP3: IsaRecord[] = [
+  vop3("v_bfe_u32", "D.u = (S0.u >> S1.u[4:0]) & ((1 << S2.u[4:0]) - 1)", (bv, [s0, s1, s2]) => [
+    bv.and(bv.lshr(s0!, bits(bv, s1!, 4)), lowMask(bv, bits(bv, s2!, 4))),
+  ]),
+  vop3("v_bfe_i32", "D.i = signext_from_bit((S0.i >> S1.u[4:0]) & ((1 << S2.u[4:0]) - 1), S2.u[4:0])", (bv, [s0, s1, s2]) => {
+    const w = bits(bv, s2!, 4);
+    return [signextFromBit(bv, bv.and(bv.ashr(s0!, bits(bv, s1!, 4)), lowMask(bv, w)), w)];
+  }),
+  vop3("v_bfi_b32", "D.u = (S0.u & S1.u) | (~S0.u & S2.u)", (bv, [s0, s1, s2]) => [
+    bv.or(bv.and(s0!, s1!), bv.and(bv.not(s0!), s2!)),
+  ]),
+  vop3("v_alignbit_b32", "D.u = ({S0, S1} >> S2.u[4:0]) & 0xffffffff", (bv, [s0, s1, s2]) => [
+    bv.extract(bv.lshr(bv.concat(s0!, s1!), bv.zext(bits(bv, s2!, 4), 64)), 31, 0),
+  ]),
+  vop3("v_perm_b32", "D.u[8k+7:8k] = BYTE_PERMUTE({S0, S1}, S2.u[8k+7:8k])", (bv, [s0, s1, s2]) => {
+    const in64 = bv.concat(s0!, s1!);
+    const out = [0, 1, 2, 3].map((k) => bytePermute(bv, in64, bv.extract(s2!, 8 * k + 7, 8 * k)));
+    return [bv.concat(bv.concat(out[3]!, out[2]!), bv.concat(out[1]!, out[0]!))];
+  }),
+  vop3("v_med3_i32", "D.i = median(S0.i, S1.i, S2.i)", (bv, [s0, s1, s2]) => {
+    const lo = bv.ite(bv.slt(s0!, s1!), s0!, s1!);
+    const hi = bv.ite(bv.slt(s0!, s1!), s1!, s0!);
+    const m = bv.ite(bv.slt(hi, s2!), hi, s2!);
+    return [bv.ite(bv.slt(lo, m), m, lo)];
+  }),
+  vop3("v_med3_u32", "D.u = median(S0.u, S1.u, S2.u)", (bv, [s0, s1, s2]) => {
+    const lo = bv.ite(bv.ult(s0!, s1!), s0!, s1!);
+    const hi = bv.ite(bv.ult(s0!, s1!), s1!, s0!);
+    const m = bv.ite(bv.ult(hi, s2!), hi, s2!);
+    return [bv.ite(bv.ult(lo, m), m, lo)];
+  }),
+  vop3("v_and_or_b32", "D.u = (S0.u & S1.u) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.and(s0!, s1!), s2!)]),
+  vop3("v_or3_b32", "D.u = S0.u | S1.u | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.or(s0!, s1!), s2!)]),
+  vop3("v_lshl_or_b32", "D.u = (S0.u << S1.u[4:0]) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
+  vop3("v_add3_u32", "D.u = S0.u + S1.u + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.add(s0!, s1!), s2!)]),
+  shift64("v_lshlrev_b64", "D.u64 = S1.u64 << S0.u[5:0]", "shl"),
+  shift64("v_lshrrev_b64", "D.u64 = S1.u64 >> S0.u[5:0]", "lshr"),
+  shift64("v_ashrrev_i64", "D.i64 = S1.i64 >> S0.u[5:0] (arithmetic)", "ashr"),
+  {
+    mnemonic: "v_readfirstlane_b32",
+    enc: "VOP1",
+    desc: "SDST = S0[EXEC == 0 ? 0 : ff1(EXEC)] (VOP1 opcode writing an SGPR)",
+    ops: [
+      { name: "sdst", out: true, w: 32 },
+      { name: "src0", w: 32 },
+    ],
+    uses: ["exec"],
+    sem: {
+      wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+        const lanes = io.readLanes(1);
+        const exec = io.exec();
+        let r: V = lanes[0]!;
+        for (let i = io.wave - 1; i >= 0; i--) r = bv.ite(bv.bitAt(exec, i), lanes[i]!, r);
+        io.write(0, r);
+      },
+    },
+  },
+  {
+    mnemonic: "v_readlane_b32",
+    enc: "VOP3",
+    desc: "SDST = S0[S1.u[5:0]] (wave32: S1.u[4:0]); ignores EXEC",
+    ops: [
+      { name: "sdst", out: true, w: 32 },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+    ],
+    sem: {
+      wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+        const lanes = io.readLanes(1);
+        const sel = bv.extract(io.read(2), io.wave === 64 ? 5 : 4, 0);
+        let r: V = lanes[0]!;
+        for (let i = 1; i < io.wave; i++) r = bv.ite(bv.eq(sel, bv.k(i, bv.width(sel))), lanes[i]!, r);
+        io.write(0, r);
+      },
+    },
+  },
+];

@@ -1,0 +1,33 @@
+/**
+ * @fileoverview VOPC records: per-lane integer compares writing a lane mask (VCC in the e32
+ * encoding, any SGPR (pair) in e64). Inactive lanes get 0 (AMD "Vega" ISA manual §12.8,
+ * "RDNA3" §16.8; LLVM's ballot relies on it).
+ */
+import type { BV } from "../../../src/sem/bv.js";
+import type { IsaRecord } from "./record.js";
+import { vopc } from "./record.js";
+
+type Cmp = <V, B>(bv: BV<V, B>, x: V, y: V) => B;
+const CMPS: [string, string, Cmp][] = [
+  ["eq", "==", (bv, x, y) => bv.eq(x, y)],
+  ["ne", "!=", (bv, x, y) => bv.notB(bv.eq(x, y))],
+  ["lt", "<", (bv, x, y) => bv.ult(x, y)],
+  ["le", "<=", (bv, x, y) => bv.ule(x, y)],
+  ["gt", ">", (bv, x, y) => bv.ult(y, x)],
+  ["ge", ">=", (bv, x, y) => bv.ule(y, x)],
+];
+const SIGNED: Record<string, Cmp> = {
+  lt: (bv, x, y) => bv.slt(x, y),
+  le: (bv, x, y) => bv.sle(x, y),
+  gt: (bv, x, y) => bv.slt(y, x),
+  ge: (bv, x, y) => bv.sle(y, x),
+};
+
+export const VOPC: IsaRecord[] = [];
+for (const w of [32, 64])
+  for (const [name, sym, cmp] of CMPS)
+    for (const sign of ["u", "i"] as const) {
+      const c = sign === "i" && SIGNED[name] ? SIGNED[name]! : cmp;
+      const t = `${sign}${w}`;
+      VOPC.push(vopc(`v_cmp_${name}_${t}`, `D[laneId] = S0.${t} ${sym} S1.${t}`, (bv, [s0, s1]) => c(bv, s0!, s1!), w));
+    }

@@ -1,0 +1,121 @@
+/**
+ * @fileoverview Lowering a routine (form × operand kinds) to AMDGPU: rule lookup, selection,
+ * the guard wrapper of the routine contract, and the printer.
+ */
+import type { Form, Profile } from "../../src/ir/forms.js";
+import { formName } from "../../src/ir/forms.js";
+import type { RoutineSpec } from "../../src/ir/ir.js";
+import type { MLine } from "./minst.js";
+import { isLabel, printOp } from "./minst.js";
+import type { Target } from "./regs.js";
+import { Builder } from "./routine.js";
+import type { Layout } from "./routine.js";
+import type { AmdRule, RuleCtx } from "./rules/rule.js";
+import { szextRules } from "./rules/szext.js";
+import { matchRules } from "./rules/match_sync.js";
+import { vshRules } from "./rules/vsh.js";
+
+/** A lowered AMDGPU routine. */
+export interface AmdRoutine {
+  spec: RoutineSpec;
+  target: Target;
+  rule: string;
+  lines: MLine[];
+  layout: Layout;
+  /** Scratch VGPRs [layout.vScratch, vEnd) and SGPRs [layout.sScratch, sEnd). */
+  vEnd: number;
+  sEnd: number;
+  /** Static instruction count. */
+  count: number;
+}
+
+/** Every rule of a family's form, in definition order. */
+export function rulesOf(f: Form): AmdRule[] {
+  if (f.op === "szext") return szextRules as AmdRule[];
+  if (f.op === "match") return matchRules as AmdRule[];
+  return vshRules as AmdRule[];
+}
+
+/** The rules that apply to a routine on a target (empty means a coverage gap). */
+export function applicableRules(spec: RoutineSpec, t: Target, profile: Profile): AmdRule[] {
+  const c: RuleCtx = { spec, t, profile };
+  return rulesOf(spec.form).filter((r) => r.when(spec.form, c));
+}
+
+/** Emits one routine with a given rule, applying the contract's guard wrapper. */
+export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, rule: AmdRule): AmdRoutine {
+  const m = new Builder(spec, t, rule.name);
+  rule.emit(spec.form, m, { spec, t, profile });
+  if (spec.guarded && spec.form.op !== "match") {
+    // Guard (scalar forms): the body ran in every active lane; lanes whose guard is false
+    // take the prior d back. One v_cndmask on the guard mask.
+    m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, m.d(), m.layout.guard!);
+  }
+  const lines = m.finish();
+  return {
+    spec,
+    target: t,
+    rule: rule.name,
+    lines,
+    layout: m.layout,
+    vEnd: Math.max(m.vUsed, m.layout.vScratch),
+    sEnd: Math.max(m.sUsed, m.layout.sScratch),
+    count: lines.filter((l) => !isLabel(l)).length,
+  };
+}
+
+/**
+ * Lowers a routine with the cheapest applicable rule (ties: higher priority).
+ * @throws Error when no rule applies (a coverage gap, reported by the coverage test).
+ */
+export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile): AmdRoutine {
+  const rules = applicableRules(spec, t, profile);
+  if (rules.length === 0) throw new Error(`no AMDGPU rule for ${formName(spec.form)} on ${t.mcpu}`);
+  let best: AmdRoutine | null = null;
+  let bestPrio = 0;
+  for (const r of rules) {
+    const x = lowerWithRule(spec, t, profile, r);
+    if (!best || x.count < best.count || (x.count === best.count && r.prio > bestPrio)) {
+      best = x;
+      bestPrio = r.prio;
+    }
+  }
+  return best!;
+}
+
+/** The contract header of a routine, as assembly comment lines. */
+export function contractHeader(r: AmdRoutine): string[] {
+  const l = r.layout;
+  const ins = Object.entries(l.src)
+    .map(([k, o]) => `${k} = ${printOp(o)}`)
+    .join(", ");
+  const mask = r.target.wave === 64 ? "vcc" : "vcc_lo";
+  const hasP = r.spec.form.op === "match" && r.spec.form.mode === "all";
+  const scratchV = r.vEnd > l.vScratch ? `v${l.vScratch}..v${r.vEnd - 1}` : "none";
+  const scratchS = r.sEnd > l.sScratch ? `s${l.sScratch}..s${r.sEnd - 1}` : "none";
+  const lines = [
+    `in: ${ins}${l.guard ? `, guard = ${printOp(l.guard)}, prior d = ${printOp(l.dPrior!)}` : ""}`,
+    `out: d = v0${hasP ? `, p = ${mask}` : ""}; exec unchanged`,
+    `scratch: VGPR ${scratchV}, SGPR ${scratchS}, ${mask}, scc`,
+  ];
+  return lines;
+}
+
+/** Prints a routine: a label, a header, and the instructions (labels made unique by name). */
+export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []): string {
+  const out: string[] = [];
+  out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${r.count} instructions`);
+  for (const h of [...contractHeader(r), ...extra]) out.push(`; ${h}`);
+  out.push(`${name}:`);
+  const lab = (x: string) => `.L${name}${x.slice(2)}`;
+  for (const line of r.lines) {
+    if (isLabel(line)) {
+      out.push(`${lab(line.label)}:`);
+      continue;
+    }
+    const mn = line.op + (line.enc ? `_${line.enc}` : "");
+    const ops = line.ops.map((o) => (o.k === "label" ? lab(o.name) : printOp(o)));
+    out.push(`  ${mn}${ops.length ? " " + ops.join(", ") : ""}`);
+  }
+  return out.join("\n") + "\n";
+}

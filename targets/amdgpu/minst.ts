@@ -1,0 +1,58 @@
+/**
+ * @fileoverview AMDGPU machine instructions as emitted by the lowering rules: flat records
+ * of a mnemonic, operands in assembly order, and the rule that emitted them.
+ */
+import type { Mnemonic } from "./isa/index.js";
+
+/** An operand, in llvm-mc's spelling once printed (`v2`, `v[2:3]`, `s4`, `s[4:5]`, `vcc`, `exec_lo`, `31`, `.L1`). */
+export type MOp =
+  | { k: "v"; n: number; count: 1 | 2 }
+  | { k: "s"; n: number; count: 1 | 2 }
+  | { k: "vcc" | "vcc_lo" | "exec" | "exec_lo" | "scc" }
+  | { k: "imm"; value: bigint }
+  | { k: "label"; name: string };
+
+/** One machine instruction. `enc` picks the VOP1/VOP2/VOPC encoding (chosen by legalize). */
+export interface MInst {
+  op: Mnemonic;
+  ops: MOp[];
+  enc?: "e32" | "e64";
+  /** The lowering rule that emitted it. */
+  rule: string;
+}
+
+/** A label definition inside a routine. */
+export interface MLabel {
+  label: string;
+}
+
+export type MLine = MInst | MLabel;
+
+export function isLabel(l: MLine): l is MLabel {
+  return (l as MLabel).label !== undefined;
+}
+
+export const v = (n: number, count: 1 | 2 = 1): MOp => ({ k: "v", n, count });
+export const s = (n: number, count: 1 | 2 = 1): MOp => ({ k: "s", n, count });
+export const imm = (value: bigint | number): MOp => ({ k: "imm", value: BigInt(value) });
+
+/** Prints an operand as llvm-mc reads it. */
+export function printOp(o: MOp): string {
+  switch (o.k) {
+    case "v":
+    case "s":
+      return o.count === 1 ? `${o.k}${o.n}` : `${o.k}[${o.n}:${o.n + o.count - 1}]`;
+    case "imm": {
+      const x = BigInt.asIntN(64, o.value);
+      return x >= -16n && x <= 64n ? x.toString() : `0x${BigInt.asUintN(32, o.value).toString(16)}`;
+    }
+    case "label":
+      return o.name;
+    default:
+      return o.k;
+  }
+}
+
+export function sameOp(a: MOp, b: MOp): boolean {
+  return printOp(a) === printOp(b);
+}

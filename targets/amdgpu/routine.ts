@@ -1,0 +1,246 @@
+/**
+ * @fileoverview The routine contract (ABI) of AMDGPU routines, the builder rules emit
+ * through, and operand legalisation.
+ *
+ * Contract (design.md appendix, unchanged): a routine is an inline fragment that falls
+ * through at its end. Divergent sources are in VGPRs from v0 upward in PTX operand order
+ * (a, b, c, membermask), 64-bit values in even-aligned pairs; uniform sources in SGPRs from
+ * s0 upward (pairs aligned). `d` is returned in v0 and `p` as a lane mask in vcc (wave64) /
+ * vcc_lo (wave32). `exec` at entry is the active mask and is the same at exit. A guarded
+ * routine also takes the guard as a lane mask in the first free SGPR (pair) after the
+ * uniform sources, and the prior `d` in the first free VGPR after the divergent sources;
+ * lanes whose guard is false get the prior `d` in v0 and keep their bit of `p`. Scratch:
+ * the VGPRs and SGPRs listed in the routine's header (a window above the inputs), vcc and
+ * scc. Nothing else is written.
+ */
+import type { Form } from "../../src/ir/forms.js";
+import type { OperandKind, RoutineSpec, SourceName } from "../../src/ir/ir.js";
+import { sourcesOf } from "../../src/ir/ir.js";
+import { record } from "./isa/index.js";
+import type { MInst, MLine, MOp } from "./minst.js";
+import { imm, isLabel, printOp, s, v } from "./minst.js";
+import type { Target } from "./regs.js";
+import { isInlineConstant } from "./regs.js";
+
+/** Where each input of a routine lives. */
+export interface Layout {
+  /** Source operands: a VGPR (pair), an SGPR (pair) or an immediate. */
+  src: Partial<Record<SourceName, MOp>>;
+  d: MOp;
+  /** Guard lane mask and prior d, for guarded routines. */
+  guard?: MOp;
+  dPrior?: MOp;
+  /** First VGPR / SGPR of the scratch window. */
+  vScratch: number;
+  sScratch: number;
+}
+
+/** Width in bits of a source operand of a form. */
+export function sourceWidth(f: Form, name: SourceName): 32 | 64 {
+  return f.op === "match" && f.type === "b64" && name === "a" ? 64 : 32;
+}
+
+/** Computes the contract's register layout for a routine. */
+export function layoutOf(spec: RoutineSpec, t: Target): Layout {
+  let vn = 0;
+  let sn = 0;
+  const src: Layout["src"] = {};
+  for (const name of sourcesOf(spec.form)) {
+    const kind: OperandKind = spec.kinds[name] ?? { kind: "v" };
+    const count = sourceWidth(spec.form, name) === 64 ? 2 : 1;
+    if (kind.kind === "imm") src[name] = imm(kind.value);
+    else if (kind.kind === "v") {
+      if (count === 2) vn += vn & 1;
+      src[name] = v(vn, count);
+      vn += count;
+    } else {
+      if (count === 2) sn += sn & 1;
+      src[name] = s(sn, count);
+      sn += count;
+    }
+  }
+  const layout: Layout = { src, d: v(0), vScratch: 0, sScratch: 0 };
+  if (spec.guarded) {
+    const mc = t.wave === 64 ? 2 : 1;
+    if (mc === 2) sn += sn & 1;
+    layout.guard = s(sn, mc);
+    sn += mc;
+    layout.dPrior = v(vn);
+    vn += 1;
+  }
+  layout.vScratch = Math.max(vn, 1);
+  layout.sScratch = sn;
+  return layout;
+}
+
+/**
+ * What rules emit through: contract registers, scratch allocation, wave-size spelling, and
+ * generation-specific mnemonics. `finish()` legalises operands for the target.
+ */
+export class Builder {
+  readonly lines: MLine[] = [];
+  readonly layout: Layout;
+  private vNext: number;
+  private sNext: number;
+  private labels = 0;
+  vUsed = 0;
+  sUsed = 0;
+
+  constructor(
+    readonly spec: RoutineSpec,
+    readonly t: Target,
+    readonly rule: string,
+  ) {
+    this.layout = layoutOf(spec, t);
+    this.vNext = this.layout.vScratch;
+    this.sNext = this.layout.sScratch;
+  }
+
+  get wave(): 32 | 64 {
+    return this.t.wave;
+  }
+  /** A source operand as laid out by the contract. */
+  src(name: SourceName): MOp {
+    const o = this.layout.src[name];
+    if (!o) throw new Error(`${this.rule}: form has no source ${name}`);
+    return o;
+  }
+  kind(name: SourceName): OperandKind["kind"] {
+    return this.spec.kinds[name]?.kind ?? "v";
+  }
+  immOf(name: SourceName): bigint | undefined {
+    const k = this.spec.kinds[name];
+    return k?.kind === "imm" ? k.value : undefined;
+  }
+  d(): MOp {
+    return this.layout.d;
+  }
+  vtmp(count: 1 | 2 = 1): MOp {
+    if (count === 2) this.vNext += this.vNext & 1;
+    const o = v(this.vNext, count);
+    this.vNext += count;
+    this.vUsed = this.vNext;
+    return o;
+  }
+  stmp(count: 1 | 2 = 1): MOp {
+    if (count === 2) this.sNext += this.sNext & 1;
+    const o = s(this.sNext, count);
+    this.sNext += count;
+    this.sUsed = this.sNext;
+    return o;
+  }
+  /** A scratch lane mask: an SGPR pair in wave64, one SGPR in wave32. */
+  mask(): MOp {
+    return this.stmp(this.wave === 64 ? 2 : 1);
+  }
+  vcc(): MOp {
+    return { k: this.wave === 64 ? "vcc" : "vcc_lo" };
+  }
+  exec(): MOp {
+    return { k: this.wave === 64 ? "exec" : "exec_lo" };
+  }
+  /** A lane-mask mnemonic for the wave size: `w("s_and")` → `s_and_b64` / `s_and_b32`. */
+  w(base: string): string {
+    return `${base}_b${this.wave}`;
+  }
+  /** The carry-less add / sub of this generation. */
+  get vAdd(): string {
+    return this.t.gen === 9 ? "v_add_u32" : "v_add_nc_u32";
+  }
+  get vSub(): string {
+    return this.t.gen === 9 ? "v_sub_u32" : "v_sub_nc_u32";
+  }
+  newLabel(): string {
+    return `.L${this.labels++}`;
+  }
+  place(label: string): void {
+    this.lines.push({ label });
+  }
+  emit(op: string, ...ops: MOp[]): void {
+    record(op); // unknown mnemonics fail at emission, not at run time
+    this.lines.push({ op, ops, rule: this.rule });
+  }
+  /** Emitted lines after operand legalisation (see `legalize`). */
+  finish(): MLine[] {
+    return legalize(this, this.lines);
+  }
+}
+
+const VALU = new Set(["VOP1", "VOP2", "VOP3", "VOPC", "VOP3B"]);
+
+function isScalarOperand(o: MOp): boolean {
+  return o.k === "s" || o.k === "vcc" || o.k === "vcc_lo" || o.k === "exec" || o.k === "exec_lo" || (o.k === "imm" && !isInlineConstant(o.value));
+}
+
+/**
+ * Makes each VALU instruction legal for the target, so that llvm-mc accepts it:
+ * picks the `_e32` encoding where it exists and fits (src1 a VGPR; VOPC into vcc;
+ * v_cndmask on vcc), else `_e64`; on the gfx9 family moves a VOP3 literal into a scratch
+ * VGPR (no VOP3 literal) and keeps one scalar operand per instruction (the constant bus;
+ * an implicit vcc read counts), moving the others into VGPRs with v_mov_b32.
+ */
+export function legalize(m: Builder, lines: MLine[]): MLine[] {
+  const out: MLine[] = [];
+  for (const line of lines) {
+    if (isLabel(line)) {
+      out.push(line);
+      continue;
+    }
+    const rec = record(line.op);
+    if (!VALU.has(rec.enc) || line.op === "v_readlane_b32" || line.op === "v_readfirstlane_b32") {
+      out.push(line);
+      continue;
+    }
+    const ops = [...line.ops];
+    const srcIdx = rec.ops.map((sp, i) => (sp.out ? -1 : i)).filter((i) => i >= 0);
+    const isMaskOp = (i: number) => rec.ops[i]!.w === "wave";
+    const movIn = (i: number) => {
+      const o = ops[i]!;
+      const t = m.vtmp(o.k === "s" && o.count === 2 ? 2 : 1);
+      if (t.k === "v" && t.count === 2 && o.k === "s") {
+        out.push({ op: "v_mov_b32", ops: [v(t.n), s(o.n)], enc: "e32", rule: line.rule });
+        out.push({ op: "v_mov_b32", ops: [v(t.n + 1), s(o.n + 1)], enc: "e32", rule: line.rule });
+      } else out.push({ op: "v_mov_b32", ops: [t, o], enc: "e32", rule: line.rule });
+      ops[i] = t;
+    };
+    // Encoding: e32 needs src1 in a VGPR, VOPC's sdst = vcc, cndmask's mask = vcc.
+    const encoding = (): "e32" | "e64" | undefined => {
+      if (rec.enc !== "VOP1" && rec.enc !== "VOP2" && rec.enc !== "VOPC") return undefined;
+      const vccName = m.wave === 64 ? "vcc" : "vcc_lo";
+      const src1 = srcIdx[1] !== undefined ? ops[srcIdx[1]] : undefined;
+      const okSrc1 = src1 === undefined || src1.k === "v";
+      const okDst = rec.enc !== "VOPC" || ops[0]!.k === vccName;
+      const okMask = line.op !== "v_cndmask_b32" || ops[3]!.k === vccName;
+      return okSrc1 && okDst && okMask ? "e32" : "e64";
+    };
+    const enc = encoding();
+    const vop3 = enc === "e64" || rec.enc === "VOP3" || rec.enc === "VOP3B";
+    // Literals: none in VOP3 on gfx9; at most one anywhere.
+    let literals = 0;
+    for (const i of srcIdx) {
+      const o = ops[i]!;
+      if (o.k === "imm" && !isInlineConstant(o.value)) {
+        if ((vop3 && !m.t.vop3Literal) || literals >= 1) movIn(i);
+        else literals++;
+      }
+    }
+    // Constant bus: distinct scalar operands (an SGPR read twice counts once).
+    const seen = new Set<string>();
+    if (enc === "e32" && line.op === "v_cndmask_b32") seen.add(m.wave === 64 ? "vcc" : "vcc_lo");
+    // Lane masks cannot move to a VGPR: they claim the bus first.
+    for (const i of [...srcIdx].sort((x, y) => Number(isMaskOp(y)) - Number(isMaskOp(x)))) {
+      const o = ops[i]!;
+      if (!isScalarOperand(o)) continue;
+      const key = printOp(o);
+      if (seen.has(key)) continue;
+      if (seen.size >= m.t.constantBus && !isMaskOp(i)) movIn(i);
+      else seen.add(key);
+    }
+    // Moves may have put src1 in a VGPR: e32 (never stricter on operands) when it now fits.
+    const fixed: MInst = { op: line.op, ops, rule: line.rule };
+    const finalEnc = encoding();
+    if (finalEnc) fixed.enc = finalEnc;
+    out.push(fixed);
+  }
+  return out;
+}

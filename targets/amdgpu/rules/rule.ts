@@ -1,0 +1,26 @@
+/**
+ * @fileoverview Lowering rules as data (Cranelift ISLE style): a name, a priority, a guard
+ * (`when`) and an emitter, each with a why-comment at its definition. Every rule must be
+ * correct on its own: the checker and the prover run every matching rule, shadowed ones
+ * included. Among matching rules the cheapest legalised sequence is chosen, then the
+ * highest priority, so selection never decides correctness.
+ */
+import type { Form, Profile } from "../../../src/ir/forms.js";
+import type { RoutineSpec } from "../../../src/ir/ir.js";
+import type { Target } from "../regs.js";
+import type { Builder } from "../routine.js";
+
+export interface RuleCtx {
+  spec: RoutineSpec;
+  t: Target;
+  profile: Profile;
+}
+
+export interface AmdRule<F extends Form = Form> {
+  /** `<ptx-inst>_<form>_<strategy>`, e.g. `szext_clamp_bfe_cndmask`. */
+  name: string;
+  /** Tie-break between equally cheap rules; higher wins. */
+  prio: number;
+  when(f: F, c: RuleCtx): boolean;
+  emit(f: F, m: Builder, c: RuleCtx): void;
+}
