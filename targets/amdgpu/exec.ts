@@ -42,6 +42,21 @@ function garbage(n: number, lane: number, salt: number): number {
   return (x ^ (x >>> 12) ^ 0xa5a5a5a5) >>> 0 || 1;
 }
 
+// Garbage register contents are immutable values: one template per (register, wave, salt)
+// and interpretation, copied by reference into each run.
+const garbageCache = new WeakMap<object, Map<string, unknown[]>>();
+function garbageLanes<V, B>(bv: BV<V, B>, n: number, lanes: number, salt: number): V[] {
+  let m = garbageCache.get(bv);
+  if (!m) garbageCache.set(bv, (m = new Map()));
+  const key = `${n}/${lanes}/${salt}`;
+  let xs = m.get(key) as V[] | undefined;
+  if (!xs) {
+    xs = Array.from({ length: lanes }, (_, l) => bv.k(garbage(n, l, salt), 32));
+    m.set(key, xs);
+  }
+  return xs;
+}
+
 function place<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, value: V | V[]): void {
   if (o.k === "v") {
     const lanes = Array.isArray(value) ? value : new Array<V>(32).fill(value);
@@ -91,8 +106,8 @@ export function execRoutine<V, B>(
     exec: bv.zext(inp.active, W),
     scc: bv.false,
   };
-  for (let n = 0; n < vCount; n++) st.vgpr.set(n, Array.from({ length: W }, (_, l) => bv.k(garbage(n, l, salt), 32)));
-  for (let n = 0; n < sCount; n++) st.sgpr.set(n, bv.k(garbage(1000 + n, 0, salt), 32));
+  for (let n = 0; n < vCount; n++) st.vgpr.set(n, garbageLanes(bv, n, W, salt).slice());
+  for (let n = 0; n < sCount; n++) st.sgpr.set(n, garbageLanes(bv, 1000 + n, 1, salt)[0]!);
   for (const name of sourcesOf(r.spec.form)) {
     const o = r.layout.src[name];
     const x = inp.src[name];
@@ -111,7 +126,7 @@ export function execRoutine<V, B>(
   // Contract: exec restored; registers outside scratch and v0 unchanged; inactive lanes of
   // v0 unchanged. (Checked exactly when concrete; symbolic callers assert these as terms.)
   const violations: string[] = [];
-  const differs = (x: V, y: V) => bv.asBool(bv.eq(x, y)) === false;
+  const differs = (x: V, y: V) => x !== y && bv.asBool(bv.eq(x, y)) === false;
   if (differs(st.exec, before.exec)) violations.push("exec is not restored");
   for (const [n, lanes] of before.vgpr) {
     if (n >= r.layout.vScratch && n < r.vEnd) continue;

@@ -45,11 +45,16 @@ export function applicableRules(spec: RoutineSpec, t: Target, profile: Profile):
 /** Emits one routine with a given rule, applying the contract's guard wrapper. */
 export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, rule: AmdRule): AmdRoutine {
   const m = new Builder(spec, t, rule.name);
+  const wrap = spec.guarded && spec.form.op !== "match";
+  // With no divergent source the prior d is in v0 itself: the body then writes a scratch
+  // VGPR, so the prior value survives until the select below.
+  const prior = m.layout.dPrior;
+  if (wrap && prior?.k === "v" && prior.n === 0) m.dBody = m.vtmp();
   rule.emit(spec.form, m, { spec, t, profile });
-  if (spec.guarded && spec.form.op !== "match") {
+  if (wrap) {
     // Guard (scalar forms): the body ran in every active lane; lanes whose guard is false
     // take the prior d back. One v_cndmask on the guard mask.
-    m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, m.d(), m.layout.guard!);
+    m.emit("v_cndmask_b32", m.layout.d, prior!, m.d(), m.layout.guard!);
   }
   const lines = m.finish();
   return {
@@ -91,8 +96,9 @@ export function contractHeader(r: AmdRoutine): string[] {
     .join(", ");
   const mask = r.target.wave === 64 ? "vcc" : "vcc_lo";
   const hasP = r.spec.form.op === "match" && r.spec.form.mode === "all";
-  const scratchV = r.vEnd > l.vScratch ? `v${l.vScratch}..v${r.vEnd - 1}` : "none";
-  const scratchS = r.sEnd > l.sScratch ? `s${l.sScratch}..s${r.sEnd - 1}` : "none";
+  const range = (p: string, lo: number, hi: number) => (hi <= lo ? "none" : hi - lo === 1 ? `${p}${lo}` : `${p}${lo}..${p}${hi - 1}`);
+  const scratchV = range("v", l.vScratch, r.vEnd);
+  const scratchS = range("s", l.sScratch, r.sEnd);
   const lines = [
     `in: ${ins}${l.guard ? `, guard = ${printOp(l.guard)}, prior d = ${printOp(l.dPrior!)}` : ""}`,
     `out: d = v0${hasP ? `, p = ${mask}` : ""}; exec unchanged`,
@@ -104,7 +110,7 @@ export function contractHeader(r: AmdRoutine): string[] {
 /** Prints a routine: a label, a header, and the instructions (labels made unique by name). */
 export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []): string {
   const out: string[] = [];
-  out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${r.count} instructions`);
+  out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${r.count} instruction${r.count === 1 ? "" : "s"}`);
   for (const h of [...contractHeader(r), ...extra]) out.push(`; ${h}`);
   out.push(`${name}:`);
   const lab = (x: string) => `.L${name}${x.slice(2)}`;

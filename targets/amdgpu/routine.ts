@@ -112,8 +112,30 @@ export class Builder {
     const k = this.spec.kinds[name];
     return k?.kind === "imm" ? k.value : undefined;
   }
+  /** Where the body writes d: v0, or a scratch VGPR while the guard wrapper still needs v0. */
+  dBody: MOp | null = null;
   d(): MOp {
-    return this.layout.d;
+    return this.dBody ?? this.layout.d;
+  }
+  private inV = new Map<SourceName, MOp>();
+  /**
+   * Source `name` in a VGPR: itself when divergent, else copied once into a scratch VGPR
+   * (for sequences that read a uniform or literal source more often than the gfx9 operand
+   * rules allow; one v_mov instead of one per use).
+   */
+  vgprOf(name: SourceName): MOp {
+    const o = this.src(name);
+    if (o.k === "v") return o;
+    let t = this.inV.get(name);
+    if (!t) {
+      t = this.vtmp(o.k === "s" ? o.count : 1);
+      if (o.k === "s" && o.count === 2) {
+        this.emit("v_mov_b32", v(t.k === "v" ? t.n : 0), s(o.n));
+        this.emit("v_mov_b32", v(t.k === "v" ? t.n + 1 : 0), s(o.n + 1));
+      } else this.emit("v_mov_b32", t, o);
+      this.inV.set(name, t);
+    }
+    return t;
   }
   vtmp(count: 1 | 2 = 1): MOp {
     if (count === 2) this.vNext += this.vNext & 1;

@@ -5,6 +5,7 @@ import type { IsaRecord } from "./record.js";
 import { SOP1 } from "./sop1.js";
 import { SOP2 } from "./sop2.js";
 import { SOPC } from "./sopc.js";
+import { SOPK } from "./sopk.js";
 import { SOPP } from "./sopp.js";
 import { VOP1 } from "./vop1.js";
 import { VOP2 } from "./vop2.js";
@@ -15,7 +16,7 @@ import { VOPC } from "./vopc.js";
 export type Mnemonic = string;
 
 export const RECORDS: ReadonlyMap<Mnemonic, IsaRecord> = new Map(
-  [...SOP1, ...SOP2, ...SOPC, ...SOPP, ...VOP1, ...VOP2, ...VOP3, ...VOPC].map((r) => [r.mnemonic, r]),
+  [...SOP1, ...SOP2, ...SOPC, ...SOPK, ...SOPP, ...VOP1, ...VOP2, ...VOP3, ...VOPC].map((r) => [r.mnemonic, r]),
 );
 
 /** The record of `mnemonic`; throws for an instruction outside the table. */

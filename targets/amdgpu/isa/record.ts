@@ -10,7 +10,7 @@
 import type { BV } from "../../../src/sem/bv.js";
 
 export type Gen = 9 | 10 | 11;
-export type Encoding = "SOP1" | "SOP2" | "SOPC" | "SOPP" | "VOP1" | "VOP2" | "VOP3" | "VOPC" | "VOP3B";
+export type Encoding = "SOP1" | "SOP2" | "SOPC" | "SOPK" | "SOPP" | "VOP1" | "VOP2" | "VOP3" | "VOPC" | "VOP3B";
 
 /** Operand width in bits, or the wave size (lane masks). */
 export type Width = number | "wave";

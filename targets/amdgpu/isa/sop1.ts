@@ -5,7 +5,7 @@
  */
 import type { IsaRecord } from "./record.js";
 import { sop1 } from "./record.js";
-import { ff1, nonzero } from "./util.js";
+import { bitReverse, ff1, nonzero } from "./util.js";
 
 const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or", only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
   mnemonic,
@@ -52,4 +52,6 @@ export const SOP1: IsaRecord[] = [
   },
   saveexec("s_and_saveexec_b64", 64, "and"),
   saveexec("s_and_saveexec_b32", 32, "and", [10, 11]),
+  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega §12.2 S_BREV_B32.
+  sop1("s_brev_b32", "D.u[31:0] = S0.u[0:31] (bit reverse)", (bv, [s0]) => ({ d: [bitReverse(bv, s0!)] })),
 ];

@@ -31,6 +31,16 @@ function sbfe<V, B>(bv: BV<V, B>, s0: V, s1: V, signed: boolean): V {
   return bv.ite(inRange, d, bv.xor(s0, bv.k(0x5a5a5a5a, 32)));
 }
 
+/** The 64-bit s_bfe: offset S1[5:0], width S1[22:16]; w ≥ 64 is unspecified (same stand-in as `sbfe`). */
+function sbfe64<V, B>(bv: BV<V, B>, s0: V, s1: V, signed: boolean): V {
+  const off = bv.zext(bv.extract(s1, 5, 0), 64);
+  const w7 = bv.zext(bv.extract(s1, 22, 16), 64);
+  const inRange = bv.ult(w7, bv.k(64, 64));
+  const field = bv.and(signed ? bv.ashr(s0, off) : bv.lshr(s0, off), lowMask(bv, w7));
+  const d = signed ? signextFromBit(bv, field, w7) : field;
+  return bv.ite(inRange, d, bv.xor(s0, bv.k(0x5a5a5a5a5a5a5a5an, 64)));
+}
+
 export const SOP2: IsaRecord[] = [
   ...logic("and", "&", (bv, x, y) => bv.and(x, y)),
   ...logic("or", "|", (bv, x, y) => bv.or(x, y)),
@@ -85,6 +95,31 @@ export const SOP2: IsaRecord[] = [
     const d = sbfe(bv, s0!, s1!, true);
     return { d: [d], scc: nonzero(bv, d) };
   }),
+  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); Vega §12.1.
+  sop2("s_add_i32", "D.i = S0.i + S1.i; SCC = signed overflow", (bv, [s0, s1]) => {
+    const d = bv.add(s0!, s1!);
+    const sign = (x: typeof d) => bv.bitAt(x, 31);
+    // Overflow: both operands have the same sign and the sum's sign differs.
+    return { d: [d], scc: bv.andB(bv.eqB(sign(s0!), sign(s1!)), bv.notB(bv.eqB(sign(d), sign(s0!)))) };
+  }),
+  sop2("s_sub_i32", "D.i = S0.i - S1.i; SCC = signed overflow", (bv, [s0, s1]) => {
+    const d = bv.sub(s0!, s1!);
+    const sign = (x: typeof d) => bv.bitAt(x, 31);
+    // Overflow: the operands' signs differ and the result's sign differs from S0's.
+    return { d: [d], scc: bv.andB(bv.notB(bv.eqB(sign(s0!), sign(s1!))), bv.notB(bv.eqB(sign(d), sign(s0!)))) };
+  }),
+  sop2("s_lshr_b64", "D.u64 = S0.u64 >> S1.u[5:0]; SCC = D != 0", (bv, [s0, s1]) => {
+    const d = bv.lshr(s0!, bv.zext(bv.extract(s1!, 5, 0), 64));
+    return { d: [d], scc: nonzero(bv, d) };
+  }, 64, 32),
+  sop2("s_bfe_u64", "D.u64 = (S0.u64 >> S1.u[5:0]) & ((1 << S1.u[22:16]) - 1); SCC = D != 0", (bv, [s0, s1]) => {
+    const d = sbfe64(bv, s0!, s1!, false);
+    return { d: [d], scc: nonzero(bv, d) };
+  }, 64, 32),
+  sop2("s_bfe_i64", "D.i64 = signext_from_bit((S0.i64 >> S1.u[5:0]) & ((1 << S1.u[22:16]) - 1), S1.u[22:16]); SCC = D != 0", (bv, [s0, s1]) => {
+    const d = sbfe64(bv, s0!, s1!, true);
+    return { d: [d], scc: nonzero(bv, d) };
+  }, 64, 32),
   sop2("s_bfm_b32", "D.u = ((1 << S0.u[4:0]) - 1) << S1.u[4:0]", (bv, [s0, s1]) => ({
     d: [bv.shl(lowMask(bv, bits(bv, s0!, 4)), bits(bv, s1!, 4))],
   }), 32, 32, false),

@@ -39,3 +39,11 @@ export function pick<V, B>(bv: BV<V, B>, lanes: V[], index: V): V {
 }
 
 export const nonzero = <V, B>(bv: BV<V, B>, x: V): B => bv.notB(bv.eq(x, bv.k(0, bv.width(x))));
+
+/** Bit i of x moved to bit width-1-i (`s_brev_b32`, `v_bfrev_b32`). */
+export function bitReverse<V, B>(bv: BV<V, B>, x: V): V {
+  const n = bv.width(x);
+  let r = bv.extract(x, 0, 0); // becomes the top bit
+  for (let i = 1; i < n; i++) r = bv.concat(r, bv.extract(x, i, i));
+  return r;
+}

@@ -68,6 +68,30 @@ export const VOP3: IsaRecord[] = [
   vop3("v_or3_b32", "D.u = S0.u | S1.u | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.or(s0!, s1!), s2!)]),
   vop3("v_lshl_or_b32", "D.u = (S0.u << S1.u[4:0]) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   vop3("v_add3_u32", "D.u = S0.u + S1.u + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.add(s0!, s1!), s2!)]),
+  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); GFX9+ (Vega §12.11).
+  vop3("v_lshl_add_u32", "D.u = (S0.u << S1.u[4:0]) + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
+  {
+    // VOP3P (gfx90a/gfx940, CDNA3 §12.10): each source supplies one half, picked by its
+    // op_sel bit. The asm parser (targets/amdgpu/asm.ts) turns `op_sel:[x,y]` into the
+    // operand `opsel` = x | y << 1; the table's printer never emits this instruction.
+    mnemonic: "v_pk_mov_b32",
+    enc: "VOP3",
+    desc: "D.u[31:0] = S0.u[op_sel[0] ? 63:32 : 31:0]; D.u[63:32] = S1.u[op_sel[1] ? 63:32 : 31:0]",
+    ops: [
+      { name: "vdst", out: true, w: 64 },
+      { name: "src0", w: 64 },
+      { name: "src1", w: 64 },
+      { name: "opsel", w: 32 },
+    ],
+    only: [9],
+    uses: ["exec"],
+    sem: {
+      lane: <V, B>(bv: BV<V, B>, [s0, s1, sel]: V[]) => {
+        const half = (x: V, hi: B) => bv.ite(hi, bv.extract(x, 63, 32), bv.extract(x, 31, 0));
+        return [bv.concat(half(s1!, bv.bitAt(sel!, 1)), half(s0!, bv.bitAt(sel!, 0)))];
+      },
+    },
+  },
   shift64("v_lshlrev_b64", "D.u64 = S1.u64 << S0.u[5:0]", "shl"),
   shift64("v_lshrrev_b64", "D.u64 = S1.u64 >> S0.u[5:0]", "lshr"),
   shift64("v_ashrrev_i64", "D.i64 = S1.i64 >> S0.u[5:0] (arithmetic)", "ashr"),

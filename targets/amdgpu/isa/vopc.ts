@@ -24,6 +24,13 @@ const SIGNED: Record<string, Cmp> = {
 };
 
 export const VOPC: IsaRecord[] = [];
+// 16-bit compares (emitted by llc-19 for i16 ranges; checked in src/check/llvm.ts): the
+// operands are 32-bit registers of which the compare reads bits [15:0] (Vega §12.8).
+for (const [name, sym, cmp] of CMPS)
+  for (const sign of ["u", "i"] as const) {
+    const c = sign === "i" && SIGNED[name] ? SIGNED[name]! : cmp;
+    VOPC.push(vopc(`v_cmp_${name}_${sign}16`, `D[laneId] = S0.${sign}16 ${sym} S1.${sign}16`, (bv, [s0, s1]) => c(bv, bv.extract(s0!, 15, 0), bv.extract(s1!, 15, 0))));
+  }
 for (const w of [32, 64])
   for (const [name, sym, cmp] of CMPS)
     for (const sign of ["u", "i"] as const) {

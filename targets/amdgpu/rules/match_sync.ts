@@ -1,4 +1,310 @@
+/**
+ * @fileoverview `match.any.sync` / `match.all.sync` → AMDGPU (one PTX warp per wavefront:
+ * laneid i = wave lane i; on wave64 lanes 32..63 are inactive, `exec[63:32]` = 0).
+ *
+ * What the reference (src/sem/match_sync.ts) asks of a lane i whose result is *defined*:
+ * i executes, i ∈ membermask_i, and every non-exited lane named by membermask_i executes
+ * with the same membermask. Let E = the executing lanes (exec at entry, & the guard in a
+ * guarded routine). For a defined lane the members are M_i = membermask_i ∩ active
+ * = membermask_i ∩ E, so
+ *   .any: d_i = {j ∈ E : a_j = a_i} ∩ membermask_i       (a waterfall over E, then & mask)
+ *   .all: p_i = (M_i ⊆ {j ∈ E : a_j = a_i}),  d_i = p_i ? M_i : 0.
+ * With a uniform membermask every defined lane has the same M = E ∩ membermask, so `.all`
+ * is one ballot over exec = M, compared with exec, no loop. Exited lanes are not in exec,
+ * so they drop out of every ballot — the point the old §10.3 sketch missed (it compared
+ * with the membermask itself; see amdgpu.md "Corrections").
+ *
+ * Guarded routines (lower.ts does not wrap match): the guard is the lane mask
+ * `m.layout.guard`; lanes whose guard is false keep v0 = prior d (`m.layout.dPrior`) and
+ * their bit of p (vcc at entry). Every rule handles `spec.guarded` itself.
+ *
+ * Only the low 32 lanes matter: where a wave64 routine needs just the PTX lanes it uses the
+ * 32-bit halves (`exec_lo`, `vcc_lo`, the low SGPR of a pair), which are valid on every
+ * mcpu; where it changes exec it uses the wave-sized form (`m.w(...)`, `m.exec()`).
+ * `s_and_saveexec_b32` exists on gfx10+ only, which are exactly the wave32 targets here.
+ */
 import type { MatchForm } from "../../../src/ir/forms.js";
+import type { OperandKind } from "../../../src/ir/ir.js";
+import type { MOp } from "../minst.js";
+import { imm, s } from "../minst.js";
+import type { Builder } from "../routine.js";
 import type { AmdRule } from "./rule.js";
 
-export const matchRules: AmdRule<MatchForm>[] = [];
+/** The form writes d (v0). `.any` always does; `.all` unless d is the sink. */
+export const writesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
+/** The form writes p (vcc / vcc_lo): `.all` with `d|p` or `_|p`. */
+export const writesP = (f: MatchForm): boolean => f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
+
+/** The low 32 lanes of a lane-mask operand: `s[n:n+1]` → `sn`, `vcc` → `vcc_lo`, `exec` → `exec_lo`. */
+function lo(o: MOp): MOp {
+  if (o.k === "s") return s(o.n);
+  if (o.k === "vcc") return { k: "vcc_lo" };
+  if (o.k === "exec") return { k: "exec_lo" };
+  if (o.k === "imm") return imm(o.value & 0xffffffffn);
+  return o;
+}
+
+/**
+ * A 32-bit membermask read as a wave-sized lane mask: itself on wave32; on wave64 an
+ * immediate (its high half is don't-care, exec[63:32] = 0) or the aligned pair starting at
+ * its SGPR (high SGPR don't-care, routine.ts contract). null when the SGPR is odd.
+ */
+function maskAsWave(m: Builder, mm: MOp): MOp | null {
+  if (m.wave === 32 || mm.k === "imm") return mm;
+  if (mm.k === "s" && mm.n % 2 === 0) return s(mm.n, 2);
+  return null;
+}
+
+/** An immediate membermask naming all 32 lanes: `& membermask` is then the identity on d. */
+const isFullImm = (k: OperandKind | undefined): boolean => k?.kind === "imm" && (k.value & 0xffffffffn) === 0xffffffffn;
+const fullImm = (m: Builder): boolean => isFullImm(m.spec.kinds.membermask);
+
+/** The rounds of the waterfall over the current exec; leaves exec = 0. */
+function waterfallRounds(f: MatchForm, m: Builder, ballotLanes: MOp): void {
+  const a = m.src("a");
+  const first = f.type === "b64" ? m.stmp(2) : m.stmp();
+  const k = m.mask();
+  const loop = m.newLabel();
+  m.place(loop);
+  if (first.k !== "s" || a.k !== "v") throw new Error("match waterfall: a must be a VGPR");
+  // readfirstlane of the remaining lanes: the value of this round.
+  m.emit("v_readfirstlane_b32", s(first.n), { k: "v", n: a.n, count: 1 });
+  if (f.type === "b64") m.emit("v_readfirstlane_b32", s(first.n + 1), { k: "v", n: a.n + 1, count: 1 });
+  // The compare is the ballot: the remaining lanes holding that value (0 in other lanes).
+  m.emit(f.type === "b64" ? "v_cmp_eq_u64" : "v_cmp_eq_u32", k, first, a);
+  // Every remaining lane gets this round's ballot; the matched ones keep it (they retire).
+  m.emit("v_mov_b32", ballotLanes, lo(k));
+  // Retire the matched lanes; SCC = (exec != 0) loops while lanes remain.
+  m.emit(m.w("s_andn2"), m.exec(), m.exec(), k);
+  m.emit("s_cbranch_scc1", { k: "label", name: loop });
+}
+
+export const matchRules: AmdRule<MatchForm>[] = [
+  {
+    name: "match_all_no_result",
+    prio: 10,
+    // `match.all.sync _, a, membermask` writes nothing. The only remaining effect is the
+    // synchronisation, which a wavefront (lanes in lockstep) has by construction: empty.
+    when: (f) => f.mode === "all" && f.dest === "_",
+    emit: () => {},
+  },
+  {
+    name: "match_uniform_value",
+    prio: 5,
+    // A uniform (SGPR or immediate) a: every executing lane holds the same value, so
+    // .any's d and .all's d are both E ∩ membermask_i (E = exec, & guard), and .all's p is
+    // true in every defined lane. No ballot, no loop.
+    //   .any, and .all's d with a per-lane mask:      v_and_b32 d, exec_lo, mask
+    //                                                 (gfx9, SGPR mask: + v_mov, one scalar per VALU op)
+    //   .all, SGPR or immediate mask:                 s_and_b32 vcc_lo, exec_lo, mask
+    //                                                 v_mov_b32 d, vcc_lo          ; vcc_lo is p too
+    //   .all, per-lane mask, p:                       s_mov_b32 vcc_lo, -1
+    //   guarded (g = guard):  s_and_b32 e, exec_lo, g_lo   ; E
+    //                         d: v_cndmask_b32 d, prior, (e & mask), g
+    //                         p: s_or_b32 vcc_lo, vcc_lo, g_lo   ; guard-off lanes keep p
+    when: (f, c) => f.dest !== "_" && (c.spec.kinds.a?.kind === "s" || c.spec.kinds.a?.kind === "imm"),
+    emit: (f, m) => {
+      const mm = m.src("membermask");
+      const uniformMask = mm.k !== "v";
+      const execLo: MOp = { k: "exec_lo" };
+      const vccLo: MOp = { k: "vcc_lo" };
+      if (!m.spec.guarded) {
+        if (f.mode === "all" && uniformMask) {
+          const t = writesP(f) ? vccLo : m.stmp();
+          m.emit("s_and_b32", t, execLo, mm);
+          if (writesD(f)) m.emit("v_mov_b32", m.d(), t);
+          return;
+        }
+        if (writesD(f)) {
+          if (fullImm(m)) m.emit("v_mov_b32", m.d(), execLo);
+          else m.emit("v_and_b32", m.d(), execLo, mm);
+        }
+        if (writesP(f)) m.emit("s_mov_b32", vccLo, imm(-1));
+        return;
+      }
+      const g = m.layout.guard!;
+      if (writesD(f)) {
+        const e = m.stmp();
+        m.emit("s_and_b32", e, execLo, lo(g));
+        if (uniformMask) {
+          if (!fullImm(m)) m.emit("s_and_b32", e, e, mm);
+          m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, e, g);
+        } else {
+          const t = m.vtmp();
+          m.emit("v_and_b32", t, e, mm);
+          m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, t, g);
+        }
+      }
+      if (writesP(f)) m.emit("s_or_b32", vccLo, vccLo, lo(g));
+    },
+  },
+  {
+    name: "match_any_waterfall",
+    prio: 0,
+    // .any with a divergent a: a waterfall over the executing lanes. Each round takes the
+    // first remaining lane's value (v_readfirstlane), ballots the remaining lanes equal to
+    // it (v_cmp_eq, 0 in inactive lanes), hands that ballot to them, and retires them from
+    // exec; after k rounds (k distinct values) exec is empty. Then exec is restored and the
+    // membermask applied per lane, which is exact for every defined lane (see the file
+    // comment). d = v0 aliases a (b32), so the rounds write a scratch VGPR t.
+    //     s_mov_b64           sv, exec            ; guarded: s_and_saveexec_b64 sv, g
+    //   L:
+    //     v_readfirstlane_b32 sl, a               ; b64: two, into s[l:l+1]
+    //     v_cmp_eq_u32_e64    k, sl, a            ; b64: v_cmp_eq_u64_e64 k, s[l:l+1], a
+    //     v_mov_b32           t, k_lo
+    //     s_andn2_b64         exec, exec, k       ; SCC = exec != 0
+    //     s_cbranch_scc1      L
+    //     s_mov_b64           exec, sv
+    //     v_and_b32           d, mask, t          ; guarded: t &= mask; v_cndmask d, prior, t, g
+    // Dynamic: 3 + 5k (b64: 3 + 6k); guarded 4 + 5k. Wave32: the _b32 forms, exec_lo.
+    when: (f, c) => f.mode === "any" && (c.spec.kinds.a?.kind ?? "v") === "v",
+    emit: (f, m) => {
+      const sv = m.mask();
+      const t = m.vtmp();
+      const g = m.layout.guard;
+      if (g) m.emit(m.w("s_and_saveexec"), sv, g);
+      else m.emit(m.w("s_mov"), sv, m.exec());
+      waterfallRounds(f, m, t);
+      m.emit(m.w("s_mov"), m.exec(), sv);
+      const mm = m.src("membermask");
+      if (!g) {
+        if (fullImm(m)) m.emit("v_mov_b32", m.d(), t);
+        else m.emit("v_and_b32", m.d(), mm, t);
+        return;
+      }
+      if (!fullImm(m)) m.emit("v_and_b32", t, mm, t);
+      m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, t, g);
+    },
+  },
+  {
+    name: "match_all_full_mask",
+    prio: 2,
+    // .all, divergent a, immediate membermask naming all 32 lanes, no guard: the members
+    // are exactly exec, so no exec change at all.
+    //   v_readfirstlane_b32 sl, a           ; b64: two
+    //   v_cmp_eq_u32_e32    vcc, sl, a      ; the ballot
+    //   s_cmp_eq_u64        vcc, exec       ; all executing lanes agree?
+    //   s_cselect_b64       vcc, exec, 0    ; p (true in every executing lane) and d's mask
+    //   v_mov_b32           d, vcc_lo
+    // 5 (b64: 6); wave32: s_cmp_eq_u32 / s_cselect_b32 on vcc_lo, exec_lo.
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && !c.spec.guarded && isFullImm(c.spec.kinds.membermask),
+    emit: (f, m) => allBallot(f, m, m.vcc()),
+  },
+  {
+    name: "match_all_uniform_saveexec",
+    prio: 1,
+    // .all, divergent a, uniform (SGPR or immediate) membermask: loop-free. s_and_saveexec
+    // makes exec the executing members M = E ∩ mask (exited lanes are not in E); one
+    // ballot over M equals M iff all members agree. d = p-mask = SCC ? M : 0, which is
+    // right in every defined lane (defined lanes lie in M). Unlike the corrected sketch in
+    // amdgpu.md, p and d share that one select, so SCC need not survive the exec restore.
+    //   s_and_saveexec_b64  sv, mask        ; exec = M, sv = exec
+    //   v_readfirstlane_b32 sl, a           ; b64: two
+    //   v_cmp_eq_u32_e32    vcc, sl, a      ; ballot over M
+    //   s_cmp_eq_u64        vcc, exec
+    //   s_cselect_b64       vcc, exec, 0    ; p, and d's mask
+    //   s_mov_b64           exec, sv
+    //   v_mov_b32           d, vcc_lo
+    // 7 (b64: 8). Guarded (g): s_and_saveexec sv, g; s_and_b32 exec_lo, exec_lo, mask; the
+    // ballot into an SGPR mask e; v_mov d, e_lo before the restore; then
+    //   v_cndmask_b32 d, prior, d, g ; s_andn2_b64 vcc, vcc, g ; s_or_b64 vcc, vcc, e
+    // 11 (b64: 12). Wave32: the _b32 forms on exec_lo / vcc_lo (gfx10+ has the b32 saveexec).
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && (c.spec.kinds.membermask?.kind ?? "v") !== "v",
+    emit: (f, m) => {
+      const mm = m.src("membermask");
+      const sv = m.mask();
+      const g = m.layout.guard;
+      if (!g) {
+        const wide = maskAsWave(m, mm);
+        if (wide) m.emit(m.w("s_and_saveexec"), sv, wide);
+        else {
+          m.emit(m.w("s_mov"), sv, m.exec());
+          m.emit("s_and_b32", { k: "exec_lo" }, { k: "exec_lo" }, mm);
+        }
+        allBallot(f, m, m.vcc(), () => m.emit(m.w("s_mov"), m.exec(), sv));
+        return;
+      }
+      m.emit(m.w("s_and_saveexec"), sv, g);
+      if (!fullImm(m)) m.emit("s_and_b32", { k: "exec_lo" }, { k: "exec_lo" }, mm);
+      const e = m.mask();
+      allBallot(f, m, e, () => m.emit(m.w("s_mov"), m.exec(), sv), true);
+      guardTail(f, m, e);
+    },
+  },
+  {
+    name: "match_all_divergent_via_any",
+    prio: 0,
+    // .all with a per-lane membermask (also valid for a uniform one): the .any waterfall's
+    // unmasked ballot B_i = {j ∈ E : a_j = a_i}, then per lane M = mask & E (E = exec after
+    // the restore, or the saved guarded exec), p = ((B & M) == M), d = p ? M : 0.
+    //     s_mov_b64 sv, exec                      ; guarded: s_and_saveexec_b64 sv, g
+    //                                             ;          s_mov_b64 se, exec
+    //     <waterfall rounds into t>               ; 5k (b64: 6k)
+    //     s_mov_b64 exec, sv                      ; guarded: s_mov_b64 exec, se
+    //     v_and_b32 m, exec_lo, mask              ; M
+    //     v_and_b32 t, t, m                       ; B & M
+    //     v_cmp_eq_u32_e32 vcc, t, m              ; p   (guarded: into an SGPR mask c)
+    //     v_cndmask_b32 d, 0, m, vcc              ; d
+    //   guarded: s_mov_b64 exec, sv ; v_cndmask_b32 d, prior, d, g
+    //            s_andn2_b64 vcc, vcc, g ; s_or_b64 vcc, vcc, c
+    // 6 + 5k (b64: 6 + 6k); guarded 11 + 5k. Wave32: _b32 forms.
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v",
+    emit: (f, m) => {
+      const mm = m.src("membermask");
+      const g = m.layout.guard;
+      const sv = m.mask();
+      const se = g ? m.mask() : sv;
+      const t = m.vtmp();
+      const mem = m.vtmp();
+      if (g) {
+        m.emit(m.w("s_and_saveexec"), sv, g);
+        m.emit(m.w("s_mov"), se, m.exec());
+      } else m.emit(m.w("s_mov"), sv, m.exec());
+      waterfallRounds(f, m, t);
+      m.emit(m.w("s_mov"), m.exec(), se);
+      m.emit("v_and_b32", mem, { k: "exec_lo" }, mm);
+      m.emit("v_and_b32", t, t, mem);
+      const c = g ? m.mask() : m.vcc();
+      m.emit("v_cmp_eq_u32", c, t, mem);
+      if (writesD(f)) m.emit("v_cndmask_b32", m.d(), imm(0), mem, c);
+      if (g) {
+        m.emit(m.w("s_mov"), m.exec(), sv);
+        guardTail(f, m, c);
+      }
+    },
+  },
+];
+
+/**
+ * The loop-free .all core over the current exec (the members): ballot into `p`, compare
+ * with exec, `p = SCC ? exec : 0`, then `restore()` (if any) and d. With `dBeforeRestore`
+ * d is written while exec is still the members (the guarded tail fixes the other lanes).
+ */
+function allBallot(f: MatchForm, m: Builder, p: MOp, restore?: () => void, dBeforeRestore = false): void {
+  const a = m.src("a");
+  if (a.k !== "v") throw new Error("match .all ballot: a must be a VGPR");
+  const first = f.type === "b64" ? m.stmp(2) : m.stmp();
+  if (first.k !== "s") throw new Error("match .all ballot: scratch is not an SGPR");
+  m.emit("v_readfirstlane_b32", s(first.n), { k: "v", n: a.n, count: 1 });
+  if (f.type === "b64") m.emit("v_readfirstlane_b32", s(first.n + 1), { k: "v", n: a.n + 1, count: 1 });
+  m.emit(f.type === "b64" ? "v_cmp_eq_u64" : "v_cmp_eq_u32", p, first, a);
+  m.emit(m.wave === 64 ? "s_cmp_eq_u64" : "s_cmp_eq_u32", p, m.exec());
+  m.emit(m.w("s_cselect"), p, m.exec(), imm(0));
+  if (dBeforeRestore && writesD(f)) m.emit("v_mov_b32", m.d(), lo(p));
+  restore?.();
+  if (!dBeforeRestore && writesD(f)) m.emit("v_mov_b32", m.d(), lo(p));
+}
+
+/**
+ * Guarded .all tail, after exec is restored: `res` is a lane mask holding p in every defined
+ * lane and 0 in every lane outside the executing set; v0 holds d in the executing lanes.
+ * Guard-off lanes get the prior d back and keep their bit of vcc.
+ */
+function guardTail(f: MatchForm, m: Builder, res: MOp): void {
+  const g = m.layout.guard!;
+  if (writesD(f)) m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, m.d(), g);
+  if (writesP(f)) {
+    m.emit(m.w("s_andn2"), m.vcc(), m.vcc(), g);
+    m.emit(m.w("s_or"), m.vcc(), m.vcc(), res);
+  }
+}

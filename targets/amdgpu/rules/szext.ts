@@ -72,11 +72,14 @@ export const szextRules: AmdRule<SzextForm>[] = [
     //   v_cmp_lt_u32    vcc, 31, b        ; 31 < b  ⇔  b ≥ 32
     //   v_cndmask_b32   d, t, a, vcc      ; vcc ? a : t   (d may alias a: written last)
     when: (f) => f.mode === "clamp",
+    // On gfx9 a uniform or literal a is read twice against one constant-bus slot (the
+    // select also reads vcc): it is copied to a VGPR once.
     emit: (f, m) => {
+      const a = m.t.gen === 9 && m.kind("a") !== "v" ? m.vgprOf("a") : m.src("a");
       const t = m.vtmp();
-      m.emit(bfe(f), t, m.src("a"), imm(0), m.src("b"));
+      m.emit(bfe(f), t, a, imm(0), m.src("b"));
       m.emit("v_cmp_lt_u32", m.vcc(), imm(31), m.src("b"));
-      m.emit("v_cndmask_b32", m.d(), t, m.src("a"), m.vcc());
+      m.emit("v_cndmask_b32", m.d(), t, a, m.vcc());
     },
   },
   {

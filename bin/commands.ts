@@ -1,0 +1,337 @@
+/**
+ * @fileoverview The actions of the `ptx-lower` commands: read inputs, call the library, print
+ * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import cliProgress from "cli-progress";
+import Table from "cli-table3";
+import type { Family, Form, Profile } from "../src/ir/forms.js";
+import { FAMILIES, formName, formsOf, PROFILES, vshForms } from "../src/ir/forms.js";
+import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
+import { sourcesOf } from "../src/ir/ir.js";
+import { parseModule } from "../src/ir/build.js";
+import type { ParsedModule } from "../src/ir/build.js";
+import { formatDiagnostic } from "../src/diag.js";
+import type { OutputTarget } from "../src/lower.js";
+import { collectRoutines, lowerModule } from "../src/lower.js";
+import { readVectors, runVectors } from "../src/check/vectors.js";
+import type { VerifyRow, VerifyTarget } from "../src/check/verify.js";
+import { targetName, verify } from "../src/check/verify.js";
+import { Rng } from "../src/check/random.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
+import { report } from "./report.js";
+import { proveRows } from "./prove.js";
+import { hwgenFile } from "./hwgen.js";
+
+/** A command-line mistake (bad option combination): exit 1 with a message. */
+export class UsageError extends Error {}
+
+/** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
+function readInput(file: string): { text: string } | { error: string } {
+  try {
+    if (file === "-") return { text: readFileSync(0, "utf8") };
+    if (statSync(file).isDirectory()) return { error: `${file}:1:1: error: is a directory` };
+    return { text: readFileSync(file, "utf8") };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (e as Error).message;
+    return { error: `${file}:1:1: error: cannot read: ${why}` };
+  }
+}
+
+/** Writes `text` to `path` atomically: a temporary file in the same folder, renamed into place. */
+export function writeAtomic(path: string, text: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+function parseOrReport(file: string): ParsedModule | null {
+  const input = readInput(file);
+  if ("error" in input) {
+    process.stderr.write(input.error + "\n");
+    return null;
+  }
+  const mod = parseModule(input.text, file === "-" ? "<stdin>" : file);
+  const errors = mod.diagnostics.filter((d) => d.severity === "error");
+  for (const d of mod.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  return errors.length ? null : mod;
+}
+
+const mcpusOf = (m: string | undefined): Mcpu[] => (m === undefined || m === "all" ? [...MCPUS] : [m as Mcpu]);
+
+// ---------------------------------------------------------------------------------------
+// lower
+
+export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string }): Promise<number> {
+  const mod = parseOrReport(file);
+  if (!mod) return 1;
+  const targets: OutputTarget[] = o.target === "all" ? ["amdgpu", "js", "c"] : [o.target as OutputTarget];
+  const jobs: { target: OutputTarget; mcpu?: Mcpu }[] = [];
+  for (const t of targets) {
+    if (t === "amdgpu") for (const m of mcpusOf(o.mcpu)) jobs.push({ target: t, mcpu: m });
+    else jobs.push({ target: t });
+  }
+  const command = `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+  const outputs: { name: string; text: string }[] = [];
+  const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
+  for (const j of jobs) {
+    const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command });
+    const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : j.target === "js" ? ".js" : ".c";
+    outputs.push({ name: base + ext, text: lowered.text });
+  }
+  if (outputs.length === 1 && !o.output) {
+    process.stdout.write(outputs[0]!.text);
+    return 0;
+  }
+  if (!o.output) throw new UsageError(`${outputs.length} outputs (${outputs.map((x) => x.name).join(", ")}): name a directory with -o`);
+  if (outputs.length === 1 && !isDir(o.output)) {
+    writeAtomic(o.output, outputs[0]!.text);
+    return 0;
+  }
+  mkdirSync(o.output, { recursive: true });
+  for (const out of outputs) writeAtomic(join(o.output, out.name), out.text);
+  process.stderr.write(`wrote ${outputs.length} files to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
+  return 0;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return p.endsWith("/");
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// check
+
+export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string }): Promise<number> {
+  const input = readInput(file);
+  if ("error" in input) {
+    process.stderr.write(input.error + "\n");
+    return 1;
+  }
+  const { vectors, diagnostics } = readVectors(input.text, file);
+  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  const all = o.target === "all";
+  const rep = await runVectors(vectors, o.semantics, {
+    ref: all || o.target === "ref",
+    amdgpu: all || o.target === "amdgpu" ? mcpusOf(o.mcpu) : [],
+    js: all || o.target === "js",
+    c: all || o.target === "c",
+  });
+  for (const f of rep.failures) process.stdout.write(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}\n`);
+  for (const n of rep.notes) process.stdout.write(`note: ${n}\n`);
+  const failed = rep.failed + diagnostics.length;
+  process.stdout.write(`${rep.passed} passed, ${failed} failed, ${rep.skipped} skipped\n`);
+  return failed > 0 ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// verify
+
+const imm = (value: bigint): OperandKind => ({ kind: "imm", value });
+const V: OperandKind = { kind: "v" };
+const S: OperandKind = { kind: "s" };
+
+/** Operand-kind combinations verified for a form without a file. */
+export function kindsFor(f: Form, wide: boolean): { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }[] {
+  const srcs = sourcesOf(f);
+  const mk = (...ks: OperandKind[]) => Object.fromEntries(srcs.map((s, i) => [s, ks[i] ?? V])) as Partial<Record<SourceName, OperandKind>>;
+  if (f.op === "szext") {
+    const out: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }[] = [];
+    for (const a of [V, S, imm(0x80n)]) for (const b of [V, S, imm(0n), imm(8n), imm(12n), imm(32n), imm(40n)]) out.push({ kinds: mk(a, b), guarded: false });
+    out.push({ kinds: mk(V, V), guarded: true }, { kinds: mk(S, V), guarded: true });
+    return out;
+  }
+  if (f.op === "match") {
+    const a64 = f.type === "b64";
+    const out: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }[] = [];
+    for (const a of [V, S, imm(a64 ? 0x1234567800000005n : 5n)]) for (const m of [V, S, imm(0xffffffffn), imm(0x0000ffffn)]) out.push({ kinds: mk(a, m), guarded: false });
+    out.push({ kinds: mk(V, V), guarded: true }, { kinds: mk(V, S), guarded: true });
+    return out;
+  }
+  const base = [{ kinds: mk(V, V, V), guarded: false }];
+  if (!wide) return base;
+  return [...base, { kinds: mk(S, V, V), guarded: false }, { kinds: mk(V, imm(4n), S), guarded: false }, { kinds: mk(imm(0x80000001n), V, imm(0xdeadbeefn)), guarded: false }, { kinds: mk(V, V, V), guarded: true }];
+}
+
+/** A seeded sample of video forms covering every (vop, dtype, atype, sat, mode, tail kind). */
+export function videoSample(seed: number, perClass = 2): Form[] {
+  const rng = new Rng(seed);
+  const classes = new Map<string, Form[]>();
+  for (const f of vshForms()) {
+    const key = `${f.op}.${f.dtype}.${f.atype}.${f.sat}.${f.mode}.${f.tail.kind}`;
+    let xs = classes.get(key);
+    if (!xs) classes.set(key, (xs = []));
+    xs.push(f);
+  }
+  const out: Form[] = [];
+  for (const xs of classes.values()) for (let i = 0; i < perClass; i++) out.push(xs[rng.below(xs.length)]!);
+  return out;
+}
+
+export async function verifyCommand(
+  file: string | undefined,
+  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number },
+): Promise<number> {
+  const profiles: Profile[] = o.semantics ? [o.semantics] : [...PROFILES];
+  const specs: { spec: RoutineSpec; profile: Profile }[] = [];
+  const add = (spec: RoutineSpec) => {
+    // szext and match.sync are the same under both profiles: checked once, under the first.
+    const ps = spec.form.op === "szext" || spec.form.op === "match" ? profiles.slice(0, 1) : profiles;
+    for (const profile of ps) specs.push({ spec, profile });
+  };
+  if (file) {
+    const mod = parseOrReport(file);
+    if (!mod) return 1;
+    for (const r of collectRoutines(mod)) if (!o.family || familyOf(r.spec.form) === o.family) add(r.spec);
+  } else {
+    const families = o.family ? [o.family] : [...FAMILIES];
+    for (const fam of families) {
+      const forms = fam === "video" && !o.all ? videoSample(o.seed) : [...formsOf(fam)];
+      for (const f of forms) for (const k of kindsFor(f, fam !== "video" || !o.all || forms.length < 2000)) add({ form: f, ...k });
+      if (fam === "video" && o.all) for (const f of videoSample(o.seed)) for (const k of kindsFor(f, true).slice(1)) add({ form: f, ...k });
+    }
+  }
+  const targets: VerifyTarget[] = [];
+  if (o.target === "all" || o.target === "amdgpu") for (const m of mcpusOf(o.mcpu)) targets.push({ kind: "amdgpu", mcpu: m });
+  if (o.target === "all" || o.target === "js") targets.push({ kind: "js" });
+  if (o.target === "all" || o.target === "c") targets.push({ kind: "c" });
+
+  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  bar?.start(specs.length, 0);
+  const started = Date.now();
+  let rows: VerifyRow[];
+  if (o.prove) rows = await proveRows(specs, targets, { onProgress: (d) => bar?.update(d) });
+  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, onProgress: (d) => bar?.update(d) });
+  bar?.stop();
+  const seconds = (Date.now() - started) / 1000;
+  return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds });
+}
+
+function familyOf(f: Form): Family {
+  return f.op === "szext" ? "szext" : f.op === "match" ? "match" : "video";
+}
+
+function kindsText(spec: RoutineSpec): string {
+  const ks = sourcesOf(spec.form).map((s) => {
+    const k = spec.kinds[s];
+    return `${s}:${!k ? "v" : k.kind === "imm" ? `imm ${k.value}` : k.kind}`;
+  });
+  return ks.join(" ") + (spec.guarded ? " guarded" : "");
+}
+
+function verdictText(r: VerifyRow): string {
+  const v = r.verdict;
+  switch (v.status) {
+    case "tested":
+      return `tested(${v.n})`;
+    case "proved":
+      return "proved";
+    case "refuted":
+      return "REFUTED";
+    case "unknown":
+      return `unknown (${v.why})`;
+    case "skipped":
+      return `skipped (${v.why})`;
+  }
+}
+
+function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number }): number {
+  const counts = { tested: 0, proved: 0, refuted: 0, unknown: 0, skipped: 0 };
+  for (const r of rows) counts[r.verdict.status]++;
+  if (o.json) {
+    const doc = {
+      rows: rows.map((r) => ({
+        form: formName(r.spec.form),
+        kinds: kindsText(r.spec),
+        profile: r.profile,
+        target: targetName(r.target),
+        rule: r.rule,
+        chosen: r.chosen,
+        count: r.count ?? null,
+        dynamicMax: r.dynMax ?? null,
+        overBound: r.overBound ?? null,
+        verdict: r.verdict,
+      })),
+      summary: { ...counts, seconds: o.seconds },
+    };
+    process.stdout.write(JSON.stringify(doc, null, 1) + "\n");
+  } else {
+    const big = rows.length > 3000;
+    if (!big) {
+      const table = new Table({ head: ["form", "operands", "profile", "target", "rule", "insts", "dyn max", "verdict"], style: { head: [], border: [] } });
+      for (const r of rows)
+        table.push([formName(r.spec.form), kindsText(r.spec), r.spec.form.op === "vshl" || r.spec.form.op === "vshr" ? r.profile : "both", targetName(r.target), (r.chosen ? "* " : "  ") + r.rule, r.count ?? "", r.dynMax ? `${r.dynMax}${r.overBound && r.overBound > 0 ? ` (over bound by ${r.overBound})` : ""}` : "", verdictText(r)]);
+      process.stdout.write(table.toString() + "\n(* = the rule selection picks; the others are shadowed and checked too)\n");
+    } else {
+      // Too many rows for one table: totals per (instruction, tail, target), refutations in full.
+      const groups = new Map<string, { n: number; insts: number; maxInsts: number; bad: number; cases: number }>();
+      for (const r of rows) {
+        const f = r.spec.form;
+        const cls = f.op === "vshl" || f.op === "vshr" ? `${f.op}${f.sat ? ".sat" : ""} ${f.tail.kind === "op2" ? f.tail.op2 : f.tail.kind}` : formName(f);
+        const key = `${cls}|${r.profile}|${targetName(r.target)}`;
+        const g = groups.get(key) ?? { n: 0, insts: 0, maxInsts: 0, bad: 0, cases: 0 };
+        g.n++;
+        if (r.chosen && r.count !== undefined) {
+          g.insts += r.count;
+          g.maxInsts = Math.max(g.maxInsts, r.count);
+        }
+        if (r.verdict.status === "refuted") g.bad++;
+        if (r.verdict.status === "tested") g.cases += r.verdict.n;
+        groups.set(key, g);
+      }
+      const table = new Table({ head: ["class", "profile", "target", "rows", "insts (max)", "cases run", "refuted"], style: { head: [], border: [] } });
+      for (const [k, g] of groups) {
+        const [cls, profile, target] = k.split("|");
+        table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", g.cases, g.bad]);
+      }
+      process.stdout.write(table.toString() + "\n");
+    }
+    for (const r of rows) if (r.verdict.status === "refuted") process.stdout.write("\n" + r.verdict.counterexample + "\n");
+    process.stdout.write(`verify: ${rows.length} checks in ${o.seconds.toFixed(1)} s\n`);
+    if (o.prove) process.stdout.write(`${counts.proved} proved, ${counts.refuted} refuted, ${counts.unknown} unknown\n`);
+    else process.stdout.write(`${counts.tested} tested, ${counts.refuted} refuted, ${counts.skipped} skipped\n`);
+  }
+  return counts.refuted > 0 || (o.prove && counts.unknown > 0) ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// report, hwgen
+
+export async function reportCommand(files: string[], o: { mcpu: string; semantics: Profile; json?: boolean }): Promise<number> {
+  const mods: ParsedModule[] = [];
+  let bad = false;
+  for (const f of files) {
+    const m = parseOrReport(f);
+    if (m) mods.push(m);
+    else bad = true;
+  }
+  if (bad) return 1;
+  const text = await report(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
+  process.stdout.write(text);
+  return 0;
+}
+
+export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
+  const input = readInput(file);
+  if ("error" in input) {
+    process.stderr.write(input.error + "\n");
+    return 1;
+  }
+  const r = hwgenFile(input.text, file);
+  for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  if (r.text === null) return 1;
+  writeAtomic(o.output, r.text);
+  process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
+  return 0;
+}

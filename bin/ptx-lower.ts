@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+/**
+ * @fileoverview The `ptx-lower` command line: commander definitions only; the actions are
+ * in bin/commands.ts over the library. Exit codes: 0 success, 1 bad input or a failed check
+ * (diagnostics on stderr), 2 internal error.
+ */
+import { Command, InvalidArgumentError, Option } from "commander";
+import { checkCommand, hwgenCommand, lowerCommand, reportCommand, verifyCommand, UsageError } from "./commands.js";
+
+const choice = (name: string, values: readonly string[]) => (x: string) => {
+  if (!values.includes(x)) throw new InvalidArgumentError(`${name} must be one of ${values.join(", ")}`);
+  return x;
+};
+const MCPU = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "all"];
+const semantics = () => new Option("--semantics <profile>", "semantics profile: isa (the ISA, repaired) or sm90 (ptxas's sm_75+ emulation)").argParser(choice("--semantics", ["isa", "sm90"]));
+
+const program = new Command("ptx-lower")
+  .description("Lower PTX szext, vshl/vshr and match.sync to AMDGPU, JavaScript and C, and check each lowering against the PTX meaning.")
+  .version("0.1.0")
+  .showHelpAfterError()
+  .exitOverride();
+
+program
+  .command("lower")
+  .description("lower every szext / vshl / vshr / match.sync occurrence of a PTX module")
+  .argument("<file>", "a .ptx file, or - for standard input")
+  .addOption(new Option("--target <target>", "output: amdgpu, js, c, or all").default("amdgpu").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
+  .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("gfx942").argParser(choice("--mcpu", MCPU)))
+  .addOption(semantics().default("isa"))
+  .option("-o, --output <path>", "output file (a directory when several outputs are written)")
+  .action(async (file: string, o) => {
+    process.exitCode = await lowerCommand(file, o);
+  });
+
+program
+  .command("check")
+  .description("run test vectors (.jsonl, see the README) on the reference and every lowering")
+  .argument("<vectors>", "a .jsonl vector file")
+  .addOption(new Option("--target <target>", "ref, amdgpu, js, c, or all").default("all").argParser(choice("--target", ["ref", "amdgpu", "js", "c", "all"])))
+  .addOption(semantics().default("isa"))
+  .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
+  .action(async (file: string, o) => {
+    process.exitCode = await checkCommand(file, o);
+  });
+
+program
+  .command("verify")
+  .description("check (or with --prove, prove) every lowering of the forms in FILE, or of whole families")
+  .argument("[file]", "a .ptx file whose forms are verified")
+  .addOption(new Option("--family <family>", "szext, match or video (default: all three)").argParser(choice("--family", ["szext", "match", "video"])))
+  .option("--all", "every legal form, not a seeded sample")
+  .addOption(semantics())
+  .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
+  .addOption(new Option("--target <target>", "amdgpu, js, c, or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
+  .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
+  .option("--json", "print the results as one JSON document")
+  .option("--seed <n>", "seed of the random inputs", (x) => Number.parseInt(x, 10), 1)
+  .option("--warps <n>", "random warps per match.sync routine", (x) => Number.parseInt(x, 10), 10000)
+  .action(async (file: string | undefined, o) => {
+    process.exitCode = await verifyCommand(file, o);
+  });
+
+program
+  .command("report")
+  .description("what ptx-lower finds and produces in PTX modules: occurrences, rules, counts, verdicts, and a census of other instructions")
+  .argument("<files...>", ".ptx files")
+  .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
+  .addOption(semantics().default("isa"))
+  .option("--json", "one JSON document for all files (schema: docs/report.schema.json)")
+  .action(async (files: string[], o) => {
+    process.exitCode = await reportCommand(files, o);
+  });
+
+program
+  .command("hwgen")
+  .description("write a CUDA program that runs each vector on an NVIDIA GPU and prints what it observed, as vectors")
+  .argument("<vectors>", "a .jsonl vector file")
+  .requiredOption("-o, --output <file>", "the .cu file to write")
+  .action(async (file: string, o) => {
+    process.exitCode = await hwgenCommand(file, o);
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  const err = e as { code?: string; exitCode?: number; message?: string };
+  if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") {
+    process.exitCode = 0;
+  } else if (err.code?.startsWith("commander.")) {
+    process.exitCode = 1;
+  } else if (e instanceof UsageError) {
+    process.stderr.write(`ptx-lower: error: ${e.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`ptx-lower: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 2;
+  }
+});

@@ -1,0 +1,822 @@
+/**
+ * @fileoverview SMT refinement proofs of lowerings against the PTX reference (src/sem), in
+ * Alive2's terms: wherever the reference is defined, the lowering's value equals it, and the
+ * lowering changes nothing else. One query per form × operand kinds × rule × target ×
+ * profile, shadowed rules included (correctness never depends on which rule wins).
+ *
+ * Targets:
+ *   - AMDGPU, per mcpu: the emitted lines run through targets/amdgpu/interp.ts over the
+ *     symbolic algebra (src/check/smt.ts); each instruction's record states its own shift
+ *     masking. Branches are followed by the predicated executor `execPaths` below (both
+ *     arms merged, back-edges unrolled to a bound); match.sync loops are proved inductively
+ *     in ./prove_match.ts.
+ *   - PIR (targets/portable): the portable IR is evaluated by `evalPir` over the same
+ *     algebra, with its poison shifts; JS and C are printed from the same PIR, so one PIR
+ *     proof covers both. Poison must never reach an output.
+ *
+ * Verdicts (design.md §2.5): `proved` (z3 unsat over every input), `refuted` (a model that
+ * replays concretely, printed in Alive2's layout), `tested(n)` (never produced by a proof),
+ * `unknown` (timeout, solver fault, or a shape the prover does not handle). A refutation is
+ * only reported once the model has been re-run concretely and shows the failure.
+ */
+import { createHash } from "node:crypto";
+import type { Form, MatchForm, Profile } from "../ir/forms.js";
+import { formId, formName } from "../ir/forms.js";
+import type { RoutineSpec, SourceName } from "../ir/ir.js";
+import { routineName, sourcesOf } from "../ir/ir.js";
+import type { BV, CV } from "../sem/bv.js";
+import { concrete, traced } from "../sem/bv.js";
+import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
+import { applicableRules, lowerWithRule } from "../../targets/amdgpu/lower.js";
+import type { RunResult, StepTrace, WaveState } from "../../targets/amdgpu/interp.js";
+import { InterpError, run } from "../../targets/amdgpu/interp.js";
+import { record } from "../../targets/amdgpu/isa/index.js";
+import type { WaveIO } from "../../targets/amdgpu/isa/record.js";
+import type { MInst, MLine, MOp } from "../../targets/amdgpu/minst.js";
+import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
+import type { Mcpu, Target } from "../../targets/amdgpu/regs.js";
+import { TARGETS } from "../../targets/amdgpu/regs.js";
+import type { AmdRule } from "../../targets/amdgpu/rules/rule.js";
+import type { Arg, PExpr, PirFunction, PType, Scalar, Slot } from "../../targets/portable/pir.js";
+import { applyOp, evalPir, kids, nodesOf, stmtRoots, widthOf } from "../../targets/portable/pir.js";
+import type { PortableRule } from "../../targets/portable/rules/index.js";
+import { portableRulesFor } from "../../targets/portable/rules/index.js";
+import { scalarSemantics } from "./scalar.js";
+import type { Bool, BitVec, Z3Env } from "./smt.js";
+import { loadZ3, modelBool, modelValue, solve } from "./smt.js";
+import { proveAmdMatch, provePirMatch } from "./prove_match.js";
+
+// ---------------------------------------------------------------------------------------
+// Verdicts and targets
+
+export type Verdict =
+  | { verdict: "proved"; ms: number; method: string; queries: number }
+  | { verdict: "refuted"; ms: number; reason: string; counterexample: string }
+  | { verdict: "tested"; ms: number; n: number; detail: string }
+  | { verdict: "unknown"; ms: number; reason: string; fault?: boolean };
+
+/** Where a lowering runs: an AMDGPU processor, or the portable IR (which JS and C share). */
+export type ProveTarget = { kind: "amdgpu"; mcpu: Mcpu } | { kind: "pir" };
+
+export const PIR: ProveTarget = { kind: "pir" };
+export const amdgpu = (mcpu: Mcpu): ProveTarget => ({ kind: "amdgpu", mcpu });
+
+export function targetName(t: ProveTarget): string {
+  return t.kind === "amdgpu" ? `amdgpu ${t.mcpu}` : "pir (js, c)";
+}
+
+export interface ProveOptions {
+  /** Per-query solver timeout (default 30 s). */
+  timeoutMs?: number;
+  /** The thread's z3 (loaded when absent). */
+  env?: Z3Env;
+  /** match.sync: also run the full-width bug-finder (default true). */
+  bugFinder?: boolean;
+  /** match.sync bug-finder: lanes (≤ 16) and its timeout (default 16, 60 s). */
+  bugLanes?: number;
+  bugTimeoutMs?: number;
+}
+
+/** A rule for either kind of target. */
+export type AnyRule = AmdRule | PortableRule;
+
+/** Every rule that applies to a routine on a target, shadowed ones included. */
+export function rulesFor(spec: RoutineSpec, target: ProveTarget, profile: Profile): AnyRule[] {
+  return target.kind === "amdgpu" ? applicableRules(spec, TARGETS[target.mcpu], profile) : portableRulesFor(spec);
+}
+
+/**
+ * Proves one rule's lowering of a routine against the reference at `profile`.
+ * Never throws for a wrong lowering: every failure is a verdict.
+ */
+export async function proveRoutine(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule, opts: ProveOptions = {}): Promise<Verdict> {
+  const t0 = performance.now();
+  const env = opts.env ?? (await loadZ3());
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  try {
+    if (target.kind === "pir") {
+      const fn = (rule as PortableRule).build(spec, profile);
+      return spec.form.op === "match" ? await provePirMatch(env, spec, profile, rule.name, fn, timeoutMs, t0) : await provePirScalar(env, spec, profile, rule.name, fn, timeoutMs, t0);
+    }
+    const t = TARGETS[target.mcpu];
+    let r: AmdRoutine;
+    try {
+      r = lowerWithRule(spec, t, profile, rule as AmdRule);
+    } catch (e) {
+      return { verdict: "unknown", ms: performance.now() - t0, reason: `emission failed: ${(e as Error).message}` };
+    }
+    const gen = availability(r);
+    if (gen) return refutedStatic(spec, target, profile, rule.name, r, gen, t0);
+    return spec.form.op === "match" ? await proveAmdMatch(env, r, profile, { ...opts, timeoutMs }, t0) : await proveAmdScalar(env, r, profile, timeoutMs, t0);
+  } catch (e) {
+    return { verdict: "unknown", ms: performance.now() - t0, reason: `prover error: ${(e as Error).stack ?? String(e)}` };
+  }
+}
+
+/** An instruction the target's generation does not have (records' `only`), or null. */
+function availability(r: AmdRoutine): string | null {
+  for (const l of r.lines) {
+    if (isLabel(l)) continue;
+    const rec = record(l.op);
+    if (rec.only && !rec.only.includes(r.target.gen)) return `${l.op} is not an instruction of ${r.target.mcpu} (it exists on gfx${rec.only.join("/")} generations only)`;
+  }
+  return null;
+}
+
+function refutedStatic(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: string, r: AmdRoutine, why: string, t0: number): Verdict {
+  const text = [header(spec.form, target, rule, profile, performance.now() - t0), `ERROR: ${why}`, "", "Lowering:", ...r.lines.map((l) => `  ${showLine(l)}`)].join("\n");
+  return { verdict: "refuted", ms: performance.now() - t0, reason: why, counterexample: text };
+}
+
+// ---------------------------------------------------------------------------------------
+// The symbolic machine: initial state, predicated execution, contract conditions
+
+/** Makes the initial values: fresh symbols (proof) or model values (concrete replay). */
+export interface Init<V, B> {
+  bv: BV<V, B>;
+  mk(name: string, width: number): V;
+  mkB(name: string): B;
+}
+
+/** A symbolic `Init` over z3 that remembers every symbol by name. */
+export function symbolicInit(env: Z3Env): Init<BitVec, Bool> & { symbols: Map<string, BitVec | Bool> } {
+  const symbols = new Map<string, BitVec | Bool>();
+  return {
+    bv: env.bv,
+    symbols,
+    mk: (name, w) => {
+      const x = env.bv.sym(name, w);
+      symbols.set(name, x);
+      return x;
+    },
+    mkB: (name) => {
+      const x = env.bv.symB(name);
+      symbols.set(name, x);
+      return x;
+    },
+  };
+}
+
+/** A concrete `Init` reading a model's values by symbol name (absent: 0 / false). */
+export function concreteInit(values: Map<string, bigint | boolean>): Init<CV, boolean> {
+  return {
+    bv: concrete,
+    mk: (name, w) => concrete.k((values.get(name) as bigint | undefined) ?? 0n, w),
+    mkB: (name) => (values.get(name) as boolean | undefined) ?? false,
+  };
+}
+
+/** Evaluates every symbol of a symbolic run in `model`. */
+export function modelValues(env: Z3Env, model: NonNullable<Awaited<ReturnType<typeof solve>>["model"]>, symbols: Map<string, BitVec | Bool>): Map<string, bigint | boolean> {
+  const out = new Map<string, bigint | boolean>();
+  for (const [name, x] of symbols) out.set(name, env.ctx.isBool(x) ? modelBool(env, model, x as Bool) : modelValue(env, model, x as BitVec));
+  return out;
+}
+
+/**
+ * The routine's initial machine state: VGPRs v0..v(vEnd+7) and SGPRs s0..s(sEnd+7), every
+ * lane, plus vcc and scc, all from `init` (symbolic: arbitrary values, so a read of a
+ * register the routine did not set is caught). `exec` is given.
+ */
+export function initialState<V, B>(init: Init<V, B>, r: AmdRoutine, exec: V): WaveState<V, B> {
+  const W = r.target.wave;
+  const st: WaveState<V, B> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: init.mk("vcc", W), exec, scc: init.mkB("scc") };
+  for (let n = 0; n < r.vEnd + 8; n++) st.vgpr.set(n, Array.from({ length: W }, (_, l) => init.mk(`v${n}.${l}`, 32)));
+  for (let n = 0; n < r.sEnd + 8; n++) st.sgpr.set(n, init.mk(`s${n}`, 32));
+  return st;
+}
+
+export function cloneState<V, B>(st: WaveState<V, B>): WaveState<V, B> {
+  return { wave: st.wave, vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), vcc: st.vcc, exec: st.exec, scc: st.scc };
+}
+
+/** ite(c, a, b) over whole states. */
+export function mergeState<V, B>(bv: BV<V, B>, c: B, a: WaveState<V, B>, b: WaveState<V, B>): WaveState<V, B> {
+  const W = a.wave;
+  const vgpr = new Map<number, V[]>();
+  for (const n of new Set([...a.vgpr.keys(), ...b.vgpr.keys()])) {
+    const x = a.vgpr.get(n);
+    const y = b.vgpr.get(n);
+    const zero = Array.from({ length: W }, () => bv.k(0, 32));
+    const xa = x ?? zero;
+    const ya = y ?? zero;
+    vgpr.set(n, xa.map((v, l) => bv.ite(c, v, ya[l]!)));
+  }
+  const sgpr = new Map<number, V>();
+  for (const n of new Set([...a.sgpr.keys(), ...b.sgpr.keys()])) {
+    const x = a.sgpr.get(n) ?? bv.k(0, 32);
+    const y = b.sgpr.get(n) ?? bv.k(0, 32);
+    sgpr.set(n, bv.ite(c, x, y));
+  }
+  return { wave: W, vgpr, sgpr, vcc: bv.ite(c, a.vcc, b.vcc), exec: bv.ite(c, a.exec, b.exec), scc: bv.iteB(c, a.scc, b.scc) };
+}
+
+/** Reads a source operand of the routine (VGPR: lane `lane`; SGPR: uniform; immediate). */
+export function readSource<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, width: number, lane: number): V {
+  if (o.k === "imm") return bv.k(o.value, width);
+  if (o.k === "v") {
+    const lo = st.vgpr.get(o.n)![lane]!;
+    return o.count === 2 ? bv.concat(st.vgpr.get(o.n + 1)![lane]!, lo) : lo;
+  }
+  if (o.k === "s") {
+    const lo = st.sgpr.get(o.n)!;
+    return o.count === 2 ? bv.concat(st.sgpr.get(o.n + 1)!, lo) : lo;
+  }
+  throw new Error(`source operand ${printOp(o)}`);
+}
+
+/** Outcome of `execPaths`: the state at the end (paths merged), and when it is reached. */
+export interface PathsResult<V, B> {
+  /** The merged final state (null when no path reaches the end). */
+  final: WaveState<V, B> | null;
+  /** Condition under which the end is reached. */
+  done: B;
+  /** Condition under which some path exceeded the back-edge bound (or step limit). */
+  stuck: B;
+  /** An interpreter error on some path (ill-formed code), if any. */
+  error?: string;
+  trace: StepTrace<V>[];
+  steps: number;
+}
+
+/**
+ * Runs `code` on every path at once (predicated execution): forward branches split the path
+ * condition and the states merge (`ite`) where paths meet; a back-edge re-enters its target
+ * with the path's iteration count + 1, up to `maxBack` back-edges per path (beyond that the
+ * path is `stuck`). Pending states are processed in program order, so a loop unrolls
+ * iteration by iteration and every exit merges into the state after it. With a concrete
+ * algebra there is one path and this is the interpreter's `run`.
+ */
+export function execPaths<V, B>(bv: BV<V, B>, code: readonly MLine[], st0: WaveState<V, B>, opts: { maxBack: number; trace?: boolean; stepLimit?: number }): PathsResult<V, B> {
+  const labels = new Map<string, number>();
+  code.forEach((l, i) => {
+    if (isLabel(l)) labels.set(l.label, i);
+  });
+  type P = { st: WaveState<V, B>; cond: B; back: number };
+  const pending = new Map<number, P>();
+  const add = (pc: number, p: P) => {
+    if (bv.asBool(p.cond) === false) return;
+    const q = pending.get(pc);
+    if (!q) pending.set(pc, p);
+    else pending.set(pc, { st: mergeState(bv, p.cond, p.st, q.st), cond: bv.orB(p.cond, q.cond), back: Math.max(p.back, q.back) });
+  };
+  add(0, { st: st0, cond: bv.true, back: 0 });
+  let stuck: B = bv.false;
+  let final: P | null = null;
+  const trace: StepTrace<V>[] = [];
+  let steps = 0;
+  const limit = opts.stepLimit ?? 1_000_000;
+  while (pending.size) {
+    const pc0 = Math.min(...pending.keys());
+    const p = pending.get(pc0)!;
+    pending.delete(pc0);
+    if (pc0 >= code.length) {
+      final = p;
+      continue;
+    }
+    let pc = pc0;
+    let st = p.st;
+    for (;;) {
+      if (pc >= code.length) {
+        add(code.length, { st, cond: p.cond, back: p.back });
+        break;
+      }
+      const line = code[pc]!;
+      if (isLabel(line)) {
+        pc++;
+        // A label another pending path also reaches: merge there first.
+        if (pending.has(pc)) {
+          add(pc, { st, cond: p.cond, back: p.back });
+          break;
+        }
+        continue;
+      }
+      if (++steps > limit) {
+        stuck = bv.orB(stuck, p.cond);
+        break;
+      }
+      const rec = record(line.op);
+      if ("branch" in rec.sem) {
+        const io = branchIO(bv, st);
+        const c = rec.sem.branch(bv, io);
+        const label = line.ops[0];
+        if (!label || label.k !== "label") throw new InterpError(`${line.op}: operand must be a label`);
+        const to = labels.get(label.name);
+        if (to === undefined) throw new InterpError(`unknown label ${label.name}`);
+        if (opts.trace) trace.push({ inst: line, writes: [] });
+        const taken = bv.andB(p.cond, c);
+        const fall = bv.andB(p.cond, bv.notB(c));
+        if (to <= pc) {
+          if (p.back + 1 > opts.maxBack) stuck = bv.orB(stuck, taken);
+          else add(to, { st: cloneState(st), cond: taken, back: p.back + 1 });
+        } else add(to, { st: cloneState(st), cond: taken, back: p.back });
+        add(pc + 1, { st, cond: fall, back: p.back });
+        break;
+      }
+      const res: RunResult<V> = run(bv, [line], st, { trace: opts.trace ?? false });
+      if (opts.trace) trace.push(...res.trace);
+      pc++;
+      st = st; // run mutates st in place
+    }
+  }
+  return { final: final?.st ?? null, done: final?.cond ?? bv.false, stuck, trace, steps };
+}
+
+function branchIO<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> {
+  const no = (): never => {
+    throw new InterpError("branch semantics read an operand");
+  };
+  return {
+    wave: st.wave,
+    read: no,
+    readLanes: no,
+    write: no,
+    exec: () => st.exec,
+    setExec: no,
+    scc: () => st.scc,
+    setScc: no,
+  };
+}
+
+/** One way a run can be wrong, as a condition over the inputs. */
+export interface Bad<B> {
+  what: string;
+  cond: B;
+  /** Lane the failure is about (for traces), if any. */
+  lane?: number;
+}
+
+/**
+ * "Changes nothing else" (the routine contract, targets/amdgpu/routine.ts): exec restored;
+ * every VGPR outside the scratch window unchanged in every lane, except v0 in lanes that are
+ * active (`active(l)`); every SGPR outside the scratch window unchanged. vcc and scc are
+ * scratch (a `p` result in vcc is checked as a value by the caller).
+ */
+export function contractBads<V, B>(bv: BV<V, B>, r: AmdRoutine, before: WaveState<V, B>, after: WaveState<V, B>, active: (lane: number) => B): Bad<B>[] {
+  const bads: Bad<B>[] = [];
+  const ne = (x: V, y: V): B => (x === y ? bv.false : bv.notB(bv.eq(x, y)));
+  bads.push({ what: "exec is not restored", cond: ne(after.exec, before.exec) });
+  const vs = r.layout.vScratch;
+  const ss = r.layout.sScratch;
+  for (const [n, lanes] of after.vgpr) {
+    if (n >= vs && n < r.vEnd) continue;
+    const old = before.vgpr.get(n);
+    if (!old) {
+      bads.push({ what: `v${n} is written but is outside the scratch window v${vs}..v${r.vEnd - 1}`, cond: bv.true });
+      continue;
+    }
+    lanes.forEach((x, l) => {
+      const changed = ne(x, old[l]!);
+      if (changed === bv.false) return;
+      if (n === 0) bads.push({ what: `v0 lane ${l} changed in a lane that does not execute`, cond: bv.andB(bv.notB(active(l)), changed), lane: l });
+      else bads.push({ what: `v${n} lane ${l} changed (not scratch)`, cond: changed, lane: l });
+    });
+  }
+  for (const [n, x] of after.sgpr) {
+    if (n >= ss && n < r.sEnd) continue;
+    const old = before.sgpr.get(n);
+    if (old === undefined) {
+      bads.push({ what: `s${n} is written but is outside the scratch window`, cond: bv.true });
+      continue;
+    }
+    const changed = ne(x, old);
+    if (changed !== bv.false) bads.push({ what: `s${n} changed (not scratch)`, cond: changed });
+  }
+  return bads.filter((b) => bv.asBool(b.cond) !== false);
+}
+
+// ---------------------------------------------------------------------------------------
+// Scalar forms (szext, vshl/vshr) on AMDGPU
+
+/**
+ * Whether lanes of a scalar routine interact. A sequence is lane-local when every VGPR value
+ * is computed per lane and lane masks (VOPC results) are only combined bitwise and consumed
+ * as v_cndmask's lane mask: then lane i under any exec computes exactly what lane 0 computes
+ * under exec = {0} on lane i's inputs (VALU records run per lane and only in exec lanes;
+ * VOPC writes a lane's own bit; bitwise SALU ops act bit by bit). So one active lane plus
+ * symbolic values in every other lane and register (which catches any write to a lane or
+ * register the routine may not touch) covers every exec. Anything that moves data across
+ * lanes — readlane/readfirstlane, a lane mask read as data or summarised by SCC, an exec
+ * write, a branch — makes the prover use a symbolic exec over 32 lanes instead.
+ * @returns the reason the routine is lane-coupled, or null.
+ */
+export function laneCoupling(lines: readonly MLine[], wave: 32 | 64): string | null {
+  const masks = new Set<string>(["vcc", "vcc_lo", "exec", "exec_lo"]);
+  const regsOf = (o: MOp): string[] => {
+    if (o.k === "s") return o.count === 2 ? [`s${o.n}`, `s${o.n + 1}`] : [`s${o.n}`];
+    if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "exec" || o.k === "exec_lo") return [o.k === "vcc_lo" ? "vcc" : o.k === "exec_lo" ? "exec" : o.k];
+    return [];
+  };
+  const isMask = (o: MOp) => regsOf(o).some((x) => masks.has(x) || (x === "vcc" && masks.has("vcc")));
+  const BITWISE = /^s_(and|or|xor|andn2|orn2|not|mov)_b(32|64)$/;
+  let sccFromMask = false;
+  for (const l of lines) {
+    if (isLabel(l)) return "labels (control flow)";
+    const rec = record(l.op);
+    if ("branch" in rec.sem) return `${l.op} (control flow)`;
+    if (l.op === "v_readlane_b32" || l.op === "v_readfirstlane_b32") return `${l.op} reads another lane`;
+    const outs = rec.ops.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
+    const ins = rec.ops.map((s, i) => (s.out ? -1 : i)).filter((i) => i >= 0);
+    for (const i of outs) if (regsOf(l.ops[i]!).includes("exec")) return `${l.op} writes exec`;
+    if (rec.defs?.includes("exec")) return `${l.op} writes exec`;
+    if (rec.uses?.includes("scc") && sccFromMask) return `${l.op} reads SCC computed from a lane mask`;
+    const maskIns = ins.filter((i) => isMask(l.ops[i]!));
+    if ("cmp" in rec.sem) {
+      for (const i of outs) for (const x of regsOf(l.ops[i]!)) masks.add(x);
+      if (maskIns.length) return `${l.op} compares a lane mask`;
+      continue;
+    }
+    if ("lane" in rec.sem) {
+      for (const i of maskIns) if (rec.ops[i]!.w !== "wave") return `${l.op} reads a lane mask as data`;
+      continue;
+    }
+    // SALU
+    if (maskIns.length) {
+      if (!BITWISE.test(l.op)) return `${l.op} reads a lane mask`;
+      if (rec.ops[maskIns[0]!]!.w !== wave && rec.ops[maskIns[0]!]!.w !== "wave") return `${l.op} reads part of a lane mask`;
+      for (const i of outs) for (const x of regsOf(l.ops[i]!)) masks.add(x);
+      if (rec.defs?.includes("scc") || "scalar" in rec.sem) sccFromMask = true;
+    } else {
+      for (const i of outs) for (const x of regsOf(l.ops[i]!)) masks.delete(x);
+      if (rec.defs?.includes("scc")) sccFromMask = false;
+    }
+  }
+  return null;
+}
+
+interface ScalarRun<V, B> {
+  before: WaveState<V, B>;
+  after: WaveState<V, B> | null;
+  paths: PathsResult<V, B>;
+  /** Lanes checked, each with its inputs and the expected and lowered d. */
+  lanes: { lane: number; active: B; a: V; b: V; c: V; g?: B; dPrior?: V; expected: V; got: V }[];
+  bads: Bad<B>[];
+}
+
+/**
+ * Builds one run of a scalar routine over `init`: the state, the reference per checked lane
+ * and the failure conditions. `mode` "lane0": exec = {lane 0} (lane-local routines);
+ * "all": exec = a symbolic mask of the 32 PTX lanes, every lane checked.
+ */
+function scalarRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, mode: "lane0" | "all", traceRun = false): ScalarRun<V, B> {
+  const bv = init.bv;
+  const W = r.target.wave;
+  const exec = mode === "lane0" ? bv.k(1, W) : bv.zext(init.mk("active", 32), W);
+  const st = initialState(init, r, exec);
+  const before = cloneState(st);
+  const f = r.spec.form;
+  const src = (name: SourceName, lane: number): V => {
+    const o = r.layout.src[name];
+    return o ? readSource(bv, before, o, 32, lane) : bv.k(0, 32);
+  };
+  const activeBit = (l: number): B => bv.bitAt(exec, l);
+  const laneList = mode === "lane0" ? [0] : Array.from({ length: 32 }, (_, l) => l);
+  let paths: PathsResult<V, B>;
+  try {
+    paths = execPaths(bv, r.lines, st, { maxBack: 64, trace: traceRun, stepLimit: 100_000 });
+  } catch (e) {
+    if (e instanceof InterpError) {
+      paths = { final: null, done: bv.false, stuck: bv.false, error: e.message, trace: [], steps: 0 };
+    } else throw e;
+  }
+  const after = paths.final;
+  const lanes: ScalarRun<V, B>["lanes"] = [];
+  const bads: Bad<B>[] = [];
+  if (paths.error) bads.push({ what: `the interpreter rejects the sequence: ${paths.error}`, cond: bv.true });
+  if (bv.asBool(paths.stuck) !== false) bads.push({ what: "the routine does not reach its end (loop bound exceeded)", cond: paths.stuck });
+  if (after) {
+    for (const l of laneList) {
+      const a = src("a", l);
+      const b = src("b", l);
+      const c = sourcesOf(f).includes("c") ? src("c", l) : bv.k(0, 32);
+      const ref = scalarSemantics(bv, f, profile, a, b, c);
+      let expected = ref.value;
+      let g: B | undefined;
+      let dPrior: V | undefined;
+      if (r.spec.guarded) {
+        g = bv.bitAt(readSource(bv, before, r.layout.guard!, W, 0), l);
+        dPrior = before.vgpr.get((r.layout.dPrior as { n: number }).n)![l]!;
+        expected = bv.ite(g, expected, dPrior);
+      }
+      const got = after.vgpr.get(0)![l]!;
+      const mismatch = bv.andB(bv.andB(activeBit(l), bv.orB(ref.defined, g === undefined ? bv.false : bv.notB(g))), bv.notB(bv.eq(got, expected)));
+      lanes.push({ lane: l, active: activeBit(l), a, b, c, ...(g !== undefined ? { g, dPrior: dPrior! } : {}), expected, got });
+      bads.push({ what: `Value mismatch (lane ${l})`, cond: mismatch, lane: l });
+    }
+    bads.push(...contractBads(bv, r, before, after, activeBit));
+  }
+  return { before, after, paths, lanes, bads };
+}
+
+async function proveAmdScalar(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
+  const coupled = laneCoupling(r.lines, r.target.wave);
+  const mode = coupled ? "all" : "lane0";
+  const init = symbolicInit(env);
+  const q = scalarRun(init, r, profile, mode);
+  const target = amdgpu(r.target.mcpu);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  const method = `z3 ${mode === "lane0" ? "one active lane (lane-local)" : `32 symbolic lanes (${coupled})`}`;
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method, queries: 1 };
+  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+  // A model: re-run concretely with its values and print the counterexample.
+  const values = modelValues(env, res.model!, init.symbols);
+  const c = scalarRun(concreteInit(values), r, profile, mode, true);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  const text = scalarAmdCounterexample(r, profile, target, c, hit, performance.now() - t0);
+  return { verdict: "refuted", ms: performance.now() - t0, reason: hit.what, counterexample: text };
+}
+
+// ---------------------------------------------------------------------------------------
+// Scalar forms through the portable IR (JS and C)
+
+/** Symbolic (or concrete) arguments for a PIR function's parameters, by name. */
+export function pirArgs<V, B>(init: Init<V, B>, fn: PirFunction, prefix = ""): Record<string, Arg<V, B>> {
+  const one = (name: string, t: Scalar): V | B => (t.t === "bool" ? init.mkB(name) : init.mk(name, t.w));
+  const out: Record<string, Arg<V, B>> = {};
+  for (const p of fn.params) {
+    const t: PType = p.type;
+    out[p.name] = t.t === "arr" ? Array.from({ length: t.n }, (_, i) => one(`${prefix}${p.name}[${i}]`, t.elem)) : one(`${prefix}${p.name}`, t);
+  }
+  return out;
+}
+
+interface PirScalarRun<V, B> {
+  args: Record<string, Arg<V, B>>;
+  a: V;
+  b: V;
+  c: V;
+  expected: V;
+  got: Slot<V, B>;
+  bads: Bad<B>[];
+}
+
+function pirScalarRun<V, B>(init: Init<V, B>, spec: RoutineSpec, profile: Profile, fn: PirFunction): PirScalarRun<V, B> {
+  const bv = init.bv;
+  const args = pirArgs(init, fn);
+  const src = (name: SourceName): V => {
+    const k = spec.kinds[name] ?? { kind: "v" };
+    if (!sourcesOf(spec.form).includes(name)) return bv.k(0, 32);
+    return k.kind === "imm" ? bv.k(k.value, 32) : (args[name] as V);
+  };
+  const a = src("a");
+  const b = src("b");
+  const c = src("c");
+  const ref = scalarSemantics(bv, spec.form, profile, a, b, c);
+  let expected = ref.value;
+  if (spec.guarded) expected = bv.ite(args.g as B, expected, args.dPrior as V);
+  const out = evalPir(fn, bv, args);
+  const got = out.d as Slot<V, B>;
+  const bads: Bad<B>[] = [
+    { what: "Target is more poisonous than source (d is poison)", cond: bv.notB(got.defined) },
+    { what: "Value mismatch", cond: bv.andB(ref.defined, bv.notB(bv.eq(got.value as V, expected))) },
+  ];
+  return { args, a, b, c, expected, got, bads };
+}
+
+async function provePirScalar(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const init = symbolicInit(env);
+  const q = pirScalarRun(init, spec, profile, fn);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, poison-tracked; covers js and c)", queries: 1 };
+  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+  const values = modelValues(env, res.model!, init.symbols);
+  const c = pirScalarRun(concreteInit(values), spec, profile, fn);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  const lines = [header(spec.form, PIR, rule, profile, performance.now() - t0), `ERROR: ${hit.what}`, "", "Example:"];
+  lines.push(...inputLines(spec, { a: c.a.x, b: c.b.x, c: c.c.x }, c.args as Record<string, Arg<CV, boolean>>));
+  lines.push(`Spec  src/sem (profile ${profile}):`, ...referenceLines(spec.form, profile, c.a, c.b, c.c));
+  lines.push(`Lowering  PIR ${fn.name}:`, ...pirTraceLines(fn, c.args as Record<string, Arg<CV, boolean>>));
+  lines.push(`Spec value:     ${fmt(c.expected)}`);
+  lines.push(`Lowered value:  ${c.got.defined ? fmt(c.got.value as CV) : "poison"}`);
+  return { verdict: "refuted", ms: performance.now() - t0, reason: hit.what, counterexample: lines.join("\n") };
+}
+
+// ---------------------------------------------------------------------------------------
+// Counterexample printing (Alive2's layout: inputs, spec trace, lowering trace, values)
+
+/** `#x0000002a (42)`, with the signed reading too when the top bit is set. */
+export function fmt(x: CV | boolean): string {
+  if (typeof x === "boolean") return x ? "true" : "false";
+  if (x.w === 1) return x.x ? "#b1" : "#b0";
+  const hex = x.x.toString(16).padStart(Math.ceil(x.w / 4), "0");
+  const s = x.x >> BigInt(x.w - 1) ? `, ${x.x - (1n << BigInt(x.w))}` : "";
+  return `#x${hex} (${x.x}${s})`;
+}
+
+export function header(f: Form, target: ProveTarget, rule: string, profile: Profile, ms: number): string {
+  return `check ${formName(f)} → ${targetName(target)}  rule ${rule}  (${profile})  REFUTED (z3, ${(ms / 1000).toFixed(2)} s)`;
+}
+
+function showLine(l: MLine): string {
+  if (isLabel(l)) return `${l.label}:`;
+  return `${l.op}${l.enc ? "_" + l.enc : ""} ${l.ops.map(printOp).join(", ")}`.trimEnd();
+}
+
+/** The reference's traced intermediates (its pseudocode temporaries) for one scalar case. */
+function referenceLines(f: Form, profile: Profile, a: CV, b: CV, c: CV): string[] {
+  const t = traced(concrete);
+  scalarSemantics(t, f, profile, a, b, c);
+  return t.log.map((e) => `  ${e.name} = ${fmt(e.value as CV | boolean)}`);
+}
+
+function inputLines(spec: RoutineSpec, x: { a: bigint; b: bigint; c: bigint }, args?: Record<string, Arg<CV, boolean>>): string[] {
+  const out: string[] = [];
+  for (const s of sourcesOf(spec.form)) {
+    const k = spec.kinds[s] ?? { kind: "v" };
+    const v = x[s as "a" | "b" | "c"];
+    out.push(`  ${s} = ${fmt(concrete.k(v, 32))}${k.kind === "imm" ? "  (immediate)" : k.kind === "s" ? "  (uniform)" : ""}`);
+  }
+  if (args && spec.guarded) {
+    out.push(`  g = ${fmt(args.g as boolean)}`, `  d (prior) = ${fmt(args.dPrior as CV)}`);
+  }
+  return out;
+}
+
+/** The lowering's trace, instruction by instruction, showing lane `lane`'s values. */
+export function amdTraceLines(trace: StepTrace<CV>[], lane: number): string[] {
+  return trace.map((s) => {
+    const text = showLine(s.inst);
+    const w = s.writes.map((wr) => `${wr.what} = ${fmt(Array.isArray(wr.value) ? wr.value[lane]! : wr.value)}`).join("  ");
+    return `  ${text.padEnd(40)} ${w}`.trimEnd();
+  });
+}
+
+function scalarAmdCounterexample(r: AmdRoutine, profile: Profile, target: ProveTarget, c: ScalarRun<CV, boolean>, hit: Bad<boolean>, ms: number): string {
+  const lane = hit.lane ?? c.lanes[0]?.lane ?? 0;
+  const L = c.lanes.find((x) => x.lane === lane) ?? c.lanes[0];
+  const lines = [header(r.spec.form, target, r.rule, profile, ms), `ERROR: ${hit.what}`, "", "Example:"];
+  if (L) {
+    lines.push(...inputLines(r.spec, { a: L.a.x, b: L.b.x, c: L.c.x }));
+    if (L.g !== undefined) lines.push(`  g = ${fmt(L.g)}`, `  d (prior) = ${fmt(L.dPrior!)}`);
+    lines.push(`Spec  src/sem (profile ${profile}):`, ...referenceLines(r.spec.form, profile, L.a, L.b, L.c));
+  }
+  lines.push(`Lowering  ${targetName(target)} (exec = ${fmt(c.before.exec)}; lane ${lane} shown):`, ...amdTraceLines(c.paths.trace, lane));
+  if (c.paths.error) lines.push(`  (stopped: ${c.paths.error})`);
+  if (L && c.after) {
+    lines.push(`Spec value:     ${fmt(L.expected)}`);
+    lines.push(`Lowered value:  ${fmt(L.got)}`);
+  }
+  const m = /^(v|s)(\d+) lane (\d+) changed|^s(\d+) changed/.exec(hit.what);
+  if (m && c.after) {
+    if (m[1] === "v") {
+      const n = Number(m[2]);
+      const l = Number(m[3]);
+      lines.push(`  v${n} lane ${l}: before ${fmt(c.before.vgpr.get(n)![l]!)}, after ${fmt(c.after.vgpr.get(n)![l]!)}`);
+    } else {
+      const n = Number(m[4]);
+      lines.push(`  s${n}: before ${fmt(c.before.sgpr.get(n)!)}, after ${fmt(c.after.sgpr.get(n)!)}`);
+    }
+  }
+  if (hit.what.startsWith("exec") && c.after) lines.push(`  exec: before ${fmt(c.before.exec)}, after ${fmt(c.after.exec)}`);
+  return lines.join("\n");
+}
+
+/** A concrete PIR trace of a straight-line function: every node with its value (or poison). */
+export function pirTraceLines(fn: PirFunction, args: Record<string, Arg<CV, boolean>>): string[] {
+  const hasLoops = fn.body.some((s) => s.s === "for" || s.s === "if");
+  if (hasLoops) return ["  (loops: per-lane results only)"];
+  const env = new Map<string, Slot<CV, boolean>>();
+  for (const [k, v] of Object.entries(args)) if (!Array.isArray(v)) env.set(k, { value: v, defined: true });
+  const memo = new Map<number, Slot<CV, boolean>>();
+  const out: string[] = [];
+  const show = (s: Slot<CV, boolean>) => (s.defined ? fmt(s.value as CV | boolean) : "poison");
+  const ev = (e: PExpr): Slot<CV, boolean> => {
+    const hit = memo.get(e.id);
+    if (hit) return hit;
+    let r: Slot<CV, boolean>;
+    if (e.op === "const") r = { value: e.type.t === "bool" ? e.value === 1n : concrete.k(e.value, widthOf(e.type)), defined: true };
+    else if (e.op === "ref") r = env.get(e.name) ?? { value: concrete.k(0, widthOf(e.type)), defined: false };
+    else if (e.op === "elem") r = { value: concrete.k(0, widthOf(e.type)), defined: false };
+    else {
+      r = applyOp(concrete, e, kids(e).map(ev));
+      const ref = (k: PExpr) => (k.op === "const" ? String(k.value) : k.op === "ref" ? k.name : `%${k.id}`);
+      out.push(`  %${e.id} = ${e.op} ${kids(e).map(ref).join(", ")}${e.op === "extract" ? ` @${e.lo}` : ""}`.padEnd(42) + ` ${show(r)}`);
+    }
+    memo.set(e.id, r);
+    return r;
+  };
+  for (const st of fn.body) {
+    if (st.s === "let" || st.s === "var" || st.s === "set") env.set(st.name, ev(st.value));
+    else if (st.s === "return") for (const e of Object.values(st.values)) ev(e);
+  }
+  void nodesOf;
+  void stmtRoots;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Query identity: what a proof depends on, so identical queries are proved once
+
+/**
+ * A fingerprinting interpretation: records each operation of a semantics as a hash-consed
+ * term, so two specs that perform the same operations on the same inputs get the same text.
+ */
+export function specFingerprint(f: Form, profile: Profile): string {
+  if (f.op === "match") return `match:${f.mode}:${f.type}:${f.dest}`;
+  const table = new Map<string, number>();
+  const defs: string[] = [];
+  type T = number;
+  const node = (key: string): T => {
+    let id = table.get(key);
+    if (id === undefined) {
+      id = defs.length;
+      table.set(key, id);
+      defs.push(key);
+    }
+    return id;
+  };
+  const widths = new Map<T, number>();
+  const nw = (key: string, w: number): T => {
+    const id = node(key);
+    widths.set(id, w);
+    return id;
+  };
+  const bin = (op: string) => (x: T, y: T): T => nw(`${op} ${x} ${y}`, widths.get(x)!);
+  const cmp = (op: string) => (x: T, y: T): T => node(`${op} ${x} ${y}`);
+  const P: BV<T, T> = {
+    k: (v, w) => nw(`k${w} ${BigInt.asUintN(w, BigInt(v))}`, w),
+    width: (x) => widths.get(x)!,
+    true: node("true"),
+    false: node("false"),
+    add: bin("add"),
+    sub: bin("sub"),
+    mul: bin("mul"),
+    and: bin("and"),
+    or: bin("or"),
+    xor: bin("xor"),
+    not: (x) => nw(`not ${x}`, widths.get(x)!),
+    neg: (x) => nw(`neg ${x}`, widths.get(x)!),
+    shl: bin("shl"),
+    lshr: bin("lshr"),
+    ashr: bin("ashr"),
+    eq: cmp("eq"),
+    ult: cmp("ult"),
+    ule: cmp("ule"),
+    slt: cmp("slt"),
+    sle: cmp("sle"),
+    ite: (c, t, e) => nw(`ite ${c} ${t} ${e}`, widths.get(t)!),
+    iteB: (c, t, e) => node(`iteB ${c} ${t} ${e}`),
+    andB: cmp("andB"),
+    orB: cmp("orB"),
+    notB: (x) => node(`notB ${x}`),
+    eqB: cmp("eqB"),
+    extract: (x, hi, lo) => nw(`extract ${x} ${hi} ${lo}`, hi - lo + 1),
+    zext: (x, w) => nw(`zext ${x} ${w}`, w),
+    sext: (x, w) => nw(`sext ${x} ${w}`, w),
+    concat: (h, l) => nw(`concat ${h} ${l}`, widths.get(h)! + widths.get(l)!),
+    bitAt: (x, i) => node(`bit ${x} ${i}`),
+    fromB: (b) => nw(`fromB ${b}`, 1),
+    asBigint: () => undefined,
+    asBool: () => undefined,
+  };
+  const a = nw("a", 32);
+  const b = nw("b", 32);
+  const c = nw("c", 32);
+  const r = scalarSemantics(P, f, profile, a, b, c);
+  return `${r.value}/${r.defined}|${defs.join(";")}`;
+}
+
+/** The canonical text of an AMDGPU routine: everything its proof reads besides the spec. */
+export function routineText(r: AmdRoutine): string {
+  const lay = r.layout;
+  const src = Object.entries(lay.src).map(([k, o]) => `${k}=${printOp(o)}`).join(",");
+  return [
+    `w${r.target.wave}`,
+    `src ${src}`,
+    lay.guard ? `guard ${printOp(lay.guard)} prior ${printOp(lay.dPrior!)}` : "unguarded",
+    `scratch v${lay.vScratch}-${r.vEnd} s${lay.sScratch}-${r.sEnd}`,
+    ...r.lines.map(showLine),
+  ].join("\n");
+}
+
+/**
+ * The identity of a proof query: identical keys are identical queries (same lines, same
+ * contract layout, same wave size, same spec terms), so one proof covers every combination
+ * that maps to the key. PIR keys use the printed PIR instead of the lines.
+ */
+export function queryKey(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule): string {
+  const specPart = specFingerprint(spec.form, profile);
+  if (target.kind === "pir") {
+    const fn = (rule as PortableRule).build(spec, profile);
+    return hash(`pir\n${spec.form.op === "match" ? `${formId(spec.form)} ${JSON.stringify(spec.kinds, big)} ${spec.guarded}` : ""}\n${JSON.stringify(fn, big)}\n${specPart}`);
+  }
+  const r = lowerWithRule(spec, TARGETS[target.mcpu], profile, rule as AmdRule);
+  const gen = availability(r) ?? "";
+  const formPart = spec.form.op === "match" ? `${formId(spec.form)}` : "";
+  return hash(`amd\n${formPart}\n${gen}\n${routineText(r)}\n${specPart}`);
+}
+
+const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `${v}n` : v);
+
+/** SHA-1 of the canonical text, hex. */
+export function hash(s: string): string {
+  return createHash("sha1").update(s).digest("hex");
+}
+
+export function routineLabel(spec: RoutineSpec): string {
+  return routineName(spec, formId);
+}
+
+export type { MInst, MatchForm };

@@ -1,0 +1,680 @@
+/**
+ * @fileoverview Proofs of match.sync lowerings, all 32 lanes.
+ *
+ * AMDGPU routines come in two shapes:
+ *   - loop-free (uniform-value and uniform-membermask `.all` rules): straight symbolic
+ *     execution at full width over 32 symbolic lanes, one query;
+ *   - one waterfall loop (`L: body; s_cbranch L`): an inductive proof with lane values
+ *     reduced to log2(wave) bits, plus a full-width bug-finding query.
+ *
+ * The reduction (toolchain.md §1c). The reference depends on the lane values only through
+ * equalities between them. If the lowering is *data-independent* — every value derived from
+ * `a` reaches nothing but full-width moves (v_mov, s_mov, v_cndmask's data operands),
+ * v_readlane / v_readfirstlane (as the value read, never the lane index) and equality
+ * compares of a value against another value from the same half of `a` (v_cmp_eq/ne, s_cmp_eq/lg,
+ * 32- or 64-bit) — then its whole run (control flow, masks, every output) is a function of
+ * the equality pattern of the values in the a register's lanes, taken per half for `.b64`.
+ * A wave holds at most `wave` lanes, so `log2(wave)` bits per half realise every such
+ * pattern: proving the lowering on those small values proves it on all values. The check
+ * (`dataIndependence`) runs on the instruction list first, by a taint analysis to a fixed
+ * point over the control flow; a lowering that masks, shifts, adds or compares part of a
+ * value — the low 16 bits, or only the low half of a `.b64` against the high half, or
+ * against a constant — fails it and is not reduced (its verdict then comes from the
+ * full-width bug-finder, or is unknown). Comparing only the low half of a `.b64` passes
+ * the check but is still caught, because the two halves are independent small values.
+ *
+ * The induction (one loop, body straight-line, back-edge at its end). Let S_h be the state
+ * when the loop head is first reached and rem0 its exec (the executing lanes E). The
+ * invariant I(S) at the head, with rem = exec:
+ *   (1) rem ⊆ rem0, and rem is a union of equality classes of a within rem0;
+ *   (2) every VGPR R the body writes holds, in each retired lane k ∈ rem0 \ rem, the value
+ *       E_k(R) — lane k of R after one run of the body from S_h with exec = class(k)
+ *       = {j ∈ rem0 : a_j = a_k} — and in each lane outside rem0 its value in S_h;
+ *       lanes still in rem, and every scalar register the body writes, are arbitrary;
+ *   (3) every register the body does not write has its value in S_h.
+ * Queries: I(S_h) holds by construction (rem = rem0, no lane retired). Preserve: I(S) and
+ * the back-edge taken ⇒ I(S') and rem' ⊊ rem (progress: the loop ends within 32 rounds).
+ * Exit: I(S) and the back-edge not taken ⇒ after the epilogue every defined lane is right
+ * and the contract holds. A failing inductive query is `unknown`, never a refutation (the
+ * invariant may be too weak): only a model that replays concretely refutes.
+ *
+ * The bug-finder: the loop unrolled by predicated execution (`execPaths`) with up to 16
+ * executing lanes (the others exited) holding full-width values, 60 s. It can only refute;
+ * its timeouts are reported beside the verdict, not as unknown.
+ *
+ * PIR routines (JS and C) have constant-bound loops, which evalPir unrolls: one full-width
+ * query over all 32 lanes, with poison tracked.
+ */
+import type { MatchForm, Profile } from "../ir/forms.js";
+import type { RoutineSpec } from "../ir/ir.js";
+import type { BV, CV } from "../sem/bv.js";
+import { matchSync } from "../sem/match_sync.js";
+import type { MatchResult } from "../sem/match_sync.js";
+import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
+import type { WaveState } from "../../targets/amdgpu/interp.js";
+import { InterpError } from "../../targets/amdgpu/interp.js";
+import { record } from "../../targets/amdgpu/isa/index.js";
+import type { MLine, MOp } from "../../targets/amdgpu/minst.js";
+import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
+import type { Arg, PirFunction, Slot } from "../../targets/portable/pir.js";
+import { evalPir } from "../../targets/portable/pir.js";
+import type { Bad, Init, PathsResult, ProveOptions, Verdict } from "./prove.js";
+import {
+  PIR,
+  amdTraceLines,
+  amdgpu,
+  cloneState,
+  concreteInit,
+  contractBads,
+  execPaths,
+  fmt,
+  header,
+  initialState,
+  modelValues,
+  pirArgs,
+  readSource,
+  symbolicInit,
+} from "./prove.js";
+import type { Bool, BitVec, Z3Env } from "./smt.js";
+import { solve } from "./smt.js";
+
+const LANES = 32;
+
+/** The form writes d (v0): `.any`, and `.all` unless d is the sink. */
+export const formWritesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
+/** The form writes p: `.all` with `d|p` or `_|p`. */
+export const formWritesP = (f: MatchForm): boolean => f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
+
+// ---------------------------------------------------------------------------------------
+// Data independence (the soundness condition of the small-value reduction)
+
+type Tag = "lo" | "hi";
+type Taint = Map<string, Tag>;
+
+const MOVES = new Set(["v_mov_b32", "s_mov_b32", "s_mov_b64", "v_readfirstlane_b32", "v_readlane_b32", "v_cndmask_b32", "s_cselect_b32", "s_cselect_b64"]);
+const EQ_CMPS = /^(v_cmp_(eq|ne)_[ui](32|64)|s_cmp_(eq|lg)_u(32|64))$/;
+
+function regKeys(o: MOp): string[] {
+  if (o.k === "v" || o.k === "s") return Array.from({ length: o.count }, (_, i) => `${o.k}${o.n + i}`);
+  if (o.k === "vcc" || o.k === "vcc_lo") return ["vcc"];
+  if (o.k === "exec" || o.k === "exec_lo") return ["exec"];
+  return [];
+}
+
+/**
+ * Checks that values derived from `a` (in `aReg`, a VGPR or VGPR pair) reach only moves,
+ * lane reads and same-half equality compares, on every path (a may-taint fixed point).
+ * @returns null when data-independent, else the first offending use.
+ */
+export function dataIndependence(lines: readonly MLine[], aReg: MOp): string | null {
+  const labels = new Map<string, number>();
+  lines.forEach((l, i) => {
+    if (isLabel(l)) labels.set(l.label, i);
+  });
+  const init: Taint = new Map();
+  regKeys(aReg).forEach((k, i) => init.set(k, i === 0 ? "lo" : "hi"));
+  const at: (Taint | undefined)[] = new Array(lines.length + 1);
+  const join = (pc: number, t: Taint): boolean => {
+    const cur = at[pc];
+    if (!cur) {
+      at[pc] = new Map(t);
+      return true;
+    }
+    let changed = false;
+    for (const [k, tag] of t) {
+      const old = cur.get(k);
+      if (old === undefined) {
+        cur.set(k, tag);
+        changed = true;
+      } else if (old !== tag) throw new TaintError(`${k} holds both halves of a on different paths`);
+    }
+    return changed;
+  };
+  try {
+    join(0, init);
+    const work = [0];
+    while (work.length) {
+      const pc = work.pop()!;
+      if (pc >= lines.length) continue;
+      const t = new Map(at[pc]!);
+      const line = lines[pc]!;
+      const succ: number[] = [];
+      if (isLabel(line)) succ.push(pc + 1);
+      else {
+        const rec = record(line.op);
+        const tagsOf = (i: number) => regKeys(line.ops[i]!).map((k) => t.get(k));
+        const outs = rec.ops.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
+        const ins = rec.ops.map((s, i) => (s.out ? -1 : i)).filter((i) => i >= 0);
+        const tainted = ins.filter((i) => tagsOf(i).some((x) => x !== undefined));
+        const where = `${line.op} ${line.ops.map(printOp).join(", ")}`;
+        const result: Map<string, Tag | undefined> = new Map();
+        if (tainted.length && MOVES.has(line.op)) {
+          // Data operands only: never a lane index or a lane mask.
+          const dataIdx = line.op === "v_cndmask_b32" || line.op.startsWith("s_cselect") ? [ins[0]!, ins[1]!] : [ins[0]!];
+          for (const i of tainted) if (!dataIdx.includes(i)) throw new TaintError(`${where}: a value of a used as a lane index or mask`);
+          if (line.op.startsWith("s_cselect") || line.op === "v_cndmask_b32") {
+            const [x, y] = [tagsOf(ins[0]!), tagsOf(ins[1]!)];
+            if (x.join() !== y.join()) throw new TaintError(`${where}: selects between a value of a and another value`);
+          }
+          const src = tagsOf(dataIdx[0]!);
+          regKeys(line.ops[outs[0]!]!).forEach((k, i) => result.set(k, src[i]));
+        } else if (tainted.length && EQ_CMPS.test(line.op)) {
+          const [x, y] = [tagsOf(ins[0]!), tagsOf(ins[1]!)];
+          if (x.some((v) => v === undefined) || y.some((v) => v === undefined) || x.join() !== y.join())
+            throw new TaintError(`${where}: compares a value of a with something other than the same part of another value of a`);
+          for (const i of outs) for (const k of regKeys(line.ops[i]!)) result.set(k, undefined);
+        } else if (tainted.length) {
+          throw new TaintError(`${where}: a value of a reaches ${line.op} (only moves, lane reads and full-width equality compares are data-independent)`);
+        } else {
+          for (const i of outs) for (const k of regKeys(line.ops[i]!)) result.set(k, undefined);
+        }
+        for (const d of rec.defs ?? []) result.set(d, undefined);
+        for (const [k, v] of result) {
+          if (v === undefined) t.delete(k);
+          else t.set(k, v);
+        }
+        if ("branch" in rec.sem) {
+          const lab = line.ops[0];
+          if (lab?.k === "label" && labels.has(lab.name)) succ.push(labels.get(lab.name)!);
+          if (line.op !== "s_branch") succ.push(pc + 1);
+        } else succ.push(pc + 1);
+      }
+      for (const s of succ) if (join(s, t)) work.push(s);
+    }
+  } catch (e) {
+    if (e instanceof TaintError) return e.message;
+    throw e;
+  }
+  return null;
+}
+
+class TaintError extends Error {}
+
+// ---------------------------------------------------------------------------------------
+// Loop shape
+
+type LoopShape = { kind: "none" } | { kind: "one"; label: number; branch: number } | { kind: "unsupported"; why: string };
+
+/** Finds the routine's loop: none, one do-while loop with a straight-line body, or other. */
+export function loopShape(lines: readonly MLine[]): LoopShape {
+  const labels = new Map<string, number>();
+  lines.forEach((l, i) => {
+    if (isLabel(l)) labels.set(l.label, i);
+  });
+  const back: { from: number; to: number }[] = [];
+  lines.forEach((l, i) => {
+    if (isLabel(l) || !("branch" in record(l.op).sem)) return;
+    const lab = l.ops[0];
+    const to = lab?.k === "label" ? labels.get(lab.name) : undefined;
+    if (to !== undefined && to <= i) back.push({ from: i, to });
+  });
+  if (back.length === 0) return { kind: "none" };
+  if (back.length > 1) return { kind: "unsupported", why: `${back.length} back-edges` };
+  const { from, to } = back[0]!;
+  const br = lines[from]!;
+  if (!isLabel(br) && br.op === "s_branch") return { kind: "unsupported", why: "unconditional back-edge" };
+  for (let i = 0; i < to; i++) {
+    const l = lines[i]!;
+    if (isLabel(l) || "branch" in record(l.op).sem) return { kind: "unsupported", why: "control flow before the loop" };
+  }
+  for (let i = to + 1; i < from; i++) {
+    const l = lines[i]!;
+    if (isLabel(l) || "branch" in record(l.op).sem) return { kind: "unsupported", why: "control flow inside the loop body" };
+  }
+  return { kind: "one", label: to, branch: from };
+}
+
+/** Register keys an instruction list writes (outputs and implicit defs). */
+function writtenRegs(lines: readonly MLine[]): { v: Set<number>; s: Set<number>; vcc: boolean } {
+  const v = new Set<number>();
+  const s = new Set<number>();
+  let vcc = false;
+  for (const l of lines) {
+    if (isLabel(l)) continue;
+    const rec = record(l.op);
+    rec.ops.forEach((sp, i) => {
+      if (!sp.out) return;
+      const o = l.ops[i]!;
+      if (o.k === "v") for (let k = 0; k < o.count; k++) v.add(o.n + k);
+      if (o.k === "s") for (let k = 0; k < o.count; k++) s.add(o.n + k);
+      if (o.k === "vcc" || o.k === "vcc_lo") vcc = true;
+    });
+    if (rec.defs?.includes("vcc")) vcc = true;
+  }
+  return { v, s, vcc };
+}
+
+// ---------------------------------------------------------------------------------------
+// The warp: inputs, reference, checks
+
+interface Warp<V, B> {
+  active: V;
+  a: V[];
+  membermask: V[];
+  g?: B[];
+  dPrior?: V[];
+  pPrior?: B[];
+  executes: B[];
+  activeB: B[];
+  ref: MatchResult<V, B>;
+}
+
+/**
+ * Reads the routine's inputs from the initial state (per the routine contract) and runs the
+ * reference. `reduce`: the a register's lanes are replaced by small values (per half).
+ */
+function warpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V, B>, active: V): Warp<V, B> {
+  const bv = init.bv;
+  const f = r.spec.form as MatchForm;
+  const W = r.target.wave;
+  const aw = f.type === "b64" ? 64 : 32;
+  const lanes = Array.from({ length: LANES }, (_, l) => l);
+  const a = lanes.map((l) => readSource(bv, st, r.layout.src.a!, aw, l));
+  const membermask = lanes.map((l) => readSource(bv, st, r.layout.src.membermask!, 32, l));
+  const activeB = lanes.map((l) => bv.bitAt(active, l));
+  let executes = activeB;
+  const w: Partial<Warp<V, B>> = {};
+  if (r.spec.guarded) {
+    const gm = readSource(bv, st, r.layout.guard!, W, 0);
+    w.g = lanes.map((l) => bv.bitAt(gm, l));
+    w.dPrior = lanes.map((l) => st.vgpr.get((r.layout.dPrior as { n: number }).n)![l]!);
+    w.pPrior = lanes.map((l) => bv.bitAt(st.vcc, l));
+    executes = lanes.map((l) => bv.andB(activeB[l]!, w.g![l]!));
+  }
+  const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
+  return { active, a, membermask, activeB, executes, ref, ...w } as Warp<V, B>;
+}
+
+/** Output conditions: d and p right in every defined lane; guard-off lanes keep d and p. */
+function outputBads<V, B>(bv: BV<V, B>, f: MatchForm, w: Warp<V, B>, after: WaveState<V, B>, lanes: number): Bad<B>[] {
+  const bads: Bad<B>[] = [];
+  for (let l = 0; l < lanes; l++) {
+    const on = bv.andB(w.executes[l]!, w.ref.defined[l]!);
+    const off = w.g ? bv.andB(w.activeB[l]!, bv.notB(w.g[l]!)) : bv.false;
+    if (formWritesD(f)) {
+      const d = after.vgpr.get(0)![l]!;
+      bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eq(d, w.ref.d[l]!))), lane: l });
+      if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(d, w.dPrior[l]!))), lane: l });
+    }
+    if (formWritesP(f)) {
+      const p = bv.bitAt(after.vcc, l);
+      bads.push({ what: `Value mismatch: p in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eqB(p, w.ref.p[l]!))), lane: l });
+      if (w.pPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(p, w.pPrior[l]!))), lane: l });
+    }
+  }
+  return bads.filter((b) => bv.asBool(b.cond) !== false);
+}
+
+/** The initial state of a match routine; `activeLanes` < 32 makes the upper lanes exited. */
+function matchInit<V, B>(init: Init<V, B>, r: AmdRoutine, activeLanes: number, reduceBits: number | null): { st: WaveState<V, B>; active: V } {
+  const bv = init.bv;
+  const W = r.target.wave;
+  let active = init.mk("active", 32);
+  if (activeLanes < LANES) active = bv.and(active, bv.k((1n << BigInt(activeLanes)) - 1n, 32));
+  const st = initialState(init, r, bv.zext(active, W));
+  const aReg = r.layout.src.a!;
+  if (reduceBits !== null && aReg.k === "v") {
+    for (let part = 0; part < aReg.count; part++) {
+      const lanes = st.vgpr.get(aReg.n + part)!;
+      for (let l = 0; l < W; l++) lanes[l] = bv.zext(init.mk(`a${part ? "hi" : "lo"}.${l}`, reduceBits), 32);
+    }
+  }
+  return { st, active };
+}
+
+// ---------------------------------------------------------------------------------------
+// AMDGPU
+
+export async function proveAmdMatch(env: Z3Env, r: AmdRoutine, profile: Profile, opts: ProveOptions & { timeoutMs: number }, t0: number): Promise<Verdict> {
+  const shape = loopShape(r.lines);
+  if (shape.kind === "none") return proveLoopFree(env, r, profile, opts.timeoutMs, t0);
+  const notes: string[] = [];
+  let proof: Verdict | null = null;
+  const aReg = r.layout.src.a!;
+  if (shape.kind === "unsupported") notes.push(`loop shape not handled by the induction: ${shape.why}`);
+  else {
+    const di = aReg.k === "v" ? dataIndependence(r.lines, aReg) : null;
+    if (di) notes.push(`not data-independent, so not proved on small values: ${di}`);
+    else proof = await proveInductive(env, r, profile, shape, aReg.k === "v" ? (r.target.wave === 64 ? 6 : 5) : null, opts.timeoutMs, t0);
+  }
+  // The bug-finder: full width, up to 16 lanes. It can only refute.
+  const bug = opts.bugFinder === false ? null : await bugFinder(env, r, profile, opts.bugLanes ?? 16, opts.bugTimeoutMs ?? 60_000, t0);
+  if (bug?.refuted) return bug.refuted;
+  const bugNote = bug ? `bug-finder (${bug.lanes} lanes, full width): ${bug.status} in ${(bug.ms / 1000).toFixed(1)} s` : "bug-finder skipped";
+  if (proof && proof.verdict === "proved") return { ...proof, method: `${proof.method}; ${bugNote}` };
+  const why = [proof && proof.verdict === "unknown" ? proof.reason : null, ...notes, bugNote].filter(Boolean).join("; ");
+  return { verdict: "unknown", ms: performance.now() - t0, reason: why, ...(proof?.verdict === "unknown" && proof.fault ? { fault: true } : {}) };
+}
+
+async function proveLoopFree(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
+  const q = fullRun(symbolicInit(env), r, profile, LANES, 0);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  const method = "z3 loop-free, 32 lanes, full width";
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method, queries: 1 };
+  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+  return (await replayMatch(env, r, profile, q.symbols, res.model!, LANES, t0)) ?? { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+}
+
+/** A full-width run (no reduction): predicated execution, the reference, every check. */
+function fullRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, lanes: number, maxBack: number, traceRun = false) {
+  void profile;
+  const bv = init.bv;
+  const { st, active } = matchInit(init, r, lanes, null);
+  const before = cloneState(st);
+  const w = warpOf(init, r, before, active);
+  let paths: PathsResult<V, B>;
+  try {
+    paths = execPaths(bv, r.lines, st, { maxBack, trace: traceRun, stepLimit: 100_000 });
+  } catch (e) {
+    if (!(e instanceof InterpError)) throw e;
+    paths = { final: null, done: bv.false, stuck: bv.false, error: e.message, trace: [], steps: 0 };
+  }
+  const bads: Bad<B>[] = [];
+  if (paths.error) bads.push({ what: `the interpreter rejects the sequence: ${paths.error}`, cond: bv.true });
+  if (bv.asBool(paths.stuck) !== false) bads.push({ what: `the loop does not end within ${maxBack} rounds`, cond: paths.stuck });
+  if (paths.final) {
+    bads.push(...outputBads(bv, r.spec.form as MatchForm, w, paths.final, lanes));
+    bads.push(...contractBads(bv, r, before, paths.final, (l) => (l < LANES ? w.activeB[l]! : bv.false)));
+  }
+  return { before, after: paths.final, paths, w, bads, symbols: (init as { symbols?: Map<string, BitVec | Bool> }).symbols };
+}
+
+async function bugFinder(env: Z3Env, r: AmdRoutine, profile: Profile, lanes: number, timeoutMs: number, t0: number): Promise<{ status: string; ms: number; lanes: number; refuted?: Verdict }> {
+  const t1 = performance.now();
+  const q = fullRun(symbolicInit(env), r, profile, lanes, lanes + 1);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  const ms = performance.now() - t1;
+  if (res.status === "unsat") return { status: "no bug", ms, lanes };
+  if (res.status === "unknown") return { status: res.fault ? `solver fault (${res.reason})` : `timeout (${res.reason})`, ms, lanes };
+  const refuted = await replayMatch(env, r, profile, q.symbols!, res.model!, lanes, t0);
+  return { status: refuted ? "counterexample" : "model did not replay", ms, lanes, ...(refuted ? { refuted } : {}) };
+}
+
+/** Re-runs a model concretely and prints the counterexample (null if it does not fail). */
+async function replayMatch(env: Z3Env, r: AmdRoutine, profile: Profile, symbols: Map<string, BitVec | Bool> | undefined, model: NonNullable<Awaited<ReturnType<typeof solve>>["model"]>, lanes: number, t0: number): Promise<Verdict | null> {
+  const values = modelValues(env, model, symbols!);
+  const c = fullRun(concreteInit(values), r, profile, lanes, 1000, true);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return null;
+  const f = r.spec.form as MatchForm;
+  const target = amdgpu(r.target.mcpu);
+  const ms = performance.now() - t0;
+  const lane = hit.lane ?? 0;
+  const out = [header(f, target, r.rule, profile, ms), `ERROR: ${hit.what}`, "", "Example:", ...warpInputLines(r.spec, c.w)];
+  out.push("Spec  src/sem/match_sync.ts (per lane: executes, defined, d, p):", ...warpSpecLines(f, c.w));
+  out.push(`Lowering  ${target.kind === "amdgpu" ? `amdgpu ${target.mcpu}` : ""} (exec = ${fmt(c.before.exec)}; VGPR values of lane ${lane} shown):`, ...amdTraceLines(c.paths.trace, lane));
+  if (c.paths.error) out.push(`  (stopped: ${c.paths.error})`);
+  if (c.after) {
+    if (formWritesD(f)) {
+      out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
+      out.push(`Lowered value:  d[${lane}] = ${fmt(c.after.vgpr.get(0)![lane]!)}`);
+    }
+    if (formWritesP(f)) {
+      out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
+      out.push(`Lowered value:  p[${lane}] = ${fmt(concreteBit(c.after.vcc, lane))}`);
+    }
+    if (hit.what.startsWith("exec")) out.push(`  exec: before ${fmt(c.before.exec)}, after ${fmt(c.after.exec)}`);
+  }
+  return { verdict: "refuted", ms, reason: hit.what, counterexample: out.join("\n") };
+}
+
+const concreteBit = (x: CV, i: number): boolean => ((x.x >> BigInt(i)) & 1n) === 1n;
+
+function warpInputLines(spec: RoutineSpec, w: Warp<CV, boolean>): string[] {
+  const out = [`  active = ${fmt(w.active)}`];
+  const kind = (s: "a" | "membermask") => spec.kinds[s]?.kind ?? "v";
+  const perLane = (name: string, xs: (CV | boolean)[], k: string) =>
+    k === "v" ? xs.map((x, l) => `  ${name}[${l}] = ${fmt(x)}`).filter((_, l) => w.activeB[l] || (w.g !== undefined && false)) : [`  ${name} = ${fmt(xs[0]!)}${k === "imm" ? "  (immediate)" : "  (uniform)"}`];
+  out.push(...perLane("a", w.a, kind("a")));
+  out.push(...perLane("membermask", w.membermask, kind("membermask")));
+  if (w.g) out.push(`  g = ${w.g.map((x) => (x ? "1" : "0")).reverse().join("")} (lane 31 … lane 0)`);
+  if (w.dPrior) out.push(...w.dPrior.map((x, l) => `  d_prior[${l}] = ${fmt(x)}`).filter((_, l) => w.activeB[l]));
+  return out;
+}
+
+function warpSpecLines(f: MatchForm, w: Warp<CV, boolean>): string[] {
+  const out: string[] = [];
+  for (let l = 0; l < LANES; l++) {
+    if (!w.activeB[l]) continue;
+    const parts = [`executes ${w.executes[l] ? 1 : 0}`, `defined ${w.ref.defined[l] ? 1 : 0}`, `d = ${fmt(w.ref.d[l]!)}`];
+    if (f.mode === "all") parts.push(`p = ${w.ref.p[l]}`);
+    out.push(`  lane ${l}: ${parts.join("  ")}`);
+  }
+  return out;
+}
+
+/**
+ * The inductive proof of a one-loop routine (see the file comment). `bits`: the small lane
+ * values (null: a is uniform, kept at full width).
+ */
+async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape: { label: number; branch: number }, bits: number | null, timeoutMs: number, t0: number): Promise<Verdict> {
+  void profile;
+  const bv = env.bv;
+  const init = symbolicInit(env);
+  const W = r.target.wave;
+  const { st, active } = matchInit(init, r, LANES, bits);
+  const before = cloneState(st);
+  const w = warpOf(init, r, before, active);
+  const pro = r.lines.slice(0, shape.label);
+  const body = r.lines.slice(shape.label + 1, shape.branch);
+  const epi = r.lines.slice(shape.branch + 1);
+  const br = r.lines[shape.branch]! as Exclude<MLine, { label: string }>;
+
+  // Prologue → S_h (no branches in it, by the loop shape).
+  const ph = execPaths(bv, pro, cloneState(st), { maxBack: 0 });
+  if (!ph.final) return { verdict: "unknown", ms: performance.now() - t0, reason: "prologue does not reach the loop" };
+  const Sh = ph.final;
+  const rem0 = Sh.exec;
+  const lane = (x: BitVec, l: number) => bv.bitAt(x, l);
+  // a's values per lane (the reference's), for the classes.
+  const same = (i: number, j: number) => bv.eq(w.a[i]!, w.a[j]!);
+  const classMask = (k: number): BitVec => {
+    let m = bv.k(0, W);
+    for (let j = 0; j < LANES; j++) m = bv.or(m, bv.ite(bv.andB(lane(rem0, j), same(j, k)), bv.k(1n << BigInt(j), W), bv.k(0, W)));
+    return m;
+  };
+  const wr = writtenRegs(body);
+  const runBody = (s: WaveState<BitVec, Bool>) => execPaths(bv, body, s, { maxBack: 0 }).final!;
+  // E_k: lane k of every body-written VGPR after one body run from S_h with exec = class(k).
+  const E = new Map<number, Map<number, BitVec>>(); // lane → (vgpr → value)
+  const Ek = (k: number): Map<number, BitVec> => {
+    let m = E.get(k);
+    if (!m) {
+      const s = cloneState(Sh);
+      s.exec = classMask(k);
+      const out = runBody(s);
+      m = new Map([...wr.v].map((n) => [n, out.vgpr.get(n)![k]!]));
+      E.set(k, m);
+    }
+    return m;
+  };
+  // The havoc'd loop-head state S.
+  const rem = W === 64 ? bv.zext(init.mk("rem", 32), 64) : init.mk("rem", 32);
+  const S = cloneState(Sh);
+  S.exec = rem;
+  for (const n of wr.s) S.sgpr.set(n, init.mk(`h.s${n}`, 32));
+  if (wr.vcc) S.vcc = init.mk("h.vcc", W);
+  S.scc = init.mkB("h.scc");
+  for (const n of wr.v) {
+    const lanes = S.vgpr.get(n)!.map((old, l) => {
+      const in0 = lane(rem0, l);
+      if (bv.asBool(in0) === false) return old;
+      const retired = bv.andB(in0, bv.notB(lane(rem, l)));
+      return bv.ite(retired, Ek(l).get(n)!, bv.ite(in0, init.mk(`h.v${n}.${l}`, 32), old));
+    });
+    S.vgpr.set(n, lanes);
+  }
+  const subset = (x: BitVec, y: BitVec) => bv.eq(bv.and(x, bv.not(y)), bv.k(0, W));
+  const classes = (x: BitVec): Bool => {
+    const cs: Bool[] = [];
+    for (let i = 0; i < LANES; i++)
+      for (let j = i + 1; j < LANES; j++) {
+        const both = bv.andB(bv.andB(lane(rem0, i), lane(rem0, j)), same(i, j));
+        if (bv.asBool(both) === false) continue;
+        cs.push(bv.implies(both, bv.eqB(lane(x, i), lane(x, j))));
+      }
+    return bv.all(cs);
+  };
+  const inv = bv.andB(subset(rem, rem0), classes(rem));
+
+  // One body run from S, then the back-edge condition.
+  const S1 = runBody(cloneState(S));
+  const rec = record(br.op);
+  if (!("branch" in rec.sem)) throw new Error("loop does not end in a branch");
+  const c = rec.sem.branch(bv, {
+    wave: W,
+    exec: () => S1.exec,
+    scc: () => S1.scc,
+    read: () => {
+      throw new InterpError("branch reads an operand");
+    },
+    readLanes: () => [],
+    write: () => {},
+    setExec: () => {},
+    setScc: () => {},
+  });
+  const rem1 = S1.exec;
+  const concl: Bool[] = [subset(rem1, rem0), classes(rem1), subset(rem1, rem), bv.notB(bv.eq(rem1, rem))];
+  for (const n of wr.v) {
+    for (let l = 0; l < W; l++) {
+      const in0 = lane(rem0, l);
+      const x = S1.vgpr.get(n)![l]!;
+      if (bv.asBool(in0) === false) {
+        concl.push(bv.eq(x, Sh.vgpr.get(n)![l]!));
+        continue;
+      }
+      concl.push(bv.implies(bv.andB(in0, bv.notB(lane(rem1, l))), bv.eq(x, Ek(l).get(n)!)));
+      concl.push(bv.implies(bv.notB(in0), bv.eq(x, Sh.vgpr.get(n)![l]!)));
+    }
+  }
+  const preserve = await solve(env, [inv, c, bv.notB(bv.all(concl))], timeoutMs, "QF_BV");
+  if (preserve.status !== "unsat") {
+    return {
+      verdict: "unknown",
+      ms: performance.now() - t0,
+      reason: preserve.status === "sat" ? "the loop invariant is not inductive (not proved; not a counterexample)" : `preserve query: ${preserve.reason}`,
+      ...(preserve.fault ? { fault: true } : {}),
+    };
+  }
+  // Exit: the epilogue from the state after the last round.
+  let fin: PathsResult<BitVec, Bool>;
+  try {
+    fin = execPaths(bv, epi, cloneState(S1), { maxBack: 0 });
+  } catch (e) {
+    if (!(e instanceof InterpError)) throw e;
+    return { verdict: "unknown", ms: performance.now() - t0, reason: `epilogue: ${e.message}` };
+  }
+  if (!fin.final || bv.asBool(fin.stuck) !== false) return { verdict: "unknown", ms: performance.now() - t0, reason: "epilogue has a loop" };
+  const bads = [...outputBads(bv, r.spec.form as MatchForm, w, fin.final, LANES), ...contractBads(bv, r, before, fin.final, (l) => (l < LANES ? w.activeB[l]! : bv.false))];
+  const exit = await solve(env, [inv, bv.notB(c), bv.any(bads.map((b) => b.cond))], timeoutMs, "QF_BV");
+  if (exit.status !== "unsat") {
+    return {
+      verdict: "unknown",
+      ms: performance.now() - t0,
+      reason: exit.status === "sat" ? "the exit query fails under the invariant (not proved; not a counterexample)" : `exit query: ${exit.reason}`,
+      ...(exit.fault ? { fault: true } : {}),
+    };
+  }
+  const how = bits === null ? "full-width values" : `${bits}-bit lane values (data-independent)`;
+  return { verdict: "proved", ms: performance.now() - t0, method: `z3 inductive waterfall invariant, 32 lanes, ${how} (preserve ${(preserve.ms / 1000).toFixed(1)} s, exit ${(exit.ms / 1000).toFixed(1)} s)`, queries: 2 };
+}
+
+// ---------------------------------------------------------------------------------------
+// PIR (JS and C)
+
+interface PirWarpRun<V, B> {
+  args: Record<string, Arg<V, B>>;
+  w: Warp<V, B>;
+  out: Record<string, Slot<V, B> | Slot<V, B>[]>;
+  bads: Bad<B>[];
+}
+
+function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction): PirWarpRun<V, B> {
+  const bv = init.bv;
+  const f = spec.form as MatchForm;
+  const aw = f.type === "b64" ? 64 : 32;
+  const args = pirArgs(init, fn);
+  const lanes = Array.from({ length: LANES }, (_, l) => l);
+  const operand = (name: "a" | "membermask", w: number): V[] => {
+    const k = spec.kinds[name] ?? { kind: "v" };
+    if (k.kind === "imm") return lanes.map(() => bv.k(k.value, w));
+    const x = args[name];
+    return Array.isArray(x) ? (x as V[]) : lanes.map(() => x as V);
+  };
+  const active = args.active as V;
+  const activeB = lanes.map((l) => bv.bitAt(active, l));
+  const a = operand("a", aw);
+  const membermask = operand("membermask", 32);
+  const g = spec.guarded ? (args.g as B[]) : undefined;
+  const executes = g ? lanes.map((l) => bv.andB(activeB[l]!, g[l]!)) : activeB;
+  const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
+  const w: Warp<V, B> = { active, a, membermask, activeB, executes, ref };
+  if (g) {
+    w.g = g;
+    w.dPrior = args.dPrior as V[];
+    if (args.pPrior) w.pPrior = args.pPrior as B[];
+  }
+  const out = evalPir(fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
+  const bads: Bad<B>[] = [];
+  const d = out.d as Slot<V, B>[] | undefined;
+  const p = out.p as Slot<V, B>[] | undefined;
+  for (let l = 0; l < LANES; l++) {
+    const on = bv.andB(executes[l]!, ref.defined[l]!);
+    const off = g ? bv.andB(activeB[l]!, bv.notB(g[l]!)) : bv.false;
+    for (const [name, res] of [
+      ["d", d],
+      ["p", p],
+    ] as const) {
+      if (!res) continue;
+      bads.push({ what: `Target is more poisonous than source (${name}[${l}] is poison)`, cond: bv.notB(res[l]!.defined), lane: l });
+    }
+    if (formWritesD(f)) {
+      if (!d) bads.push({ what: "the routine has no d result", cond: bv.true });
+      else {
+        const x = d[l]!.value as V;
+        bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eq(x, ref.d[l]!))), lane: l });
+        if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(x, w.dPrior[l]!))), lane: l });
+      }
+    }
+    if (formWritesP(f)) {
+      if (!p) bads.push({ what: "the routine has no p result", cond: bv.true });
+      else {
+        const x = p[l]!.value as B;
+        bads.push({ what: `Value mismatch: p in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eqB(x, ref.p[l]!))), lane: l });
+        if (w.pPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(x, w.pPrior[l]!))), lane: l });
+      }
+    }
+  }
+  return { args, w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
+}
+
+export async function provePirMatch(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const init = symbolicInit(env);
+  const q = pirWarpRun(init, spec, fn);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes, full width, poison-tracked; covers js and c)", queries: 1 };
+  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+  const values = modelValues(env, res.model!, init.symbols);
+  const c = pirWarpRun(concreteInit(values), spec, fn);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  const f = spec.form as MatchForm;
+  const lane = hit.lane ?? 0;
+  const ms = performance.now() - t0;
+  const out = [header(f, PIR, rule, profile, ms), `ERROR: ${hit.what}`, "", "Example:", ...warpInputLines(spec, c.w)];
+  out.push("Spec  src/sem/match_sync.ts (per lane: executes, defined, d, p):", ...warpSpecLines(f, c.w));
+  out.push(`Lowering  PIR ${fn.name} (loops unrolled; lane ${lane}):`);
+  const d = c.out.d as Slot<CV, boolean>[] | undefined;
+  const p = c.out.p as Slot<CV, boolean>[] | undefined;
+  if (d) out.push(`  d[${lane}] = ${d[lane]!.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
+  if (p) out.push(`  p[${lane}] = ${p[lane]!.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
+  if (formWritesD(f)) {
+    out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
+    out.push(`Lowered value:  d[${lane}] = ${d?.[lane]?.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
+  }
+  if (formWritesP(f)) {
+    out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
+    out.push(`Lowered value:  p[${lane}] = ${p?.[lane]?.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
+  }
+  return { verdict: "refuted", ms, reason: hit.what, counterexample: out.join("\n") };
+}

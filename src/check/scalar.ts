@@ -1,0 +1,111 @@
+/**
+ * @fileoverview The differential checker for scalar forms (szext, vshl/vshr): the reference
+ * semantics against one lowering's executor, over the cases of src/check/inputs.ts.
+ */
+import type { Form, Profile } from "../ir/forms.js";
+import type { CV } from "../sem/bv.js";
+import { concrete, u } from "../sem/bv.js";
+import { szext } from "../sem/szext.js";
+import { vsh } from "../sem/vsh.js";
+import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
+import { execRoutine } from "../../targets/amdgpu/exec.js";
+import type { ScalarCase } from "./inputs.js";
+
+/** The reference semantics of a scalar form, at the given profile, run on `bv`. */
+export function scalarSemantics<V, B>(
+  bv: import("../sem/bv.js").BV<V, B>,
+  f: Form,
+  profile: Profile,
+  a: V,
+  b: V,
+  c: V,
+): import("../sem/bv.js").Defined<V, B> {
+  if (f.op === "szext") return szext(bv, f, a, b);
+  if (f.op === "match") throw new Error("match.sync is a warp form");
+  return vsh(bv, f, profile, a, b, c);
+}
+
+/** The expected d of a case: the reference, or the prior d where the guard is false. */
+export function expectedScalar(f: Form, profile: Profile, x: ScalarCase): bigint {
+  if (x.g === false) return x.dPrior!;
+  return scalarSemantics(concrete, f, profile, u(x.a), u(x.b), u(x.c)).value.x;
+}
+
+/** Runs cases through an executor; returns d per case. */
+export type ScalarExecutor = (cases: ScalarCase[]) => Promise<bigint[]>;
+
+/** Result of checking one lowering on a case list. */
+export interface ScalarCheck {
+  n: number;
+  /** First failing case, if any. */
+  failure?: { case: ScalarCase; expected: bigint; got: bigint | string };
+  /** Largest dynamic instruction count seen (AMDGPU only). */
+  maxSteps?: number;
+}
+
+/**
+ * An executor running an AMDGPU routine in the interpreter, 32 cases per wave when every
+ * register source is divergent (one case per wave otherwise). Contract violations and
+ * step-limit overruns are reported as failures (`got` is a string then).
+ */
+export function amdgpuExecutor(r: AmdRoutine, stats: { maxSteps: number } = { maxSteps: 0 }): ScalarExecutor {
+  const uniform = Object.values(r.spec.kinds).some((k) => k?.kind === "s");
+  return async (cases) => {
+    const out: bigint[] = [];
+    const per = uniform ? 1 : 32;
+    for (let i = 0; i < cases.length; i += per) {
+      const batch = cases.slice(i, i + per);
+      const lanes = (key: "a" | "b" | "c") => Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]![key]));
+      const src: Record<string, CV | CV[]> = {};
+      for (const name of ["a", "b", "c"] as const) {
+        const k = r.spec.kinds[name];
+        if (!k || k.kind === "imm") continue;
+        src[name] = k.kind === "v" ? lanes(name) : u(batch[0]![name]);
+      }
+      // With only uniform sources every lane computes the same value: one active lane,
+      // except every 16th wave, which runs all 32 (lanes stay independent either way).
+      const active = uniform && (i / per) % 16 !== 0 ? u(1) : u(0xffffffff);
+      const run = execRoutine(concrete, r, {
+        src,
+        active,
+        ...(r.spec.guarded
+          ? {
+              guard: Array.from({ length: 32 }, (_, l) => batch[l % batch.length]!.g ?? true),
+              dPrior: Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]!.dPrior ?? 0n)),
+            }
+          : {}),
+      });
+      stats.maxSteps = Math.max(stats.maxSteps, run.steps);
+      if (run.status !== "ok") throw new CheckFailure(batch[0]!, `step limit exceeded after ${run.steps} steps`);
+      if (run.violations.length) throw new CheckFailure(batch[0]!, `contract violation: ${run.violations.join("; ")}`);
+      batch.forEach((_, l) => out.push(run.d[l]!.x));
+    }
+    return out;
+  };
+}
+
+/** A failure that is not a wrong value (contract, step limit, crash). */
+export class CheckFailure extends Error {
+  constructor(
+    readonly at: ScalarCase,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Checks `exec` against the reference on `cases`; stops at the first mismatch. */
+export async function checkScalar(f: Form, profile: Profile, exec: ScalarExecutor, cases: ScalarCase[]): Promise<ScalarCheck> {
+  let got: bigint[];
+  try {
+    got = await exec(cases);
+  } catch (e) {
+    if (e instanceof CheckFailure) return { n: 0, failure: { case: e.at, expected: expectedScalar(f, profile, e.at), got: e.message } };
+    throw e;
+  }
+  for (let i = 0; i < cases.length; i++) {
+    const want = expectedScalar(f, profile, cases[i]!);
+    if (got[i] !== want) return { n: i, failure: { case: cases[i]!, expected: want, got: got[i]! } };
+  }
+  return { n: cases.length };
+}

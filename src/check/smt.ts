@@ -1,0 +1,421 @@
+/**
+ * @fileoverview The symbolic interpretation of the BV algebra (src/sem/bv.ts) on z3-solver
+ * bit-vectors, and the solver wrapper every proof goes through.
+ *
+ * `Z3BV implements BV<BitVec, Bool>` and is used unchanged by the PTX reference semantics
+ * (src/sem), the AMDGPU instruction records (through targets/amdgpu/interp.ts) and the
+ * portable IR (targets/portable/pir.ts `evalPir`). Its shifts have the algebra's (SMT's)
+ * meaning; a target's own shift behaviour — AMDGPU's `S1[4:0]` masking, PIR's poison for a
+ * count ≥ the width — is stated in that target's records, never borrowed from here.
+ *
+ * Constants fold: a value built only from constants stays a z3 numeral whose bigint is known
+ * on the JS side (`asBigint`), so the interpreter can run concrete `exec` masks and branch on
+ * concrete conditions while the data stays symbolic.
+ *
+ * z3-solver is loaded lazily (`await import("z3-solver")`) and initialised once per thread:
+ * each worker of src/check/prove_worker.ts has its own `Context`.
+ */
+import type { BitVec as Z3BitVec, Bool as Z3Bool, Context, Model } from "z3-solver";
+import type { BV } from "../sem/bv.js";
+import { concrete } from "../sem/bv.js";
+
+export type BitVec = Z3BitVec<number, "main">;
+export type Bool = Z3Bool<"main">;
+export type Z3Context = Context<"main">;
+
+/** One initialised z3 per thread. */
+export interface Z3Env {
+  ctx: Z3Context;
+  bv: Z3BV;
+  /** Terminates the WASM threads (call at the end of a CLI). */
+  shutdown(): void;
+}
+
+let loading: Promise<Z3Env> | null = null;
+
+/** The thread's z3 (initialised on first use: ~0.2–0.3 s). */
+export function loadZ3(): Promise<Z3Env> {
+  if (!loading) {
+    loading = (async () => {
+      const mod = await import("z3-solver");
+      const api = await mod.init();
+      const ctx = new api.Context("main");
+      return {
+        ctx,
+        bv: new Z3BV(ctx),
+        shutdown: () => {
+          try {
+            mod.killThreads(api.em);
+          } catch {
+            // already gone
+          }
+        },
+      };
+    })();
+  }
+  return loading;
+}
+
+/** Forgets the thread's z3 so that the next `loadZ3` starts a fresh one (after a fault). */
+export function resetZ3(): void {
+  loading = null;
+}
+
+const MASK = (w: number) => (1n << BigInt(w)) - 1n;
+
+/**
+ * BV over z3 terms. Numerals carry their bigint in a side table, so operations on constants
+ * fold to constants (z3 is not consulted), and `ite`/`andB`/`orB` with a constant condition
+ * pick an operand. Everything else builds a z3 term.
+ */
+export class Z3BV implements BV<BitVec, Bool> {
+  readonly true: Bool;
+  readonly false: Bool;
+  private readonly known = new WeakMap<object, bigint>();
+  private readonly widths = new WeakMap<object, number>();
+  /** For symbolic x: bits at and above `low.get(x)` are known to be 0 (zext, and, masks). */
+  private readonly low = new WeakMap<object, number>();
+  private fresh = 0;
+
+  constructor(readonly ctx: Z3Context) {
+    this.true = ctx.Bool.val(true);
+    this.false = ctx.Bool.val(false);
+  }
+
+  /** A fresh bit-vector constant (a symbolic input); `name` is made unique. */
+  sym(name: string, width: number): BitVec {
+    const x = this.ctx.BitVec.const(`${name}!${this.fresh++}`, width);
+    this.widths.set(x, width);
+    return x;
+  }
+  /** A fresh boolean constant. */
+  symB(name: string): Bool {
+    return this.ctx.Bool.const(`${name}!${this.fresh++}`);
+  }
+
+  k(value: bigint | number, width: number): BitVec {
+    const x = BigInt(value) & MASK(width);
+    const t = this.ctx.BitVec.val(x, width);
+    this.known.set(t, x);
+    this.widths.set(t, width);
+    return t;
+  }
+  width(x: BitVec): number {
+    let w = this.widths.get(x);
+    if (w === undefined) {
+      w = x.size();
+      this.widths.set(x, w);
+    }
+    return w;
+  }
+  private wrap(t: BitVec, w: number): BitVec {
+    this.widths.set(t, w);
+    return t;
+  }
+  private cv(x: BitVec) {
+    const v = this.known.get(x);
+    return v === undefined ? undefined : concrete.k(v, this.width(x));
+  }
+  /** Number of low bits of x that may be nonzero. */
+  private lowOf(x: BitVec): number {
+    const k = this.known.get(x);
+    if (k !== undefined) return k.toString(2).length - (k === 0n ? 1 : 0);
+    return this.low.get(x) ?? this.width(x);
+  }
+  private withLow(t: BitVec, n: number): BitVec {
+    if (n < this.width(t)) this.low.set(t, n);
+    return t;
+  }
+  private kb(b: boolean): Bool {
+    return b ? this.true : this.false;
+  }
+  /** Folds with `concrete` when every operand is a numeral. */
+  private fold2(x: BitVec, y: BitVec, op: "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "lshr" | "ashr"): BitVec | undefined {
+    const a = this.cv(x);
+    const b = this.cv(y);
+    if (a === undefined || b === undefined) return undefined;
+    const r = concrete[op](a, b);
+    return this.k(r.x, r.w);
+  }
+  private sameW(x: BitVec, y: BitVec, op: string): number {
+    const w = this.width(x);
+    if (w !== this.width(y)) throw new Error(`BV width mismatch in ${op}: ${w} vs ${this.width(y)}`);
+    return w;
+  }
+
+  add(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "add");
+    if (this.known.get(x) === 0n) return y;
+    if (this.known.get(y) === 0n) return x;
+    return this.fold2(x, y, "add") ?? this.wrap(x.add(y), w);
+  }
+  sub(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "sub");
+    if (this.known.get(y) === 0n) return x;
+    return this.fold2(x, y, "sub") ?? this.wrap(x.sub(y), w);
+  }
+  mul(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "mul");
+    return this.fold2(x, y, "mul") ?? this.wrap(x.mul(y), w);
+  }
+  and(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "and");
+    const kx = this.known.get(x);
+    const ky = this.known.get(y);
+    if (kx === 0n || ky === 0n) return this.k(0, w);
+    if (kx === MASK(w)) return y;
+    if (ky === MASK(w)) return x;
+    const f = this.fold2(x, y, "and");
+    if (f) return f;
+    const n = Math.min(this.lowOf(x), this.lowOf(y));
+    if (n === 0) return this.k(0, w);
+    return this.withLow(this.wrap(x.and(y), w), n);
+  }
+  or(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "or");
+    const kx = this.known.get(x);
+    const ky = this.known.get(y);
+    if (kx === 0n) return y;
+    if (ky === 0n) return x;
+    if (kx === MASK(w) || ky === MASK(w)) return this.k(MASK(w), w);
+    return this.fold2(x, y, "or") ?? this.withLow(this.wrap(x.or(y), w), Math.max(this.lowOf(x), this.lowOf(y)));
+  }
+  xor(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "xor");
+    if (this.known.get(x) === 0n) return y;
+    if (this.known.get(y) === 0n) return x;
+    return this.fold2(x, y, "xor") ?? this.withLow(this.wrap(x.xor(y), w), Math.max(this.lowOf(x), this.lowOf(y)));
+  }
+  not(x: BitVec): BitVec {
+    const a = this.cv(x);
+    if (a) return this.k(concrete.not(a).x, a.w);
+    return this.wrap(x.not(), this.width(x));
+  }
+  neg(x: BitVec): BitVec {
+    const a = this.cv(x);
+    if (a) return this.k(concrete.neg(a).x, a.w);
+    return this.wrap(x.neg(), this.width(x));
+  }
+  // SMT meaning (bvshl/bvlshr/bvashr): an amount ≥ the width gives 0 / the sign fill.
+  shl(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "shl");
+    if (this.known.get(y) === 0n) return x;
+    return this.fold2(x, y, "shl") ?? this.wrap(x.shl(y), w);
+  }
+  lshr(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "lshr");
+    if (this.known.get(y) === 0n) return x;
+    return this.fold2(x, y, "lshr") ?? this.wrap(x.lshr(y), w);
+  }
+  ashr(x: BitVec, y: BitVec): BitVec {
+    const w = this.sameW(x, y, "ashr");
+    if (this.known.get(y) === 0n) return x;
+    return this.fold2(x, y, "ashr") ?? this.wrap(x.shr(y), w);
+  }
+
+  eq(x: BitVec, y: BitVec): Bool {
+    this.sameW(x, y, "eq");
+    if (x === y) return this.true;
+    const a = this.cv(x);
+    const b = this.cv(y);
+    if (a && b) return this.kb(a.x === b.x);
+    return x.eq(y);
+  }
+  ult(x: BitVec, y: BitVec): Bool {
+    this.sameW(x, y, "ult");
+    const a = this.cv(x);
+    const b = this.cv(y);
+    if (a && b) return this.kb(concrete.ult(a, b));
+    return x.ult(y);
+  }
+  ule(x: BitVec, y: BitVec): Bool {
+    this.sameW(x, y, "ule");
+    const a = this.cv(x);
+    const b = this.cv(y);
+    if (a && b) return this.kb(concrete.ule(a, b));
+    return x.ule(y);
+  }
+  slt(x: BitVec, y: BitVec): Bool {
+    this.sameW(x, y, "slt");
+    const a = this.cv(x);
+    const b = this.cv(y);
+    if (a && b) return this.kb(concrete.slt(a, b));
+    return x.slt(y);
+  }
+  sle(x: BitVec, y: BitVec): Bool {
+    this.sameW(x, y, "sle");
+    const a = this.cv(x);
+    const b = this.cv(y);
+    if (a && b) return this.kb(concrete.sle(a, b));
+    return x.sle(y);
+  }
+
+  ite(c: Bool, t: BitVec, e: BitVec): BitVec {
+    const w = this.sameW(t, e, "ite");
+    if (c === this.true) return t;
+    if (c === this.false) return e;
+    if (t === e) return t;
+    return this.withLow(this.wrap(this.ctx.If(c, t, e) as BitVec, w), Math.max(this.lowOf(t), this.lowOf(e)));
+  }
+  iteB(c: Bool, t: Bool, e: Bool): Bool {
+    if (c === this.true) return t;
+    if (c === this.false) return e;
+    if (t === e) return t;
+    if (t === this.true && e === this.false) return c;
+    if (t === this.false && e === this.true) return this.notB(c);
+    return this.ctx.If(c, t, e) as Bool;
+  }
+  andB(x: Bool, y: Bool): Bool {
+    if (x === this.false || y === this.false) return this.false;
+    if (x === this.true) return y;
+    if (y === this.true) return x;
+    return this.ctx.And(x, y);
+  }
+  orB(x: Bool, y: Bool): Bool {
+    if (x === this.true || y === this.true) return this.true;
+    if (x === this.false) return y;
+    if (y === this.false) return x;
+    return this.ctx.Or(x, y);
+  }
+  notB(x: Bool): Bool {
+    if (x === this.true) return this.false;
+    if (x === this.false) return this.true;
+    return this.ctx.Not(x);
+  }
+  eqB(x: Bool, y: Bool): Bool {
+    if (x === y) return this.true;
+    if ((x === this.true || x === this.false) && (y === this.true || y === this.false)) return this.false;
+    return this.ctx.Eq(x, y);
+  }
+
+  extract(x: BitVec, hi: number, lo: number): BitVec {
+    const w = this.width(x);
+    if (hi < lo || hi >= w || lo < 0) throw new Error(`BV extract [${hi}:${lo}] of ${w} bits`);
+    if (hi === w - 1 && lo === 0) return x;
+    const a = this.cv(x);
+    if (a) return this.k(concrete.extract(a, hi, lo).x, hi - lo + 1);
+    const n = this.lowOf(x);
+    if (lo >= n) return this.k(0, hi - lo + 1);
+    return this.withLow(this.wrap(this.ctx.Extract(hi, lo, x), hi - lo + 1), n - lo);
+  }
+  zext(x: BitVec, width: number): BitVec {
+    const w = this.width(x);
+    if (width < w) throw new Error(`BV zext ${w} → ${width}`);
+    if (width === w) return x;
+    const a = this.cv(x);
+    if (a) return this.k(a.x, width);
+    return this.withLow(this.wrap(x.zeroExt(width - w), width), this.lowOf(x));
+  }
+  sext(x: BitVec, width: number): BitVec {
+    const w = this.width(x);
+    if (width < w) throw new Error(`BV sext ${w} → ${width}`);
+    if (width === w) return x;
+    const a = this.cv(x);
+    if (a) return this.k(concrete.sext(a, width).x, width);
+    return this.wrap(x.signExt(width - w), width);
+  }
+  concat(hi: BitVec, lo: BitVec): BitVec {
+    const w = this.width(hi) + this.width(lo);
+    const a = this.cv(hi);
+    const b = this.cv(lo);
+    if (a && b) return this.k(concrete.concat(a, b).x, w);
+    const t = this.wrap(this.ctx.Concat(hi, lo), w);
+    return this.known.get(hi) === 0n ? this.withLow(t, this.lowOf(lo)) : t;
+  }
+  bitAt(x: BitVec, i: number): Bool {
+    const a = this.cv(x);
+    if (a) return this.kb(concrete.bitAt(a, i));
+    if (i >= this.lowOf(x)) return this.false;
+    return this.ctx.Extract(i, i, x).eq(this.ctx.BitVec.val(1, 1));
+  }
+  fromB(b: Bool): BitVec {
+    if (b === this.true) return this.k(1, 1);
+    if (b === this.false) return this.k(0, 1);
+    return this.ite(b, this.k(1, 1), this.k(0, 1));
+  }
+  asBigint(x: BitVec): bigint | undefined {
+    return this.known.get(x);
+  }
+  asBool(b: Bool): boolean | undefined {
+    return b === this.true ? true : b === this.false ? false : undefined;
+  }
+
+  /** Disjunction of many booleans (false when empty). */
+  any(xs: Bool[]): Bool {
+    const ys = xs.filter((x) => x !== this.false);
+    if (ys.some((x) => x === this.true)) return this.true;
+    if (ys.length === 0) return this.false;
+    return ys.length === 1 ? ys[0]! : this.ctx.Or(...ys);
+  }
+  /** Conjunction of many booleans (true when empty). */
+  all(xs: Bool[]): Bool {
+    const ys = xs.filter((x) => x !== this.true);
+    if (ys.some((x) => x === this.false)) return this.false;
+    if (ys.length === 0) return this.true;
+    return ys.length === 1 ? ys[0]! : this.ctx.And(...ys);
+  }
+  implies(x: Bool, y: Bool): Bool {
+    return this.orB(this.notB(x), y);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Solving
+
+export type SolveStatus = "sat" | "unsat" | "unknown";
+
+export interface SolveResult {
+  status: SolveStatus;
+  ms: number;
+  /** Why the result is unknown: z3's reason (e.g. "timeout", "canceled") or a solver fault. */
+  reason?: string;
+  /** True when z3 threw (WASM fault): the context may be damaged; the worker should restart. */
+  fault?: boolean;
+  model?: Model<"main">;
+}
+
+/** A solver fault: z3 threw, so its context may be damaged. */
+export class SolverFault extends Error {}
+
+/**
+ * Checks whether `assertions` are satisfiable within `timeoutMs`. A z3 exception is a fault
+ * (`status: "unknown", fault: true`), never a pass.
+ */
+export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, logic?: string): Promise<SolveResult> {
+  const t0 = performance.now();
+  const { ctx, bv } = env;
+  if (assertions.some((a) => a === bv.false)) return { status: "unsat", ms: performance.now() - t0 };
+  const live = assertions.filter((a) => a !== bv.true);
+  let s: InstanceType<Z3Context["Solver"]> | undefined;
+  try {
+    s = logic ? new ctx.Solver(logic) : new ctx.Solver();
+    s.set("timeout", Math.max(1, Math.round(timeoutMs)));
+    for (const a of live) s.add(a);
+    const status = await s.check();
+    const ms = performance.now() - t0;
+    if (status === "sat") return { status, ms, model: s.model() };
+    if (status === "unknown") return { status, ms, reason: s.reasonUnknown() || "unknown" };
+    return { status, ms };
+  } catch (e) {
+    return { status: "unknown", ms: performance.now() - t0, reason: `solver fault: ${(e as Error).message ?? String(e)}`, fault: true };
+  }
+}
+
+/** The value of `x` in `model` (completed: unconstrained symbols read 0). */
+export function modelValue(env: Z3Env, model: Model<"main">, x: BitVec): bigint {
+  const k = env.bv.asBigint(x);
+  if (k !== undefined) return k;
+  const v = model.eval(x, true);
+  if (!env.ctx.isBitVecVal(v)) throw new Error(`model value of ${x.sexpr()} is not a numeral`);
+  return v.value();
+}
+
+/** The value of boolean `b` in `model`. */
+export function modelBool(env: Z3Env, model: Model<"main">, b: Bool): boolean {
+  const k = env.bv.asBool(b);
+  if (k !== undefined) return k;
+  const v = model.eval(b, true);
+  if (env.ctx.isTrue(v)) return true;
+  if (env.ctx.isFalse(v)) return false;
+  throw new Error(`model value of ${b.sexpr()} is not a boolean`);
+}

@@ -1,0 +1,408 @@
+/**
+ * @fileoverview Test vectors (../shared/vectors/FORMAT.md): reading them, and running each
+ * on the reference and on every lowering (AMDGPU interpreter per mcpu, JS, C).
+ *
+ * A vector's register operands run as divergent VGPR sources and, in a second AMDGPU run,
+ * as uniform SGPR sources where the vector gives one value for all lanes; immediates are
+ * folded as in real modules. A lane whose expected value is `null` is not compared.
+ */
+import type { Profile } from "../ir/forms.js";
+import type { FamilyInst, OperandKind, RoutineSpec, SourceName } from "../ir/ir.js";
+import { sourcesOf } from "../ir/ir.js";
+import { parseModule } from "../ir/build.js";
+import type { Diagnostic } from "../diag.js";
+import type { CV } from "../sem/bv.js";
+import { concrete, u } from "../sem/bv.js";
+import { matchSync } from "../sem/match_sync.js";
+import type { Mcpu } from "../../targets/amdgpu/regs.js";
+import { TARGETS } from "../../targets/amdgpu/regs.js";
+import { lowerRoutine } from "../../targets/amdgpu/lower.js";
+import { execRoutine } from "../../targets/amdgpu/exec.js";
+import { lowerPortable } from "../../targets/portable/rules/index.js";
+import type { PirFunction, PirValue } from "../../targets/portable/pir.js";
+import { evalPirConcrete } from "../../targets/portable/pir.js";
+import { printJsModule } from "../../targets/js/print.js";
+import type { JsRoutine } from "../../targets/js/run.js";
+import { callJs, loadJsModule } from "../../targets/js/run.js";
+import { haveCc, runCRoutines } from "../../targets/c/run.js";
+import { scalarSemantics } from "./scalar.js";
+
+type Json = string | boolean | null | Json[];
+
+/** One vector as read from a file, with its parsed instruction. */
+export interface Vector {
+  id: string;
+  ptx: string;
+  in: Record<string, Json>;
+  out: Record<string, Json>;
+  warp?: { active: string };
+  semantics?: Profile;
+  /** 1-based line in the file. */
+  line: number;
+  inst: FamilyInst;
+}
+
+/**
+ * Reads a `.jsonl` vector file. Malformed lines and instructions ptx-lower rejects become
+ * diagnostics (`file:line:1`), not exceptions.
+ */
+export function readVectors(text: string, file: string): { vectors: Vector[]; diagnostics: Diagnostic[] } {
+  const vectors: Vector[] = [];
+  const diagnostics: Diagnostic[] = [];
+  text.split("\n").forEach((raw, i) => {
+    const line = i + 1;
+    if (!raw.trim()) return;
+    const bad = (message: string) => diagnostics.push({ loc: { file, line, col: 1 }, severity: "error", message });
+    let v: Record<string, unknown>;
+    try {
+      v = JSON.parse(raw) as Record<string, unknown>;
+    } catch (e) {
+      bad(`not a JSON object: ${(e as Error).message}`);
+      return;
+    }
+    if (typeof v.id !== "string" || typeof v.ptx !== "string" || typeof v.in !== "object" || typeof v.out !== "object" || !v.in || !v.out) {
+      bad("a vector needs string fields id and ptx and objects in and out");
+      return;
+    }
+    const is64 = /\.b64\b/.test(v.ptx);
+    const wrapped = [
+      ".version 9.0",
+      ".target sm_90",
+      ".address_size 64",
+      ".visible .entry vector_wrapper()",
+      "{",
+      `.reg .b32 d, ${is64 ? "" : "a, "}b, c, membermask;`,
+      ...(is64 ? [".reg .b64 a;"] : []),
+      ".reg .pred p, g;",
+      v.ptx,
+      "ret;",
+      "}",
+    ].join("\n");
+    const mod = parseModule(wrapped, file);
+    const errs = mod.diagnostics.filter((d) => d.severity === "error");
+    if (errs.length || mod.insts.length !== 1) {
+      bad(`vector ${v.id}: ${errs.map((d) => d.message).join("; ") || "no szext/vshl/vshr/match.sync instruction"}`);
+      return;
+    }
+    const sem = v.semantics;
+    if (sem !== undefined && sem !== "isa" && sem !== "sm90") {
+      bad(`vector ${v.id}: unknown semantics ${String(sem)}`);
+      return;
+    }
+    vectors.push({
+      id: v.id,
+      ptx: v.ptx,
+      in: v.in as Record<string, Json>,
+      out: v.out as Record<string, Json>,
+      ...(v.warp ? { warp: v.warp as { active: string } } : {}),
+      ...(sem ? { semantics: sem } : {}),
+      line,
+      inst: mod.insts[0]!,
+    });
+  });
+  return { vectors, diagnostics };
+}
+
+const big = (x: Json | undefined): bigint => (typeof x === "string" ? BigInt(x) : 0n);
+
+/**
+ * The `in` value a source operand reads: by its register's name, which need not be the
+ * operand's own (`vshr.u32.u32.u32.clamp.add d, a, 5, a` reads `a` as c too).
+ */
+function inputOf(v: Vector, name: SourceName): Json | undefined {
+  const o = v.inst[name];
+  if (!o) return undefined;
+  if (o.kind === "imm") return `0x${o.value.toString(16)}`;
+  return o.kind === "reg" ? v.in[o.name] : undefined;
+}
+
+/** The routine identity a vector runs as: registers divergent ("v") or uniform ("s"). */
+export function vectorSpec(v: Vector, regKind: "v" | "s"): RoutineSpec {
+  const kinds: Partial<Record<SourceName, OperandKind>> = {};
+  for (const name of sourcesOf(v.inst.form)) {
+    const o = v.inst[name];
+    if (!o) continue;
+    if (o.kind === "imm") kinds[name] = { kind: "imm", value: o.value };
+    else {
+      // A per-lane array can only be divergent.
+      const perLane = Array.isArray(inputOf(v, name));
+      kinds[name] = { kind: perLane ? "v" : regKind };
+    }
+  }
+  return { form: v.inst.form, kinds, guarded: v.inst.guard !== null };
+}
+
+/** The value of a guard in lane i (scalar vectors: one boolean). */
+function guardOf(v: Vector, lane = 0): boolean {
+  if (!v.inst.guard) return true;
+  const g = v.in.g;
+  const raw = Array.isArray(g) ? g[lane] === true : g === true;
+  return v.inst.guard.negate ? !raw : raw;
+}
+
+/** Inputs of a warp vector in concrete form. */
+interface WarpIn {
+  a: bigint[];
+  membermask: bigint[];
+  membermaskUniform: boolean;
+  active: bigint;
+  g: boolean[];
+  dPrior: bigint[];
+  pPrior: boolean[];
+}
+
+function warpIn(v: Vector): WarpIn {
+  const lanes = (x: Json | undefined, dflt: bigint) => Array.from({ length: 32 }, (_, i) => (Array.isArray(x) ? big(x[i]) : x === undefined ? dflt : big(x)));
+  const mmOp = v.inst.membermask!;
+  const mm = mmOp.kind === "imm" ? lanes(undefined, mmOp.value) : lanes(inputOf(v, "membermask"), 0n);
+  const aOp = v.inst.a;
+  const a = aOp.kind === "imm" ? lanes(undefined, aOp.value) : lanes(inputOf(v, "a"), 0n);
+  const pPriorRaw = v.in.p;
+  return {
+    a,
+    membermask: mm,
+    membermaskUniform: !Array.isArray(inputOf(v, "membermask")),
+    active: big(v.warp?.active ?? "0xffffffff"),
+    g: Array.from({ length: 32 }, (_, i) => guardOf(v, i)),
+    dPrior: lanes(v.in.d, 0n),
+    pPrior: Array.from({ length: 32 }, (_, i) => (Array.isArray(pPriorRaw) ? pPriorRaw[i] === true : pPriorRaw === true)),
+  };
+}
+
+/** What a target produced for a warp vector. */
+interface WarpOut {
+  d: (bigint | null)[];
+  p: (boolean | null)[];
+}
+
+/** Compares a warp result with the vector's expected `out` (null lanes skipped). */
+function compareWarp(v: Vector, got: WarpOut): string | null {
+  const ed = v.out.d;
+  const ep = v.out.p;
+  for (let i = 0; i < 32; i++) {
+    if (Array.isArray(ed) && ed[i] !== null && ed[i] !== undefined) {
+      const want = big(ed[i]);
+      if (got.d[i] !== want) return `lane ${i}: d = ${fmt(got.d[i])}, expected ${fmt(want)}`;
+    }
+    if (Array.isArray(ep) && ep[i] !== null && ep[i] !== undefined) {
+      if (got.p[i] !== ep[i]) return `lane ${i}: p = ${got.p[i]}, expected ${ep[i]}`;
+    }
+  }
+  return null;
+}
+
+const fmt = (x: bigint | null | undefined) => (x === null || x === undefined ? "undefined" : `0x${x.toString(16).padStart(8, "0")}`);
+
+/** The reference's result for a warp vector (guarded-off lanes: the prior values). */
+export function referenceWarp(v: Vector): WarpOut {
+  const w = warpIn(v);
+  const f = v.inst.form;
+  if (f.op !== "match") throw new Error("not a warp form");
+  const width = f.type === "b64" ? 64 : 32;
+  const active = Array.from({ length: 32 }, (_, i) => ((w.active >> BigInt(i)) & 1n) === 1n);
+  const r = matchSync(concrete, f, {
+    a: w.a.map((x) => u(x, width)),
+    membermask: w.membermask.map((x) => u(x & 0xffffffffn)),
+    active,
+    executes: active.map((x, i) => x && w.g[i]!),
+  });
+  return {
+    d: r.d.map((x, i) => (!active[i] ? null : !w.g[i] ? w.dPrior[i]! : r.defined[i] ? x.x : null)),
+    p: r.p.map((x, i) => (!active[i] ? null : !w.g[i] ? w.pPrior[i]! : r.defined[i] ? x : null)),
+  };
+}
+
+/** Which executors `check` runs. */
+export interface CheckTargets {
+  ref: boolean;
+  amdgpu: Mcpu[];
+  js: boolean;
+  c: boolean;
+}
+
+export interface VectorFailure {
+  vector: Vector;
+  target: string;
+  message: string;
+}
+
+export interface VectorReport {
+  passed: number;
+  failed: number;
+  skipped: number;
+  failures: VectorFailure[];
+  /** Why some targets did not run (e.g. no C compiler). */
+  notes: string[];
+}
+
+/**
+ * Runs every vector of `vectors` that holds under `profile` on the chosen targets.
+ * A vector passes when every target agrees with its `out`.
+ */
+export async function runVectors(vectors: Vector[], profile: Profile, targets: CheckTargets): Promise<VectorReport> {
+  const failures: VectorFailure[] = [];
+  const notes: string[] = [];
+  const failed = new Set<Vector>();
+  const fail = (vector: Vector, target: string, message: string) => {
+    failed.add(vector);
+    failures.push({ vector, target, message });
+  };
+  const run = vectors.filter((v) => !v.semantics || v.semantics === profile);
+  const skipped = vectors.length - run.length;
+
+  // Portable routines for every distinct spec (built once, shared by JS and C).
+  const portable = new Map<string, { fn: PirFunction; name: string }>();
+  const portableOf = (spec: RoutineSpec) => {
+    const key = JSON.stringify(spec, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
+    let p = portable.get(key);
+    if (!p) {
+      const name = `r${portable.size}`;
+      p = { fn: { ...lowerPortable(spec, profile).fn, name }, name };
+      portable.set(key, p);
+    }
+    return p;
+  };
+
+  const calls: { v: Vector; fn: PirFunction; name: string; args: Record<string, PirValue> }[] = [];
+  for (const v of run) {
+    const f = v.inst.form;
+    const warp = f.op === "match";
+    try {
+      if (targets.ref) {
+        if (warp) {
+          const msg = compareWarp(v, referenceWarp(v));
+          if (msg) fail(v, "ref", msg);
+        } else {
+          const got = guardOf(v) ? scalarSemantics(concrete, f, profile, u(big(inputOf(v, "a"))), u(big(inputOf(v, "b"))), u(big(inputOf(v, "c")))).value.x : big(v.in.d);
+          const want = big(v.out.d);
+          if (got !== want) fail(v, "ref", `d = ${fmt(got)}, expected ${fmt(want)}`);
+        }
+      }
+      for (const mcpu of targets.amdgpu) {
+        for (const regKind of ["v", "s"] as const) {
+          const spec = vectorSpec(v, regKind);
+          if (regKind === "s" && !Object.values(spec.kinds).some((k) => k?.kind === "s")) continue;
+          const msg = warp ? amdgpuWarp(v, spec, mcpu, profile) : amdgpuScalar(v, spec, mcpu, profile);
+          if (msg) fail(v, `amdgpu ${mcpu}${regKind === "s" ? " (uniform sources)" : ""}`, msg);
+        }
+      }
+      if (targets.js || targets.c) {
+        const spec = vectorSpec(v, "v");
+        const p = portableOf(spec);
+        calls.push({ v, fn: p.fn, name: p.name, args: portableArgs(v, p.fn) });
+      }
+    } catch (e) {
+      fail(v, "all", `internal error: ${(e as Error).message}`);
+    }
+  }
+
+  const comparePortable = (v: Vector, target: string, out: Record<string, PirValue>) => {
+    if (v.inst.form.op === "match") {
+      const d = out.d as readonly bigint[] | undefined;
+      const p = out.p as readonly boolean[] | undefined;
+      const msg = compareWarp(v, { d: d ? [...d] : new Array(32).fill(null), p: p ? [...p] : new Array(32).fill(null) });
+      if (msg) fail(v, target, msg);
+    } else {
+      const got = out.d as bigint;
+      const want = big(v.out.d);
+      if (got !== want) fail(v, target, `d = ${fmt(got)}, expected ${fmt(want)}`);
+    }
+  };
+
+  if (targets.js && calls.length) {
+    const fns = [...new Map(calls.map((c) => [c.name, c.fn])).values()];
+    const mod = await loadJsModule(await printJsModule(fns.map((fn) => ({ name: fn.name, fn, header: fn.name }))));
+    for (const c of calls) {
+      try {
+        comparePortable(c.v, "js", callJs(c.fn, mod[c.name] as JsRoutine, c.args));
+      } catch (e) {
+        fail(c.v, "js", (e as Error).message);
+      }
+    }
+  }
+  if (targets.c && calls.length) {
+    const cc = haveCc();
+    if (!cc.ok) notes.push(`C target skipped: ${cc.reason}`);
+    else {
+      const fns = [...new Map(calls.map((c) => [c.name, c.fn])).values()];
+      const outs = runCRoutines(
+        fns.map((fn) => ({ name: fn.name, fn })),
+        calls.map((c) => ({ routine: c.name, args: c.args })),
+      );
+      calls.forEach((c, i) => comparePortable(c.v, "c", outs[i]!));
+    }
+  }
+  // PIR itself (the portable IR's meaning, poison included) must agree too.
+  for (const c of calls) {
+    const out = evalPirConcrete(c.fn, c.args);
+    const defined = Object.values(out).every((x) => (Array.isArray(x) ? true : x.defined));
+    if (!defined && c.v.inst.form.op !== "match") fail(c.v, "portable IR", "poison reached d");
+  }
+  return { passed: run.length - failed.size, failed: failed.size, skipped, failures, notes };
+}
+
+function amdgpuScalar(v: Vector, spec: RoutineSpec, mcpu: Mcpu, profile: Profile): string | null {
+  const r = lowerRoutine(spec, TARGETS[mcpu], profile);
+  const x = { a: big(inputOf(v, "a")), b: big(inputOf(v, "b")), c: big(inputOf(v, "c")) };
+  const src: Record<string, CV | CV[]> = {};
+  for (const name of ["a", "b", "c"] as const) {
+    const k = spec.kinds[name];
+    if (!k || k.kind === "imm") continue;
+    src[name] = k.kind === "v" ? new Array<CV>(32).fill(u(x[name])) : u(x[name]);
+  }
+  const g = guardOf(v);
+  const run = execRoutine(concrete, r, {
+    src,
+    active: u(0xffffffff),
+    ...(spec.guarded ? { guard: new Array<boolean>(32).fill(g), dPrior: new Array<CV>(32).fill(u(big(v.in.d))) } : {}),
+  });
+  if (run.status !== "ok") return `step limit exceeded (rule ${r.rule})`;
+  if (run.violations.length) return `contract violation (rule ${r.rule}): ${run.violations.join("; ")}`;
+  const want = big(v.out.d);
+  if (run.d[0]!.x !== want) return `d = ${fmt(run.d[0]!.x)}, expected ${fmt(want)} (rule ${r.rule})`;
+  return null;
+}
+
+function amdgpuWarp(v: Vector, spec: RoutineSpec, mcpu: Mcpu, profile: Profile): string | null {
+  const f = v.inst.form;
+  if (f.op !== "match") return "not a warp form";
+  const r = lowerRoutine(spec, TARGETS[mcpu], profile);
+  const w = warpIn(v);
+  const width = f.type === "b64" ? 64 : 32;
+  const src: Record<string, CV | CV[]> = {};
+  if (spec.kinds.a?.kind !== "imm") src.a = spec.kinds.a?.kind === "s" ? u(w.a[0]!, width) : w.a.map((x) => u(x, width));
+  if (spec.kinds.membermask?.kind !== "imm")
+    src.membermask = spec.kinds.membermask?.kind === "s" ? u(w.membermask[0]!) : w.membermask.map((x) => u(x));
+  const run = execRoutine(concrete, r, {
+    src,
+    active: u(w.active),
+    ...(spec.guarded ? { guard: w.g, dPrior: w.dPrior.map((x) => u(x)), pPrior: w.pPrior } : {}),
+  });
+  if (run.status !== "ok") return `step limit exceeded (rule ${r.rule})`;
+  if (run.violations.length) return `contract violation (rule ${r.rule}): ${run.violations.join("; ")}`;
+  const msg = compareWarp(v, { d: run.d.map((x) => x.x), p: run.p });
+  return msg ? `${msg} (rule ${r.rule})` : null;
+}
+
+/** Concrete PIR arguments for a vector, by the routine's parameter names. */
+function portableArgs(v: Vector, fn: PirFunction): Record<string, PirValue> {
+  const args: Record<string, PirValue> = {};
+  if (v.inst.form.op === "match") {
+    const w = warpIn(v);
+    for (const p of fn.params) {
+      if (p.name === "a") args.a = p.type.t === "arr" ? w.a : w.a[0]!;
+      else if (p.name === "membermask") args.membermask = p.type.t === "arr" ? w.membermask : w.membermask[0]!;
+      else if (p.name === "active") args.active = w.active;
+      else if (p.name === "g") args.g = w.g;
+      else if (p.name === "dPrior") args.dPrior = w.dPrior;
+      else if (p.name === "pPrior") args.pPrior = w.pPrior;
+    }
+    return args;
+  }
+  for (const p of fn.params) {
+    if (p.name === "g") args.g = guardOf(v);
+    else if (p.name === "dPrior") args.dPrior = big(v.in.d);
+    else args[p.name] = big(inputOf(v, p.name as SourceName));
+  }
+  return args;
+}

@@ -1,0 +1,104 @@
+/**
+ * @fileoverview Diagnostics: the record every phase reports, its one-line format, and the
+ * table of messages. Messages for the three families are ptxas 13.0's own wording (checked
+ * against `ptxas -arch=sm_90`, see ../shared/notes/ptx-semantics.md §5(c)), so that a user
+ * who knows ptxas recognises them and the parity test can compare the two tools.
+ *
+ * ptxas prints `FILE, line N; error   : MESSAGE` with no column; ptx-lower prints
+ * `file:line:col: error: message` (the GNU format editors understand).
+ */
+import type { Loc } from "./ir/ir.js";
+
+/** One problem found in the input. */
+export interface Diagnostic {
+  loc: Loc;
+  severity: "error" | "warning";
+  message: string;
+}
+
+/** `file:line:col: error: message`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.loc.file}:${d.loc.line}:${d.loc.col}: ${d.severity}: ${d.message}`;
+}
+
+/** An error diagnostic at `loc`. */
+export function error(loc: Loc, message: string): Diagnostic {
+  return { loc, severity: "error", message };
+}
+
+/** True when any diagnostic is an error. */
+export function hasErrors(ds: readonly Diagnostic[]): boolean {
+  return ds.some((d) => d.severity === "error");
+}
+
+/**
+ * Every message ptx-lower emits. `op` is the instruction name as ptxas spells it in the
+ * message (`szext`, `vshl`, `vshr`, `match`, or `match.any` for the predicate rule).
+ */
+export const messages = {
+  // --- modifiers (ptxas) ---
+  clampRequired: (op: string) => `Clamp modifier required for instruction '${op}'`,
+  multipleClamp: () => "Multiple clamp modifiers specified",
+  multipleAnyAll: () => "Multiple .any/.all modifiers specified",
+  multipleVote: () => "Multiple vote modifiers specified",
+  multiplePostOp: () => "Multiple instruction post-operation flags set",
+  unexpectedTypes: (op: string) => `Unexpected instruction types specified for '${op}'`,
+  requiresU32: () => "Operation requires .u32 type",
+  syncRequired: (op: string) => `.sync modifier required for instruction '${op}'`,
+  anyAllRequired: (op: string) => `'.any' or '.all' modifier required for instruction '${op}'`,
+  /** `mod` as ptxas prints it: `.sat`, `.add`, or the category name `Clamp` for .clamp/.wrap on match. */
+  illegalModifier: (mod: string, op: string) => `Illegal modifier '${mod}' for instruction '${op}'`,
+  unknownModifier: (mod: string) => `Unknown modifier '.${mod}'`,
+  illegalRounding: (op: string) => `Illegal rounding modifier for instruction '${op}'`,
+  comparisonNotAllowed: (op: string) => `Comparison qualifier is not allowed for instruction '${op}'`,
+  noStateSpace: (op: string) => `No state space qualifier expected for instruction '${op}'`,
+  vectorQualifier: (op: string) => `Vector qualifier is not allowed for instruction '${op}'`,
+  featureVersion: (op: string, version: string) => `Feature '${op}' requires PTX ISA .version ${version} or later`,
+  targetRequired: (op: string, sm: string) => `Instruction '${op}' requires .target ${sm} or higher`,
+  // --- operands (ptxas) ---
+  argumentsMismatch: (op: string) => `Arguments mismatch for instruction '${op}'`,
+  unknownSymbol: (name: string) => `Unknown symbol '${name}'`,
+  mustBeRegister: (n: number, op: string) => `Argument ${n} of instruction '${op}': must be register`,
+  vectorOperand: (op: string) => `Vector operand is not allowed for instruction '${op}'`,
+  resultRegister: (op: string) => `Result register required for instruction '${op}'`,
+  specialRegister: (op: string) => `Special register argument not allowed for instruction '${op}'`,
+  predicateNotAllowed: (op: string) => `Predicate output not allowed for instruction '${op}'`,
+  predicateExpected: (op: string) => `Predicate output expected for instruction '${op}'`,
+  discardNotAllowed: (op: string) => `Result discard mode is not allowed for instruction '${op}'`,
+  predicateExpression: () => "Predicate expression expected",
+  // --- video selectors (ptxas) ---
+  dselAndOp2: () => "Video instruction cannot have destination selector and secondary operation",
+  selectorOnC: () => "Video selector is not allowed on 'source C' operand",
+  selectorOnDest: (op: string) => `Video selector is not allowed on destination for instruction '${op}'`,
+  selectorOnSource: (op: string) => `Video selector is not allowed on source operand for instruction '${op}'`,
+  incorrectSelector: (n: number) => `Incorrect video selector for operand ${n}`,
+  unknownSelector: (sel: string) => `Unknown video selector: '.${sel}'`,
+  /** A suffix on a name that is not a 32-bit register (`%rd1.b0`, `%h1.h1`, `%r99.b0`). */
+  unknownField: (sel: string) => `Unknown field '.${sel}'`,
+  // --- syntax (ptxas wording where ptxas has one) ---
+  parseError: (near: string) => `Parsing error near '${near}': syntax error`,
+  constantOverflow: () => "Constant overflow",
+  nonAscii: (line: number) => `Unexpected non-ASCII character encountered on line ${line}`,
+  divisionByZero: () => "Constant expression has division by zero",
+  // --- syntax (ptx-lower's own) ---
+  expected: (what: string, near: string) => `Parsing error near '${near}': expected ${what}`,
+  unterminatedComment: () => "Unterminated /* comment",
+  unterminatedString: () => "Unterminated string literal",
+  invalidCharacter: (ch: string) => `Invalid character '${ch}'`,
+  nestingTooDeep: (max: number) => `Nesting too deep (more than ${max} levels)`,
+  unknownDirective: (name: string) => `Unknown directive '.${name}'`,
+  unbalancedBrace: () => "Unmatched '}'",
+  missingBrace: () => "Missing '}' at end of input",
+  tooManyErrors: (max: number) => `Too many errors (${max}); parsing stopped`,
+  internalError: (what: string) => `Internal error in ptx-lower: ${what}`,
+} as const;
+
+/** Thrown by library entry points that cannot continue; carries every diagnostic found. */
+export class PtxLowerError extends Error {
+  readonly diagnostics: Diagnostic[];
+  constructor(diagnostics: Diagnostic[], message?: string) {
+    super(message ?? diagnostics.map(formatDiagnostic).join("\n"));
+    this.name = "PtxLowerError";
+    this.diagnostics = diagnostics;
+  }
+}

@@ -1,0 +1,839 @@
+/**
+ * @fileoverview From PTX text to the typed IR: parse (src/ptx), resolve names in their scopes,
+ * and turn every `szext`, `vshl`/`vshr` and `match` instruction into a `FamilyInst`, checking
+ * it exactly as ptxas 13.0 does (`ptxas -arch=sm_90`; ../shared/notes/ptx-semantics.md §5(c)
+ * and its "read first" block). Every other instruction is only counted (`census`).
+ *
+ * ptxas checks an instruction in phases, and the order decides which messages appear when
+ * several things are wrong. Reconstructed from ptxas's output:
+ *   1. while parsing: unknown modifiers, repeated modes ("Multiple clamp modifiers
+ *      specified"), repeated `.any/.all`, repeated post-ops, unknown video selectors, guards;
+ *   2. template match, which stops at the first failure: an illegal post-op (`szext.add`),
+ *      the type suffixes ("Unexpected instruction types"), then the operands' number, kinds
+ *      and widths ("Arguments mismatch", followed by one "Unknown symbol" per undeclared name);
+ *   3. per-family semantic checks, all reported, in a fixed order per family (see
+ *      `checkSzext`, `checkVsh`, `checkMatch`); a `_` destination where discard is not
+ *      allowed is fatal in ptxas, so nothing after it is reported.
+ * An instruction with any error yields no `FamilyInst`.
+ *
+ * Where ptxas 13.0 accepts more than §5(c) says, this follows ptxas: modifiers and types in
+ * any order (types keep their relative order dtype.atype.btype), a repeated `.sat` or
+ * `.sync`, `d|_` on every family (same as `d`), a `0f…` immediate as a `.b32` match `a`
+ * and a `0d…` one as a `.b64` match `a`.
+ */
+import { type Diagnostic, error, messages } from "../diag.js";
+import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type VarDecl, modifierLoc } from "../ptx/ast.js";
+import { parsePtx } from "../ptx/parser.js";
+import type { MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
+import type { FamilyInst, Guard, Loc, PtxOperand } from "./ir.js";
+
+/** The result of `parseModule`. */
+export interface ParsedModule {
+  file: string;
+  ast: Module;
+  /** Every valid family instruction, in source order. */
+  insts: FamilyInst[];
+  /** Full opcode with modifiers (`ld.param.u64`) → count, for every instruction outside the three families. */
+  census: Map<string, number>;
+  /** Syntax and validation diagnostics, sorted by line. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Parse and validate a PTX module. Never throws (any input, including random bytes).
+ * Errors: every ptxas rejection of a family instruction, with ptxas's message, located at
+ * the opcode (or the operand at fault); syntax errors from src/ptx/parser.ts.
+ */
+export function parseModule(text: string, file: string): ParsedModule {
+  const { module: ast, diagnostics } = parsePtx(text, file);
+  const out: ParsedModule = { file, ast, insts: [], census: new Map(), diagnostics };
+  const syntaxLines = new Set(diagnostics.map((d) => d.loc.line));
+  try {
+    const ctx = moduleContext(ast);
+    for (const fn of flattenModule(ast).functions) {
+      for (const item of fn.items) {
+        if (item.kind !== "inst") continue;
+        const inst = item.inst;
+        if (!isFamilyOpcode(inst.opcode)) {
+          const key = inst.modifiers.length === 0 ? inst.opcode : inst.opcode + "." + inst.modifiers.join(".");
+          out.census.set(key, (out.census.get(key) ?? 0) + 1);
+          continue;
+        }
+        const r = checkFamily(inst, item.scope, fn, ctx);
+        for (const d of r.diagnostics) diagnostics.push(d);
+        // A syntax error inside the instruction (say "Constant overflow") also disqualifies it.
+        let clean = true;
+        for (let l = inst.loc.line, end = l + countNewlines(inst.text); l <= end; l++) if (syntaxLines.has(l)) clean = false;
+        if (r.inst && clean) out.insts.push(r.inst);
+      }
+    }
+  } catch (e) {
+    diagnostics.push(error({ file, line: 1, col: 1 }, messages.internalError(e instanceof Error ? e.message : String(e))));
+  }
+  diagnostics.sort((a, b) => a.loc.line - b.loc.line);
+  return out;
+}
+
+function countNewlines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** The opcodes this tool lowers. */
+export type FamilyOpcode = "szext" | "vshl" | "vshr" | "match";
+
+export function isFamilyOpcode(op: string): op is FamilyOpcode {
+  return op === "szext" || op === "vshl" || op === "vshr" || op === "match";
+}
+
+// ==================================================================== names and scopes
+
+/**
+ * What a name refers to. `key` identifies the declaration (two registers with the same name
+ * in different scopes have different keys), which is what a dataflow pass needs.
+ */
+export interface SymInfo {
+  key: string;
+  kind: "reg" | "var" | "special" | "label" | "function";
+  /** State space without the dot (`reg`, `param`, `global`, …); `sreg` for special registers. */
+  space: string;
+  type: string | null;
+  vector: number | null;
+  /** A `.param` of an `.entry`: the same value in every thread of the grid. */
+  kernelParam: boolean;
+  /** A parameter or return register of a `.func` (its value comes from the caller). */
+  funcParam: boolean;
+}
+
+/** Name lookup as seen from one point of the program. */
+export interface NameScope {
+  /** The declaration `name` refers to here, or null. */
+  lookup(name: string): SymInfo | null;
+}
+
+/**
+ * One lexical scope (module, function parameters, or a `{ }` block). Declarations carry a
+ * sequence number from a module-wide clock, so that a lookup can see only what was declared
+ * before a given point (PTX requires declaration before use).
+ */
+export class Scope implements NameScope {
+  private readonly names = new Map<string, { seq: number; info: SymInfo }[]>();
+  private readonly ranges = new Map<string, { seq: number; count: number; info: SymInfo }[]>();
+  constructor(
+    readonly parent: Scope | null,
+    private readonly id: number,
+    private readonly clock: { seq: number },
+  ) {}
+
+  /** Declare every name of `decl`. */
+  declare(decl: VarDecl, extra: { kernelParam?: boolean; funcParam?: boolean } = {}): void {
+    for (const d of decl.declarators) {
+      const info: SymInfo = {
+        key: `${this.id}:${d.name}`,
+        kind: decl.space === "reg" ? "reg" : "var",
+        space: decl.space,
+        type: decl.type,
+        vector: decl.vector,
+        kernelParam: extra.kernelParam ?? false,
+        funcParam: extra.funcParam ?? false,
+      };
+      const seq = this.clock.seq++;
+      if (d.range !== null) push(this.ranges, d.name, { seq, count: d.range, info });
+      else push(this.names, d.name, { seq, info });
+    }
+  }
+
+  /** Declare a non-variable name (function) in this scope. */
+  declareName(name: string, kind: "function"): void {
+    const info: SymInfo = { key: `${this.id}:${name}`, kind, space: "", type: null, vector: null, kernelParam: false, funcParam: false };
+    push(this.names, name, { seq: this.clock.seq++, info });
+  }
+
+  /** A view of this scope at the current point of the walk: later declarations are invisible. */
+  here(): NameScope {
+    const before = this.clock.seq;
+    return { lookup: (name) => this.lookup(name, before) };
+  }
+
+  /**
+   * The declaration `name` refers to, among those made before `before` (all by default).
+   * `%r7` (or `%r07`, as ptxas allows) matches a range `%r<N>` with N > 7.
+   */
+  lookup(name: string, before = Infinity): SymInfo | null {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const list = s.names.get(name);
+      if (list) {
+        for (let k = list.length - 1; k >= 0; k--) if (list[k].seq < before) return list[k].info;
+      }
+      if (s.ranges.size === 0) continue;
+      let i = name.length;
+      while (i > 0 && name.charCodeAt(i - 1) >= 48 && name.charCodeAt(i - 1) <= 57) i--;
+      if (i === name.length || i === 0) continue;
+      const rl = s.ranges.get(name.slice(0, i));
+      if (!rl) continue;
+      const n = Number(name.slice(i));
+      for (let k = rl.length - 1; k >= 0; k--) {
+        if (rl[k].seq < before && n < rl[k].count) {
+          const info = rl[k].info;
+          return { ...info, key: `${info.key}${n}` };
+        }
+      }
+    }
+    return null;
+  }
+}
+
+function push<T>(m: Map<string, T[]>, k: string, v: T): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/** Special registers (PTX ISA "Special Registers") and their widths; `vec` ones take `.x/.y/.z`. */
+const SPECIAL_VEC = new Set(["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"]);
+const SPECIAL_32 = new Set([
+  "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge",
+  "%lanemask_gt", "%clock", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi", "%total_smem_size", "%aggr_smem_size",
+  "%dynamic_smem_size", "%cluster_ctarank", "%cluster_nctarank", "%reserved_smem_offset_begin",
+  "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_0", "%reserved_smem_offset_1",
+]);
+const SPECIAL_64 = new Set(["%clock64", "%gridid", "%globaltimer", "%current_graph_exec"]);
+
+/** The special register `name` (without a component), or null. */
+export function specialRegister(name: string): { width: 32 | 64; vec: boolean; pred: boolean } | null {
+  if (SPECIAL_VEC.has(name)) return { width: 32, vec: true, pred: false };
+  if (SPECIAL_32.has(name)) return { width: 32, vec: false, pred: false };
+  if (SPECIAL_64.has(name)) return { width: 64, vec: false, pred: false };
+  if (name === "%is_explicit_cluster") return { width: 32, vec: false, pred: true };
+  if (name.startsWith("%envreg") && /^%envreg([0-9]|[12][0-9]|3[01])$/.test(name)) return { width: 32, vec: false, pred: false };
+  if (/^%pm[0-7]$/.test(name)) return { width: 32, vec: false, pred: false };
+  if (/^%pm[0-7]_64$/.test(name)) return { width: 64, vec: false, pred: false };
+  return null;
+}
+
+/** One statement of a flattened function: an instruction with its scope, or a label. */
+export type FlatItem = { kind: "inst"; inst: Instruction; scope: NameScope } | { kind: "label"; name: string; loc: Loc };
+
+/** A function with its nested blocks flattened into program order. */
+export interface FlatFunction {
+  fn: FunctionDecl;
+  items: FlatItem[];
+  labels: Set<string>;
+}
+
+/**
+ * Walk the module in order, declaring names as ptxas does (declare before use; inner blocks
+ * shadow outer ones), and flatten every function body. Used by `parseModule` and by
+ * passes/uniformity.ts so that both agree on what each register name means.
+ */
+export function flattenModule(ast: Module): { globals: Scope; functions: FlatFunction[] } {
+  let nextId = 0;
+  const clock = { seq: 0 };
+  const globals = new Scope(null, nextId++, clock);
+  const functions: FlatFunction[] = [];
+  for (const item of ast.items) {
+    if (item.kind === "var") {
+      globals.declare(item);
+      continue;
+    }
+    if (item.kind !== "function") continue;
+    globals.declareName(item.name, "function");
+    if (!item.body) continue;
+    const fscope = new Scope(globals, nextId++, clock);
+    for (const p of item.rets) fscope.declare(p, { funcParam: true });
+    for (const p of item.params) fscope.declare(p, { kernelParam: item.entry && p.space === "param", funcParam: !item.entry });
+    const flat: FlatFunction = { fn: item, items: [], labels: new Set() };
+    const stack: { stmts: Block["stmts"]; i: number; scope: Scope }[] = [{ stmts: item.body.stmts, i: 0, scope: new Scope(fscope, nextId++, clock) }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (top.i >= top.stmts.length) {
+        stack.pop();
+        continue;
+      }
+      const s = top.stmts[top.i++];
+      if (s.kind === "inst") flat.items.push({ kind: "inst", inst: s, scope: top.scope.here() });
+      else if (s.kind === "label") {
+        flat.items.push({ kind: "label", name: s.name, loc: s.loc });
+        flat.labels.add(s.name);
+      } else if (s.kind === "var") top.scope.declare(s);
+      else if (s.kind === "block") stack.push({ stmts: s.stmts, i: 0, scope: new Scope(top.scope, nextId++, clock) });
+    }
+    functions.push(flat);
+  }
+  return { globals, functions };
+}
+
+// ==================================================================== module context
+
+interface ModuleContext {
+  version: { major: number; minor: number } | null;
+  /** The lowest `sm_NN` of `.target`, or null if none. */
+  sm: number | null;
+}
+
+function moduleContext(ast: Module): ModuleContext {
+  let sm: number | null = null;
+  for (const t of ast.target?.names ?? []) {
+    if (!t.startsWith("sm_")) continue;
+    let i = 3;
+    while (i < t.length && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
+    if (i > 3) {
+      const n = Number(t.slice(3, i));
+      sm = sm === null ? n : Math.min(sm, n);
+    }
+  }
+  return { version: ast.version ? { major: ast.version.major, minor: ast.version.minor } : null, sm };
+}
+
+function versionBelow(v: ModuleContext["version"], major: number, minor: number): boolean {
+  return v !== null && (v.major < major || (v.major === major && v.minor < minor));
+}
+
+// ==================================================================== modifier vocabulary
+
+const TYPE_NAMES = new Set([
+  "b1", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "f16x2",
+  "bf16", "bf16x2", "f32", "f64", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2", "e2m1", "e2m1x2", "e3m2", "e2m3",
+  "ue8m0", "ue8m0x2", "s4", "u4", "pred",
+]);
+const ROUNDING = new Set(["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs"]);
+const COMPARISON = new Set(["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"]);
+const STATE_SPACES = new Set(["global", "shared", "local", "param", "const", "tex", "generic", "shared::cta", "shared::cluster", "param::entry", "param::func"]);
+const VECTORS = new Set(["v2", "v4", "v8", "v16"]);
+/** Illegal modifiers that ptxas rejects while matching the instruction template (nothing else is checked then). */
+const TEMPLATE_ILLEGAL = new Set(["and", "or", "xor", "cas", "relu", "satfinite", "sync"]);
+/** Other modifiers ptxas knows (so it says "Illegal modifier" rather than "Unknown modifier"). */
+const KNOWN_OTHER = new Set([
+  "ftz", "approx", "cc", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc", "mmio", "aligned", "ballot",
+  "exch", "inc", "dec", "popc", "up", "down", "bfly", "idx", "shiftamt", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc",
+  "wait", "cta", "gpu", "sys", "cluster", "noftz", "L1", "L2", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms",
+  "a2dms", "weak", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "trap", "zero",
+]);
+
+/** Selector spellings ptxas recognises at all (`.b0123`, `.h10` belong to the SIMD video ops). */
+function knownSelectorSyntax(sel: string): boolean {
+  const c0 = sel.charCodeAt(0);
+  const max = c0 === 98 /* b */ ? 55 : c0 === 104 /* h */ ? 51 : 0;
+  if (max === 0) return false;
+  for (let i = 1; i < sel.length; i++) {
+    const c = sel.charCodeAt(i);
+    if (c < 48 || c > max) return false;
+  }
+  return true;
+}
+
+/** The selectors of the scalar video instructions. */
+const VIDEO_SELS = new Set<string>(["b0", "b1", "b2", "b3", "h0", "h1"]);
+
+/** Register class of a declared register or variable: i32 (.b32/.u32/.s32), f32, i64, f64, pred or other. */
+function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" | "other" {
+  if (info.vector !== null) return "other";
+  switch (info.type) {
+    case "b32":
+    case "u32":
+    case "s32":
+      return "i32";
+    case "f32":
+      return "f32";
+    case "b64":
+    case "u64":
+    case "s64":
+      return "i64";
+    case "f64":
+      return "f64";
+    case "pred":
+      return "pred";
+    default:
+      return "other";
+  }
+}
+
+// ==================================================================== family check
+
+type SymOperand = Extract<Operand, { kind: "sym" }>;
+
+/** Operand role names in PTX order. */
+type Role = "d" | "a" | "b" | "c" | "membermask";
+
+/** The operands of an instruction that passed the template phase. */
+interface Resolved {
+  /** `d` (or the first half of `d|p`). */
+  d: Operand;
+  /** The second half of `d|p`. */
+  p: Operand | null;
+  sources: { role: Role; op: Operand; index: number }[];
+  /** Operands that are special registers (legal syntax, rejected later). */
+  specials: Operand[];
+  /** A vector special register written without a component (`%tid`). */
+  vectorSpecial: Operand | null;
+  /** Operands that are variables or addresses, with their argument index ("must be register"). */
+  notRegister: { op: Operand; index: number }[];
+  /** A destination whose "Unknown field" made it a value (ptxas then wants a result register). */
+  fieldValue: Operand | null;
+}
+
+/** The state of checking one family instruction; see the file comment for the phases. */
+class FamilyChecker {
+  readonly diags: Diagnostic[] = [];
+  readonly op: string;
+  readonly family: "szext" | "vsh" | "match";
+  types: string[] = [];
+  mode: "clamp" | "wrap" | null = null;
+  modeCount = 0;
+  sat = 0;
+  postOps: { m: string; i: number }[] = [];
+  /** `.any/.all/.uni` (ptxas's "vote modifier"): the last one written, and how many. */
+  vote: "any" | "all" | "uni" | null = null;
+  votes: string[] = [];
+  sync = false;
+  /** Index of a `.clamp/.wrap` on match, which ptxas rejects while matching the template. */
+  matchClamp: number | null = null;
+  /** First modifier rejected during template matching (`.sync` on szext, `.and`, …). */
+  templateIllegal: { m: string; i: number } | null = null;
+  others: { m: string; i: number }[] = [];
+  rounding: number[] = [];
+  comparison: number[] = [];
+  spaces: number[] = [];
+  vectors: number[] = [];
+  /**
+   * Operands whose suffix is an "Unknown field". ptxas then reads a declared register as
+   * itself (its width is still checked) and anything else as a value, like an immediate.
+   */
+  badField = new Set<Operand>();
+  /** Undeclared names, reported last; `mismatch` if the name also makes "Arguments mismatch". */
+  unknown: { name: string; loc: Loc; mismatch: boolean }[] = [];
+
+  constructor(
+    readonly inst: Instruction,
+    readonly scope: NameScope,
+    readonly fn: FlatFunction,
+    readonly ctx: ModuleContext,
+  ) {
+    this.op = inst.opcode;
+    this.family = inst.opcode === "szext" ? "szext" : inst.opcode === "match" ? "match" : "vsh";
+  }
+
+  err(loc: Loc, message: string): void {
+    this.diags.push(error(loc, message));
+  }
+
+  modLoc(i: number): Loc {
+    return modifierLoc(this.inst, i);
+  }
+
+  /** Phase 1a: classify modifiers as written; "Unknown modifier" and "Multiple clamp modifiers". */
+  modifiers(): void {
+    this.inst.modifiers.forEach((m, i) => {
+      if (TYPE_NAMES.has(m)) this.types.push(m);
+      else if (m === "clamp" || m === "wrap") {
+        if (this.modeCount++ > 0) this.err(this.modLoc(i), messages.multipleClamp());
+        else this.mode = m;
+        if (this.family === "match") this.matchClamp ??= i;
+      } else if (m === "sat") this.sat++;
+      else if (m === "add" || m === "min" || m === "max") {
+        this.postOps.push({ m, i });
+        if (this.family !== "vsh" && !this.templateIllegal) this.templateIllegal = { m, i };
+      } else if (m === "any" || m === "all" || m === "uni") {
+        this.votes.push(m);
+        if (this.votes.length > 1 && m !== "uni" && this.vote !== null && this.vote !== "uni") this.err(this.modLoc(i), messages.multipleAnyAll());
+        if (m !== "uni" || this.vote === null) this.vote = m; // `.uni` does not override `.any/.all`
+      } else if (m === "sync" && this.family === "match") this.sync = true;
+      else if (TEMPLATE_ILLEGAL.has(m)) this.templateIllegal ??= { m, i };
+      else if (ROUNDING.has(m)) this.rounding.push(i);
+      else if (COMPARISON.has(m)) this.comparison.push(i);
+      else if (STATE_SPACES.has(m)) this.spaces.push(i);
+      else if (VECTORS.has(m)) this.vectors.push(i);
+      else if (KNOWN_OTHER.has(m) || m.startsWith("L2::") || m.startsWith("L1::")) this.others.push({ m, i });
+      else this.err(this.modLoc(i), messages.unknownModifier(m));
+    });
+  }
+
+  private *allSyms(): Generator<SymOperand> {
+    for (const o of this.inst.operands) {
+      if (o.kind === "sym") yield o;
+      else if (o.kind === "pair") {
+        if (o.first.kind === "sym") yield o.first;
+        if (o.second.kind === "sym") yield o.second;
+      } else if (o.kind === "address" && o.base?.kind === "sym") yield o.base;
+    }
+  }
+
+  /**
+   * An address operand: ptxas says "must be register" when its base is a 32-bit integer
+   * register or variable, and "Arguments mismatch" otherwise.
+   */
+  private addressOk(o: Extract<Operand, { kind: "address" }>): boolean {
+    if (!o.base || o.base.kind !== "sym" || o.elems.length > 0) return false;
+    const info = this.scope.lookup(o.base.name);
+    return info !== null && (info.kind === "reg" || info.kind === "var") && regClass(info) === "i32";
+  }
+
+  /** `%tid.x`: a component of a vector special register, not a video selector. */
+  isComponent(o: SymOperand): boolean {
+    return o.sel !== null && SPECIAL_VEC.has(o.name) && (o.sel === "x" || o.sel === "y" || o.sel === "z" || o.sel === "w");
+  }
+
+  /** The video selector written on an operand (not a special register's component). */
+  selOf(o: Operand): string | null {
+    return o.kind === "sym" && o.sel !== null && !this.isComponent(o) && !this.badField.has(o) ? o.sel : null;
+  }
+
+  /**
+   * Phase 1b, name resolution: the guard must be a predicate; a suffix is a video selector
+   * on a 32-bit register, and an "Unknown field" on anything else; undeclared names are
+   * remembered for "Unknown symbol", which ptxas reports after everything else.
+   */
+  names(): void {
+    const g = this.inst.guard;
+    if (g) {
+      const info = this.scope.lookup(g.reg);
+      if (!info) this.unknown.push({ name: g.reg, loc: g.loc, mismatch: false });
+      if (!info || info.kind !== "reg" || regClass(info) !== "pred") this.err(g.loc, messages.predicateExpression());
+    }
+    for (const o of this.allSyms()) {
+      const info = this.scope.lookup(o.name);
+      const special = !info && specialRegister(o.name) !== null;
+      const undeclared = !info && !special && !this.fn.labels.has(o.name);
+      const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
+      if (undeclared) this.unknown.push({ name: o.name, loc: o.loc, mismatch: !field });
+      if (o.sel === null || this.isComponent(o) || special) continue;
+      const cls = info && info.kind === "reg" ? regClass(info) : null;
+      if (cls === "i32" || cls === "f32" || cls === "pred") {
+        if (!knownSelectorSyntax(o.sel)) this.err(o.loc, messages.unknownSelector(o.sel));
+        continue;
+      }
+      if (info && info.kind === "var") this.unknown.push({ name: o.name, loc: o.loc, mismatch: false }); // `k_param.b0` names nothing
+      this.err(o.loc, messages.unknownField(o.sel));
+      this.badField.add(o);
+    }
+  }
+
+  /** Report the undeclared names. */
+  unknownSymbols(): void {
+    for (const u of this.unknown) this.err(u.loc, messages.unknownSymbol(u.name));
+  }
+
+  /**
+   * Phase 2, template matching; stops at the first failure. Checks template-level illegal
+   * modifiers, the type suffixes, the operand count, and each operand's kind and width.
+   */
+  template(): Resolved | null {
+    const inst = this.inst;
+    const op = this.op;
+    if (this.templateIllegal) {
+      const { m, i } = this.templateIllegal;
+      this.err(this.modLoc(i), messages.illegalModifier("." + m, op));
+      return null;
+    }
+
+    const t = this.types;
+    const int32 = (x: string) => x === "u32" || x === "s32";
+    const typesOk =
+      this.family === "szext"
+        ? t.length === 1 && int32(t[0])
+        : this.family === "match"
+          ? t.length === 1 && (t[0] === "b32" || t[0] === "b64")
+          : t.length === 3 && t.every(int32);
+    if (!typesOk) {
+      this.err(inst.loc, messages.unexpectedTypes(op));
+      return null;
+    }
+    const ops = inst.operands;
+    const arityOk = this.family === "vsh" ? ops.length === 4 || (ops.length === 3 && this.postOps.length === 0) : ops.length === 3;
+    if (!arityOk) {
+      this.err(inst.loc, messages.argumentsMismatch(op));
+      return null;
+    }
+    const roles: Role[] = this.family === "match" ? ["d", "a", "membermask"] : ["d", "a", "b", "c"];
+    let mismatch: Loc | null = null;
+    const res: Resolved = { d: ops[0], p: null, sources: [], specials: [], vectorSpecial: null, notRegister: [], fieldValue: null };
+
+    // Destination: a 32-bit register, `_`, or an immediate (rejected later); optionally `|p`.
+    const d0 = ops[0];
+    if (d0.kind === "address") {
+      if (this.addressOk(d0)) res.notRegister.push({ op: d0, index: 0 });
+      else mismatch ??= d0.loc;
+    }
+    else if (d0.kind === "vector" || d0.kind === "float" || d0.kind === "list") mismatch ??= d0.loc;
+    const parts = d0.kind === "pair" ? [d0.first, d0.second] : [d0];
+    res.d = parts[0];
+    if (d0.kind === "pair") res.p = d0.second;
+    for (let k = 0; k < parts.length; k++) {
+      const o = parts[k];
+      if (o.kind !== "sym") continue; // `_`, or an immediate `d`
+      if (o.neg) {
+        mismatch ??= o.loc;
+        continue;
+      }
+      if (this.badField.has(o)) {
+        if (k === 0) res.fieldValue = o;
+        continue;
+      }
+      const info = this.scope.lookup(o.name);
+      if (!info) {
+        const sp = specialRegister(o.name);
+        if (sp && k === 0 && !sp.pred && sp.width === 32) this.special(res, o, sp);
+        else mismatch ??= o.loc;
+        continue;
+      }
+      if (k === 1) continue; // `p` is checked in phase 3
+      if (info.kind === "var") res.notRegister.push({ op: o, index: 0 });
+      else if (info.kind !== "reg" || regClass(info) !== "i32") mismatch ??= o.loc;
+    }
+
+    // Sources.
+    for (let i = 1; i < ops.length; i++) {
+      const o = ops[i];
+      const role = roles[i];
+      if (o.kind === "vector") {
+        this.err(o.loc, messages.vectorOperand(op));
+        return null;
+      }
+      res.sources.push({ role, op: o, index: i });
+      if (o.kind === "int") continue;
+      if (o.kind === "address") {
+        if (this.addressOk(o)) res.notRegister.push({ op: o, index: i });
+        else mismatch ??= o.loc;
+        continue;
+      }
+      if (o.kind === "float") {
+        const ok = this.family === "match" && role === "a" && o.width === (t[0] === "b64" ? 64 : 32);
+        if (!ok) mismatch ??= o.loc;
+        continue;
+      }
+      if (o.kind !== "sym" || o.neg) {
+        mismatch ??= o.loc;
+        continue;
+      }
+      const want = this.family === "match" && role === "a" ? (t[0] === "b64" ? ["i64", "f64"] : ["i32", "f32"]) : ["i32"];
+      const info = this.scope.lookup(o.name);
+      if (this.badField.has(o)) continue;
+      if (!info) {
+        const sp = specialRegister(o.name);
+        if (sp && !sp.pred && want.includes(sp.width === 64 ? "i64" : "i32")) this.special(res, o, sp);
+        else mismatch ??= o.loc;
+        continue;
+      }
+      if (info.kind === "var") res.notRegister.push({ op: o, index: i });
+      else if (info.kind !== "reg" || !want.includes(regClass(info))) mismatch ??= o.loc;
+    }
+    const unknownLoc = this.unknown.find((u) => u.mismatch)?.loc ?? null;
+    if (mismatch || unknownLoc) {
+      this.err(mismatch ?? unknownLoc!, messages.argumentsMismatch(op));
+      return null;
+    }
+    return res;
+  }
+
+  private special(res: Resolved, o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>): void {
+    res.specials.push(o);
+    if (sp.vec && !this.isComponent(o)) res.vectorSpecial ??= o;
+  }
+
+  // ---- phase 3 building blocks, called in each family's order
+
+  /** `.uni` with `.any`/`.all` (two `.any/.all` were reported while parsing). */
+  multipleVotes(): void {
+    if (this.votes.length < 2 || !this.votes.includes("uni")) return;
+    const i = this.inst.modifiers.lastIndexOf(this.votes[this.votes.length - 1]);
+    this.err(this.modLoc(i), messages.multipleVote());
+  }
+
+  illegalSat(): void {
+    if (this.sat > 0) this.err(this.modLoc(this.inst.modifiers.indexOf("sat")), messages.illegalModifier(".sat", this.op));
+  }
+
+  /** Known modifiers that do not apply, by ptxas's categories. */
+  illegalOthers(): void {
+    const op = this.op;
+    if (this.family !== "match" && this.vote !== null) {
+      this.err(this.modLoc(this.inst.modifiers.lastIndexOf(this.vote)), messages.illegalModifier("." + this.vote, op));
+    }
+    if (this.spaces.length > 0) this.err(this.modLoc(this.spaces[0]), messages.noStateSpace(op));
+    for (const { m, i } of this.others) this.err(this.modLoc(i), messages.illegalModifier("." + m, op));
+    if (this.vectors.length > 0) this.err(this.modLoc(this.vectors[0]), messages.vectorQualifier(op));
+    if (this.comparison.length > 0) this.err(this.modLoc(this.comparison[0]), messages.comparisonNotAllowed(op));
+    if (this.rounding.length > 0) this.err(this.modLoc(this.rounding[0]), messages.illegalRounding(op));
+  }
+
+  /** `d|p` with a real `p` on an instruction that has no predicate output. */
+  predicateNotAllowed(r: Resolved, name: string): void {
+    if (r.p && r.p.kind === "sym") this.err(r.p.loc, messages.predicateNotAllowed(name));
+  }
+
+  /** `d|x` where `x` is a register but not a predicate. */
+  predicateExpected(r: Resolved): void {
+    const p = r.p;
+    if (!p || p.kind !== "sym") return;
+    const info = this.scope.lookup(p.name);
+    if (info && (info.kind !== "reg" || regClass(info) !== "pred")) this.err(p.loc, messages.predicateExpected(this.op));
+  }
+
+  /** A `_` destination where discard is not allowed: fatal in ptxas. Returns true if reported. */
+  discard(r: Resolved, allowed: boolean, name: string): boolean {
+    if (allowed || r.d.kind !== "sink") return false;
+    this.err(r.d.loc, messages.discardNotAllowed(name));
+    return true;
+  }
+
+  specials(r: Resolved): void {
+    if (r.specials.length > 0) this.err(r.specials[0].loc, messages.specialRegister(this.op));
+    if (r.vectorSpecial) this.err(r.vectorSpecial.loc, messages.vectorOperand(this.op));
+  }
+
+  clampRequired(): void {
+    if (this.mode === null) this.err(this.inst.loc, messages.clampRequired(this.op));
+  }
+
+  /** szext and match: no selector anywhere. */
+  noSelectors(r: Resolved): void {
+    if (this.selOf(r.d)) this.err(r.d.loc, messages.selectorOnDest(this.op));
+    for (const s of r.sources) if (this.selOf(s.op)) this.err(s.op.loc, messages.selectorOnSource(this.op));
+  }
+
+  notRegister(r: Resolved): void {
+    for (const { op, index } of r.notRegister) this.err(op.loc, messages.mustBeRegister(index, this.op));
+  }
+}
+
+/** Check one family instruction; returns its diagnostics and, if there are none, its FamilyInst. */
+function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx: ModuleContext): { diagnostics: Diagnostic[]; inst: FamilyInst | null } {
+  const c = new FamilyChecker(inst, scope, fn, ctx);
+  c.modifiers();
+  c.names();
+  const r = c.template();
+  let built: FamilyInst | null = null;
+  if (r) {
+    if (c.family === "szext") built = checkSzext(c, r);
+    else if (c.family === "vsh") built = checkVsh(c, r);
+    else built = checkMatch(c, r);
+  }
+  c.unknownSymbols();
+  return { diagnostics: c.diags, inst: c.diags.length > 0 ? null : built };
+}
+
+/** szext, phase 3: target, version, immediate d, modifiers, predicate, discard (fatal), special registers, mode, selectors, non-registers. */
+function checkSzext(c: FamilyChecker, r: Resolved): FamilyInst | null {
+  const inst = c.inst;
+  c.multipleVotes();
+  if (c.ctx.sm !== null && c.ctx.sm < 70) c.err(inst.loc, messages.targetRequired("szext", "sm_70"));
+  if (versionBelow(c.ctx.version, 7, 6)) c.err(inst.loc, messages.featureVersion("szext", "7.6"));
+  if (r.d.kind === "int" || r.fieldValue) c.err(r.d.loc, messages.resultRegister("szext"));
+  c.illegalSat();
+  c.illegalOthers();
+  if (c.discard(r, false, "szext")) return null;
+  c.predicateNotAllowed(r, "szext");
+  c.predicateExpected(r);
+  c.specials(r);
+  c.clampRequired();
+  c.noSelectors(r);
+  c.notRegister(r);
+  if (c.mode === null) return null;
+  const form: SzextForm = { op: "szext", mode: c.mode, type: c.types[0] as "u32" | "s32" };
+  return famInst(c, form, r, 32);
+}
+
+/** vshl/vshr, phase 3: post-ops, modifiers, predicate, discard (fatal), special registers, btype, mode, selectors, non-registers. */
+function checkVsh(c: FamilyChecker, r: Resolved): FamilyInst | null {
+  const inst = c.inst;
+  const op = c.op;
+  if (c.postOps.length > 1) c.err(c.modLoc(c.postOps[1].i), messages.multiplePostOp());
+  c.multipleVotes();
+  c.illegalOthers();
+  if (c.discard(r, false, op)) return null;
+  c.predicateNotAllowed(r, op);
+  c.predicateExpected(r);
+  c.specials(r);
+  if (c.types[2] !== "u32") c.err(inst.loc, messages.requiresU32());
+  c.clampRequired();
+  const all = [{ op: r.d, index: 0 }, ...r.sources.map((s) => ({ op: s.op, index: s.index }))];
+  for (const { op: o, index } of all) {
+    const sel = c.selOf(o);
+    if (sel !== null && !VIDEO_SELS.has(sel)) c.err(o.loc, messages.incorrectSelector(index));
+  }
+  const cOp = r.sources.find((s) => s.role === "c")?.op ?? null;
+  if (cOp && c.selOf(cOp) !== null) c.err(cOp.loc, messages.selectorOnC());
+  const dsel = c.selOf(r.d);
+  if (dsel !== null && c.postOps.length > 0) c.err(r.d.loc, messages.dselAndOp2());
+  else if (dsel !== null && !cOp) c.err(r.d.loc, messages.selectorOnDest(op));
+  c.notRegister(r);
+  // ptxas expands the video ops before it notices an immediate destination, hence 'mov'.
+  if (r.d.kind === "int" && c.diags.length === 0) c.err(r.d.loc, messages.resultRegister("mov"));
+  if (c.mode === null) return null;
+  const tail: VshTail =
+    c.postOps.length > 0
+      ? { kind: "op2", op2: c.postOps[0].m as "add" | "min" | "max" }
+      : dsel !== null
+        ? { kind: "merge", dsel: dsel as Sel }
+        : { kind: "none" };
+  const form: VshForm = {
+    op: op as "vshl" | "vshr",
+    dtype: c.types[0] as "u32" | "s32",
+    atype: c.types[1] as "u32" | "s32",
+    sat: c.sat > 0,
+    mode: c.mode,
+    asel: c.selOf(r.sources[0].op) as Sel | null,
+    bsel: c.selOf(r.sources[1].op) as Sel | null,
+    tail,
+  };
+  return famInst(c, form, r, 32);
+}
+
+/** match, phase 3: votes, immediate d, .sync, .sat, .any/.all, predicate, modifiers, version, target, discard (fatal), special registers, selectors, non-registers. */
+function checkMatch(c: FamilyChecker, r: Resolved): FamilyInst | null {
+  const inst = c.inst;
+  const mode = c.vote === "any" || c.vote === "all" ? c.vote : null;
+  c.multipleVotes();
+  if (r.d.kind === "int" || r.fieldValue) c.err(r.d.loc, messages.resultRegister("match"));
+  if (!c.sync) c.err(inst.loc, messages.syncRequired("match"));
+  c.illegalSat();
+  if (mode === null) c.err(inst.loc, messages.anyAllRequired("match"));
+  if (mode !== "all") c.predicateNotAllowed(r, "match.any");
+  c.predicateExpected(r);
+  const p = r.p;
+  c.illegalOthers();
+  if (versionBelow(c.ctx.version, 6, 0)) c.err(inst.loc, messages.featureVersion("match", "6.0"));
+  if (c.ctx.sm !== null && c.ctx.sm < 70) c.err(inst.loc, messages.targetRequired("match", "sm_70"));
+  if (c.discard(r, mode === "all", "match")) return null;
+  c.specials(r);
+  if (c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", c.op));
+  c.noSelectors(r);
+  c.notRegister(r);
+  if (mode === null) return null;
+  const hasD = r.d.kind !== "sink";
+  const hasP = p !== null && p.kind === "sym";
+  const dest: MatchDest = mode === "any" ? "d" : hasD ? (hasP ? "d|p" : p ? "d|_" : "d") : hasP ? "_|p" : "_";
+  const form: MatchForm = { op: "match", mode, type: c.types[0] as "b32" | "b64", dest };
+  return famInst(c, form, r, form.type === "b64" ? 64 : 32);
+}
+
+/** Assemble the FamilyInst; immediates are truncated to their operand's width (`aWidth` for `a`). */
+function famInst(c: FamilyChecker, form: SzextForm | VshForm | MatchForm, r: Resolved, aWidth: 32 | 64): FamilyInst {
+  const inst = c.inst;
+  const g = inst.guard;
+  const guard: Guard | null = g ? { reg: g.reg, negate: g.negate } : null;
+  const fi: FamilyInst = { form, d: irOperand(r.d, 32), a: irOperand(r.sources[0].op, aWidth), guard, loc: inst.loc, text: inst.text };
+  if (r.p && r.p.kind === "sym" && form.op === "match" && form.mode === "all") fi.p = irOperand(r.p, 1);
+  for (const s of r.sources.slice(1)) {
+    const o = irOperand(s.op, 32);
+    if (s.role === "b") fi.b = o;
+    else if (s.role === "c") fi.c = o;
+    else if (s.role === "membermask") fi.membermask = o;
+  }
+  return fi;
+}
+
+function irOperand(o: Operand, width: number): PtxOperand {
+  const mask = (1n << BigInt(width)) - 1n;
+  switch (o.kind) {
+    case "sym":
+      return { kind: "reg", name: o.name, loc: o.loc };
+    case "int":
+      return { kind: "imm", value: o.value & mask, text: o.text, loc: o.loc };
+    case "float":
+      return { kind: "imm", value: o.bits & mask, text: o.text, loc: o.loc };
+    default:
+      return { kind: "sink", loc: o.loc };
+  }
+}

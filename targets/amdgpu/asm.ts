@@ -1,0 +1,194 @@
+/**
+ * @fileoverview A parser of llvm-mc / llc AMDGPU assembly syntax, for the subset the
+ * interpreter runs: one instruction per line, `mnemonic[_e32|_e64] op, op, …`, labels
+ * (`.LBB0_1:`), comments (`;`, `//`). It turns LLVM's output into `MLine`s
+ * (targets/amdgpu/minst.ts) so that code nobody here wrote can be run by the project's
+ * interpreter (src/check/llvm.ts).
+ *
+ * Operands: `v5`, `v[4:5]`, `s3`, `s[2:3]`, `vcc`, `vcc_lo`, `exec`, `exec_lo`, integer
+ * constants (decimal, signed, or hex), labels. Everything the interpreter cannot represent
+ * is rejected with an `AsmError` that names it: SDWA/DPP/VOPD encodings, operand modifiers
+ * (`sext()`, `neg()`, `abs()`, `|x|`, `-v1`), trailing modifiers (`clamp`, `op_sel:…`,
+ * `offset:…`), float constants, and registers outside the model (`m0`, `vcc_hi`,
+ * `exec_hi`, `ttmp*`, `null`, `v[0:3]` wider than a pair).
+ *
+ * Renamed mnemonics (GFX11 spellings of the same operation) are mapped to the table's name:
+ * `s_and_not1_*` → `s_andn2_*`, `s_or_not1_*` → `s_orn2_*`, `s_ctz_i32_*` → `s_ff1_i32_*`.
+ *
+ * One modifier is modelled: `op_sel:[x,y]` of `v_pk_mov_b32` (gfx90a's 64-bit move), which
+ * becomes a trailing immediate operand x | y << 1, as its record expects (isa/vop3.ts).
+ */
+import type { MInst, MLine, MOp } from "./minst.js";
+
+export class AsmError extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly text: string,
+  ) {
+    super(`line ${line}: ${message}: ${text.trim()}`);
+  }
+}
+
+/** GFX11 renames: the same instruction under the name the record table uses. */
+export const MNEMONIC_ALIASES: Readonly<Record<string, string>> = {
+  s_and_not1_b32: "s_andn2_b32",
+  s_and_not1_b64: "s_andn2_b64",
+  s_or_not1_b32: "s_orn2_b32",
+  s_or_not1_b64: "s_orn2_b64",
+  s_and_not1_saveexec_b32: "s_andn2_saveexec_b32",
+  s_and_not1_saveexec_b64: "s_andn2_saveexec_b64",
+  s_ctz_i32_b32: "s_ff1_i32_b32",
+  s_ctz_i32_b64: "s_ff1_i32_b64",
+};
+
+/** Instructions that do nothing the interpreter models (waits, hints, the return). */
+export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set([
+  "s_waitcnt",
+  "s_waitcnt_vscnt",
+  "s_waitcnt_expcnt",
+  "s_waitcnt_lgkmcnt",
+  "s_waitcnt_vmcnt",
+  "s_delay_alu",
+  "s_clause",
+  "s_nop",
+  "s_setpc_b64",
+  "s_endpgm",
+  "s_sleep",
+  "s_set_inst_prefetch_distance",
+]);
+
+/** Instructions whose `op_sel:[x,y]` is carried as a last immediate operand (x | y << 1). */
+const OPSEL_OPERAND: ReadonlySet<string> = new Set(["v_pk_mov_b32"]);
+
+export interface ParseOptions {
+  /** Drop `IGNORED_MNEMONICS` instead of returning them (default true). */
+  dropIgnored?: boolean;
+  /** The `rule` recorded on every parsed instruction (default "asm"). */
+  rule?: string;
+}
+
+const SPECIAL: Record<string, MOp> = {
+  vcc: { k: "vcc" },
+  vcc_lo: { k: "vcc_lo" },
+  exec: { k: "exec" },
+  exec_lo: { k: "exec_lo" },
+};
+
+/** Parses one operand. Throws a plain Error with the reason; the caller adds the line. */
+export function parseOperand(text: string): MOp {
+  const t = text.trim();
+  let m: RegExpExecArray | null;
+  if ((m = /^([vs])(\d+)$/.exec(t))) return { k: m[1] as "v" | "s", n: Number(m[2]), count: 1 };
+  if ((m = /^([vs])\[(\d+):(\d+)\]$/.exec(t))) {
+    const lo = Number(m[2]);
+    const count = Number(m[3]) - lo + 1;
+    if (count === 1 || count === 2) return { k: m[1] as "v" | "s", n: lo, count };
+    throw new Error(`register tuple ${t} is wider than the interpreter's pairs`);
+  }
+  if (SPECIAL[t]) return SPECIAL[t]!;
+  if (/^-?\d+$/.test(t)) return { k: "imm", value: BigInt(t) };
+  if (/^-?0x[0-9a-f]+$/i.test(t)) return { k: "imm", value: t.startsWith("-") ? -BigInt(t.slice(1)) : BigInt(t) };
+  if (/^\.?[A-Za-z_][\w.$]*$/.test(t) && /^(\.L|[A-Za-z_])/.test(t) && !/^(m0|null|scc|vcc_hi|exec_hi|ttmp\d+|flat_scratch\w*|src_\w+|off)$/.test(t))
+    return { k: "label", name: t };
+  if (/^-?\d*\.\d+$/.test(t) || /^-?\d+\.\d*$/.test(t)) throw new Error(`float constant ${t} is not modelled`);
+  if (/^(sext|neg|abs)\(/.test(t) || /^\|.*\|$/.test(t) || /^-[vs]/.test(t)) throw new Error(`operand modifier in ${t} is not modelled`);
+  throw new Error(`operand ${t} is not modelled`);
+}
+
+/** Splits the operand field at top-level commas (commas inside `[]`/`()` stay). */
+function splitOperands(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of s) {
+    if (ch === "[" || ch === "(") depth++;
+    if (ch === "]" || ch === ")") depth--;
+    if (ch === "," && depth === 0) {
+      out.push(cur.trim());
+      cur = "";
+    } else cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+/**
+ * Parses assembly text into lines. Directives (`.text`, `.p2align` …), comments and blank
+ * lines are skipped; a label line `name:` becomes an `MLabel`.
+ * @throws AsmError for anything outside the subset (see the file overview).
+ */
+export function parseAsm(text: string, opts: ParseOptions = {}): MLine[] {
+  const drop = opts.dropIgnored ?? true;
+  const rule = opts.rule ?? "asm";
+  const out: MLine[] = [];
+  text.split("\n").forEach((raw, i) => {
+    const lineNo = i + 1;
+    let s = raw.replace(/(;|\/\/).*$/, "").trim();
+    if (!s) return;
+    const lab = /^([.\w$]+):$/.exec(s);
+    if (lab) {
+      out.push({ label: lab[1]! });
+      return;
+    }
+    if (s.startsWith(".")) return; // directive
+    const sp = s.search(/\s/);
+    let mn = (sp < 0 ? s : s.slice(0, sp)).toLowerCase();
+    s = sp < 0 ? "" : s.slice(sp).trim();
+    if (IGNORED_MNEMONICS.has(mn)) {
+      if (!drop) out.push({ op: mn, ops: [], rule });
+      return;
+    }
+    if (/_(sdwa|dpp|dpp8)$/.test(mn) || mn.startsWith("v_dual_")) throw new AsmError(`encoding of ${mn} is not modelled (SDWA/DPP/VOPD)`, lineNo, raw);
+    let enc: MInst["enc"];
+    const e = /_(e32|e64)$/.exec(mn);
+    if (e) {
+      enc = e[1] as "e32" | "e64";
+      mn = mn.slice(0, -4);
+    }
+    mn = MNEMONIC_ALIASES[mn] ?? mn;
+    // Trailing modifiers follow the last operand after whitespace (`… v2 clamp`, `op_sel:[0,1]`).
+    const fields = splitOperands(s);
+    const last = fields.length ? fields[fields.length - 1]! : "";
+    const tail = /^(\S+)\s+(.+)$/.exec(last);
+    let opsel: bigint | undefined;
+    if (OPSEL_OPERAND.has(mn)) opsel = 0n;
+    if (tail) {
+      const os = /^op_sel:\[([01]),([01])\]$/.exec(tail[2]!.trim());
+      if (!os || opsel === undefined) throw new AsmError(`modifier "${tail[2]}" is not modelled`, lineNo, raw);
+      opsel = BigInt(os[1]!) | (BigInt(os[2]!) << 1n);
+      fields[fields.length - 1] = tail[1]!;
+    }
+    const ops: MOp[] = [];
+    for (const f of fields) {
+      if (/^[a-z_]+:/.test(f) || /^(clamp|glc|slc|dlc|off|offen|idxen)$/.test(f)) throw new AsmError(`modifier "${f}" is not modelled`, lineNo, raw);
+      try {
+        ops.push(parseOperand(f));
+      } catch (err) {
+        throw new AsmError((err as Error).message, lineNo, raw);
+      }
+    }
+    if (opsel !== undefined) ops.push({ k: "imm", value: opsel });
+    const inst: MInst = { op: mn, ops, rule };
+    if (enc) inst.enc = enc;
+    out.push(inst);
+  });
+  return out;
+}
+
+/**
+ * The body of function `name` in llc's output: the lines from `name:` to its `.Lfunc_end`
+ * label (or the next `.globl`), without the function label itself.
+ */
+export function functionBody(asm: string, name: string): string {
+  const lines = asm.split("\n");
+  const start = lines.findIndex((l) => l.replace(/;.*$/, "").trim() === `${name}:`);
+  if (start < 0) throw new Error(`function ${name} not found in assembly`);
+  const body: string[] = [];
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i]!.replace(/;.*$/, "").trim();
+    if (/^\.Lfunc_end\d+:$/.test(l) || l.startsWith(".globl") || l.startsWith(".size")) break;
+    body.push(lines[i]!);
+  }
+  return body.join("\n");
+}

@@ -1,0 +1,19 @@
+/**
+ * @fileoverview SOPK records (scalar, 16-bit immediate). Semantics from the AMD "Vega" ISA
+ * manual §12.3 and "RDNA3" §16.3. Emitted by llc-19 for 16-bit constants; checked against
+ * LLVM in src/check/llvm.ts.
+ */
+import type { IsaRecord } from "./record.js";
+
+export const SOPK: IsaRecord[] = [
+  {
+    mnemonic: "s_movk_i32",
+    enc: "SOPK",
+    desc: "D.i = signext(SIMM16)",
+    ops: [
+      { name: "sdst", out: true, w: 32 },
+      { name: "simm16", w: 16 },
+    ],
+    sem: { scalar: (bv, [simm16]) => ({ d: [bv.sext(simm16!, 32)] }) },
+  },
+];

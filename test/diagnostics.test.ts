@@ -1,0 +1,224 @@
+/**
+ * The diagnostics corpus, test/diagnostics/*.ptx: small complete modules where every
+ * instruction line is marked `// ok` or `// error: MESSAGE` (several `// error:` for
+ * several messages, in ptxas's order; `// ptxas: MESSAGE` where ptxas words a syntax
+ * error differently). Asserts:
+ *   - each illegal line yields exactly its messages, at that line, at a column inside the
+ *     instruction; each legal line yields none and becomes a FamilyInst;
+ *   - every rejection of ptx-semantics.md §5(c) has a corpus line;
+ *   - parity with ptxas (when on PATH): each marked line alone in its module (the other
+ *     marked lines blanked, so line numbers stay) is accepted or rejected by both tools, on
+ *     the same line, with the same messages.
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { formatDiagnostic } from "../src/diag.js";
+import { isFamilyOpcode, parseModule } from "../src/ir/build.js";
+
+const DIR = join(dirname(fileURLToPath(import.meta.url)), "diagnostics");
+const FILES = readdirSync(DIR).filter((f) => f.endsWith(".ptx")).sort();
+
+interface Mark {
+  line: number;
+  ok: boolean;
+  errors: string[];
+  /** ptxas's own wording where it differs (syntax errors). */
+  ptxas: string[];
+  /** 1-based column of the first non-blank character and of the `//` comment. */
+  startCol: number;
+  commentCol: number;
+}
+
+function readCorpus(file: string): { src: string; lines: string[]; marks: Mark[] } {
+  const src = readFileSync(join(DIR, file), "utf8");
+  const lines = src.split("\n");
+  const marks: Mark[] = [];
+  lines.forEach((text, i) => {
+    const c = text.indexOf("//");
+    if (c < 0 || text.slice(0, c).trim() === "") return;
+    const mark: Mark = { line: i + 1, ok: false, errors: [], ptxas: [], startCol: text.search(/\S/) + 1, commentCol: c + 1 };
+    for (const seg of text.slice(c + 2).split("//").map((s) => s.trim())) {
+      if (seg === "ok") mark.ok = true;
+      else if (seg.startsWith("error:")) mark.errors.push(seg.slice(6).trim());
+      else if (seg.startsWith("ptxas:")) mark.ptxas.push(seg.slice(6).trim());
+    }
+    if (mark.ok || mark.errors.length > 0) marks.push(mark);
+  });
+  return { src, lines, marks };
+}
+
+describe.each(FILES)("corpus %s", (file) => {
+  const { src, lines, marks } = readCorpus(file);
+  const mod = parseModule(src, file);
+  const at = (line: number) => mod.diagnostics.filter((d) => d.loc.line === line);
+
+  it("has marked lines", () => {
+    expect(marks.length).toBeGreaterThan(0);
+  });
+
+  it("each illegal line yields exactly its diagnostics", () => {
+    for (const m of marks.filter((m) => !m.ok)) {
+      expect(at(m.line).map((d) => d.message), `${file}:${m.line}: ${lines[m.line - 1].trim()}`).toEqual(m.errors);
+    }
+  });
+
+  it("each diagnostic points into its instruction", () => {
+    for (const m of marks.filter((m) => !m.ok)) {
+      for (const d of at(m.line)) {
+        const where = `${formatDiagnostic(d)} in ${lines[m.line - 1].trim()}`;
+        expect(d.loc.file).toBe(file);
+        expect(d.loc.col, where).toBeGreaterThanOrEqual(m.startCol);
+        expect(d.loc.col, where).toBeLessThan(m.commentCol);
+        expect(lines[m.line - 1][d.loc.col - 1], where).toMatch(/\S/);
+      }
+    }
+  });
+
+  it("each legal line yields no diagnostic and a FamilyInst", () => {
+    for (const m of marks.filter((m) => m.ok)) expect(at(m.line), `${file}:${m.line}`).toEqual([]);
+    const okFamily = marks.filter((m) => m.ok && isFamilyOpcode(lines[m.line - 1].trim().replace(/^@!?\S+\s+/, "").split(/[.\s]/)[0]));
+    expect(mod.insts.map((i) => i.loc.line)).toEqual(okFamily.map((m) => m.line));
+  });
+
+  it("has no diagnostics on unmarked lines", () => {
+    const marked = new Set(marks.map((m) => m.line));
+    expect(mod.diagnostics.filter((d) => !marked.has(d.loc.line)).map(formatDiagnostic)).toEqual([]);
+  });
+});
+
+describe("corpus coverage", () => {
+  const all = FILES.flatMap((f) => readCorpus(f).marks.flatMap((m) => m.errors));
+  // Every rejection listed in ptx-semantics.md §5(c), plus what ptxas 13.0 was found to say beyond it.
+  const required = [
+    "Unexpected instruction types specified for 'szext'",
+    "Clamp modifier required for instruction 'szext'",
+    "Multiple clamp modifiers specified",
+    "Illegal modifier '.sat' for instruction 'szext'",
+    "Arguments mismatch for instruction 'szext'",
+    "Video selector is not allowed on source operand for instruction 'szext'",
+    "Video selector is not allowed on destination for instruction 'szext'",
+    "Result discard mode is not allowed for instruction 'szext'",
+    "Feature 'szext' requires PTX ISA .version 7.6 or later",
+    "Operation requires .u32 type",
+    "Unexpected instruction types specified for 'vshl'",
+    "Clamp modifier required for instruction 'vshl'",
+    "Video instruction cannot have destination selector and secondary operation",
+    "Video selector is not allowed on destination for instruction 'vshl'",
+    "Arguments mismatch for instruction 'vshl'",
+    "Multiple instruction post-operation flags set",
+    "Unknown modifier '.sub'",
+    "Illegal modifier '.and' for instruction 'vshl'",
+    "Incorrect video selector for operand 1",
+    "Video selector is not allowed on 'source C' operand",
+    "Result discard mode is not allowed for instruction 'vshl'",
+    "Predicate output not allowed for instruction 'match.any'",
+    "Result discard mode is not allowed for instruction 'match'",
+    "Parsing error near '_': syntax error",
+    "Unexpected instruction types specified for 'match'",
+    ".sync modifier required for instruction 'match'",
+    "'.any' or '.all' modifier required for instruction 'match'",
+    "Illegal modifier '.aligned' for instruction 'match'",
+    "Arguments mismatch for instruction 'match'",
+    "Feature 'match' requires PTX ISA .version 6.0 or later",
+    // beyond §5(c)
+    "Multiple .any/.all modifiers specified",
+    "Predicate output expected for instruction 'match'",
+    "Instruction 'szext' requires .target sm_70 or higher",
+    "Special register argument not allowed for instruction 'szext'",
+    "Unknown video selector: '.x'",
+    "Unknown field '.b0'",
+    "Constant overflow",
+  ];
+  it.each(required)("has a line rejected with %s", (msg) => {
+    expect(all).toContain(msg);
+  });
+});
+
+// ---------------------------------------------------------------- parity with ptxas
+
+const PTXAS = spawnSync("ptxas", ["--version"], { encoding: "utf8" }).status === 0;
+if (!PTXAS) console.log("diagnostics.test.ts: ptxas not on PATH; skipping the ptxas parity test");
+
+const run = promisify(execFile);
+
+interface Verdict {
+  errorLines: number[];
+  messages: string[];
+}
+
+/** ptxas's errors (`FILE, line N; error   : MSG`), without its version/target pairing complaint. */
+async function ptxas(path: string): Promise<Verdict> {
+  let stderr = "";
+  try {
+    await run("ptxas", ["-arch=sm_90", path, "-o", "/dev/null"], { timeout: 30_000 });
+  } catch (e) {
+    stderr = String((e as { stderr?: string }).stderr ?? "");
+  }
+  const v: Verdict = { errorLines: [], messages: [] };
+  for (const l of stderr.split("\n")) {
+    const m = /, line (\d+); (?:error|fatal)\s*: (.*)$/.exec(l);
+    if (m) {
+      if (/does not support \.target/.test(m[2])) continue;
+      v.errorLines.push(Number(m[1]));
+      v.messages.push(m[2].trim());
+      continue;
+    }
+    const f = /^ptxas fatal\s*: (.*)$/.exec(l); // e.g. "Unexpected non-ASCII character encountered on line 1"
+    if (f && !/aborted due to errors/.test(f[1])) {
+      v.errorLines.push(0);
+      v.messages.push(f[1].trim());
+    }
+  }
+  return v;
+}
+
+describe.skipIf(!PTXAS)("parity with ptxas 13.0 (-arch=sm_90)", () => {
+  it("accepts and rejects every corpus line as ptxas does, on the same line, with the same messages", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ptx-lower-parity-"));
+    const jobs: { file: string; mark: Mark; text: string; path: string }[] = [];
+    for (const file of FILES) {
+      const { lines, marks } = readCorpus(file);
+      const markedLines = new Set(marks.map((m) => m.line));
+      for (const mark of marks) {
+        const text = lines.map((l, i) => (markedLines.has(i + 1) && i + 1 !== mark.line ? "" : l)).join("\n");
+        const path = join(dir, `${file.replace(/\.ptx$/, "")}_${mark.line}.ptx`);
+        writeFileSync(path, text);
+        jobs.push({ file, mark, text, path });
+      }
+    }
+    const problems: string[] = [];
+    const queue = [...jobs];
+    const worker = async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        const { file, mark, text, path } = job;
+        const theirs = await ptxas(path);
+        const mine = parseModule(text, path).diagnostics.filter((d) => d.severity === "error");
+        const where = `${file}:${mark.line}: ${text.split("\n")[mark.line - 1].trim()}`;
+        const uniq = (xs: (string | number)[]) => [...new Set(xs)].sort().join(" | ");
+        if ((theirs.errorLines.length === 0) !== (mine.length === 0)) {
+          problems.push(`${where}\n  ptxas ${theirs.errorLines.length ? "rejects" : "accepts"}: ${theirs.messages.join("; ")}\n  ptx-lower ${mine.length ? "rejects" : "accepts"}: ${mine.map((d) => d.message).join("; ")}`);
+          continue;
+        }
+        if (uniq(theirs.errorLines) !== uniq(mine.map((d) => d.loc.line))) {
+          problems.push(`${where}\n  ptxas lines ${uniq(theirs.errorLines)}, ptx-lower lines ${uniq(mine.map((d) => d.loc.line))}`);
+        }
+        const expected = mark.ptxas.length > 0 ? mark.ptxas : mark.errors;
+        if (uniq(theirs.messages) !== uniq(expected)) {
+          problems.push(`${where}\n  ptxas says:   ${uniq(theirs.messages)}\n  corpus says:  ${uniq(expected)}`);
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: 8 }, worker));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+    expect(jobs.length).toBeGreaterThan(200);
+  }, 120_000);
+});

@@ -1,0 +1,184 @@
+/**
+ * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts). The full
+ * run is `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
+ * printed, when opt-19/llc-19 are absent.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  checkerCases,
+  counterpartOf,
+  crosscheckRecords,
+  crosscheckSequences,
+  defectFunctions,
+  foldCalls,
+  llvmAvailable,
+  matchFunctions,
+  NO_COUNTERPART,
+  Rng,
+  szextFunctions,
+  videoForms,
+  videoFunctions,
+  xlaneFunctions,
+} from "../src/check/llvm.js";
+import type { RecordReport, SeqClassReport, SeqFunction } from "../src/check/llvm.js";
+import { derivedIr, irModule, LlvmIrBV } from "../src/check/llvm_ir.js";
+import { AsmError, functionBody, parseAsm } from "../targets/amdgpu/asm.js";
+import { RECORDS } from "../targets/amdgpu/isa/index.js";
+import { concrete, u } from "../src/sem/bv.js";
+import { szext } from "../src/sem/szext.js";
+import type { SzextForm } from "../src/ir/forms.js";
+
+const SEED = 0x5eed;
+const have = llvmAvailable();
+if (!have.ok) console.log(`llvm_crosscheck: skipped, ${have.reason}`);
+
+describe("asm parser (llvm-mc syntax subset)", () => {
+  it("parses registers, pairs, specials, literals, labels and encodings", () => {
+    const lines = parseAsm(
+      [
+        "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)",
+        "\tv_bfe_i32 v0, v0, 0, v1 ; comment",
+        ".LBB0_1:                                ; %loop",
+        "\tv_cmp_gt_u32_e32 vcc_lo, 32, v1",
+        "\ts_and_not1_b64 exec, exec, s[4:5]",
+        "\tv_perm_b32 v2, s6, v[4:5], 0x7060500",
+        "\ts_cbranch_execnz .LBB0_1",
+        "\tv_pk_mov_b32 v[2:3], s[6:7], s[6:7] op_sel:[0,1]",
+        "\ts_mov_b32 s0, -16",
+        "\ts_setpc_b64 s[30:31]",
+      ].join("\n"),
+    );
+    expect(lines).toEqual([
+      { op: "v_bfe_i32", ops: [{ k: "v", n: 0, count: 1 }, { k: "v", n: 0, count: 1 }, { k: "imm", value: 0n }, { k: "v", n: 1, count: 1 }], rule: "asm" },
+      { label: ".LBB0_1" },
+      { op: "v_cmp_gt_u32", enc: "e32", ops: [{ k: "vcc_lo" }, { k: "imm", value: 32n }, { k: "v", n: 1, count: 1 }], rule: "asm" },
+      { op: "s_andn2_b64", ops: [{ k: "exec" }, { k: "exec" }, { k: "s", n: 4, count: 2 }], rule: "asm" },
+      { op: "v_perm_b32", ops: [{ k: "v", n: 2, count: 1 }, { k: "s", n: 6, count: 1 }, { k: "v", n: 4, count: 2 }, { k: "imm", value: 0x7060500n }], rule: "asm" },
+      { op: "s_cbranch_execnz", ops: [{ k: "label", name: ".LBB0_1" }], rule: "asm" },
+      { op: "v_pk_mov_b32", ops: [{ k: "v", n: 2, count: 2 }, { k: "s", n: 6, count: 2 }, { k: "s", n: 6, count: 2 }, { k: "imm", value: 2n }], rule: "asm" },
+      { op: "s_mov_b32", ops: [{ k: "s", n: 0, count: 1 }, { k: "imm", value: -16n }], rule: "asm" },
+    ]);
+  });
+
+  it.each([
+    ["v_ashrrev_i32_sdwa v0, v1, sext(v2) dst_sel:DWORD", /SDWA/],
+    ["v_add_u32_e64 v0, v1, v2 clamp", /modifier "clamp"/],
+    ["v_add_f32 v0, -v1, v2", /operand modifier/],
+    ["v_max_f32 v0, |v1|, v2", /operand modifier/],
+    ["v_mov_b32 v0, 1.0", /float constant/],
+    ["s_mov_b32 m0, s1", /m0 is not modelled/],
+    ["v_mov_b32 v[0:3], v[4:7]", /wider than the interpreter's pairs/],
+    ["v_dual_mov_b32 v0, v1 :: v_dual_mov_b32 v2, v3", /VOPD/],
+  ])("rejects %s", (text, why) => {
+    expect(() => parseAsm(text)).toThrow(AsmError);
+    expect(() => parseAsm(text)).toThrow(why);
+  });
+
+  it("extracts one function's body from llc output", () => {
+    const asm = "f:\n\tv_mov_b32 v0, 1\n.Lfunc_end0:\n\t.size f, .Lfunc_end0-f\ng:\n\tv_mov_b32 v0, 2\n.Lfunc_end1:\n";
+    expect(parseAsm(functionBody(asm, "g"))).toEqual([{ op: "v_mov_b32", ops: [{ k: "v", n: 0, count: 1 }, { k: "imm", value: 2n }], rule: "asm" }]);
+  });
+});
+
+describe("LLVM IR interpretation of the BV algebra", () => {
+  it("guards shifts with the SMT meaning and folds constants", () => {
+    const bv = new LlvmIrBV();
+    const r = bv.shl("i32 %a", "i32 %b");
+    expect(bv.lines).toEqual(["  %t0 = icmp ult i32 %b, 32", "  %t1 = shl i32 %a, %b", "  %t2 = select i1 %t0, i32 %t1, i32 0"]);
+    expect(r).toBe("i32 %t2");
+    expect(bv.add(bv.k(5, 32), bv.k(-1, 32))).toBe("i32 4");
+    expect(bv.ashr("i32 %a", bv.k(40, 32))).toBe("i32 %t3");
+    expect(bv.lines[3]).toBe("  %t3 = ashr i32 %a, 31");
+  });
+});
+
+describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
+  let records: RecordReport[] = [];
+  let seq: SeqClassReport[] = [];
+  beforeAll(async () => {
+    records = await crosscheckRecords({ perRecord: 24, seed: SEED });
+    const verdicts = new Map(records.map((r) => [r.mnemonic, r.status]));
+    const rng = new Rng(SEED);
+    const all = videoForms(1);
+    const sample = Array.from({ length: 40 }, () => all[rng.below(all.length)]!);
+    const funcs: SeqFunction[] = [
+      ...szextFunctions(),
+      ...defectFunctions(),
+      ...matchFunctions(),
+      ...xlaneFunctions(),
+      ...videoFunctions(sample.slice(0, 20), ["isa"], 5),
+      ...videoFunctions(sample.slice(20), ["sm90"], 5),
+    ];
+    seq = await crosscheckSequences({ funcs, runs: 2, seed: SEED, allInputs: ["defect"], uniformLanes: 32, recordVerdicts: verdicts });
+  });
+
+  it("every record agrees with LLVM's folder, or has no counterpart and names its manual section", () => {
+    const bad = records.filter((r) => r.status !== "agrees" && r.status !== "no-counterpart").map((r) => `${r.mnemonic}: ${r.status} ${r.note ?? ""} ${JSON.stringify(r.disagreements.slice(0, 2))}`);
+    expect(bad).toEqual([]);
+    for (const r of records) if (r.status === "agrees") expect(r.agreed, r.mnemonic).toBe(r.cases);
+    for (const r of records) if (r.status === "no-counterpart") expect(NO_COUNTERPART[r.mnemonic]).toMatch(/§/);
+    expect(records.length).toBe(RECORDS.size);
+    expect(records.reduce((s, r) => s + r.agreed, 0)).toBeGreaterThan(2500);
+  });
+
+  it("refutes a wrong counterpart (the comparison has teeth)", async () => {
+    const lshr = counterpartOf("v_lshrrev_b32")!;
+    const ubfe = counterpartOf("v_bfe_u32")!;
+    const reps = await crosscheckRecords({ perRecord: 40, seed: SEED, only: ["v_lshlrev_b32", "v_bfe_i32"], override: { v_lshlrev_b32: lshr, v_bfe_i32: ubfe } });
+    expect(reps.map((r) => r.status)).toEqual(["disagrees", "disagrees"]);
+  });
+
+  it("derived IR means the reference: opt -O2 folds it to the reference value", async () => {
+    const f: SzextForm = { op: "szext", mode: "clamp", type: "s32" };
+    const fn = derivedIr("szext_probe", f, "isa");
+    const sf = { cls: "szext", fn, label: "", variant: "derived", form: f, meaning: { lane: () => ({ values: [], defined: true }) } } as SeqFunction;
+    const cases = checkerCases(sf, new Rng(SEED), 0).slice(0, 200);
+    const folded = await foldCalls(cases.map((args) => ({ fn, args })));
+    cases.forEach(([a, b], i) => expect(folded[i]).toEqual([{ kind: "const", value: szext(concrete, f, u(a!), u(b!)).value.x }]));
+    expect(irModule([fn])).toContain("define i32 @szext_probe(i32 %a, i32 %b)");
+  });
+
+  it("szext, video, match.sync and cross-lane code from llc agrees with the reference on every target", () => {
+    for (const r of seq) {
+      expect(r.unsupported, r.cls).toEqual([]);
+      expect(r.compiled, r.cls).toBeGreaterThan(0);
+      if (r.cls !== "defect") expect(r.disagreements.map((d) => `${d.label} ${d.target}: ${d.inputs} → ${d.expected} vs ${d.got} [${d.side}: ${d.why}]`), r.cls).toEqual([]);
+    }
+    const by = new Map(seq.map((r) => [r.cls, r]));
+    expect(by.get("szext")!.compiled).toBe(32 * 5);
+    expect(by.get("match")!.compiled).toBe(42); // 6 IR functions × 7 (mcpu, wave) pairs
+    expect(by.get("match")!.mnemonics.get("s_cbranch_execnz")).toBeGreaterThan(0);
+    expect(by.get("xlane")!.mnemonics.get("v_readlane_b32")).toBeGreaterThan(0);
+    expect(seq.reduce((s, r) => s + r.cases, 0)).toBeGreaterThan(5000);
+  });
+
+  it("reproduces LLVM 19's v_bfe width-32 defect and blames LLVM, not the project", () => {
+    const d = seq.find((r) => r.cls === "defect")!;
+    expect(d.disagreements.length).toBeGreaterThan(0);
+    for (const x of d.disagreements) {
+      expect(x.side).toBe("LLVM");
+      expect(x.args![1]).toBe(32n); // only n = 32 differs (the IR is poison for n ∉ 1..32)
+      expect(x.label).toMatch(/\[vv\]/); // the SALU (uniform) selection is right
+      expect(x.code.join("\n")).toMatch(/v_bfe_[iu]32 v0, v0, 0, v1/);
+      expect(x.irMeaning).toBe(x.expected); // opt -O2 folds the IR to x: the IR means x
+    }
+    expect(new Set(d.disagreements.map((x) => x.target))).toContain("gfx900");
+  });
+
+  it("blames a wrong IR on the IR", async () => {
+    // The clamp IR with the wrap meaning: they differ for b ≥ 32 with b & 31 ≠ 0.
+    const clamp: SzextForm = { op: "szext", mode: "clamp", type: "u32" };
+    const wrap: SzextForm = { op: "szext", mode: "wrap", type: "u32" };
+    const sf: SeqFunction = {
+      cls: "szext",
+      fn: derivedIr("szext_wrong_ir", clamp, "isa"),
+      label: "szext.clamp IR vs .wrap meaning",
+      variant: "derived",
+      form: clamp,
+      meaning: { lane: ([a, b]) => ({ values: [szext(concrete, wrap, u(a!), u(b!)).value.x], defined: true }) },
+    };
+    const [r] = await crosscheckSequences({ funcs: [sf], targets: [{ mcpu: "gfx900", wave: 64 }], runs: 4, seed: SEED, recordVerdicts: new Map() });
+    expect(r!.disagreements.length).toBeGreaterThan(0);
+    for (const d of r!.disagreements) expect(d.side).toBe("project IR");
+  });
+});
