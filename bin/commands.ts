@@ -140,6 +140,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
 
 const imm = (value: bigint): OperandKind => ({ kind: "imm", value });
 const V: OperandKind = { kind: "v" };
+/** cli-table3 layout without rules between rows. */
+const COMPACT = { chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" }, style: { head: [] as string[], border: [] as string[] } };
 const S: OperandKind = { kind: "s" };
 
 /** Operand-kind combinations verified for a form without a file. */
@@ -225,7 +227,7 @@ function familyOf(f: Form): Family {
 function kindsText(spec: RoutineSpec): string {
   const ks = sourcesOf(spec.form).map((s) => {
     const k = spec.kinds[s];
-    return `${s}:${!k ? "v" : k.kind === "imm" ? `imm ${k.value}` : k.kind}`;
+    return `${s}:${!k ? "v" : k.kind === "imm" ? `imm ${k.value < 256n ? k.value : "0x" + k.value.toString(16)}` : k.kind}`;
   });
   return ks.join(" ") + (spec.guarded ? " guarded" : "");
 }
@@ -269,7 +271,7 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
   } else {
     const big = rows.length > 3000;
     if (!big) {
-      const table = new Table({ head: ["form", "operands", "profile", "target", "rule", "insts", "dyn max", "verdict"], style: { head: [], border: [] } });
+      const table = new Table({ head: ["form", "operands", "profile", "target", "rule", "insts", "dyn max", "verdict"], ...COMPACT });
       for (const r of rows)
         table.push([formName(r.spec.form), kindsText(r.spec), r.spec.form.op === "vshl" || r.spec.form.op === "vshr" ? r.profile : "both", targetName(r.target), (r.chosen ? "* " : "  ") + r.rule, r.count ?? "", r.dynMax ? `${r.dynMax}${r.overBound && r.overBound > 0 ? ` (over bound by ${r.overBound})` : ""}` : "", verdictText(r)]);
       process.stdout.write(table.toString() + "\n(* = the rule selection picks; the others are shadowed and checked too)\n");
@@ -290,7 +292,7 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
         if (r.verdict.status === "tested") g.cases += r.verdict.n;
         groups.set(key, g);
       }
-      const table = new Table({ head: ["class", "profile", "target", "rows", "insts (max)", "cases run", "refuted"], style: { head: [], border: [] } });
+      const table = new Table({ head: ["class", "profile", "target", "rows", "insts (max)", "cases run", "refuted"], ...COMPACT });
       for (const [k, g] of groups) {
         const [cls, profile, target] = k.split("|");
         table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", g.cases, g.bad]);

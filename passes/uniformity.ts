@@ -109,7 +109,7 @@ const PURE = new Set([
   "shf", "shl", "shr", "mov", "prmt", "cvt", "cvta", "setp", "set", "selp", "slct", "testp", "copysign", "rcp",
   "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "fma", "addc", "subc", "madc", "vshl", "vshr", "vadd", "vsub",
   "vabsdiff", "vmin", "vmax", "vset", "vmad", "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
-  "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4", "isspacep", "mapa", "madc", "mad.lo",
+  "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4", "isspacep", "mapa",
 ]);
 
 /** Opcodes whose first operand is not written. */

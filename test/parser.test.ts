@@ -242,7 +242,7 @@ prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
     expect(shape(fn.body.stmts)).toEqual([
       ".reg", ".reg", ".reg",
       [".reg", "setp", "mov", [["mov"]]],
-      "$L__BB0_1:", ".pragma", "bra", "prototype_0:", ".callprototype", "ret",
+      "$L__BB0_1:", ".pragma", ".loc", "bra", "prototype_0:", ".callprototype", "ret",
     ]);
   });
 
@@ -572,6 +572,7 @@ describe("speed", () => {
     const ms = performance.now() - t0;
     expect(m.diagnostics).toEqual([]);
     expect(m.insts.length).toBeGreaterThan(25_000);
-    expect(ms).toBeLessThan(15_000);
+    // About 2.5 s on an idle 2-core machine; the bound leaves room for a loaded CI host.
+    expect(ms).toBeLessThan(20_000);
   }, 60_000);
 });

@@ -5,6 +5,7 @@
  */
 import type { Form } from "../ir/forms.js";
 import type { RoutineSpec, SourceName } from "../ir/ir.js";
+import { sourcesOf } from "../ir/ir.js";
 import { Rng } from "./random.js";
 
 /** One scalar test case (u32 values), with the guard and prior d of guarded routines. */
@@ -57,6 +58,7 @@ export function scalarCases(spec: RoutineSpec, seed: number, random: number, ext
     cases.push({ a: BigInt(rng.u32()), b, c: BigInt(rng.u32()) });
   }
   return dedupe(
+    sourcesOf(spec.form),
     cases.map((x, i) => {
       const out: ScalarCase = { a: fix("a", x.a), b: fix("b", x.b), c: fix("c", x.c) };
       if (spec.guarded) {
@@ -68,10 +70,11 @@ export function scalarCases(spec: RoutineSpec, seed: number, random: number, ext
   );
 }
 
-function dedupe(xs: ScalarCase[]): ScalarCase[] {
+/** Drops repeated cases, comparing only the sources the form reads. */
+function dedupe(read: SourceName[], xs: ScalarCase[]): ScalarCase[] {
   const seen = new Set<string>();
   return xs.filter((x) => {
-    const key = `${x.a},${x.b},${x.c},${x.g},${x.dPrior}`;
+    const key = `${read.includes("a") ? x.a : ""},${read.includes("b") ? x.b : ""},${read.includes("c") ? x.c : ""},${x.g},${x.dPrior}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

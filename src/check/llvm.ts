@@ -517,21 +517,19 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
 };
 
 /**
- * Records with no LLVM folding counterpart, with the manual section their semantics come
- * from and how they are checked instead.
+ * Records with no LLVM folding counterpart, with the manual text their semantics come from.
+ * The cross-lane ones are run at sequence level (match.sync and cross-lane IR); whether llc's
+ * code exercised a record is reported by the sequence level (`SeqClassReport.mnemonics`).
  */
 export const NO_COUNTERPART: Readonly<Record<string, string>> = {
-  s_branch: "AMD Vega ISA §4.1/§12.5 SOPP (program control): checked by the sequence-level match.sync loops",
-  s_cbranch_scc0: "AMD Vega ISA §4.1/§12.5 SOPP, conditional branch on SCC: checked by the sequence-level loops",
-  s_cbranch_scc1: "AMD Vega ISA §4.1/§12.5 SOPP, conditional branch on SCC: checked by the sequence-level loops",
-  s_cbranch_execz: "AMD Vega ISA §4.1/§12.5 SOPP, branch on EXECZ: checked by the sequence-level loops",
-  s_cbranch_execnz: "AMD Vega ISA §4.1/§12.5 SOPP, branch on !EXECZ: checked by the sequence-level match.sync loops (llc's waterfall)",
-  s_cbranch_vccz: "AMD Vega ISA §4.1/§12.5 SOPP, branch on VCCZ: checked by the sequence-level loops",
-  s_cbranch_vccnz: "AMD Vega ISA §4.1/§12.5 SOPP, branch on !VCCZ: checked by the sequence-level loops",
+  s_branch: "AMD Vega ISA ch. 12 (SOPP) S_BRANCH / RDNA3 ch. 16 (SOPP): PC = label; control flow has no constant-folding oracle",
+  s_cbranch_scc0: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_SCC0 / RDNA3 ch. 16: branch if SCC == 0",
+  s_cbranch_scc1: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_SCC1 / RDNA3 ch. 16: branch if SCC == 1",
+  s_cbranch_execz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_EXECZ / RDNA3 ch. 16: branch if EXEC == 0",
+  s_cbranch_execnz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_EXECNZ / RDNA3 ch. 16: branch if EXEC != 0",
   v_readfirstlane_b32:
-    "AMD Vega ISA §12.9 (VOP1) V_READFIRSTLANE_B32, RDNA3 §16.9: cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands; checked by the sequence-level match.sync and cross-lane runs",
-  v_readlane_b32: "AMD Vega ISA §12.11 (VOP3) V_READLANE_B32, RDNA3 §16.10: cross-lane; checked by the sequence-level cross-lane runs (llvm.amdgcn.readlane)",
-  v_writelane_b32: "AMD Vega ISA §12.11 (VOP3) V_WRITELANE_B32: cross-lane; checked by the sequence-level cross-lane runs (llvm.amdgcn.writelane)",
+    "AMD Vega ISA ch. 12 (VOP1) V_READFIRSTLANE_B32 / RDNA3 ch. 16 (VOP1): SDST = S0 of the first active lane (lane 0 if EXEC = 0); cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands",
+  v_readlane_b32: "AMD Vega ISA ch. 12 (VOP3) V_READLANE_B32 / RDNA3 ch. 16 (VOP3): SDST = S0 of lane S1[5:0] (wave32: S1[4:0]), regardless of EXEC; cross-lane",
 };
 
 /** The counterpart of a record (explicit table, then the compare families). */
@@ -1160,13 +1158,16 @@ export async function crosscheckSequences(opts: {
 }): Promise<SeqClassReport[]> {
   const tools = opts.tools ?? LLVM19;
   const targets = opts.targets ?? WAVE_TARGETS;
+  // One function per name (a module cannot define a name twice).
+  const byName = new Map(opts.funcs.map((f) => [f.fn.name, f]));
+  const allFuncs = [...byName.values()];
   const reports = new Map<SeqFunction["cls"], SeqClassReport>();
   const rep = (cls: SeqFunction["cls"]) => {
     let r = reports.get(cls);
     if (!r) reports.set(cls, (r = { cls, functions: 0, compiled: 0, cases: 0, agreed: 0, disagreements: [], unsupported: [], mnemonics: new Map() }));
     return r;
   };
-  for (const f of opts.funcs) rep(f.cls).functions++;
+  for (const f of allFuncs) rep(f.cls).functions++;
 
   const runOne = (sf: SeqFunction, t: SeqTarget, asm: string, sregs: number[]) => {
     const r = rep(sf.cls);
@@ -1252,8 +1253,8 @@ export async function crosscheckSequences(opts: {
   const CHUNK = 150;
   const work: Promise<void>[] = [];
   for (const t of targets) {
-    const lanewiseOnly = !LANE_TARGETS.some((x) => x.mcpu === t.mcpu && x.wave === t.wave);
-    const funcs = opts.funcs.filter((f) => (f.wave === undefined ? !lanewiseOnly : f.wave === t.wave));
+    const waveOnlyTarget = !LANE_TARGETS.some((x) => x.mcpu === t.mcpu && x.wave === t.wave);
+    const funcs = allFuncs.filter((f) => (f.wave === undefined ? !waveOnlyTarget : f.wave === t.wave));
     const sregs = inregRegisters(t, tools);
     for (let i = 0; i < funcs.length; i += CHUNK) {
       const chunk = funcs.slice(i, i + CHUNK);
@@ -1276,7 +1277,7 @@ export async function crosscheckSequences(opts: {
 
   await Promise.all(work);
   const out = [...reports.values()];
-  await triage(out, opts.funcs, tools, opts.recordVerdicts);
+  await triage(out, allFuncs, tools, opts.recordVerdicts);
   return out;
 }
 

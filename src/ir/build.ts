@@ -5,15 +5,21 @@
  * and its "read first" block). Every other instruction is only counted (`census`).
  *
  * ptxas checks an instruction in phases, and the order decides which messages appear when
- * several things are wrong. Reconstructed from ptxas's output:
- *   1. while parsing: unknown modifiers, repeated modes ("Multiple clamp modifiers
- *      specified"), repeated `.any/.all`, repeated post-ops, unknown video selectors, guards;
- *   2. template match, which stops at the first failure: an illegal post-op (`szext.add`),
- *      the type suffixes ("Unexpected instruction types"), then the operands' number, kinds
- *      and widths ("Arguments mismatch", followed by one "Unknown symbol" per undeclared name);
+ * several things are wrong. Reconstructed from ptxas's output (test/diagnostics.test.ts
+ * compares the two tools line by line):
+ *   1. while parsing: unknown modifiers, "Multiple clamp modifiers specified", two of
+ *      `.any/.all`, unknown selector spellings ("Unknown video selector: '.x'"), a suffix on
+ *      a name that is not a 32-bit register ("Unknown field '.b0'"), a guard that is not a
+ *      predicate;
+ *   2. template match, which stops at the first failure: template-level illegal modifiers
+ *      (`.add/.min/.max` on szext and match; `.sync .and .or .xor .cas .relu .satfinite`
+ *      where they do not belong), the type suffixes ("Unexpected instruction types"), the
+ *      operand count, the operands' kinds and widths ("Arguments mismatch");
  *   3. per-family semantic checks, all reported, in a fixed order per family (see
  *      `checkSzext`, `checkVsh`, `checkMatch`); a `_` destination where discard is not
- *      allowed is fatal in ptxas, so nothing after it is reported.
+ *      allowed is fatal in ptxas, so nothing after it is reported;
+ *   4. "Unknown symbol" for every undeclared name, last.
+ * (ptxas prints a few messages twice, e.g. "Illegal modifier 'Clamp'"; they appear once here.)
  * An instruction with any error yields no `FamilyInst`.
  *
  * Where ptxas 13.0 accepts more than §5(c) says, this follows ptxas: modifiers and types in
@@ -120,6 +126,9 @@ export interface NameScope {
 export class Scope implements NameScope {
   private readonly names = new Map<string, { seq: number; info: SymInfo }[]>();
   private readonly ranges = new Map<string, { seq: number; count: number; info: SymInfo }[]>();
+  /** `%r7` → its SymInfo, for prefixes declared by a single range (cleared when a range is added). */
+  private readonly rangeHits = new Map<string, { seq: number; info: SymInfo }>();
+  private view: { seq: number; scope: NameScope } | null = null;
   constructor(
     readonly parent: Scope | null,
     private readonly id: number,
@@ -139,7 +148,10 @@ export class Scope implements NameScope {
         funcParam: extra.funcParam ?? false,
       };
       const seq = this.clock.seq++;
-      if (d.range !== null) push(this.ranges, d.name, { seq, count: d.range, info });
+      if (d.range !== null) {
+        push(this.ranges, d.name, { seq, count: d.range, info });
+        this.rangeHits.clear();
+      }
       else push(this.names, d.name, { seq, info });
     }
   }
@@ -153,7 +165,8 @@ export class Scope implements NameScope {
   /** A view of this scope at the current point of the walk: later declarations are invisible. */
   here(): NameScope {
     const before = this.clock.seq;
-    return { lookup: (name) => this.lookup(name, before) };
+    if (this.view?.seq !== before) this.view = { seq: before, scope: new ScopeAt(this, before) };
+    return this.view.scope;
   }
 
   /**
@@ -167,6 +180,8 @@ export class Scope implements NameScope {
         for (let k = list.length - 1; k >= 0; k--) if (list[k].seq < before) return list[k].info;
       }
       if (s.ranges.size === 0) continue;
+      const hit = s.rangeHits.get(name);
+      if (hit && hit.seq < before) return hit.info;
       let i = name.length;
       while (i > 0 && name.charCodeAt(i - 1) >= 48 && name.charCodeAt(i - 1) <= 57) i--;
       if (i === name.length || i === 0) continue;
@@ -175,12 +190,24 @@ export class Scope implements NameScope {
       const n = Number(name.slice(i));
       for (let k = rl.length - 1; k >= 0; k--) {
         if (rl[k].seq < before && n < rl[k].count) {
-          const info = rl[k].info;
-          return { ...info, key: `${info.key}${n}` };
+          const info = { ...rl[k].info, key: `${rl[k].info.key}${n}` };
+          if (rl.length === 1) s.rangeHits.set(name, { seq: rl[k].seq, info }); // the only candidate: safe to remember
+          return info;
         }
       }
     }
     return null;
+  }
+}
+
+/** A scope as seen from one point: declarations made later are invisible. */
+class ScopeAt implements NameScope {
+  constructor(
+    private readonly scope: Scope,
+    private readonly before: number,
+  ) {}
+  lookup(name: string): SymInfo | null {
+    return this.scope.lookup(name, this.before);
   }
 }
 

@@ -308,7 +308,7 @@ class Parser {
     const loc = this.here();
     const name = this.dotName();
     if (LINE_DIRECTIVES.has(name)) {
-      this.lineDirective(name, loc);
+      this.module.items.push(this.lineDirective(name, loc));
       return;
     }
     if (name === "section") {
@@ -372,9 +372,7 @@ class Parser {
     }
     this.restOfLine();
     const args = this.src.slice(start, Math.max(start, lx.prevEnd)).trim();
-    const d: Directive = { kind: "directive", name, args, loc };
-    if (name !== "loc") this.module.items.push(d);
-    return d;
+    return { kind: "directive", name, args, loc };
   }
 
   private parseFunction(linkage: string[], loc: Loc): FunctionDecl {
@@ -586,7 +584,7 @@ class Parser {
         return;
       }
       if (name === "loc" || name === "file") {
-        this.lineDirective(name, loc);
+        out.push(this.lineDirective(name, loc));
         return;
       }
       if (name === "pragma" || name === "section") {

@@ -1,0 +1,40 @@
+/**
+ * @fileoverview The ptx-lower library API. Nothing here prints or exits: bad input comes
+ * back as diagnostics (`Diagnostic`, `formatDiagnostic`), lowering gaps as thrown errors.
+ */
+export type { BV, CV, Defined, Traced } from "./sem/bv.js";
+export { concrete, traced, note, u, showCV } from "./sem/bv.js";
+export { szext } from "./sem/szext.js";
+export { vsh, partSelectSignExtend } from "./sem/vsh.js";
+export { matchSync } from "./sem/match_sync.js";
+export type { MatchWarp, MatchResult } from "./sem/match_sync.js";
+
+export type { Form, SzextForm, VshForm, MatchForm, Family, Profile, Sel, VshTail, MatchDest } from "./ir/forms.js";
+export { formsOf, szextForms, vshForms, matchForms, formName, formId, FAMILIES, PROFILES } from "./ir/forms.js";
+export type { FamilyInst, PtxOperand, Loc, RoutineSpec, OperandKind, SourceName } from "./ir/ir.js";
+export { routineName, sourcesOf } from "./ir/ir.js";
+export type { ParsedModule } from "./ir/build.js";
+export { parseModule } from "./ir/build.js";
+export type { Diagnostic } from "./diag.js";
+export { formatDiagnostic, PtxLowerError } from "./diag.js";
+export { routineSpecs } from "../passes/uniformity.js";
+
+export type { LowerOptions, LoweredModule, ModuleRoutine, OutputTarget } from "./lower.js";
+export { lowerModule, collectRoutines } from "./lower.js";
+export type { Mcpu, Target } from "../targets/amdgpu/regs.js";
+export { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
+export type { AmdRoutine } from "../targets/amdgpu/lower.js";
+export { lowerRoutine, lowerWithRule, applicableRules, printRoutine } from "../targets/amdgpu/lower.js";
+export type { WaveState } from "../targets/amdgpu/interp.js";
+export { run } from "../targets/amdgpu/interp.js";
+export { execRoutine } from "../targets/amdgpu/exec.js";
+export { RECORDS, record } from "../targets/amdgpu/isa/index.js";
+export { lowerPortable, portableRulesFor } from "../targets/portable/rules/index.js";
+export { evalPir, evalPirConcrete } from "../targets/portable/pir.js";
+export { printJsModule } from "../targets/js/print.js";
+export { printCModule } from "../targets/c/print.js";
+
+export type { Vector, VectorReport, CheckTargets } from "./check/vectors.js";
+export { readVectors, runVectors } from "./check/vectors.js";
+export type { VerifyRow, VerifyTarget, Verdict, VerifyOptions } from "./check/verify.js";
+export { verify } from "./check/verify.js";

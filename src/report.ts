@@ -1,0 +1,395 @@
+/**
+ * @fileoverview `ptx-lower report` as data: for each parsed module, every occurrence of the
+ * three families, the routine it is lowered to, per target the rule chosen, the static and
+ * dynamic AMDGPU instruction counts and the checker's verdict, and a census of every other
+ * instruction (what a full port would still have to handle). The shape is documented in
+ * docs/report.md and docs/report.schema.json; bin/report.ts prints it.
+ *
+ * Nothing here prints or reads files. The result is deterministic for given inputs and
+ * options (seeded checker, no timings), so it can be compared and archived.
+ */
+import type { ParsedModule } from "./ir/build.js";
+import type { Family, Profile } from "./ir/forms.js";
+import { familyOf, formId, formName } from "./ir/forms.js";
+import type { OperandKind, RoutineSpec, SourceName } from "./ir/ir.js";
+import { routineName, sourcesOf } from "./ir/ir.js";
+import type { ModuleRoutine } from "./lower.js";
+import { collectRoutines } from "./lower.js";
+import type { CV } from "./sem/bv.js";
+import { concrete, u } from "./sem/bv.js";
+import type { VerifyRow, VerifyTarget } from "./check/verify.js";
+import { targetName, verify } from "./check/verify.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
+import { TARGETS } from "../targets/amdgpu/regs.js";
+import type { AmdRoutine } from "../targets/amdgpu/lower.js";
+import { lowerRoutine } from "../targets/amdgpu/lower.js";
+import { execRoutine } from "../targets/amdgpu/exec.js";
+import { selectPortableRule } from "../targets/portable/rules/index.js";
+
+/** Version of the report's JSON shape (docs/report.schema.json); bumped on incompatible change. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface ReportOptions {
+  /** AMDGPU processors to report on, in order. */
+  mcpus: readonly Mcpu[];
+  profile: Profile;
+  /**
+   * Checker budget per routine: random scalar cases beyond the fixed corner set, random
+   * warps per match routine, and the seed. `false` reports every verdict as `not-run`.
+   * Default `{ random: 200, warps: 300, seed: 1 }`.
+   */
+  check?: CheckBudget | false;
+  /** Called after each module. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface CheckBudget {
+  random: number;
+  warps: number;
+  seed: number;
+}
+
+export const DEFAULT_CHECK: CheckBudget = { random: 200, warps: 300, seed: 1 };
+
+/** The checker's verdict on the chosen lowering of a routine for one target. */
+export type ReportVerdict =
+  | { status: "tested"; n: number }
+  | { status: "refuted"; n: number; counterexample: string }
+  | { status: "skipped"; why: string }
+  | { status: "not-run" }
+  /** The tool itself failed (no rule, a crash): always a bug in ptx-lower. */
+  | { status: "error"; message: string };
+
+/** Dynamic AMDGPU instruction counts of a routine (instructions executed, labels excluded). */
+export type DynamicCount =
+  /** A scalar form on one representative input (`input`: the sources as hex). */
+  | { kind: "scalar"; steps: number; input: Record<string, string> }
+  /**
+   * match.sync on a full warp with membermask = all lanes (or the routine's immediate):
+   * `k1` all lanes equal, `k32` 32 distinct values (null where `a` is uniform or an
+   * immediate, so only k = 1 exists); `checkerMax` the largest count over the checker's
+   * random warps (null when the checker did not run).
+   */
+  | { kind: "warp"; k1: number; k32: number | null; checkerMax: number | null };
+
+/** What one target makes of a routine. */
+export interface ReportTarget {
+  /** `amdgpu gfx900`, …, `js`, `c`. */
+  target: string;
+  mcpu: Mcpu | null;
+  /** The rule selection picks (`(none)` if the target has no rule: an error verdict says why). */
+  rule: string;
+  /** AMDGPU only: static instruction count (labels excluded). */
+  static: number | null;
+  /** AMDGPU only. */
+  dynamic: DynamicCount | null;
+  verdict: ReportVerdict;
+}
+
+/** One routine: a form with operand kinds, shared by every occurrence with that identity. */
+export interface ReportRoutine {
+  /** 1-based, in first-occurrence order within the module. */
+  id: number;
+  name: string;
+  family: Family;
+  /** Canonical PTX spelling (`szext.clamp.s32`, `vshl.u32.u32.u32.clamp.add d, a, b, c`). */
+  form: string;
+  /** Kind of each source: `v` (divergent, VGPR), `s` (uniform, SGPR), or `imm 0x…`. */
+  operands: Partial<Record<SourceName, string>>;
+  guarded: boolean;
+  /** How many occurrences this routine serves. */
+  occurrences: number;
+  targets: ReportTarget[];
+}
+
+/** One occurrence of szext / vshl / vshr / match.sync in the source. */
+export interface ReportOccurrence {
+  line: number;
+  col: number;
+  /** The instruction as written (guard to `;`). */
+  text: string;
+  family: Family;
+  form: string;
+  /** The routine serving it (`ReportRoutine.id` / `.name`). */
+  routineId: number;
+  routine: string;
+}
+
+/** Instructions outside the three families, by base opcode, then by full opcode. */
+export interface CensusEntry {
+  /** Base mnemonic (`ld`). */
+  opcode: string;
+  count: number;
+  /** Each full spelling (`ld.param.u64`) and its count, most frequent first. */
+  forms: { opcode: string; count: number }[];
+}
+
+export interface ModuleReport {
+  /** The file name as given. */
+  file: string;
+  /** Warnings (a module with errors is not reported; the CLI prints them instead). */
+  diagnostics: { line: number; col: number; severity: "error" | "warning"; message: string }[];
+  occurrences: ReportOccurrence[];
+  routines: ReportRoutine[];
+  census: CensusEntry[];
+  summary: {
+    occurrences: number;
+    byFamily: Record<Family, number>;
+    routines: number;
+    otherInstructions: number;
+    otherOpcodes: number;
+    /** Verdict counts over routines × targets. */
+    verdicts: Record<ReportVerdict["status"], number>;
+  };
+}
+
+export interface Report {
+  tool: "ptx-lower";
+  schemaVersion: number;
+  semantics: Profile;
+  mcpus: Mcpu[];
+  /** The checker budget used, or null when the checker did not run. */
+  check: CheckBudget | null;
+  modules: ModuleReport[];
+}
+
+const hex = (x: bigint) => `0x${x.toString(16)}`;
+
+function kindText(k: OperandKind | undefined): string {
+  if (!k || k.kind === "v") return "v";
+  return k.kind === "s" ? "s" : `imm ${hex(k.value)}`;
+}
+
+/** Builds the report of `mods` (in order). Never throws for a module that parsed. */
+export async function buildReport(mods: readonly ParsedModule[], opts: ReportOptions): Promise<Report> {
+  const check = opts.check === false ? null : (opts.check ?? DEFAULT_CHECK);
+  const modules: ModuleReport[] = [];
+  for (const mod of mods) {
+    modules.push(await moduleReport(mod, opts, check));
+    opts.onProgress?.(modules.length, mods.length);
+  }
+  return { tool: "ptx-lower", schemaVersion: REPORT_SCHEMA_VERSION, semantics: opts.profile, mcpus: [...opts.mcpus], check, modules };
+}
+
+async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: CheckBudget | null): Promise<ModuleReport> {
+  let routines: ModuleRoutine[];
+  try {
+    routines = collectRoutines(mod);
+  } catch (e) {
+    // The uniformity pass failed: report the occurrences with every operand divergent.
+    routines = fallbackRoutines(mod);
+    mod = { ...mod, diagnostics: [...mod.diagnostics, { loc: { file: mod.file, line: 1, col: 1 }, severity: "warning", message: `uniformity analysis failed (${errText(e)}); operands assumed divergent` }] };
+  }
+  const targetsOf = (): VerifyTarget[] => [...opts.mcpus.map((mcpu): VerifyTarget => ({ kind: "amdgpu", mcpu })), { kind: "js" }, { kind: "c" }];
+  const rows = check ? await checkRoutines(routines, targetsOf(), opts.profile, check) : new Map<string, VerifyRow>();
+
+  const out: ReportRoutine[] = routines.map((r, i) => {
+    const targets: ReportTarget[] = [];
+    for (const mcpu of opts.mcpus) targets.push(amdTarget(r.spec, mcpu, opts.profile, rows.get(rowKey(r.spec, `amdgpu ${mcpu}`)), check !== null));
+    for (const t of ["js", "c"] as const) targets.push(portableTarget(r.spec, t, rows.get(rowKey(r.spec, t)), check !== null));
+    return {
+      id: i + 1,
+      name: r.name,
+      family: familyOf(r.spec.form),
+      form: formName(r.spec.form),
+      operands: Object.fromEntries(sourcesOf(r.spec.form).map((s) => [s, kindText(r.spec.kinds[s])])),
+      guarded: r.spec.guarded,
+      occurrences: r.insts.length,
+      targets,
+    };
+  });
+  const occurrences: ReportOccurrence[] = [];
+  routines.forEach((r, i) => {
+    for (const inst of r.insts)
+      occurrences.push({ line: inst.loc.line, col: inst.loc.col, text: inst.text, family: familyOf(inst.form), form: formName(inst.form), routineId: i + 1, routine: r.name });
+  });
+  occurrences.sort((a, b) => a.line - b.line || a.col - b.col);
+
+  const census = censusOf(mod.census);
+  const byFamily: Record<Family, number> = { szext: 0, video: 0, match: 0 };
+  for (const o of occurrences) byFamily[o.family]++;
+  const verdicts: Record<ReportVerdict["status"], number> = { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 };
+  for (const r of out) for (const t of r.targets) verdicts[t.verdict.status]++;
+  return {
+    file: mod.file,
+    diagnostics: mod.diagnostics.map((d) => ({ line: d.loc.line, col: d.loc.col, severity: d.severity, message: d.message })),
+    occurrences,
+    routines: out,
+    census,
+    summary: {
+      occurrences: occurrences.length,
+      byFamily,
+      routines: out.length,
+      otherInstructions: census.reduce((n, c) => n + c.count, 0),
+      otherOpcodes: census.length,
+      verdicts,
+    },
+  };
+}
+
+/** Routines with every register operand divergent (used only if the uniformity pass throws). */
+function fallbackRoutines(mod: ParsedModule): ModuleRoutine[] {
+  const byName = new Map<string, ModuleRoutine>();
+  for (const inst of mod.insts) {
+    const kinds: RoutineSpec["kinds"] = {};
+    for (const s of sourcesOf(inst.form)) {
+      const o = inst[s];
+      kinds[s] = o?.kind === "imm" ? { kind: "imm", value: o.value } : { kind: "v" };
+    }
+    const spec: RoutineSpec = { form: inst.form, kinds, guarded: inst.guard !== null };
+    const name = routineName(spec, formId);
+    const r = byName.get(name);
+    if (r) r.insts.push(inst);
+    else byName.set(name, { name, spec, insts: [inst] });
+  }
+  return [...byName.values()];
+}
+
+function censusOf(census: ReadonlyMap<string, number>): CensusEntry[] {
+  const byBase = new Map<string, CensusEntry>();
+  for (const [opcode, count] of census) {
+    const base = opcode.split(".")[0]!;
+    let e = byBase.get(base);
+    if (!e) byBase.set(base, (e = { opcode: base, count: 0, forms: [] }));
+    e.count += count;
+    e.forms.push({ opcode, count });
+  }
+  const order = <T extends { opcode: string; count: number }>(a: T, b: T) => b.count - a.count || (a.opcode < b.opcode ? -1 : a.opcode > b.opcode ? 1 : 0);
+  const out = [...byBase.values()].sort(order);
+  for (const e of out) e.forms.sort(order);
+  return out;
+}
+
+const rowKey = (spec: RoutineSpec, target: string) => `${target}|${keyOfSpec(spec)}`;
+const specKeys = new WeakMap<RoutineSpec, string>();
+function keyOfSpec(spec: RoutineSpec): string {
+  let k = specKeys.get(spec);
+  if (k === undefined) specKeys.set(spec, (k = JSON.stringify(spec, (_k, x: unknown) => (typeof x === "bigint" ? `${x}n` : x))));
+  return k;
+}
+
+/**
+ * Runs the checker on every routine for every target and keeps the chosen rule's row.
+ * One batch per module (one C build); if the batch throws, each routine is checked alone
+ * so that one failure does not hide the other verdicts.
+ */
+async function checkRoutines(routines: ModuleRoutine[], targets: VerifyTarget[], profile: Profile, b: CheckBudget): Promise<Map<string, VerifyRow>> {
+  const out = new Map<string, VerifyRow>();
+  const keep = (rows: VerifyRow[]) => {
+    for (const r of rows) if (r.chosen) out.set(rowKey(r.spec, targetName(r.target)), r);
+  };
+  const opts = { seed: b.seed, random: b.random, warps: b.warps };
+  try {
+    keep(await verify(routines.map((r) => ({ spec: r.spec, profile })), targets, opts));
+  } catch {
+    for (const r of routines)
+      for (const t of targets) {
+        try {
+          keep(await verify([{ spec: r.spec, profile }], [t], opts));
+        } catch {
+          // Left without a row: the target entry reports the error itself.
+        }
+      }
+  }
+  return out;
+}
+
+function verdictOf(row: VerifyRow | undefined, ran: boolean, fallback: string): ReportVerdict {
+  if (!ran) return { status: "not-run" };
+  if (!row) return { status: "error", message: fallback };
+  const v = row.verdict;
+  switch (v.status) {
+    case "tested":
+      return { status: "tested", n: v.n };
+    case "refuted":
+      return { status: "refuted", n: v.n, counterexample: v.counterexample };
+    case "skipped":
+      return { status: "skipped", why: v.why };
+    case "proved":
+      return { status: "tested", n: 0 };
+    case "unknown":
+      return { status: "skipped", why: v.why };
+  }
+}
+
+function amdTarget(spec: RoutineSpec, mcpu: Mcpu, profile: Profile, row: VerifyRow | undefined, ran: boolean): ReportTarget {
+  const target = `amdgpu ${mcpu}`;
+  let r: AmdRoutine;
+  try {
+    r = lowerRoutine(spec, TARGETS[mcpu], profile);
+  } catch (e) {
+    return { target, mcpu, rule: "(none)", static: null, dynamic: null, verdict: { status: "error", message: errText(e) } };
+  }
+  let dynamic: DynamicCount | null;
+  let problem: string | null = null;
+  try {
+    dynamic = dynamicCount(r, row?.dynMax ?? null);
+  } catch (e) {
+    dynamic = null;
+    problem = `dynamic count: ${errText(e)}`;
+  }
+  const verdict: ReportVerdict = problem ? { status: "error", message: problem } : verdictOf(row, ran, "the checker did not run (it failed on this routine)");
+  return { target, mcpu, rule: r.rule, static: r.count, dynamic, verdict };
+}
+
+function portableTarget(spec: RoutineSpec, target: "js" | "c", row: VerifyRow | undefined, ran: boolean): ReportTarget {
+  let rule: string;
+  try {
+    rule = selectPortableRule(spec).name;
+  } catch (e) {
+    return { target, mcpu: null, rule: "(none)", static: null, dynamic: null, verdict: { status: "error", message: errText(e) } };
+  }
+  return { target, mcpu: null, rule, static: null, dynamic: null, verdict: verdictOf(row, ran, "the checker did not run (it failed on this routine)") };
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The representative scalar input: a has a set sign bit in its low byte, b a mid-range count. */
+const SCALAR_INPUT = { a: 0x123456f8n, b: 12n, c: 0x00c0ffeen };
+
+/**
+ * Dynamic count of an AMDGPU routine. Scalar forms: the interpreter's steps on
+ * `SCALAR_INPUT` (immediates keep their value), every lane active, guard true. match.sync:
+ * a full warp, membermask all ones (or the immediate), k = 1 and k = 32 distinct values.
+ * @throws Error if the routine does not terminate or breaks its contract on that input.
+ */
+export function dynamicCount(r: AmdRoutine, checkerMax: number | null = null): DynamicCount {
+  const spec = r.spec;
+  const f = spec.form;
+  const full = u(0xffffffff);
+  const guard = spec.guarded ? { guard: new Array<boolean>(32).fill(true), dPrior: new Array<CV>(32).fill(u(0)), pPrior: new Array<boolean>(32).fill(false) } : {};
+  const once = (src: Partial<Record<SourceName, CV | CV[]>>) => {
+    const run = execRoutine(concrete, r, { src, active: full, ...guard }, { stepLimit: 10_000 });
+    if (run.status !== "ok") throw new Error(`no termination within 10000 steps`);
+    if (run.violations.length) throw new Error(`contract violation: ${run.violations.join("; ")}`);
+    return run.steps;
+  };
+  if (f.op !== "match") {
+    const src: Partial<Record<SourceName, CV | CV[]>> = {};
+    const input: Record<string, string> = {};
+    for (const s of sourcesOf(f)) {
+      const k = spec.kinds[s];
+      const x = k?.kind === "imm" ? k.value & 0xffffffffn : SCALAR_INPUT[s as "a" | "b" | "c"];
+      input[s] = hex(x);
+      if (k?.kind === "imm") continue;
+      src[s] = k?.kind === "s" ? u(x) : new Array<CV>(32).fill(u(x));
+    }
+    return { kind: "scalar", steps: once(src), input };
+  }
+  const w = f.type === "b64" ? 64 : 32;
+  const aKind = spec.kinds.a?.kind ?? "v";
+  const mKind = spec.kinds.membermask?.kind ?? "v";
+  const mm = u(0xffffffff);
+  const srcFor = (values: bigint[]) => {
+    const src: Partial<Record<SourceName, CV | CV[]>> = {};
+    if (aKind === "v") src.a = values.map((x) => u(x, w));
+    else if (aKind === "s") src.a = u(values[0]!, w);
+    if (mKind === "v") src.membermask = new Array<CV>(32).fill(mm);
+    else if (mKind === "s") src.membermask = mm;
+    return src;
+  };
+  const same = new Array<bigint>(32).fill(w === 64 ? 0x0123456789abcdefn : 0x5n);
+  // Distinct values that differ only in one half for b64, the worst case for a half compare.
+  const distinct = Array.from({ length: 32 }, (_, l) => (w === 64 ? (BigInt(l) << 32n) | 0x5n : BigInt(l * 0x01010101 + 7) & 0xffffffffn));
+  return { kind: "warp", k1: once(srcFor(same)), k32: aKind === "v" ? once(srcFor(distinct)) : null, checkerMax };
+}

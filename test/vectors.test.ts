@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readVectors, runVectors } from "../src/check/vectors.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
+
+const FILE = join(import.meta.dirname, "..", "..", "shared", "vectors", "public.jsonl");
+
+describe("shared vectors (../shared/vectors/public.jsonl), as they are", () => {
+  const text = readFileSync(FILE, "utf8");
+  const { vectors, diagnostics } = readVectors(text, FILE);
+
+  it("every vector parses", () => {
+    expect(diagnostics).toEqual([]);
+    expect(vectors.length).toBe(text.trim().split("\n").length);
+  });
+
+  for (const profile of ["isa", "sm90"] as const)
+    it(`0 failures on every target under --semantics ${profile}`, async () => {
+      const rep = await runVectors(vectors, profile, { ref: true, amdgpu: [...MCPUS], js: true, c: true });
+      const lines = rep.failures.map((f) => `${f.vector.id} [${f.target}] ${f.message}`);
+      expect(lines).toEqual([]);
+      expect(rep.passed + rep.skipped).toBe(vectors.length);
+      expect(rep.skipped).toBe(vectors.filter((v) => v.semantics && v.semantics !== profile).length);
+      // every family is present and run
+      for (const op of ["szext", "vshl", "vshr", "match"]) expect(vectors.some((v) => v.inst.form.op === op)).toBe(true);
+    });
+});
