@@ -214,7 +214,7 @@ export async function verifyCommand(
   const started = Date.now();
   let rows: VerifyRow[];
   if (o.prove) rows = await proveRows(specs, targets, { onProgress: (d) => bar?.update(d) });
-  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, onProgress: (d) => bar?.update(d) });
+  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress: (d) => bar?.update(d) });
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
   return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds });

@@ -8,6 +8,7 @@
  *   tsx scripts/crosscheck-llvm.ts [--seed N] [--per-record N] [--sel N] [--runs N] [--quick]
  */
 import {
+  controlFunctions,
   crosscheckRecords,
   crosscheckSequences,
   defectFunctions,
@@ -56,10 +57,11 @@ async function main(): Promise<number> {
     ...defectFunctions(),
     ...matchFunctions(),
     ...xlaneFunctions(),
+    ...controlFunctions(),
     ...videoFunctions(videoForms(sel), profiles, 4),
   ];
   console.log(
-    `\n== Sequence level: ${funcs.length} IR functions (derived from the reference / best IR / match loops / the known defect / cross-lane), llc-19 for gfx900 gfx90a gfx942 gfx1030 gfx1100 (+wave64 for gfx10/11 wave code), run in targets/amdgpu/interp.ts`,
+    `\n== Sequence level: ${funcs.length} IR functions (derived from the reference / best IR / match loops / the known defect / cross-lane / branches and loops), llc-19 for gfx900 gfx90a gfx942 gfx1030 gfx1100 (+wave64 for gfx10/11 wave code), run in targets/amdgpu/interp.ts`,
   );
   const t1 = Date.now();
   let last = 0;
@@ -67,7 +69,7 @@ async function main(): Promise<number> {
     funcs,
     runs,
     seed,
-    allInputs: ["szext", "defect"],
+    allInputs: ["szext", "defect", "control"],
     uniformLanes: quick ? 16 : 1,
     recordVerdicts: verdicts,
     onProgress: (m) => {

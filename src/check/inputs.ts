@@ -40,10 +40,11 @@ function isaExamples(f: Form): ScalarCase[] {
 }
 
 /**
- * Inputs for one routine: fixed immediates, then examples, corners × small b, and `random`
- * seeded random cases. Guarded routines alternate the guard and carry a prior d.
+ * Inputs for one routine: fixed immediates, then examples, `extra` (form-specific corners),
+ * corners × small b (unless `generic` is false), and `random` seeded random cases. Guarded
+ * routines alternate the guard and carry a prior d.
  */
-export function scalarCases(spec: RoutineSpec, seed: number, random: number, extra: ScalarCase[] = []): ScalarCase[] {
+export function scalarCases(spec: RoutineSpec, seed: number, random: number, extra: ScalarCase[] = [], generic = true): ScalarCase[] {
   const rng = new Rng(seed);
   const fix = (name: SourceName, x: bigint) => {
     const k = spec.kinds[name];
@@ -51,7 +52,7 @@ export function scalarCases(spec: RoutineSpec, seed: number, random: number, ext
   };
   const cases: ScalarCase[] = [...isaExamples(spec.form), ...extra];
   const bs = bValues();
-  for (const a of CORNERS) for (const b of bs) cases.push({ a, b, c: CORNERS[Number(b % BigInt(CORNERS.length))]! });
+  if (generic) for (const a of CORNERS) for (const b of bs) cases.push({ a, b, c: CORNERS[Number(b % BigInt(CORNERS.length))]! });
   for (let i = 0; i < random; i++) {
     const r = rng.u32();
     const b = r & 1 ? BigInt(rng.below(72)) : BigInt(rng.u32());

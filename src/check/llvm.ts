@@ -345,11 +345,11 @@ const sext = (from: number, name = "sext(trunc)"): Counterpart => ({
   ir: (e, { src: [a] }) => [{ w: 32, v: e.op(`sext i${from} ${e.op(`trunc i32 ${a} to i${from}`)} to i32`) }],
 });
 
-const saveexec = (w: 32 | 64): Counterpart => ({
-  llvm: "D = exec; EXEC = and S0, exec; SCC = icmp ne EXEC, 0",
+const saveexec = (w: 32 | 64, op: "and" | "andn2" = "and"): Counterpart => ({
+  llvm: `D = exec; EXEC = and S0, ${op === "and" ? "exec" : "(xor exec, -1)"}; SCC = icmp ne EXEC, 0`,
   ir: (e, { src: [a], exec }) => {
     const ex = w === 64 ? exec : e.op(`trunc i64 ${exec} to i32`);
-    const next = e.op(`and i${w} ${a}, ${ex}`);
+    const next = e.op(`and i${w} ${a}, ${op === "and" ? ex : e.op(`xor i${w} ${ex}, -1`)}`);
     const full = w === 64 ? next : e.op(`or i64 ${e.op(`and i64 ${exec}, -4294967296`)}, ${e.op(`zext i32 ${next} to i64`)}`);
     return [
       { w, v: e.op(`freeze i${w} ${ex}`) },
@@ -371,6 +371,15 @@ const PRED: Record<string, [string, string]> = {
 
 /** Compares: `v_cmp_<op>_<t><w>` (a lane bit) and `s_cmp_<op>_<t><w>` (SCC) ↔ `icmp`. */
 function compareCounterpart(mn: string): Counterpart | undefined {
+  const x = /^v_cmpx_(eq|ne|lt|le|gt|ge)_([iu])(32|64)$/.exec(mn);
+  if (x) {
+    const pred = PRED[x[1]!]![x[2] === "i" ? 1 : 0];
+    const w = Number(x[3]);
+    return {
+      llvm: `EXEC = select (icmp ${pred} i${w}), EXEC, 0 (operands uniform across lanes)`,
+      ir: (e, { src: [a, b], exec }) => [{ w: 64, v: e.op(`select i1 ${e.op(`icmp ${pred} i${w} ${a}, ${b}`)}, i64 ${exec}, i64 0`) }],
+    };
+  }
   const m = /^[vs]_cmp_(eq|ne|lg|lt|le|gt|ge)_([iu])(16|32|64)$/.exec(mn);
   if (!m) return undefined;
   const pred = PRED[m[1]!]![m[2] === "i" ? 1 : 0];
@@ -400,6 +409,8 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
   s_ff1_i32_b64: ff1(64),
   s_and_saveexec_b64: saveexec(64),
   s_and_saveexec_b32: saveexec(32),
+  s_andn2_saveexec_b64: saveexec(64, "andn2"),
+  s_andn2_saveexec_b32: saveexec(32, "andn2"),
   s_brev_b32: { llvm: "llvm.bitreverse.i32", ir: (e, { src: [a] }) => [{ w: 32, v: bitreverse(e, a!) }] },
   s_movk_i32: sext(16, "sext of the 16-bit immediate:"),
   // SOP2
@@ -461,6 +472,8 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
   v_add_nc_u32: binop("add", 32, false),
   v_sub_u32: binop("sub", 32, false),
   v_sub_nc_u32: binop("sub", 32, false),
+  v_subrev_u32: { llvm: "sub i32 S1, S0", ir: (e, { src: [a, b] }) => [{ w: 32, v: e.op(`sub i32 ${b}, ${a}`) }] },
+  v_subrev_nc_u32: { llvm: "sub i32 S1, S0", ir: (e, { src: [a, b] }) => [{ w: 32, v: e.op(`sub i32 ${b}, ${a}`) }] },
   v_cndmask_b32: {
     llvm: "select i1 (trunc (lshr mask, lane)), S1, S0",
     ir: (e, { src: [a, b, m], lane }) => {
@@ -570,9 +583,9 @@ export function recordOutputs(rec: IsaRecord, c: RecordCase): CV[] {
     const io: WaveIO<CV, boolean> = {
       wave: 64,
       read: (i) => u(c.src[ops.slice(0, i).filter((o) => !o.out).length]!, opWidth(ops[i]!.w)),
-      readLanes: () => {
-        throw new Error(`${rec.mnemonic}: cross-lane record has no record-level case`);
-      },
+      // Lane-wise wave records (v_cmpx) see the case's operands in every lane; the
+      // cross-lane ones (readlane, readfirstlane) have no case here.
+      readLanes: (i) => new Array<CV>(64).fill(u(c.src[ops.slice(0, i).filter((o) => !o.out).length]!, opWidth(ops[i]!.w))),
       write: (_i, x) => void writes.push(x),
       exec: () => exec,
       setExec: (x) => void (exec = x),
@@ -580,7 +593,7 @@ export function recordOutputs(rec: IsaRecord, c: RecordCase): CV[] {
       setScc: (b) => void (scc = b),
     };
     sem.wave(concrete, io);
-    return [...writes, exec, concrete.fromB(scc)];
+    return [...writes, ...(rec.defs?.includes("exec") ? [exec] : []), ...(rec.defs?.includes("scc") ? [concrete.fromB(scc)] : [])];
   }
   throw new Error(`${rec.mnemonic}: branch records have no record-level case`);
 }
@@ -817,8 +830,8 @@ export async function inregRegisters(t: SeqTarget, tools: LlvmTools = LLVM19): P
 export type LaneMeaning = (args: bigint[]) => { values: bigint[]; defined: boolean };
 
 export interface SeqFunction {
-  /** Form class: szext, video, match, defect (the known LLVM defect), xlane. */
-  cls: "szext" | "video" | "match" | "defect" | "xlane";
+  /** Form class: szext, video, match, defect (the known LLVM defect), xlane, control (branches). */
+  cls: "szext" | "video" | "match" | "defect" | "xlane" | "control";
   fn: IrFunc;
   /** Readable: form name, variant, operand kinds. */
   label: string;
@@ -934,6 +947,114 @@ export function defectFunctions(): SeqFunction[] {
       });
     }
   return out;
+}
+
+const M32 = 0xffffffffn;
+const CONTROL_IR = `
+define i32 @uniform_if_else(i32 inreg %a, i32 inreg %b, i32 %v) {
+entry:
+  %c = icmp ult i32 %a, %b
+  br i1 %c, label %t, label %e
+t:
+  %x1 = shl i32 %v, 3
+  %x2 = xor i32 %x1, %b
+  %x3 = lshr i32 %x2, 5
+  %x4 = add i32 %x3, %v
+  %x5 = or i32 %x4, %a
+  br label %j
+e:
+  %y1 = lshr i32 %v, 7
+  %y2 = sub i32 %y1, %a
+  %y3 = xor i32 %y2, %v
+  %y4 = shl i32 %y3, 2
+  %y5 = and i32 %y4, %b
+  br label %j
+j:
+  %r = phi i32 [ %x5, %t ], [ %y5, %e ]
+  ret i32 %r
+}
+define i32 @divergent_if_else(i32 %v, i32 %w) {
+entry:
+  %c = icmp ult i32 %v, %w
+  br i1 %c, label %t, label %e
+t:
+  %x1 = shl i32 %v, 3
+  %x2 = xor i32 %x1, %w
+  %x3 = lshr i32 %x2, 5
+  %x4 = add i32 %x3, %v
+  %x5 = or i32 %x4, %w
+  br label %j
+e:
+  %y1 = lshr i32 %v, 7
+  %y2 = sub i32 %y1, %w
+  %y3 = xor i32 %y2, %v
+  %y4 = shl i32 %y3, 2
+  %y5 = and i32 %y4, %w
+  br label %j
+j:
+  %r = phi i32 [ %x5, %t ], [ %y5, %e ]
+  ret i32 %r
+}
+define i32 @uniform_loop(i32 inreg %n, i32 %v) {
+entry:
+  %k = and i32 %n, 15
+  %z = icmp eq i32 %k, 0
+  br i1 %z, label %exit, label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %r = phi i32 [ %v, %entry ], [ %r1, %loop ]
+  %s = shl i32 %r, 1
+  %r1 = xor i32 %s, %i
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, %k
+  br i1 %more, label %loop, label %exit
+exit:
+  %out = phi i32 [ %v, %entry ], [ %r1, %loop ]
+  ret i32 %out
+}
+define i32 @divergent_loop(i32 %n, i32 %v) {
+entry:
+  %k = and i32 %n, 15
+  %z = icmp eq i32 %k, 0
+  br i1 %z, label %exit, label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %r = phi i32 [ %v, %entry ], [ %r1, %loop ]
+  %s = shl i32 %r, 1
+  %r1 = xor i32 %s, %i
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, %k
+  br i1 %more, label %loop, label %exit
+exit:
+  %out = phi i32 [ %v, %entry ], [ %r1, %loop ]
+  ret i32 %out
+}
+`;
+
+/**
+ * Branches and loops, uniform (SCC branches) and divergent (exec masking, v_cmpx,
+ * s_and/andn2_saveexec, s_cbranch_execz/execnz): the SOPP records have no folding oracle,
+ * so llc's control flow is their check. The meaning is plain u32 arithmetic.
+ */
+export function controlFunctions(): SeqFunction[] {
+  // then: (((v << 3) ^ q) >> 5) + v) | p;  else: ((((v >> 7) - p) ^ v) << 2) & q
+  const ifElse = (cond: boolean, p: bigint, q: bigint, v: bigint) =>
+    cond ? ((((((v << 3n) & M32) ^ q) >> 5n) + v) & M32) | p : ((((((v >> 7n) - p) & M32) ^ v) << 2n) & M32) & q;
+  const loop = (n: bigint, v: bigint) => {
+    let r = v;
+    for (let i = 0n; i < (n & 15n); i++) r = ((r << 1n) & M32) ^ i;
+    return r;
+  };
+  const mk = (name: string, args: IrFunc["args"], meaning: LaneMeaning): SeqFunction => {
+    const text = CONTROL_IR.split(/\n(?=define )/).find((t) => t.includes(`@${name}(`))!.trim() + "\n";
+    return { cls: "control", fn: { name, args, results: [32], text, decls: [] }, label: name.replace(/_/g, " "), variant: "ir", meaning: { lane: meaning } };
+  };
+  return [
+    mk("uniform_if_else", [{ name: "a", width: 32, inreg: true }, { name: "b", width: 32, inreg: true }, { name: "v", width: 32 }], ([a, b, v]) => ({ values: [ifElse(a! < b!, a!, b!, v!)], defined: true })),
+    mk("divergent_if_else", [{ name: "v", width: 32 }, { name: "w", width: 32 }], ([v, w]) => ({ values: [ifElse(v! < w!, w!, w!, v!)], defined: true })),
+    mk("uniform_loop", [{ name: "n", width: 32, inreg: true }, { name: "v", width: 32 }], ([n, v]) => ({ values: [loop(n!, v!)], defined: true })),
+    mk("divergent_loop", [{ name: "n", width: 32 }, { name: "v", width: 32 }], ([n, v]) => ({ values: [loop(n!, v!)], defined: true })),
+  ];
 }
 
 /** Cross-lane primitives: readfirstlane, readlane (uniform lane index), ballot. Meaning per LLVM's AMDGPUUsage. */

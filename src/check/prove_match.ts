@@ -547,6 +547,17 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
       concl.push(bv.implies(bv.notB(in0), bv.eq(x, Sh.vgpr.get(n)![l]!)));
     }
   }
+  if (process.env.PROVE_DEBUG) {
+    const tt = performance.now();
+    const r1 = await solve(env, [inv, c, bv.notB(bv.all(concl.slice(0, 4)))], timeoutMs, "QF_BV");
+    console.log("rem part", r1.status, Math.round(r1.ms));
+    for (let i = 4; i < concl.length; i++) {
+      if (bv.asBool(concl[i]!) === true) continue;
+      const r2 = await solve(env, [inv, c, bv.notB(concl[i]!)], timeoutMs, "QF_BV");
+      console.log("concl", i, r2.status, Math.round(r2.ms));
+    }
+    console.log("split total", Math.round(performance.now() - tt));
+  }
   const preserve = await solve(env, [inv, c, bv.notB(bv.all(concl))], timeoutMs, "QF_BV");
   if (preserve.status !== "unsat") {
     return {

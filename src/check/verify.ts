@@ -66,6 +66,8 @@ export interface VerifyOptions {
   random?: number;
   /** Random warps per match routine (default 10,000). */
   warps?: number;
+  /** Fewer, form-specific scalar cases (≥ 1,000 per video form): for whole-family runs. */
+  compact?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -80,8 +82,12 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile }[], t
   for (const { spec, profile } of specs) {
     const f = spec.form;
     const scalar = f.op !== "match";
+    // Video forms in bulk (`compact`): the form's own corners and ≥ 600 random cases (over
+    // 1,000 in all), without the generic corners × every small b.
     const cases: ScalarCase[] | MatchCase[] = scalar
-      ? scalarCases(spec, seed, opts.random ?? 400, f.op === "szext" ? [] : vshCases(f, seed))
+      ? f.op === "szext"
+        ? scalarCases(spec, seed, opts.random ?? 400)
+        : scalarCases(spec, seed, opts.compact ? 0 : (opts.random ?? 400), vshCases(f, seed, opts.compact ? 600 : 200), !opts.compact)
       : randomWarps(f, spec.kinds, seed, opts.warps ?? 10_000, spec.guarded);
     for (const t of targets) {
       if (t.kind === "amdgpu") {

@@ -89,6 +89,7 @@ function countNewlines(s: string): number {
 /** The opcodes this tool lowers. */
 export type FamilyOpcode = "szext" | "vshl" | "vshr" | "match";
 
+/** True for the base mnemonics `szext`, `vshl`, `vshr`, `match`. */
 export function isFamilyOpcode(op: string): op is FamilyOpcode {
   return op === "szext" || op === "vshl" || op === "vshr" || op === "match";
 }

@@ -18,6 +18,7 @@
  * `//` and `/* *\/` comments are skipped. Lines end at `\n` (a `\r` is whitespace).
  */
 
+/** The kinds of token (see the file comment). */
 export type TokenKind = "ident" | "dot" | "int" | "float" | "hexfloat" | "string" | "punct" | "bad" | "eof";
 
 /** A problem found while skipping comments (the token stream itself stays usable). */

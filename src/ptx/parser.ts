@@ -34,8 +34,11 @@ import type {
 } from "./ast.js";
 import { Lexer, parseHexFloat, parseIntLiteral } from "./lexer.js";
 
+/** Deepest `{ }` nesting accepted in a function body. */
 export const MAX_BLOCK_DEPTH = 256;
+/** Deepest nesting of parentheses, unary operators and operand lists in one operand. */
 export const MAX_EXPR_DEPTH = 128;
+/** Parsing stops after this many syntax errors. */
 export const MAX_ERRORS = 1000;
 
 /** The parse of one module: the tree (possibly partial) and every syntax diagnostic. */

@@ -7,10 +7,10 @@ import type { IsaRecord } from "./record.js";
 import { sop1 } from "./record.js";
 import { bitReverse, ff1, nonzero } from "./util.js";
 
-const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or", only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
+const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or" | "andn2", only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
   mnemonic,
   enc: "SOP1",
-  desc: `D = EXEC; EXEC = S0 ${op === "and" ? "&" : "|"} EXEC; SCC = EXEC != 0`,
+  desc: `D = EXEC; EXEC = S0 ${op === "and" ? "&" : op === "or" ? "|" : "& ~"}EXEC; SCC = EXEC != 0`,
   ops: [
     { name: "sdst", out: true, w },
     { name: "ssrc0", w },
@@ -23,7 +23,7 @@ const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or", only?: readonl
       const exec = io.exec();
       const lo = io.wave === w ? exec : bv.extract(exec, w - 1, 0);
       const src = io.read(1);
-      const next = bv[op](src, lo);
+      const next = op === "andn2" ? bv.and(src, bv.not(lo)) : bv[op](src, lo);
       io.write(0, lo);
       io.setExec(io.wave === w ? next : bv.concat(bv.extract(exec, io.wave - 1, w), next));
       io.setScc(nonzero(bv, next));
@@ -52,6 +52,10 @@ export const SOP1: IsaRecord[] = [
   },
   saveexec("s_and_saveexec_b64", 64, "and"),
   saveexec("s_and_saveexec_b32", 32, "and", [10, 11]),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega §12.2 S_BREV_B32.
+  // Emitted by llc-19 for if/else (checked against LLVM in src/check/llvm.ts): Vega ch. 12
+  // SOP1 S_ANDN2_SAVEEXEC_B64 (RDNA3: s_and_not1_saveexec); the _b32 form is GFX10+.
+  saveexec("s_andn2_saveexec_b64", 64, "andn2"),
+  saveexec("s_andn2_saveexec_b32", 32, "andn2", [10, 11]),
+  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega ch. 12 SOP1 S_BREV_B32.
   sop1("s_brev_b32", "D.u[31:0] = S0.u[0:31] (bit reverse)", (bv, [s0]) => ({ d: [bitReverse(bv, s0!)] })),
 ];

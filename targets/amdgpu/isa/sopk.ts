@@ -1,6 +1,6 @@
 /**
  * @fileoverview SOPK records (scalar, 16-bit immediate). Semantics from the AMD "Vega" ISA
- * manual §12.3 and "RDNA3" §16.3. Emitted by llc-19 for 16-bit constants; checked against
+ * manual ch. 12 and "RDNA3" ch. 16 (SOPK). Emitted by llc-19 for 16-bit constants; checked against
  * LLVM in src/check/llvm.ts.
  */
 import type { IsaRecord } from "./record.js";

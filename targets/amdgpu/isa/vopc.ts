@@ -4,7 +4,7 @@
  * "RDNA3" §16.8; LLVM's ballot relies on it).
  */
 import type { BV } from "../../../src/sem/bv.js";
-import type { IsaRecord } from "./record.js";
+import type { IsaRecord, WaveIO } from "./record.js";
 import { vopc } from "./record.js";
 
 type Cmp = <V, B>(bv: BV<V, B>, x: V, y: V) => B;
@@ -24,8 +24,41 @@ const SIGNED: Record<string, Cmp> = {
 };
 
 export const VOPC: IsaRecord[] = [];
+// V_CMPX (GFX10+ form, no SDST: EXEC = the compare of the active lanes, 0 elsewhere; RDNA2/3
+// ch. "VOPC"). GFX9's v_cmpx also writes SDST and has another operand list; llc-19 uses
+// s_and_saveexec there instead, so only the GFX10+ form is recorded. Emitted by llc-19 for
+// divergent if/else; checked in src/check/llvm.ts. 32-bit only: the interpreter's
+// `WaveIO.readLanes` reads one VGPR, not a pair.
+for (const w of [32])
+  for (const [name, sym, cmp] of CMPS)
+    for (const sign of ["u", "i"] as const) {
+      const c = sign === "i" && SIGNED[name] ? SIGNED[name]! : cmp;
+      const t = `${sign}${w}`;
+      VOPC.push({
+        mnemonic: `v_cmpx_${name}_${t}`,
+        enc: "VOPC",
+        desc: `EXEC[laneId] = S0.${t} ${sym} S1.${t} (active lanes; GFX10+ writes no SDST)`,
+        ops: [
+          { name: "src0", w },
+          { name: "src1", w },
+        ],
+        only: [10, 11],
+        uses: ["exec"],
+        defs: ["exec"],
+        sem: {
+          wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+            const x = io.readLanes(0);
+            const y = io.readLanes(1);
+            const exec = io.exec();
+            let m = bv.k(0, io.wave);
+            for (let l = 0; l < io.wave; l++) m = bv.or(m, bv.ite(bv.andB(bv.bitAt(exec, l), c(bv, x[l]!, y[l]!)), bv.k(1n << BigInt(l), io.wave), bv.k(0, io.wave)));
+            io.setExec(m);
+          },
+        },
+      });
+    }
 // 16-bit compares (emitted by llc-19 for i16 ranges; checked in src/check/llvm.ts): the
-// operands are 32-bit registers of which the compare reads bits [15:0] (Vega §12.8).
+// operands are 32-bit registers of which the compare reads bits [15:0] (Vega ISA ch. 12, VOPC).
 for (const [name, sym, cmp] of CMPS)
   for (const sign of ["u", "i"] as const) {
     const c = sign === "i" && SIGNED[name] ? SIGNED[name]! : cmp;

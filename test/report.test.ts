@@ -1,0 +1,171 @@
+/**
+ * `ptx-lower report`: the data (src/report.ts), the JSON document against
+ * docs/report.schema.json, and the tables (bin/report.ts).
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseModule } from "../src/ir/build.js";
+import { buildReport } from "../src/report.js";
+import type { Report } from "../src/report.js";
+import { formatReportJson, formatReportTables, report } from "../bin/report.js";
+import { matchBound } from "../src/check/verify.js";
+import { collectRoutines } from "../src/lower.js";
+
+const PTX = `.version 9.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 p0, .param .u32 p1)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<12>;
+	.reg .b64 	%rd<4>;
+	ld.param.u64 	%rd1, [p0];
+	ld.param.u32 	%r1, [p1];
+	mov.u32 	%r2, %tid.x;
+	cvt.u64.u32 	%rd2, %r2;
+	szext.clamp.s32 	%r3, %r2, %r1;
+	szext.wrap.u32 	%r4, %r2, 8;
+	szext.wrap.u32 	%r5, %r3, 8;
+	setp.lt.u32 	%p1, %r2, 16;
+	@%p1 match.any.sync.b32 	%r6, %r2, 0xffffffff;
+	match.all.sync.b64 	%r7|%p2, %rd2, %r1;
+	vshr.s32.s32.u32.clamp.add 	%r8, %r2, %r1, %r3;
+	add.s32 	%r9, %r8, %r7;
+	st.global.u32 	[%rd1], %r9;
+	ret;
+}
+`;
+
+const mod = parseModule(PTX, "k.ptx");
+
+// ---- a minimal JSON Schema (draft 2020-12) validator for the keywords the schema uses ----
+type Schema = Record<string, unknown>;
+function validate(schema: Schema, root: Schema, x: unknown, path = "$"): string[] {
+  if (typeof schema.$ref === "string") {
+    const name = schema.$ref.replace("#/$defs/", "");
+    return validate((root.$defs as Record<string, Schema>)[name]!, root, x, path);
+  }
+  const errs: string[] = [];
+  if ("const" in schema && x !== schema.const) errs.push(`${path}: expected ${JSON.stringify(schema.const)}`);
+  if (Array.isArray(schema.enum) && !schema.enum.includes(x)) errs.push(`${path}: ${JSON.stringify(x)} not in enum`);
+  if (Array.isArray(schema.oneOf)) {
+    const ok = (schema.oneOf as Schema[]).filter((s) => validate(s, root, x, path).length === 0).length;
+    if (ok !== 1) errs.push(`${path}: matches ${ok} of oneOf`);
+  }
+  const t = schema.type;
+  if (t !== undefined) {
+    const is = x === null ? "null" : Array.isArray(x) ? "array" : Number.isInteger(x) ? "integer" : typeof x;
+    if (!(is === t || (t === "number" && is === "integer"))) return [...errs, `${path}: type ${is}, expected ${String(t)}`];
+  }
+  if (typeof schema.minimum === "number" && typeof x === "number" && x < schema.minimum) errs.push(`${path}: below minimum`);
+  if (typeof schema.pattern === "string" && typeof x === "string" && !new RegExp(schema.pattern, "u").test(x)) errs.push(`${path}: ${x} does not match ${schema.pattern}`);
+  if (Array.isArray(x)) {
+    if (typeof schema.minItems === "number" && x.length < schema.minItems) errs.push(`${path}: too few items`);
+    if (schema.items) x.forEach((e, i) => errs.push(...validate(schema.items as Schema, root, e, `${path}[${i}]`)));
+  } else if (x !== null && typeof x === "object") {
+    const o = x as Record<string, unknown>;
+    for (const r of (schema.required as string[] | undefined) ?? []) if (!(r in o)) errs.push(`${path}: missing ${r}`);
+    const props = (schema.properties as Record<string, Schema> | undefined) ?? {};
+    for (const [k, v] of Object.entries(o)) {
+      if (props[k]) errs.push(...validate(props[k], root, v, `${path}.${k}`));
+      else if (schema.additionalProperties === false) errs.push(`${path}: unexpected ${k}`);
+      else if (typeof schema.additionalProperties === "object") errs.push(...validate(schema.additionalProperties as Schema, root, v, `${path}.${k}`));
+    }
+  }
+  return errs;
+}
+const schema = JSON.parse(readFileSync(new URL("../docs/report.schema.json", import.meta.url), "utf8")) as Schema;
+
+describe("report", () => {
+  let rep: Report;
+  it("reports every occurrence, routine and target, with verdicts", async () => {
+    expect(mod.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    rep = await buildReport([mod], { mcpus: ["gfx900", "gfx1100"], profile: "isa", check: { random: 20, warps: 60, seed: 3 } });
+    const m = rep.modules[0]!;
+    expect(m.occurrences.map((o) => `${o.line}:${o.col}`)).toEqual(["14:2", "15:2", "16:2", "18:7", "19:2", "20:2"]);
+    expect(m.summary.byFamily).toEqual({ szext: 3, video: 1, match: 2 });
+    // %r2 and %r3 are divergent, so both `szext.wrap.u32 …, 8` share one routine.
+    expect(m.routines.map((r) => r.name)).toEqual(collectRoutines(mod).map((r) => r.name));
+    const wrap = m.routines.find((r) => r.form === "szext.wrap.u32")!;
+    expect(wrap.occurrences).toBe(2);
+    expect(wrap.operands).toEqual({ a: "v", b: "imm 0x8" });
+    const clamp = m.routines.find((r) => r.form === "szext.clamp.s32")!;
+    expect(clamp.operands).toEqual({ a: "v", b: "s" });
+    for (const r of m.routines) {
+      expect(r.targets.map((t) => t.target)).toEqual(["amdgpu gfx900", "amdgpu gfx1100", "js", "c"]);
+      for (const t of r.targets) {
+        expect(["tested", "skipped"]).toContain(t.verdict.status); // skipped only without a C compiler
+        expect(t.rule).not.toBe("(none)");
+        if (t.mcpu) {
+          expect(t.static).toBeGreaterThanOrEqual(r.operands.b === "imm 0x8" ? 1 : 0);
+          expect(t.dynamic).not.toBeNull();
+        } else expect(t.static).toBeNull();
+      }
+    }
+    expect(m.summary.verdicts.error).toBe(0);
+    expect(m.summary.verdicts.refuted).toBe(0);
+  });
+
+  it("counts dynamic instructions: straight-line scalar = static, match at k = 1 and 32", () => {
+    const m = rep.modules[0]!;
+    const specs = new Map(collectRoutines(mod).map((r) => [r.name, r.spec]));
+    for (const r of m.routines)
+      for (const t of r.targets) {
+        if (!t.dynamic) continue;
+        if (t.dynamic.kind === "scalar") expect(t.dynamic.steps).toBe(t.static);
+        else {
+          const spec = specs.get(r.name)!;
+          expect(t.dynamic.k32).not.toBeNull();
+          // match.any loops once per distinct value; match.all with a uniform membermask is loop-free.
+          if (r.form.startsWith("match.any")) expect(t.dynamic.k32!).toBeGreaterThan(t.dynamic.k1);
+          else expect(t.dynamic.k32!).toBeGreaterThanOrEqual(t.dynamic.k1);
+          expect(t.dynamic.checkerMax).not.toBeNull();
+          const bound = matchBound(spec, 32);
+          if (bound !== undefined) expect(t.dynamic.k32!).toBeLessThanOrEqual(bound);
+        }
+      }
+  });
+
+  it("keeps a census of every other instruction", () => {
+    const m = rep.modules[0]!;
+    const byOp = Object.fromEntries(m.census.map((c) => [c.opcode, c]));
+    expect(byOp.ld!.count).toBe(2);
+    expect(byOp.ld!.forms).toEqual([
+      { opcode: "ld.param.u32", count: 1 },
+      { opcode: "ld.param.u64", count: 1 },
+    ]);
+    expect(Object.keys(byOp).sort()).toEqual(["add", "cvt", "ld", "mov", "ret", "setp", "st"]);
+    expect(m.summary.otherInstructions).toBe(8);
+  });
+
+  it("prints JSON that follows docs/report.schema.json", () => {
+    const doc = JSON.parse(formatReportJson(rep)) as unknown;
+    expect(validate(schema, schema, doc)).toEqual([]);
+    // The validator itself notices a wrong document.
+    const bad = JSON.parse(formatReportJson(rep)) as Report;
+    (bad.modules[0]!.routines[0]!.targets[0]! as { static: unknown }).static = "3";
+    delete (bad.modules[0]!.summary as Partial<Report["modules"][0]["summary"]>).verdicts;
+    expect(validate(schema, schema, bad).length).toBe(2);
+  });
+
+  it("prints tables for people", () => {
+    const text = formatReportTables(rep);
+    expect(text).toContain("== k.ptx");
+    expect(text).toContain("18:7");
+    expect(text).toMatch(/match\.any\.sync\.b32 %r6, %r2, 0xffffffff;/);
+    expect(text).toMatch(/k=1: \d+, k=32: \d+/);
+    expect(text).toContain("ld.param.u32 1, ld.param.u64 1");
+    expect(text).toMatch(/verdicts: \d+ tested, 0 refuted/);
+  });
+
+  it("runs without the checker and is deterministic", async () => {
+    const a = await report([mod], { mcpus: ["gfx942"], profile: "sm90", json: true, check: false });
+    const b = await report([mod], { mcpus: ["gfx942"], profile: "sm90", json: true, check: false });
+    expect(a).toBe(b);
+    const doc = JSON.parse(a) as Report;
+    expect(validate(schema, schema, doc)).toEqual([]);
+    expect(doc.check).toBeNull();
+    expect(doc.modules[0]!.summary.verdicts["not-run"]).toBe(doc.modules[0]!.routines.length * 3);
+  });
+});
