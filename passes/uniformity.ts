@@ -255,6 +255,10 @@ interface Cfg {
   /** Immediate post-dominator of each block; `exit` is the virtual exit; -1 if none (cannot reach exit). */
   ipdom: number[];
   exit: number;
+  /** Blocks that do nothing but leave (an unguarded `ret` / `exit`). */
+  exitOnly: Set<number>;
+  /** The block a branch target label starts, or `exit`. */
+  blockAtLabel(name: string | null): number;
 }
 
 function buildCfg(fn: FlatFunction, insts: InstFacts[]): Cfg {
@@ -300,7 +304,12 @@ function buildCfg(fn: FlatFunction, insts: InstFacts[]): Cfg {
         return [next];
     }
   });
-  return { blockOf, blocks, succ, ipdom: postDominators(succ, exit), exit };
+  const exitOnly = new Set<number>();
+  blocks.forEach((b, bi) => {
+    const first = insts[b[0]!]!;
+    if (first.kind === "exit" && !first.guarded) exitOnly.add(bi);
+  });
+  return { blockOf, blocks, succ, ipdom: postDominators(succ, exit), exit, exitOnly, blockAtLabel };
 }
 
 /** Immediate post-dominators (Cooper, Harvey & Kennedy on the reverse graph); -1 where undefined. */
@@ -435,8 +444,10 @@ function analyzeFunction(fn: FlatFunction): FunctionUniformity {
     divergentInst[i] = 1;
     for (const d of f.defs) markReg(d);
     // A branch whose condition differs between lanes splits the warp: it opens a region.
-    // (`@p ret` / `@p exit` need none: lanes that leave never see a value again.)
-    const branch = f.kind === "branch" || f.kind === "brx";
+    // (`@p ret` / `@p exit` need none: lanes that leave never see a value again. Neither does
+    // `@p bra L` when L's block only returns — nvcc's `if (i >= n) return;` — for the same reason.)
+    const leaves = f.kind === "branch" && cfg.exitOnly.has(cfg.blockAtLabel(f.target));
+    const branch = (f.kind === "branch" && !leaves) || f.kind === "brx";
     if (branch && !branchDone[i] && (f.condUnknown || f.cond.some((k) => divergent.has(k)))) {
       branchDone[i] = 1;
       divergentBranches.push(instructions[i].inst.loc.line);

@@ -260,11 +260,30 @@ describe("routine specs", () => {
     expect(c08[16]).toBe("vshl_u32_u32_clamp_add__v_imm4_v");
   });
 
+  it("an early exit (`@p bra` to a block that only returns) leaves the rest uniform", () => {
+    const m = parseModule(
+      [
+        ".version 9.0", ".target sm_90", ".address_size 64",
+        ".visible .entry k(.param .u32 n)", "{", "  .reg .pred %p<2>;", "  .reg .b32 %r<8>;",
+        "  ld.param.u32 %r1, [n];", "  mov.u32 %r2, %tid.x;", "  setp.ge.u32 %p1, %r2, %r1;", "  @%p1 bra $L_end;",
+        "  mov.u32 %r3, -1;", "  match.all.sync.b32 %r4|%p1, %r2, %r3;", "  setp.eq.u32 %p1, %r2, 0;", "  @%p1 bra $L_mid;",
+        "  mov.u32 %r5, 7;", "$L_mid:", "  match.any.sync.b32 %r6, %r2, %r5;",
+        "$L_end:", "  ret;", "}",
+      ].join("\n"),
+      "k.ptx",
+    );
+    const specs = routineSpecs(m);
+    expect(specs.get(m.insts[0]!)!.kinds.membermask).toEqual({ kind: "s" });
+    // %r5 is written only on one side of a divergent branch and read after the join.
+    expect(specs.get(m.insts[1]!)!.kinds.membermask).toEqual({ kind: "v" });
+  });
+
   it("finds the divergent branch of the histogram kernel", () => {
     const m = parseModule(readFileSync(join(SHARED, "c05_warp_aggregated_atomic.sm_90.ptx"), "utf8"), "c05.ptx");
     const [h] = analyzeUniformity(m);
     expect(h.name).toBe("histogram");
-    expect(h.divergentBranches.sort((a, b) => a - b)).toEqual([36, 55]);
+    // Line 36 (`@%p1 bra $L__BB0_4`, a block that only returns) is an early exit, not a split.
+    expect(h.divergentBranches.sort((a, b) => a - b)).toEqual([55]);
     expect(h.divergentNames.has("%r1")).toBe(true); // %tid.x
     expect(h.divergentNames.has("%r9")).toBe(false); // %ntid.x
     expect(h.divergentNames.has("%r10")).toBe(false); // %ctaid.x

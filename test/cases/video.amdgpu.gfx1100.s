@@ -127,7 +127,7 @@ vshr_s32_u32_sat_wrap_add__v_v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/video.ptx:79:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
+;   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
 vshl_u32_u32_wrap_db1__v_v_v:
   v_lshlrev_b32_e32 v3, v1, v0
   v_perm_b32 v0, v2, v3, 0x7060004
@@ -138,7 +138,7 @@ vshl_u32_u32_wrap_db1__v_v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v7, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/video.ptx:86:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
+;   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
 vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
   v_bfe_i32 v3, v0, 16, 16
   v_bfe_u32 v4, v1, 0, 8
@@ -152,7 +152,7 @@ vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v4, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/video.ptx:93:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
+;   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
 vshl_u32_u32_wrap_ab2_bh1__v_v:
   v_bfe_u32 v2, v0, 16, 8
   v_lshrrev_b32_e32 v3, 16, v1

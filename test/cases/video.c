@@ -164,7 +164,7 @@ uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
  * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
- *   test/cases/video.ptx:79:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
+ *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
  */
 uint32_t vshl_u32_u32_wrap_db1__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
   return (((a << (b & 31u)) & 255u) << 8u) | (c & 0xffff00ffu);
@@ -174,7 +174,7 @@ uint32_t vshl_u32_u32_wrap_db1__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
  * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
- *   test/cases/video.ptx:86:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
+ *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
  */
 uint32_t vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(uint32_t a, uint32_t b,
                                                uint32_t c) {
@@ -188,7 +188,7 @@ uint32_t vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(uint32_t a, uint32_t b,
  * vshl_u32_u32_wrap_ab2_bh1__v_v: vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
- *   test/cases/video.ptx:93:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
+ *   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
  */
 uint32_t vshl_u32_u32_wrap_ab2_bh1__v_v(uint32_t a, uint32_t b) {
   return ((a >> 16u) & 255u) << (((b >> 16u) & 0xffffu) & 31u);

@@ -147,7 +147,7 @@ export function vshr_s32_u32_sat_wrap_add__v_v_v(a, b, c) {
  * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
- *   test/cases/video.ptx:79:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
+ *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
  */
 export function vshl_u32_u32_wrap_db1__v_v_v(a, b, c) {
   return (
@@ -161,7 +161,7 @@ export function vshl_u32_u32_wrap_db1__v_v_v(a, b, c) {
  * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
- *   test/cases/video.ptx:86:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
+ *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
  */
 export function vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(a, b, c) {
   const t1 = b & 255;
@@ -176,7 +176,7 @@ export function vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(a, b, c) {
  * vshl_u32_u32_wrap_ab2_bh1__v_v: vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
- *   test/cases/video.ptx:93:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
+ *   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
  */
 export function vshl_u32_u32_wrap_ab2_bh1__v_v(a, b) {
   return (((a >>> 16) & 255) << ((b >>> 16) & 0xffff & 31)) >>> 0;
