@@ -70,6 +70,7 @@ async function main(): Promise<number> {
     runs,
     seed,
     allInputs: ["szext", "defect", "control"],
+    runsFor: { match: quick ? 10 : 200, xlane: quick ? 10 : 100 },
     uniformLanes: quick ? 16 : 1,
     recordVerdicts: verdicts,
     onProgress: (m) => {

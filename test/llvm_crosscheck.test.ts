@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   checkerCases,
+  compileIr,
   controlFunctions,
   counterpartOf,
   crosscheckRecords,
@@ -22,7 +23,7 @@ import {
   xlaneFunctions,
 } from "../src/check/llvm.js";
 import type { RecordReport, SeqClassReport, SeqFunction } from "../src/check/llvm.js";
-import { derivedIr, irModule, LlvmIrBV } from "../src/check/llvm_ir.js";
+import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../src/check/llvm_ir.js";
 import { AsmError, functionBody, parseAsm } from "../targets/amdgpu/asm.js";
 import { RECORDS } from "../targets/amdgpu/isa/index.js";
 import { concrete, u } from "../src/sem/bv.js";
@@ -115,7 +116,7 @@ describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
       ...videoFunctions(sample.slice(0, 40), ["isa"], 5),
       ...videoFunctions(sample.slice(40), ["sm90"], 5),
     ];
-    seq = await crosscheckSequences({ funcs, runs: 2, seed: SEED, allInputs: ["defect"], uniformLanes: 32, recordVerdicts: verdicts });
+    seq = await crosscheckSequences({ funcs, runs: 2, seed: SEED, allInputs: ["defect"], uniformLanes: 32, runsFor: { match: 12, xlane: 8 }, recordVerdicts: verdicts });
   });
 
   it("every record agrees with LLVM's folder, or has no counterpart and names its manual section", () => {
@@ -171,6 +172,14 @@ describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
       expect(x.irMeaning).toBe(x.expected); // opt -O2 folds the IR to x: the IR means x
     }
     expect(new Set(d.disagreements.map((x) => x.target))).toContain("gfx900");
+  });
+
+  it("compiles both IR variants of a form for the benchmark (best szext.wrap is one v_bfe)", async () => {
+    const f: SzextForm = { op: "szext", mode: "wrap", type: "s32" };
+    const v = formIrVariants("szext_wrap_s32", f, "isa");
+    const code = await compileIr([v.derived, v.best], { mcpu: "gfx900", wave: 64 });
+    expect(code.get(v.best.name)).toEqual({ lines: [{ op: "v_bfe_i32", ops: [{ k: "v", n: 0, count: 1 }, { k: "v", n: 0, count: 1 }, { k: "imm", value: 0n }, { k: "v", n: 1, count: 1 }], rule: "llc:gfx900" }] });
+    expect("lines" in code.get(v.derived.name)!).toBe(true);
   });
 
   it("blames a wrong IR on the IR", async () => {

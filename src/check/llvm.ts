@@ -19,6 +19,7 @@
  *    semantics that LLVM's own folder agrees with at record level — so the backend is wrong;
  *    otherwise the IR is.
  */
+import { Rng } from "./random.js";
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import type { CV } from "../sem/bv.js";
@@ -92,35 +93,7 @@ export async function runTool(cmd: string, args: string[], input: string): Promi
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// Seeded randomness (splitmix32): every sample is reproducible from its seed.
-
-export class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
-  u32(): number {
-    let z = (this.s = (this.s + 0x9e3779b9) >>> 0);
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return (z ^ (z >>> 16)) >>> 0;
-  }
-  below(n: number): number {
-    return this.u32() % n;
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.below(xs.length)]!;
-  }
-  bits(w: number): bigint {
-    let x = 0n;
-    for (let i = 0; i < w; i += 32) x = (x << 32n) | BigInt(this.u32());
-    return BigInt.asUintN(w, x);
-  }
-  chance(p: number): boolean {
-    return this.u32() / 2 ** 32 < p;
-  }
-}
+export { Rng };
 
 const EDGE32 = [
   0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000,
@@ -812,6 +785,23 @@ export async function llc(ll: string, t: SeqTarget, tools: LlvmTools = LLVM19): 
   return runTool(tools.llc, llcArgs(t), ll);
 }
 
+/**
+ * Compiles IR functions for a target and returns each one's code as `MLine`s (or why it
+ * cannot be parsed): what the benchmark compares the project's routines with.
+ */
+export async function compileIr(funcs: readonly IrFunc[], t: SeqTarget, tools: LlvmTools = LLVM19): Promise<Map<string, { lines: MLine[] } | { error: string }>> {
+  const asm = await llc(irModule(funcs), t, tools);
+  const out = new Map<string, { lines: MLine[] } | { error: string }>();
+  for (const f of funcs) {
+    try {
+      out.set(f.name, { lines: parseAsm(functionBody(asm, f.name), { rule: `llc:${targetName(t)}` }) });
+    } catch (e) {
+      out.set(f.name, { error: (e as Error).message });
+    }
+  }
+  return out;
+}
+
 /** Where llc's calling convention puts the first three `inreg` (uniform) i32 arguments. */
 export async function inregRegisters(t: SeqTarget, tools: LlvmTools = LLVM19): Promise<number[]> {
   const fns = [0, 1, 2].map((k) => `define i32 @p${k}(i32 %v, i32 inreg %a0, i32 inreg %a1, i32 inreg %a2) {\n  ret i32 %a${k}\n}`);
@@ -1267,6 +1257,8 @@ export async function crosscheckSequences(opts: {
   targets?: readonly SeqTarget[];
   /** Waves of inputs per function and target. */
   runs: number;
+  /** Per-class overrides of `runs` (e.g. more random warps for match). */
+  runsFor?: Partial<Record<SeqFunction["cls"], number>>;
   /** Classes whose lane-wise functions run on every checker input (`checkerCases`), not `runs` waves. */
   allInputs?: readonly SeqFunction["cls"][];
   /** For all-uniform functions under `allInputs`: checker cases per run (1 = every case). */
@@ -1310,7 +1302,10 @@ export async function crosscheckSequences(opts: {
     const rng = new Rng(opts.seed ^ hashString(sf.fn.name + targetName(t)));
     const cases = "lane" in sf.meaning ? checkerCases(sf, rng) : [];
     const allUniform = sf.fn.args.every((a) => a.inreg);
-    const runs = "lane" in sf.meaning && opts.allInputs?.includes(sf.cls) ? Math.ceil(cases.length / (allUniform ? Math.max(1, opts.uniformLanes ?? 1) : W)) : opts.runs;
+    const runs =
+      "lane" in sf.meaning && opts.allInputs?.includes(sf.cls)
+        ? Math.ceil(cases.length / (allUniform ? Math.max(1, opts.uniformLanes ?? 1) : W))
+        : (opts.runsFor?.[sf.cls] ?? opts.runs);
     const fail: Fail = (lane, inputs, args, expected, got) => {
       const show = (x: bigint[] | string) => (typeof x === "string" ? x : x.map((v) => hex(v, 32)).join(", "));
       const d: SeqDisagreement = { cls: sf.cls, label: sf.label, fn: sf.fn.name, target: targetName(t), lane, inputs, expected: show(expected), got: show(got), code: listing(code) };
@@ -1465,7 +1460,7 @@ export const KNOWN_DISAGREEMENTS: readonly KnownDisagreement[] = [
     side: "LLVM",
     why:
       "LLVM 19 selects `(x << (32 - n)) >>a (32 - n)` (and the lshr variant) as `v_bfe_{i,u}32 x, 0, n`. " +
-      "V_BFE reads its width from S2[4:0] (AMD Vega ISA §12.11 V_BFE_I32: `(S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1)`), so n = 32 " +
+      "V_BFE reads its width from S2[4:0] (AMD Vega ISA ch. 12, VOP3 V_BFE_I32/U32: `(S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1)`, RDNA3 ch. 16 the same), so n = 32 " +
       "extracts 0 bits and yields 0, while the IR yields x (both shifts by 0). LLVM's own folder agrees with the record " +
       "(llvm.amdgcn.sbfe width 32 folds to 0, record-level check), so the backend's pattern is wrong: llvm-project issue " +
       "#114282, fixed by PRs #114279/#115372/#116115 after LLVM 19.",

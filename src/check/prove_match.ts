@@ -68,6 +68,7 @@ import {
   contractBads,
   execPaths,
   fmt,
+  hash,
   header,
   initialState,
   modelValues,
@@ -79,6 +80,9 @@ import type { Bool, BitVec, Z3Env } from "./smt.js";
 import { solve } from "./smt.js";
 
 const LANES = 32;
+
+/** Proved (or failed) loop lemmas of this thread, by loop key (see proveInductive). */
+const loopLemmas = new Map<string, Promise<{ ok: boolean; ms: number; reason: string; fault: boolean }>>();
 
 /** The form writes d (v0): `.any`, and `.all` unless d is the sink. */
 export const formWritesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
@@ -534,38 +538,52 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     setScc: () => {},
   });
   const rem1 = S1.exec;
-  const concl: Bool[] = [subset(rem1, rem0), classes(rem1), subset(rem1, rem), bv.notB(bv.eq(rem1, rem))];
-  for (const n of wr.v) {
-    for (let l = 0; l < W; l++) {
-      const in0 = lane(rem0, l);
+  // Preserve, split into independent queries (one monolithic query times out): the
+  // rem part, then one per lane for the VGPRs the body writes. Cached per loop: the query
+  // reads only the prologue, the body and the branch (never the epilogue or the spec), so
+  // every routine sharing them shares this proof.
+  const goals: { what: string; concl: Bool }[] = [
+    { what: "rem' ⊆ rem0, rem' a union of classes, rem' ⊊ rem", concl: bv.all([subset(rem1, rem0), classes(rem1), subset(rem1, rem), bv.notB(bv.eq(rem1, rem))]) },
+  ];
+  for (let l = 0; l < W; l++) {
+    const cs: Bool[] = [];
+    const in0 = lane(rem0, l);
+    for (const n of wr.v) {
       const x = S1.vgpr.get(n)![l]!;
       if (bv.asBool(in0) === false) {
-        concl.push(bv.eq(x, Sh.vgpr.get(n)![l]!));
+        cs.push(bv.eq(x, Sh.vgpr.get(n)![l]!));
         continue;
       }
-      concl.push(bv.implies(bv.andB(in0, bv.notB(lane(rem1, l))), bv.eq(x, Ek(l).get(n)!)));
-      concl.push(bv.implies(bv.notB(in0), bv.eq(x, Sh.vgpr.get(n)![l]!)));
+      cs.push(bv.implies(bv.andB(in0, bv.notB(lane(rem1, l))), bv.eq(x, Ek(l).get(n)!)));
+      cs.push(bv.implies(bv.notB(in0), bv.eq(x, Sh.vgpr.get(n)![l]!)));
     }
+    const all = bv.all(cs);
+    if (bv.asBool(all) !== true) goals.push({ what: `lane ${l} of v${[...wr.v].join(",v")}`, concl: all });
   }
-  if (process.env.PROVE_DEBUG) {
-    const tt = performance.now();
-    const r1 = await solve(env, [inv, c, bv.notB(bv.all(concl.slice(0, 4)))], timeoutMs, "QF_BV");
-    console.log("rem part", r1.status, Math.round(r1.ms));
-    for (let i = 4; i < concl.length; i++) {
-      if (bv.asBool(concl[i]!) === true) continue;
-      const r2 = await solve(env, [inv, c, bv.notB(concl[i]!)], timeoutMs, "QF_BV");
-      console.log("concl", i, r2.status, Math.round(r2.ms));
-    }
-    console.log("split total", Math.round(performance.now() - tt));
+  const key = hash([W, bits, printOp(r.layout.src.a!), ...r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(printOp).join(",")}`))].join("\n"));
+  let lemma = loopLemmas.get(key);
+  const cached = !!lemma;
+  if (!lemma) {
+    lemma = (async () => {
+      const t1 = performance.now();
+      for (const g of goals) {
+        const res = await solve(env, [inv, c, bv.notB(g.concl)], timeoutMs, "QF_BV");
+        if (res.status !== "unsat")
+          return {
+            ok: false,
+            ms: performance.now() - t1,
+            reason: res.status === "sat" ? `the loop invariant is not inductive at ${g.what} (not proved; not a counterexample)` : `preserve query (${g.what}): ${res.reason}`,
+            fault: !!res.fault,
+          };
+      }
+      return { ok: true, ms: performance.now() - t1, reason: "", fault: false };
+    })();
+    loopLemmas.set(key, lemma);
   }
-  const preserve = await solve(env, [inv, c, bv.notB(bv.all(concl))], timeoutMs, "QF_BV");
-  if (preserve.status !== "unsat") {
-    return {
-      verdict: "unknown",
-      ms: performance.now() - t0,
-      reason: preserve.status === "sat" ? "the loop invariant is not inductive (not proved; not a counterexample)" : `preserve query: ${preserve.reason}`,
-      ...(preserve.fault ? { fault: true } : {}),
-    };
+  const preserve = await lemma;
+  if (!preserve.ok) {
+    if (preserve.fault) loopLemmas.delete(key);
+    return { verdict: "unknown", ms: performance.now() - t0, reason: preserve.reason, ...(preserve.fault ? { fault: true } : {}) };
   }
   // Exit: the epilogue from the state after the last round.
   let fin: PathsResult<BitVec, Bool>;
@@ -587,7 +605,8 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     };
   }
   const how = bits === null ? "full-width values" : `${bits}-bit lane values (data-independent)`;
-  return { verdict: "proved", ms: performance.now() - t0, method: `z3 inductive waterfall invariant, 32 lanes, ${how} (preserve ${(preserve.ms / 1000).toFixed(1)} s, exit ${(exit.ms / 1000).toFixed(1)} s)`, queries: 2 };
+  const pre = cached ? `loop lemma ${key.slice(0, 8)} shared` : `loop lemma ${key.slice(0, 8)} ${goals.length} queries ${(preserve.ms / 1000).toFixed(1)} s`;
+  return { verdict: "proved", ms: performance.now() - t0, method: `z3 inductive waterfall invariant, 32 lanes, ${how} (${pre}, exit ${(exit.ms / 1000).toFixed(1)} s)`, queries: (cached ? 0 : goals.length) + 1 };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -29,4 +29,14 @@ export class Rng {
   pick<T>(xs: readonly T[]): T {
     return xs[this.below(xs.length)]!;
   }
+  /** A random value of `w` bits, as bigint. */
+  bits(w: number): bigint {
+    let x = 0n;
+    for (let i = 0; i < w; i += 32) x = (x << 32n) | BigInt(this.u32());
+    return BigInt.asUintN(w, x);
+  }
+  /** True with probability p. */
+  chance(p: number): boolean {
+    return this.u32() / 2 ** 32 < p;
+  }
 }

@@ -1,0 +1,663 @@
+/**
+ * @fileoverview Fuzzing the whole pipeline: parse → lower (AMDGPU, JS, C) → print, on
+ * fast-check-generated PTX fragments and on byte- and token-level mutations of the real
+ * modules (../shared/ptx, examples/, test/cases). `npm run fuzz` runs ≥ 100,000 inputs in
+ * worker processes under a watchdog; test/fuzz.test.ts runs a seeded sample in CI.
+ *
+ * Per input, a finding is any of:
+ *   crash           an exception escaped parseModule, a lowering or a printer;
+ *   internal-error  parseModule caught one itself ("Internal error in ptx-lower");
+ *   bad-location    a diagnostic without a real location (line/col ≥ 1, within the text,
+ *                   the file name as given) or without a message;
+ *   silent-reject   a family instruction that yields neither an occurrence nor an error on
+ *                   its lines;
+ *   bad-js          the JS module does not compile (`new Function`, exports removed);
+ *   bad-c           the C file does not compile (gcc -fsyntax-only -Werror; sampled);
+ *   stray-comment   a `*\/` in JS or C output outside a comment the printer closes;
+ *   asm-leak        an AMDGPU output line that is neither a comment, a label, a directive
+ *                   nor an instruction (input text escaping a `;` comment);
+ *   slow / hang     an input over the time bound; a worker that stops answering is killed
+ *                   and its input saved.
+ * Inputs are a pure function of (seed, index), so any finding is reproducible from its index.
+ *
+ * Usage: tsx scripts/fuzz.ts [--inputs N] [--seed S] [--workers W] [--timeout-ms T]
+ *        [--out DIR] [--from I]
+ */
+import { spawnSync } from "node:child_process";
+import { fork } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import fc from "fast-check";
+import { flattenModule, isFamilyOpcode, parseModule } from "../src/ir/build.js";
+import type { ParsedModule } from "../src/ir/build.js";
+import { formName } from "../src/ir/forms.js";
+import { collectRoutines, lowerModule } from "../src/lower.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
+import { lowerPortable } from "../targets/portable/rules/index.js";
+import { printJsModule } from "../targets/js/print.js";
+import { printCModule } from "../targets/c/print.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+// =======================================================================================
+// Corpus
+
+/** The real modules: ../shared/ptx, examples/, test/cases (name, text). */
+export function corpus(): { name: string; text: string }[] {
+  const out: { name: string; text: string }[] = [];
+  for (const d of [join(ROOT, "../shared/ptx"), join(ROOT, "examples"), join(ROOT, "test/cases")]) {
+    if (!existsSync(d)) continue;
+    for (const f of readdirSync(d).sort()) if (f.endsWith(".ptx")) out.push({ name: f, text: readFileSync(join(d, f), "utf8") });
+  }
+  return out;
+}
+
+// =======================================================================================
+// A small seeded PRNG (mulberry32) for the mutators
+
+export class Prng {
+  private s: number;
+  constructor(seed: number) {
+    this.s = seed >>> 0 || 0x9e3779b9;
+  }
+  u32(): number {
+    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+  below(n: number): number {
+    return n <= 1 ? 0 : this.u32() % n;
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.below(xs.length)]!;
+  }
+  chance(p: number): boolean {
+    return this.u32() / 2 ** 32 < p;
+  }
+}
+
+// =======================================================================================
+// Generation (fast-check): PTX fragments mixing valid and invalid family instructions,
+// ordinary nvcc instructions, declarations, labels, blocks and comments
+
+const REGS = ["%r1", "%r2", "%r3", "%r4", "%r9", "%rd1", "%rd2", "%p1", "%p2", "%f1", "%h1", "%rx", "%r100", "%tid.x", "%laneid", "%lanemask_lt", "%clock64", "_"];
+const SELS = ["", "", "", ".b0", ".b1", ".b2", ".b3", ".h0", ".h1", ".b4", ".x", ".h2"];
+const IMMS = [
+  "0", "1", "8", "12", "31", "32", "33", "40", "-1", "-2147483648", "0x7fffffff", "0x80000000", "0xffffffff", "0x100000000", "0xffffffffffffffff",
+  "18446744073709551616", "077", "0b101", "0f3f800000", "0f7fc00000", "0d3ff0000000000000", "1.5", "1e3", "(4*8)", "1/0", "(1<<31)", "-0x80000000", "65535U",
+  "0xffffffffU", "99999999999999999999999", "'a'", "1+",
+];
+const FAMILY_MODS = [".clamp", ".wrap", ".s32", ".u32", ".s64", ".u64", ".b32", ".b64", ".b16", ".sat", ".add", ".min", ".max", ".any", ".all", ".sync", ".uni", ".rn", ".ftz", ".x", ".b0", ".h1", ".f32", ".u16", ".s16", ".pred", ".aligned"];
+const ORDINARY = [
+  "add.s32 %r1, %r2, %r3;", "mov.u32 %r1, %tid.x;", "mov.u32 %r2, 0xffffffff;", "ld.param.u32 %r2, [p1];", "ld.param.u64 %rd1, [p0];", "setp.lt.u32 %p1, %r1, 16;",
+  "setp.ne.s32 %p2, %r3, 0;", "@%p1 bra L1;", "bra.uni L2;", "cvta.to.global.u64 %rd2, %rd1;", "mul.wide.u32 %rd2, %r1, 4;", "add.s64 %rd2, %rd1, %rd2;",
+  "ld.global.u32 %r3, [%rd2];", "st.global.u32 [%rd2+4], %r1;", "cvt.u64.u32 %rd1, %r1;", "selp.u32 %r4, 1, 0, %p1;", "shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;",
+  "activemask.b32 %r1;", "vote.sync.ballot.b32 %r2, %p1, -1;", "bar.sync 0;", "atom.global.add.u32 %r1, [%rd1], 1;", "call (%r1), f, (%r2);", "ret;", "exit;",
+  "and.b32 %r3, %r1, 3;", "mad.lo.s32 %r1, %r2, %r3, %r4;", "{", "}", "L1:", "L2:", ".reg .b32 %t<3>;", ".pragma \"nounroll\";", ".loc 1 2 3",
+];
+const HEADERS = [
+  ".version 9.0\n.target sm_90\n.address_size 64\n",
+  ".version 9.0\n.target sm_90\n.address_size 64\n",
+  ".version 8.6\n.target sm_75\n.address_size 64\n",
+  ".version 6.0\n.target sm_70\n",
+  ".version 7.6\n.target sm_60\n",
+  ".version 9.1\n.target sm_100a, texmode_independent\n",
+  "",
+];
+const DECLS = ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<5>;\n.reg .f32 %f<3>;\n.reg .b16 %h<3>;\n";
+
+const operandArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...REGS), fc.constantFrom(...SELS)).map(([r, s]) => r + s) },
+  { weight: 3, arbitrary: fc.constantFrom(...IMMS) },
+  { weight: 1, arbitrary: fc.bigInt({ min: -(1n << 64n), max: 1n << 65n }).map((x) => (x < 0n ? `-0x${(-x).toString(16)}` : `0x${x.toString(16)}`)) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...REGS), fc.constantFrom("%p1", "%p2", "_", "%r1")).map(([a, b]) => `${a}|${b}`) },
+  { weight: 1, arbitrary: fc.constantFrom("{%r1, %r2}", "[%rd1]", "[%rd1+4]", "!%p1", "L1", "f", "(%r1)", "%r1.b0.b1", "%r", "%", "-%r1", "") },
+);
+
+const guardArb = fc.option(fc.constantFrom("@%p1 ", "@!%p2 ", "@%p9 ", "@%r1 ", "@p ", "@!_ "), { freq: 4 });
+
+/** A family instruction with random modifiers and operands (mostly invalid). */
+const looseFamilyArb = fc
+  .record({
+    guard: guardArb,
+    op: fc.constantFrom("szext", "vshl", "vshr", "match"),
+    mods: fc.array(fc.constantFrom(...FAMILY_MODS), { maxLength: 7 }),
+    ops: fc.array(operandArb, { maxLength: 5 }),
+  })
+  .map(({ guard, op, mods, ops }) => `${guard ?? ""}${op}${mods.join("")} ${ops.join(", ")};`);
+
+/** Operands that are mostly right: declared 32-bit registers, sometimes with a selector, or an immediate. */
+const goodOperandArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 8, arbitrary: fc.tuple(fc.constantFrom("%r1", "%r2", "%r3", "%r4", "%r5", "%r9"), fc.constantFrom("", "", "", "", ".b1", ".h0")).map(([r, s]) => r + s) },
+  { weight: 2, arbitrary: fc.constantFrom("0", "8", "12", "32", "40", "0xffffffff", "-1", "0x80") },
+  { weight: 1, arbitrary: operandArb },
+);
+
+/** A family instruction in a valid form, with random operands (often valid). */
+const validFamilyArb = fc.oneof(
+  fc
+    .record({ mode: fc.constantFrom("clamp", "wrap"), type: fc.constantFrom("s32", "u32"), ops: fc.array(goodOperandArb, { minLength: 3, maxLength: 3 }) })
+    .map(({ mode, type, ops }) => `szext.${mode}.${type} ${ops.join(", ")};`),
+  fc
+    .record({
+      op: fc.constantFrom("vshl", "vshr"),
+      d: fc.constantFrom("u32", "s32"),
+      a: fc.constantFrom("u32", "s32"),
+      sat: fc.boolean(),
+      mode: fc.constantFrom("clamp", "wrap"),
+      op2: fc.constantFrom("", ".add", ".min", ".max"),
+      dsel: fc.constantFrom("", "", ".b0", ".b3", ".h1"),
+      asel: fc.constantFrom(...SELS),
+      bsel: fc.constantFrom(...SELS),
+      four: fc.boolean(),
+    })
+    .map((x) => {
+      const c = x.op2 || x.dsel || x.four ? ", %r4" : "";
+      return `${x.op}.${x.d}.${x.a}.u32${x.sat ? ".sat" : ""}.${x.mode}${x.op2} %r1${x.dsel}, %r2${x.asel}, %r3${x.bsel}${c};`;
+    }),
+  fc
+    .record({ mode: fc.constantFrom("any", "all"), type: fc.constantFrom("b32", "b64"), dest: fc.constantFrom("%r1", "%r1|%p1", "_|%p1", "%r1|_", "_"), a: fc.constantFrom("%r2", "%rd1", "%r3", "5", "0x123456789"), m: fc.constantFrom("%r3", "0xffffffff", "-1", "0x0000ffff", "%r1") })
+    .map((x) => `match.${x.mode}.sync.${x.type} ${x.dest}, ${x.a}, ${x.m};`),
+);
+
+const lineArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: validFamilyArb },
+  { weight: 2, arbitrary: looseFamilyArb },
+  { weight: 3, arbitrary: fc.constantFrom(...ORDINARY) },
+  { weight: 1, arbitrary: fc.tuple(guardArb, validFamilyArb).map(([g, s]) => (g ?? "") + s) },
+  { weight: 1, arbitrary: fc.constantFrom("// a comment */ `${x}`", "/* block \n comment */", "/* unterminated", "\"string", "é", "\u0000", "\r", "\t\t", ";", "}", "{ {", ".func", "@", "#include <x>") },
+);
+
+const functionArb = fc
+  .record({
+    head: fc.constantFrom(".visible .entry k(.param .u64 p0, .param .u32 p1)", ".func (.reg .b32 d) f(.reg .b32 a, .reg .b32 b)", ".entry e()", ".visible .func g(.reg .b64 x)", ".weak .func h"),
+    decls: fc.constantFrom(true, true, true, true, false),
+    body: fc.array(lineArb, { maxLength: 24 }),
+  })
+  .map(({ head, decls, body }) => `${head}\n{\n${decls ? DECLS : ""}${body.map((l) => "\t" + l).join("\n")}\n\tret;\n}\n`);
+
+/** A whole generated module. */
+export const moduleArb: fc.Arbitrary<string> = fc
+  .record({ header: fc.constantFrom(...HEADERS), fns: fc.array(functionArb, { minLength: 1, maxLength: 3 }), crlf: fc.boolean() })
+  .map(({ header, fns, crlf }) => {
+    const t = header + "\n" + fns.join("\n");
+    return crlf ? t.replace(/\n/g, "\r\n") : t;
+  });
+
+// =======================================================================================
+// Mutation
+
+const BYTES_OF_INTEREST = ["\0", "\n", "\r", "\t", " ", ";", ",", ".", "%", "|", "_", "{", "}", "[", "]", "(", ")", "@", "!", "/", "*", "-", "0", "9", "x", "\u00e9", "\uFFFD", "\u2028"];
+const TOKENS = [
+  "szext", "vshl", "vshr", "match", ".clamp", ".wrap", ".s32", ".u32", ".sat", ".add", ".min", ".max", ".any", ".all", ".sync", ".b32", ".b64", ".b0", ".h1",
+  "%r1", "%rd1", "%p1", "_", "|", ",", ";", "@%p1", "0xffffffff", "-1", "40", "{", "}", ".reg", ".func", ".entry", ".param", ".version", ".target", "sm_90",
+  "9.0", "ret;", "/*", "*/", "//", "\n", "(", ")", "[", "]", "0f3f800000", "99999999999999999999",
+];
+
+/** Byte-level mutations (over UTF-16 units, with some non-ASCII and control characters). */
+export function mutateBytes(text: string, rng: Prng, donors: readonly string[]): string {
+  let t = text;
+  const n = 1 + rng.below(8);
+  for (let k = 0; k < n; k++) {
+    const at = rng.below(t.length + 1);
+    switch (rng.below(8)) {
+      case 0: // flip a bit
+        if (t.length) t = t.slice(0, at) + String.fromCharCode(t.charCodeAt(Math.min(at, t.length - 1)) ^ (1 << rng.below(7))) + t.slice(at + 1);
+        break;
+      case 1: // a character of interest
+        t = t.slice(0, at) + rng.pick(BYTES_OF_INTEREST) + t.slice(at + 1);
+        break;
+      case 2: // insert random characters
+        t = t.slice(0, at) + Array.from({ length: 1 + rng.below(4) }, () => String.fromCharCode(rng.below(128))).join("") + t.slice(at);
+        break;
+      case 3: // delete a range
+        t = t.slice(0, at) + t.slice(at + 1 + rng.below(16));
+        break;
+      case 4: {
+        // duplicate a range
+        const len = 1 + rng.below(64);
+        t = t.slice(0, at) + t.slice(at, at + len) + t.slice(at);
+        break;
+      }
+      case 5: {
+        // splice in a piece of another module
+        const d = rng.pick(donors);
+        const from = rng.below(d.length);
+        t = t.slice(0, at) + d.slice(from, from + 1 + rng.below(200)) + t.slice(at);
+        break;
+      }
+      case 6: // truncate
+        t = t.slice(0, at);
+        break;
+      default: // swap two characters
+        if (at + 1 < t.length) t = t.slice(0, at) + t[at + 1] + t[at] + t.slice(at + 2);
+    }
+  }
+  return t;
+}
+
+/** Token-level mutations: tokens are runs of identifier characters, whitespace, or one punctuation character. */
+export function mutateTokens(text: string, rng: Prng): string {
+  const toks = text.match(/[%.\w$]+|\s+|[^\s%.\w$]/g) ?? [];
+  const n = 1 + rng.below(6);
+  for (let k = 0; k < n; k++) {
+    const i = rng.below(toks.length + 1);
+    switch (rng.below(6)) {
+      case 0:
+        toks.splice(i, 1, rng.pick(TOKENS));
+        break;
+      case 1:
+        toks.splice(i, 1);
+        break;
+      case 2:
+        toks.splice(i, 0, toks[i] ?? ";");
+        break;
+      case 3: {
+        const j = rng.below(toks.length);
+        if (i < toks.length) [toks[i], toks[j]] = [toks[j]!, toks[i]!];
+        break;
+      }
+      case 4:
+        toks.splice(i, 0, rng.pick(TOKENS), " ");
+        break;
+      default: {
+        // replace a family opcode's modifiers or an operand with another of its kind
+        const j = toks.findIndex((x, idx) => idx >= i && /^(szext|vshl|vshr|match)\./.test(x));
+        if (j >= 0) toks[j] = toks[j]!.split(".")[0] + Array.from({ length: rng.below(6) }, () => rng.pick(FAMILY_MODS)).join("");
+      }
+    }
+  }
+  return toks.join("");
+}
+
+/** File names, some hostile (they reach banners and headers). */
+const FILES = ["fuzz.ptx", "fuzz.ptx", "fuzz.ptx", "dir/sub dir/x.ptx", 'evil */ `${x}` "q" \'q\' \\ ??/.ptx', "new\nline*/.ptx", "<stdin>"];
+
+export interface FuzzInput {
+  index: number;
+  source: "generated" | "bytes" | "tokens";
+  /** For mutations: the corpus module mutated. */
+  base?: string;
+  file: string;
+  text: string;
+}
+
+/** Input number `index` of the run with `seed`: a pure function of both. */
+export function inputAt(index: number, seed: number, mods: readonly { name: string; text: string }[]): FuzzInput {
+  const rng = new Prng((seed * 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b));
+  const file = rng.chance(0.1) ? rng.pick(FILES) : "fuzz.ptx";
+  const kind = index % 10;
+  if (kind < 3) {
+    const [text] = fc.sample(moduleArb, { seed: rng.u32() | 0, numRuns: 1 });
+    return { index, source: "generated", file, text: text! };
+  }
+  const base = rng.pick(mods);
+  if (kind < 7) return { index, source: "bytes", base: base.name, file, text: mutateBytes(base.text, rng, mods.map((m) => m.text)) };
+  return { index, source: "tokens", base: base.name, file, text: mutateTokens(base.text, rng) };
+}
+
+// =======================================================================================
+// The checks
+
+export type FindingKind = "crash" | "internal-error" | "bad-location" | "silent-reject" | "bad-js" | "bad-c" | "stray-comment" | "asm-leak" | "slow" | "hang";
+
+export interface Finding {
+  kind: FindingKind;
+  stage: string;
+  message: string;
+  stack?: string;
+}
+
+export interface CheckOptions {
+  /** AMDGPU processors to lower for. */
+  mcpus: readonly Mcpu[];
+  /** Lower JS and C through `lowerModule` (formatted: prettier, clang-format); otherwise print unformatted. */
+  format: boolean;
+  /** Compile the C output with gcc -fsyntax-only. */
+  compileC: boolean;
+  /** Lower even when the module has errors (the CLI would not): the valid occurrences. */
+  lowerWithErrors: boolean;
+  /** An input taking longer is a `slow` finding. */
+  slowMs: number;
+}
+
+export interface CheckResult {
+  findings: Finding[];
+  ms: number;
+  occurrences: number;
+  diagnostics: number;
+}
+
+const errOf = (e: unknown) => ({ message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined });
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10) || c === 0x2028 || c === 0x2029) n++;
+  }
+  return n;
+}
+
+function checkDiagnostics(mod: ParsedModule, text: string, file: string, out: Finding[]): void {
+  const lines = lineCount(text);
+  for (const d of mod.diagnostics) {
+    const { line, col } = d.loc;
+    if (d.message.startsWith("Internal error in ptx-lower")) out.push({ kind: "internal-error", stage: "parse", message: d.message });
+    const ok = Number.isInteger(line) && Number.isInteger(col) && line >= 1 && col >= 1 && line <= lines + 1 && d.loc.file === file && d.message.length > 0;
+    if (!ok) out.push({ kind: "bad-location", stage: "parse", message: `${JSON.stringify(d.loc)} ${d.message} (text has ${lines} lines)` });
+  }
+  // Every family instruction becomes an occurrence or is rejected by an error on its lines.
+  let fns;
+  try {
+    fns = flattenModule(mod.ast).functions;
+  } catch (e) {
+    out.push({ kind: "crash", stage: "flattenModule", ...errOf(e) });
+    return;
+  }
+  const accepted = new Set(mod.insts.map((i) => `${i.loc.line}:${i.loc.col}`));
+  const errorLines = new Set(mod.diagnostics.filter((d) => d.severity === "error").map((d) => d.loc.line));
+  for (const f of fns)
+    for (const it of f.items) {
+      if (it.kind !== "inst" || !isFamilyOpcode(it.inst.opcode)) continue;
+      const i = it.inst;
+      if (accepted.has(`${i.loc.line}:${i.loc.col}`)) continue;
+      // `text` runs from the guard (if any) to the semicolon.
+      const first = i.guard?.loc.line ?? i.loc.line;
+      let seen = false;
+      for (let l = first; l <= first + lineCount(i.text) - 1 && !seen; l++) seen = errorLines.has(l);
+      if (!seen) out.push({ kind: "silent-reject", stage: "parse", message: `${i.loc.line}:${i.loc.col} ${i.text.replace(/\s+/g, " ").slice(0, 120)} yields neither an occurrence nor an error` });
+    }
+}
+
+/** Lines of printed AMDGPU assembly that are not comments, labels, directives or instructions. */
+export function asmLeaks(s: string): string[] {
+  return s.split("\n").filter((l) => !(l === "" || l.startsWith(";") || l === "\t.text" || /^[.\w$]+:$/.test(l) || /^ {2}[a-z][a-z0-9_]*( |$)/.test(l)));
+}
+
+/** Lines where a `*\/` does not end a comment the printer opened (see test/robustness.test.ts). */
+export function strayCommentEnds(text: string, marker?: string): string[] {
+  return text.split("\n").filter((l) => {
+    const t = l.trim();
+    if (!t.includes("*/") || t === "*/") return false;
+    const oneLine = t.startsWith("/*") && t.endsWith("*/") && t.indexOf("*/") === t.length - 2;
+    return !oneLine || (marker !== undefined && t.includes(marker));
+  });
+}
+
+/** Compiles an ES module's text without running it (exports become plain declarations). */
+export function jsCompiles(text: string): string | null {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    new Function(text.replace(/^(\s*)export (?=function|const|let|class)/gm, "$1"));
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+function cCompiles(text: string): string | null {
+  const r = spawnSync(process.env.CC ?? "gcc", ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fsyntax-only", "-x", "c", "-"], { input: text, encoding: "utf8", timeout: 30_000 });
+  if (r.error) return null; // no compiler: not the input's fault
+  return r.status === 0 ? null : r.stderr.slice(0, 2000);
+}
+
+/** Runs one input through the pipeline; never throws. */
+export async function checkInput(text: string, file: string, o: CheckOptions): Promise<CheckResult> {
+  const t0 = performance.now();
+  const findings: Finding[] = [];
+  let mod: ParsedModule;
+  try {
+    mod = parseModule(text, file);
+  } catch (e) {
+    findings.push({ kind: "crash", stage: "parseModule", ...errOf(e) });
+    return { findings, ms: performance.now() - t0, occurrences: 0, diagnostics: 0 };
+  }
+  checkDiagnostics(mod, text, file, findings);
+  const hasErrors = mod.diagnostics.some((d) => d.severity === "error");
+  if (mod.insts.length > 0 && (o.lowerWithErrors || !hasErrors)) {
+    for (const mcpu of o.mcpus) {
+      try {
+        const s = (await lowerModule(mod, { target: "amdgpu", mcpu, profile: "isa", command: "ptx-lower lower fuzz.ptx" })).text;
+        const leaks = asmLeaks(s);
+        if (leaks.length) {
+          const cause = /[\r\n\u2028\u2029]/.test(file) ? "a newline in the file name" : "a newline in an instruction's text";
+          findings.push({ kind: "asm-leak", stage: "amdgpu", message: `${cause} leaves an uncommented line, e.g. ${JSON.stringify(leaks[0])}` });
+        }
+      } catch (e) {
+        findings.push({ kind: "crash", stage: `lower amdgpu ${mcpu}`, ...errOf(e) });
+      }
+    }
+    let js: string | null = null;
+    let c: string | null = null;
+    if (o.format) {
+      try {
+        js = (await lowerModule(mod, { target: "js", profile: "sm90" })).text;
+      } catch (e) {
+        findings.push({ kind: "crash", stage: "lower js", ...errOf(e) });
+      }
+      try {
+        c = (await lowerModule(mod, { target: "c", profile: "isa" })).text;
+      } catch (e) {
+        findings.push({ kind: "crash", stage: "lower c", ...errOf(e) });
+      }
+    } else {
+      // The portable path of lowerModule with formatting off (prettier is the slow part).
+      try {
+        const routines = collectRoutines(mod).map((r) => {
+          const { rule, fn } = lowerPortable(r.spec, "isa");
+          const header = [`${r.name}: ${formName(r.spec.form)}  —  rule ${rule.name}`, "serves:", ...r.insts.map((i) => `  ${i.loc.file}:${i.loc.line}:${i.loc.col}  ${i.text}`)].join("\n");
+          return { name: r.name, fn: { ...fn, name: r.name }, header };
+        });
+        const banner = `NOTE: generated by ptx-lower — do not edit.\nsource: ${mod.file}`;
+        try {
+          js = await printJsModule(routines, { banner, format: false });
+        } catch (e) {
+          findings.push({ kind: "crash", stage: "print js", ...errOf(e) });
+        }
+        try {
+          c = printCModule(routines, { banner, format: false });
+        } catch (e) {
+          findings.push({ kind: "crash", stage: "print c", ...errOf(e) });
+        }
+      } catch (e) {
+        findings.push({ kind: "crash", stage: "lower portable", ...errOf(e) });
+      }
+    }
+    if (js !== null) {
+      const bad = jsCompiles(js);
+      if (bad) findings.push({ kind: "bad-js", stage: "js", message: bad });
+      const stray = strayCommentEnds(js);
+      if (stray.length) findings.push({ kind: "stray-comment", stage: "js", message: stray.slice(0, 3).join(" | ") });
+    }
+    if (c !== null) {
+      const stray = strayCommentEnds(c);
+      if (stray.length) findings.push({ kind: "stray-comment", stage: "c", message: stray.slice(0, 3).join(" | ") });
+      if (o.compileC) {
+        const bad = cCompiles(c);
+        if (bad) findings.push({ kind: "bad-c", stage: "c", message: bad });
+      }
+    }
+  }
+  const ms = performance.now() - t0;
+  if (ms > o.slowMs) findings.push({ kind: "slow", stage: "all", message: `${ms.toFixed(0)} ms (bound ${o.slowMs} ms)` });
+  return { findings, ms, occurrences: mod.insts.length, diagnostics: mod.diagnostics.length };
+}
+
+/** The check options for input `index`: one processor per input in rotation, formatting and gcc sampled. */
+export function optionsFor(index: number, slowMs: number): CheckOptions {
+  return {
+    mcpus: [MCPUS[index % MCPUS.length]!],
+    format: index % 50 === 7,
+    compileC: index % 250 === 13,
+    lowerWithErrors: index % 2 === 0,
+    slowMs,
+  };
+}
+
+// =======================================================================================
+// The driver: workers under a watchdog
+
+interface Args {
+  inputs: number;
+  seed: number;
+  workers: number;
+  timeoutMs: number;
+  slowMs: number;
+  out: string;
+  from: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { inputs: 100_000, seed: 1, workers: Math.max(1, availableParallelism()), timeoutMs: 30_000, slowMs: 5_000, out: join(ROOT, "out/fuzz"), from: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    switch (argv[i]) {
+      case "--inputs": a.inputs = Number(v); i++; break;
+      case "--seed": a.seed = Number(v); i++; break;
+      case "--workers": a.workers = Number(v); i++; break;
+      case "--timeout-ms": a.timeoutMs = Number(v); i++; break;
+      case "--slow-ms": a.slowMs = Number(v); i++; break;
+      case "--out": a.out = v!; i++; break;
+      case "--from": a.from = Number(v); i++; break;
+    }
+  }
+  return a;
+}
+
+type ToParent = { t: "start"; i: number } | { t: "done"; i: number; ms: number; occ: number; findings: Finding[]; source: string } | { t: "end" };
+type ToWorker = { t: "range"; from: number; to: number; seed: number; slowMs: number };
+
+async function worker(): Promise<void> {
+  const mods = corpus();
+  const send = (m: ToParent) => new Promise<void>((res) => process.send!(m, () => res()));
+  process.on("message", async (m: ToWorker) => {
+    if (m.t !== "range") return;
+    for (let i = m.from; i < m.to; i++) {
+      await send({ t: "start", i });
+      const inp = inputAt(i, m.seed, mods);
+      const r = await checkInput(inp.text, inp.file, optionsFor(i, m.slowMs));
+      await send({ t: "done", i, ms: r.ms, occ: r.occurrences, findings: r.findings, source: inp.source });
+    }
+    await send({ t: "end" });
+    process.exit(0);
+  });
+}
+
+async function main(): Promise<void> {
+  const a = parseArgs(process.argv.slice(2));
+  mkdirSync(a.out, { recursive: true });
+  const mods = corpus();
+  const t0 = performance.now();
+  const stats = { done: 0, occ: 0, maxMs: 0, maxAt: -1, bySource: new Map<string, number>() };
+  const findings = new Map<string, { kind: FindingKind; stage: string; message: string; stack?: string; count: number; first: number }>();
+  const record = (i: number, f: Finding) => {
+    const top = f.stack?.split("\n").find((l) => l.includes("/work/") || l.includes(ROOT)) ?? "";
+    const key = f.kind === "asm-leak" ? `${f.kind}|${f.message.split(" leaves ")[0]}` : `${f.kind}|${f.stage}|${f.message.replace(/\d+/g, "N").slice(0, 200)}|${top}`;
+    const e = findings.get(key);
+    if (e) e.count++;
+    else {
+      findings.set(key, { ...f, count: 1, first: i });
+      const inp = inputAt(i, a.seed, mods);
+      writeFileSync(join(a.out, `${f.kind}-${i}.ptx`), inp.text);
+      writeFileSync(join(a.out, `${f.kind}-${i}.txt`), `input ${i} (seed ${a.seed}, ${inp.source}${inp.base ? ` of ${inp.base}` : ""}), file name ${JSON.stringify(inp.file)}\n${f.kind} in ${f.stage}: ${f.message}\n${f.stack ?? ""}\n`);
+    }
+  };
+
+  // Split [from, from + inputs) into chunks handed to workers; a hung worker is killed and
+  // its chunk resumed after the hanging input.
+  const end = a.from + a.inputs;
+  const CHUNK = 500;
+  let next = a.from;
+  const take = (): [number, number] | null => {
+    if (next >= end) return null;
+    const r: [number, number] = [next, Math.min(end, next + CHUNK)];
+    next = r[1];
+    return r;
+  };
+  const self = fileURLToPath(import.meta.url);
+  let lastReport = 0;
+  const runWorker = (range: [number, number]): Promise<void> =>
+    new Promise((resolve) => {
+      const child = fork(self, ["--worker"], { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      let current = range[0];
+      let finished = range[0] - 1;
+      let hung = false;
+      let timer: NodeJS.Timeout | null = null;
+      const arm = () => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          hung = true;
+          record(current, { kind: "hang", stage: "all", message: `no answer within ${a.timeoutMs} ms` });
+          stats.done++;
+          child.kill("SIGKILL");
+        }, a.timeoutMs);
+      };
+      child.on("message", (m: ToParent) => {
+        if (m.t === "start") {
+          current = m.i;
+          arm();
+        } else if (m.t === "done") {
+          finished = m.i;
+          stats.done++;
+          stats.occ += m.occ;
+          stats.bySource.set(m.source, (stats.bySource.get(m.source) ?? 0) + 1);
+          if (m.ms > stats.maxMs) {
+            stats.maxMs = m.ms;
+            stats.maxAt = m.i;
+          }
+          for (const f of m.findings) record(m.i, f);
+          const now = performance.now();
+          if (now - lastReport > 10_000) {
+            lastReport = now;
+            process.stderr.write(`fuzz: ${stats.done}/${a.inputs} inputs, ${findings.size} distinct findings, ${((now - t0) / 1000).toFixed(0)} s\n`);
+          }
+        }
+      });
+      child.on("exit", (code, signal) => {
+        if (timer) clearTimeout(timer);
+        // Died on an input without hanging (out of memory, a native crash): that input is a crash.
+        if (!hung && finished < current) {
+          record(current, { kind: "crash", stage: "worker", message: `the worker died (exit ${code ?? signal}) on this input` });
+          stats.done++;
+        }
+        // Resume after the input it was on.
+        const resumeAt = Math.max(current, finished) + 1;
+        if (resumeAt < range[1]) void runWorker([resumeAt, range[1]]).then(resolve);
+        else resolve();
+      });
+      child.on("error", () => undefined);
+      child.send({ t: "range", from: range[0], to: range[1], seed: a.seed, slowMs: a.slowMs } satisfies ToWorker);
+    });
+  const lanes = Array.from({ length: a.workers }, async () => {
+    for (let r = take(); r; r = take()) await runWorker(r);
+  });
+  await Promise.all(lanes);
+
+  const secs = (performance.now() - t0) / 1000;
+  const lines = [
+    `fuzz: ${stats.done} inputs (seed ${a.seed}, from ${a.from}) in ${secs.toFixed(1)} s (${(stats.done / secs).toFixed(0)}/s) with ${a.workers} workers`,
+    `  sources: ${[...stats.bySource].map(([k, v]) => `${k} ${v}`).join(", ")}; ${stats.occ} family occurrences lowered or checked`,
+    `  slowest input: ${stats.maxMs.toFixed(0)} ms (index ${stats.maxAt})`,
+    `  distinct findings: ${findings.size}${findings.size ? ` (inputs saved under ${a.out})` : ""}`,
+  ];
+  for (const f of [...findings.values()].sort((x, y) => y.count - x.count))
+    lines.push(`  [${f.kind}] ×${f.count} first at ${f.first}, ${f.stage}: ${f.message.split("\n")[0]!.slice(0, 300)}${f.stack ? `\n      ${f.stack.split("\n").slice(1, 4).map((s) => s.trim()).join("\n      ")}` : ""}`);
+  process.stdout.write(lines.join("\n") + "\n");
+  const hard = [...findings.values()].filter((f) => f.kind !== "asm-leak");
+  process.exitCode = hard.length ? 1 : 0;
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  if (process.argv.includes("--worker")) void worker();
+  else
+    main().catch((e: unknown) => {
+      process.stderr.write(`fuzz: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 2;
+    });
+}
