@@ -186,11 +186,11 @@ export async function verifyCommand(
   o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number },
 ): Promise<number> {
   const profiles: Profile[] = o.semantics ? [o.semantics] : [...PROFILES];
-  const specs: { spec: RoutineSpec; profile: Profile }[] = [];
-  const add = (spec: RoutineSpec) => {
+  const specs: { spec: RoutineSpec; profile: Profile; warps?: number }[] = [];
+  const add = (spec: RoutineSpec, warps?: number) => {
     // szext and match.sync are the same under both profiles: checked once, under the first.
     const ps = spec.form.op === "szext" || spec.form.op === "match" ? profiles.slice(0, 1) : profiles;
-    for (const profile of ps) specs.push({ spec, profile });
+    for (const profile of ps) specs.push({ spec, profile, ...(warps ? { warps } : {}) });
   };
   if (file) {
     const mod = parseOrReport(file);
@@ -200,7 +200,10 @@ export async function verifyCommand(
     const families = o.family ? [o.family] : [...FAMILIES];
     for (const fam of families) {
       const forms = fam === "video" && !o.all ? videoSample(o.seed) : [...formsOf(fam)];
-      for (const f of forms) for (const k of kindsFor(f, fam !== "video" || !o.all || forms.length < 2000)) add({ form: f, ...k });
+      // match.sync: the full warp count for the main operand kinds (a divergent; membermask
+      // divergent or uniform), a tenth of it for the other kinds and the guarded forms.
+      for (const f of forms)
+        kindsFor(f, fam !== "video" || !o.all).forEach((k) => add({ form: f, ...k }, f.op === "match" && !isMainMatchKind(k) ? Math.max(1, Math.floor(o.warps / 10)) : undefined));
       if (fam === "video" && o.all) for (const f of videoSample(o.seed)) for (const k of kindsFor(f, true).slice(1)) add({ form: f, ...k });
     }
   }
@@ -218,6 +221,10 @@ export async function verifyCommand(
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
   return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds });
+}
+
+function isMainMatchKind(k: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }): boolean {
+  return !k.guarded && k.kinds.a?.kind === "v" && (k.kinds.membermask?.kind === "v" || k.kinds.membermask?.kind === "s");
 }
 
 function familyOf(f: Form): Family {

@@ -81,8 +81,8 @@ import { solve } from "./smt.js";
 
 const LANES = 32;
 
-/** Proved (or failed) loop lemmas of this thread, by loop key (see proveInductive). */
-const loopLemmas = new Map<string, Promise<{ ok: boolean; ms: number; reason: string; fault: boolean }>>();
+/** Preserve results of this thread's loops, by loop key (see proveInductive). */
+const loopFacts = new Map<string, Promise<LoopFacts>>();
 
 /** The form writes d (v0): `.any`, and `.all` unless d is the sink. */
 export const formWritesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
@@ -351,19 +351,40 @@ export async function proveAmdMatch(env: Z3Env, r: AmdRoutine, profile: Profile,
 }
 
 async function proveLoopFree(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
-  const q = fullRun(symbolicInit(env), r, profile, LANES, 0);
-  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
-  const method = "z3 loop-free, 32 lanes, full width";
-  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method, queries: 1 };
-  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
-  return (await replayMatch(env, r, profile, q.symbols, res.model!, LANES, t0)) ?? { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  // The small-value reduction is sound here too when the routine is data-independent;
+  // otherwise the values stay full width.
+  const aReg = r.layout.src.a!;
+  const di = aReg.k === "v" ? dataIndependence(r.lines, aReg) : "a is not a VGPR";
+  const bits = di === null ? (r.target.wave === 64 ? 6 : 5) : null;
+  const q = fullRun(symbolicInit(env), r, profile, LANES, 0, false, bits);
+  const method = `z3 loop-free, 32 lanes, ${bits === null ? "full-width values" : `${bits}-bit lane values (data-independent)`}`;
+  // One query per lane's outputs, one for the rest: far faster than one query for all.
+  const byLane = new Map<number, Bool[]>();
+  const rest: Bool[] = [];
+  for (const b of q.bads) {
+    if (b.lane !== undefined && b.lane < LANES && !/^v\d+ lane/.test(b.what)) {
+      if (!byLane.has(b.lane)) byLane.set(b.lane, []);
+      byLane.get(b.lane)!.push(b.cond);
+    } else rest.push(b.cond);
+  }
+  const goals = [...[...byLane.values()].map((cs) => env.bv.any(cs)), env.bv.any(rest)];
+  let n = 0;
+  for (const g of goals) {
+    if (env.bv.asBool(g) === false) continue;
+    n++;
+    const res = await solve(env, [g], timeoutMs);
+    if (res.status === "unsat") continue;
+    if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+    return (await replayMatch(env, r, profile, q.symbols, res.model!, LANES, t0, bits)) ?? { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  }
+  return { verdict: "proved", ms: performance.now() - t0, method: `${method}, ${n} queries`, queries: n };
 }
 
-/** A full-width run (no reduction): predicated execution, the reference, every check. */
-function fullRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, lanes: number, maxBack: number, traceRun = false) {
+/** A whole run (predicated execution), the reference and every check; `bits`: small values. */
+function fullRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, lanes: number, maxBack: number, traceRun = false, bits: number | null = null) {
   void profile;
   const bv = init.bv;
-  const { st, active } = matchInit(init, r, lanes, null);
+  const { st, active } = matchInit(init, r, lanes, bits);
   const before = cloneState(st);
   const w = warpOf(init, r, before, active);
   let paths: PathsResult<V, B>;
@@ -395,9 +416,9 @@ async function bugFinder(env: Z3Env, r: AmdRoutine, profile: Profile, lanes: num
 }
 
 /** Re-runs a model concretely and prints the counterexample (null if it does not fail). */
-async function replayMatch(env: Z3Env, r: AmdRoutine, profile: Profile, symbols: Map<string, BitVec | Bool> | undefined, model: NonNullable<Awaited<ReturnType<typeof solve>>["model"]>, lanes: number, t0: number): Promise<Verdict | null> {
+async function replayMatch(env: Z3Env, r: AmdRoutine, profile: Profile, symbols: Map<string, BitVec | Bool> | undefined, model: NonNullable<Awaited<ReturnType<typeof solve>>["model"]>, lanes: number, t0: number, bits: number | null = null): Promise<Verdict | null> {
   const values = modelValues(env, model, symbols!);
-  const c = fullRun(concreteInit(values), r, profile, lanes, 1000, true);
+  const c = fullRun(concreteInit(values), r, profile, lanes, 1000, true, bits);
   const hit = c.bads.find((b) => b.cond === true);
   if (!hit) return null;
   const f = r.spec.form as MatchForm;
@@ -447,9 +468,47 @@ function warpSpecLines(f: MatchForm, w: Warp<CV, boolean>): string[] {
   return out;
 }
 
+/** A cached per-loop result: the facts proved about a loop, independent of its epilogue. */
+interface LoopFacts {
+  ok: boolean;
+  ms: number;
+  queries: number;
+  reason: string;
+  fault: boolean;
+}
+/** Per loop key: which E_k(v_n) equal the class-mask candidate ("k:n"). */
+const simpleE = new Map<string, Promise<{ set: Set<string>; ms: number; queries: number; fault?: string }>>();
+
+/** Runs goals one query each (after `base`); the first that is not unsat stops. */
+async function solveGoals(env: Z3Env, base: Bool[], goals: { what: string; bad: Bool }[], timeoutMs: number, tag: string): Promise<LoopFacts> {
+  const t1 = performance.now();
+  let n = 0;
+  for (const g of goals) {
+    if (env.bv.asBool(g.bad) === false) continue;
+    n++;
+    const res = await solve(env, [...base, g.bad], timeoutMs, "QF_BV");
+    if (process.env.PROVE_DEBUG) console.log(tag, g.what, res.status, Math.round(res.ms));
+    if (res.status !== "unsat")
+      return {
+        ok: false,
+        ms: performance.now() - t1,
+        queries: n,
+        reason: res.status === "sat" ? `${tag} query fails at ${g.what} (the invariant is not strong enough: not proved, not a counterexample)` : `${tag} query (${g.what}): ${res.reason}`,
+        fault: !!res.fault,
+      };
+  }
+  return { ok: true, ms: performance.now() - t1, queries: n, reason: "", fault: false };
+}
+
 /**
  * The inductive proof of a one-loop routine (see the file comment). `bits`: the small lane
  * values (null: a is uniform, kept at full width).
+ *
+ * Everything about the loop alone — the simplification of E_k and the preserve queries —
+ * reads only the prologue, the body and the branch, so it is cached per loop key (the
+ * canonical text of those lines, the a register and the value width) and shared by every
+ * routine with the same loop: `.any` and `.all`, every destination shape and membermask kind.
+ * Only the exit query (epilogue, spec, contract) is per routine.
  */
 async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape: { label: number; branch: number }, bits: number | null, timeoutMs: number, t0: number): Promise<Verdict> {
   void profile;
@@ -463,6 +522,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   const body = r.lines.slice(shape.label + 1, shape.branch);
   const epi = r.lines.slice(shape.branch + 1);
   const br = r.lines[shape.branch]! as Exclude<MLine, { label: string }>;
+  const key = hash([W, bits, printOp(r.layout.src.a!), ...r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(printOp).join(",")}`))].join("\n"));
 
   // Prologue → S_h (no branches in it, by the loop shape).
   const ph = execPaths(bv, pro, cloneState(st), { maxBack: 0 });
@@ -470,7 +530,6 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   const Sh = ph.final;
   const rem0 = Sh.exec;
   const lane = (x: BitVec, l: number) => bv.bitAt(x, l);
-  // a's values per lane (the reference's), for the classes.
   const same = (i: number, j: number) => bv.eq(w.a[i]!, w.a[j]!);
   const classMask = (k: number): BitVec => {
     let m = bv.k(0, W);
@@ -479,19 +538,54 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   };
   const wr = writtenRegs(body);
   const runBody = (s: WaveState<BitVec, Bool>) => execPaths(bv, body, s, { maxBack: 0 }).final!;
+  const lanesIn0 = Array.from({ length: W }, (_, l) => l).filter((l) => bv.asBool(lane(rem0, l)) !== false);
+
   // E_k: lane k of every body-written VGPR after one body run from S_h with exec = class(k).
-  const E = new Map<number, Map<number, BitVec>>(); // lane → (vgpr → value)
-  const Ek = (k: number): Map<number, BitVec> => {
-    let m = E.get(k);
+  const rawE = new Map<number, Map<number, BitVec>>();
+  const Eraw = (k: number): Map<number, BitVec> => {
+    let m = rawE.get(k);
     if (!m) {
       const s = cloneState(Sh);
       s.exec = classMask(k);
       const out = runBody(s);
       m = new Map([...wr.v].map((n) => [n, out.vgpr.get(n)![k]!]));
-      E.set(k, m);
+      rawE.set(k, m);
     }
     return m;
   };
+  // Simplification, proved per lane: for k ∈ rem0, E_k(v_n) = the low 32 bits of class(k),
+  // which is what a waterfall round hands to its lanes; where it holds, the queries below
+  // use that (much smaller) term instead.
+  const cand = (k: number) => bv.extract(classMask(k), 31, 0);
+  let simp = simpleE.get(key);
+  if (!simp) {
+    simp = (async () => {
+      const t1 = performance.now();
+      const set = new Set<string>();
+      let queries = 0;
+      for (const k of lanesIn0) {
+        for (const n of wr.v) {
+          const e = Eraw(k).get(n)!;
+          if (bv.width(e) !== 32) continue;
+          queries++;
+          // Only used where k ∈ rem0 (a retired lane), so that may be assumed.
+          const res = await solve(env, [lane(rem0, k), bv.notB(bv.eq(e, cand(k)))], timeoutMs, "QF_BV");
+          if (process.env.PROVE_DEBUG) console.log("E", k, n, res.status, Math.round(res.ms));
+          if (res.fault) return { set, ms: performance.now() - t1, queries, fault: res.reason ?? "fault" };
+          if (res.status === "unsat") set.add(`${k}:${n}`);
+        }
+      }
+      return { set, ms: performance.now() - t1, queries };
+    })();
+    simpleE.set(key, simp);
+  }
+  const simpRes = await simp;
+  if (simpRes.fault) {
+    simpleE.delete(key);
+    return { verdict: "unknown", ms: performance.now() - t0, reason: `solver fault: ${simpRes.fault}`, fault: true };
+  }
+  const Ek = (k: number, n: number): BitVec => (simpRes.set.has(`${k}:${n}`) ? cand(k) : Eraw(k).get(n)!);
+
   // The havoc'd loop-head state S.
   const rem = W === 64 ? bv.zext(init.mk("rem", 32), 64) : init.mk("rem", 32);
   const S = cloneState(Sh);
@@ -504,7 +598,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
       const in0 = lane(rem0, l);
       if (bv.asBool(in0) === false) return old;
       const retired = bv.andB(in0, bv.notB(lane(rem, l)));
-      return bv.ite(retired, Ek(l).get(n)!, bv.ite(in0, init.mk(`h.v${n}.${l}`, 32), old));
+      return bv.ite(retired, Ek(l, n), bv.ite(in0, init.mk(`h.v${n}.${l}`, 32), old));
     });
     S.vgpr.set(n, lanes);
   }
@@ -538,54 +632,39 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     setScc: () => {},
   });
   const rem1 = S1.exec;
-  // Preserve, split into independent queries (one monolithic query times out): the
-  // rem part, then one per lane for the VGPRs the body writes. Cached per loop: the query
-  // reads only the prologue, the body and the branch (never the epilogue or the spec), so
-  // every routine sharing them shares this proof.
-  const goals: { what: string; concl: Bool }[] = [
-    { what: "rem' ⊆ rem0, rem' a union of classes, rem' ⊊ rem", concl: bv.all([subset(rem1, rem0), classes(rem1), subset(rem1, rem), bv.notB(bv.eq(rem1, rem))]) },
-  ];
-  for (let l = 0; l < W; l++) {
-    const cs: Bool[] = [];
-    const in0 = lane(rem0, l);
-    for (const n of wr.v) {
-      const x = S1.vgpr.get(n)![l]!;
-      if (bv.asBool(in0) === false) {
-        cs.push(bv.eq(x, Sh.vgpr.get(n)![l]!));
-        continue;
+
+  // Preserve (cached per loop), split into one query for rem and one per lane.
+  let facts = loopFacts.get(key);
+  const cached = !!facts;
+  if (!facts) {
+    const goals: { what: string; bad: Bool }[] = [
+      { what: "rem' ⊆ rem0, rem' a union of classes, rem' ⊊ rem", bad: bv.notB(bv.all([subset(rem1, rem0), classes(rem1), subset(rem1, rem), bv.notB(bv.eq(rem1, rem))])) },
+    ];
+    for (let l = 0; l < W; l++) {
+      const cs: Bool[] = [];
+      const in0 = lane(rem0, l);
+      for (const n of wr.v) {
+        const x = S1.vgpr.get(n)![l]!;
+        if (bv.asBool(in0) === false) {
+          cs.push(bv.eq(x, Sh.vgpr.get(n)![l]!));
+          continue;
+        }
+        cs.push(bv.implies(bv.andB(in0, bv.notB(lane(rem1, l))), bv.eq(x, Ek(l, n))));
+        cs.push(bv.implies(bv.notB(in0), bv.eq(x, Sh.vgpr.get(n)![l]!)));
       }
-      cs.push(bv.implies(bv.andB(in0, bv.notB(lane(rem1, l))), bv.eq(x, Ek(l).get(n)!)));
-      cs.push(bv.implies(bv.notB(in0), bv.eq(x, Sh.vgpr.get(n)![l]!)));
+      goals.push({ what: `lane ${l} of v${[...wr.v].join(",v")}`, bad: bv.notB(bv.all(cs)) });
     }
-    const all = bv.all(cs);
-    if (bv.asBool(all) !== true) goals.push({ what: `lane ${l} of v${[...wr.v].join(",v")}`, concl: all });
+    facts = solveGoals(env, [inv, c], goals, timeoutMs, "preserve");
+    loopFacts.set(key, facts);
   }
-  const key = hash([W, bits, printOp(r.layout.src.a!), ...r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(printOp).join(",")}`))].join("\n"));
-  let lemma = loopLemmas.get(key);
-  const cached = !!lemma;
-  if (!lemma) {
-    lemma = (async () => {
-      const t1 = performance.now();
-      for (const g of goals) {
-        const res = await solve(env, [inv, c, bv.notB(g.concl)], timeoutMs, "QF_BV");
-        if (res.status !== "unsat")
-          return {
-            ok: false,
-            ms: performance.now() - t1,
-            reason: res.status === "sat" ? `the loop invariant is not inductive at ${g.what} (not proved; not a counterexample)` : `preserve query (${g.what}): ${res.reason}`,
-            fault: !!res.fault,
-          };
-      }
-      return { ok: true, ms: performance.now() - t1, reason: "", fault: false };
-    })();
-    loopLemmas.set(key, lemma);
-  }
-  const preserve = await lemma;
+  const preserve = await facts;
   if (!preserve.ok) {
-    if (preserve.fault) loopLemmas.delete(key);
+    if (preserve.fault) loopFacts.delete(key);
     return { verdict: "unknown", ms: performance.now() - t0, reason: preserve.reason, ...(preserve.fault ? { fault: true } : {}) };
   }
-  // Exit: the epilogue from the state after the last round.
+
+  // Exit: the epilogue from the state after the last round; one query per lane's outputs,
+  // one for the rest (the contract).
   let fin: PathsResult<BitVec, Bool>;
   try {
     fin = execPaths(bv, epi, cloneState(S1), { maxBack: 0 });
@@ -595,18 +674,27 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   }
   if (!fin.final || bv.asBool(fin.stuck) !== false) return { verdict: "unknown", ms: performance.now() - t0, reason: "epilogue has a loop" };
   const bads = [...outputBads(bv, r.spec.form as MatchForm, w, fin.final, LANES), ...contractBads(bv, r, before, fin.final, (l) => (l < LANES ? w.activeB[l]! : bv.false))];
-  const exit = await solve(env, [inv, bv.notB(c), bv.any(bads.map((b) => b.cond))], timeoutMs, "QF_BV");
-  if (exit.status !== "unsat") {
-    return {
-      verdict: "unknown",
-      ms: performance.now() - t0,
-      reason: exit.status === "sat" ? "the exit query fails under the invariant (not proved; not a counterexample)" : `exit query: ${exit.reason}`,
-      ...(exit.fault ? { fault: true } : {}),
-    };
+  const byLane = new Map<number, Bool[]>();
+  const rest: Bool[] = [];
+  for (const b of bads) {
+    if (b.lane !== undefined && b.lane < LANES && !/^v\d+ lane/.test(b.what)) {
+      if (!byLane.has(b.lane)) byLane.set(b.lane, []);
+      byLane.get(b.lane)!.push(b.cond);
+    } else rest.push(b.cond);
   }
+  const exitGoals = [...[...byLane.entries()].map(([l, cs]) => ({ what: `outputs of lane ${l}`, bad: bv.any(cs) })), { what: "the contract", bad: bv.any(rest) }];
+  const exit = await solveGoals(env, [inv, bv.notB(c)], exitGoals, timeoutMs, "exit");
+  if (!exit.ok) return { verdict: "unknown", ms: performance.now() - t0, reason: exit.reason, ...(exit.fault ? { fault: true } : {}) };
   const how = bits === null ? "full-width values" : `${bits}-bit lane values (data-independent)`;
-  const pre = cached ? `loop lemma ${key.slice(0, 8)} shared` : `loop lemma ${key.slice(0, 8)} ${goals.length} queries ${(preserve.ms / 1000).toFixed(1)} s`;
-  return { verdict: "proved", ms: performance.now() - t0, method: `z3 inductive waterfall invariant, 32 lanes, ${how} (${pre}, exit ${(exit.ms / 1000).toFixed(1)} s)`, queries: (cached ? 0 : goals.length) + 1 };
+  const lemma = cached
+    ? `loop lemma ${key.slice(0, 8)} (shared)`
+    : `loop lemma ${key.slice(0, 8)}: ${simpRes.set.size}/${simpRes.queries} E_k simplified in ${(simpRes.ms / 1000).toFixed(1)} s, preserve ${preserve.queries} queries ${(preserve.ms / 1000).toFixed(1)} s`;
+  return {
+    verdict: "proved",
+    ms: performance.now() - t0,
+    method: `z3 inductive waterfall invariant, 32 lanes, ${how} (${lemma}; exit ${exit.queries} queries ${(exit.ms / 1000).toFixed(1)} s)`,
+    queries: (cached ? 0 : preserve.queries + simpRes.queries) + exit.queries,
+  };
 }
 
 // ---------------------------------------------------------------------------------------

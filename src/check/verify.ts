@@ -72,14 +72,14 @@ export interface VerifyOptions {
 }
 
 /** Checks every (spec × profile) on every target; returns one row per rule. */
-export async function verify(specs: { spec: RoutineSpec; profile: Profile }[], targets: VerifyTarget[], opts: VerifyOptions = {}): Promise<VerifyRow[]> {
+export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps?: number }[], targets: VerifyTarget[], opts: VerifyOptions = {}): Promise<VerifyRow[]> {
   const seed = opts.seed ?? 1;
   const rows: VerifyRow[] = [];
   const portableJobs: { row: VerifyRow; fn: PirFunction; cases: ScalarCase[] | MatchCase[] }[] = [];
   let done = 0;
   const total = specs.length;
   const cache = new Map<string, Verdict & { dynMax?: number; overBound?: number }>();
-  for (const { spec, profile } of specs) {
+  for (const { spec, profile, warps } of specs) {
     const f = spec.form;
     const scalar = f.op !== "match";
     // Video forms in bulk (`compact`): the form's own corners and ≥ 600 random cases (over
@@ -88,7 +88,7 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile }[], t
       ? f.op === "szext"
         ? scalarCases(spec, seed, opts.random ?? 400)
         : scalarCases(spec, seed, opts.compact ? 0 : (opts.random ?? 400), vshCases(f, seed, opts.compact ? 600 : 200), !opts.compact)
-      : randomWarps(f, spec.kinds, seed, opts.warps ?? 10_000, spec.guarded);
+      : randomWarps(f, spec.kinds, seed, warps ?? opts.warps ?? 10_000, spec.guarded);
     for (const t of targets) {
       if (t.kind === "amdgpu") {
         const target = TARGETS[t.mcpu];

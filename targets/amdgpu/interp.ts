@@ -174,8 +174,12 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
         const o = inst.ops[di]!;
         if (o.k !== "v") throw new InterpError(`${inst.op}: destination ${printOp(o)} must be a VGPR`);
         const r = out[k]!;
-        const old = o.count === 1 ? vgprLanes(st, o.n)[lane]! : bv.concat(vgprLanes(st, o.n + 1)[lane]!, vgprLanes(st, o.n)[lane]!);
-        results[k]![lane] = bv.asBool(on) === true ? r : bv.ite(on, r, old);
+        if (bv.asBool(on) === true) results[k]![lane] = r;
+        else {
+          // Symbolic exec bit: the lane keeps its old value where the bit is 0.
+          const old = o.count === 1 ? vgprLanes(st, o.n)[lane]! : bv.concat(vgprLanes(st, o.n + 1)[lane]!, vgprLanes(st, o.n)[lane]!);
+          results[k]![lane] = bv.ite(on, r, old);
+        }
       });
     }
     dstIdx.forEach((di, k) => {
