@@ -92,6 +92,7 @@ export function rulesFor(spec: RoutineSpec, target: ProveTarget, profile: Profil
 export async function proveRoutine(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule, opts: ProveOptions = {}): Promise<Verdict> {
   const t0 = performance.now();
   const env = opts.env ?? (await loadZ3());
+  env.recycle(spec.form.op === "match" ? 100 : 1);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   try {
     if (target.kind === "pir") {

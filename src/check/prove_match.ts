@@ -248,6 +248,18 @@ function writtenRegs(lines: readonly MLine[]): { v: Set<number>; s: Set<number>;
   return { v, s, vcc };
 }
 
+/** The key of a loop's cached facts: the lines up to the back-edge, a's register, value width. */
+function loopKey(r: AmdRoutine, shape: { branch: number }, bits: number | null): string {
+  const text = r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(printOp).join(",")}`));
+  return hash([r.target.wave, bits, printOp(r.layout.src.a!), ...text].join("\n"));
+}
+
+/** Routines with the same loop (so the same cached loop facts) share an affinity string. */
+export function loopAffinity(r: AmdRoutine): string {
+  const shape = loopShape(r.lines);
+  return shape.kind === "one" ? loopKey(r, shape, null) : "";
+}
+
 // ---------------------------------------------------------------------------------------
 // The warp: inputs, reference, checks
 
@@ -332,6 +344,11 @@ function matchInit<V, B>(init: Init<V, B>, r: AmdRoutine, activeLanes: number, r
 export async function proveAmdMatch(env: Z3Env, r: AmdRoutine, profile: Profile, opts: ProveOptions & { timeoutMs: number }, t0: number): Promise<Verdict> {
   const shape = loopShape(r.lines);
   if (shape.kind === "none") return proveLoopFree(env, r, profile, opts.timeoutMs, t0);
+  // The bug-finder first (full width, up to 16 lanes): it can only refute, and on a broken
+  // routine it is usually the fastest way to a counterexample.
+  const bug = opts.bugFinder === false ? null : await bugFinder(env, r, profile, opts.bugLanes ?? 16, opts.bugTimeoutMs ?? 60_000, t0);
+  if (bug?.refuted) return bug.refuted;
+  const bugNote = bug ? `bug-finder (${bug.lanes} lanes, full width): ${bug.status} in ${(bug.ms / 1000).toFixed(1)} s` : "bug-finder skipped";
   const notes: string[] = [];
   let proof: Verdict | null = null;
   const aReg = r.layout.src.a!;
@@ -339,12 +356,15 @@ export async function proveAmdMatch(env: Z3Env, r: AmdRoutine, profile: Profile,
   else {
     const di = aReg.k === "v" ? dataIndependence(r.lines, aReg) : null;
     if (di) notes.push(`not data-independent, so not proved on small values: ${di}`);
-    else proof = await proveInductive(env, r, profile, shape, aReg.k === "v" ? (r.target.wave === 64 ? 6 : 5) : null, opts.timeoutMs, t0);
+    else {
+      try {
+        proof = await proveInductive(env, r, profile, shape, aReg.k === "v" ? (r.target.wave === 64 ? 6 : 5) : null, opts.timeoutMs, t0);
+      } catch (e) {
+        if (!(e instanceof InterpError)) throw e;
+        notes.push(`the interpreter rejects the sequence: ${e.message}`);
+      }
+    }
   }
-  // The bug-finder: full width, up to 16 lanes. It can only refute.
-  const bug = opts.bugFinder === false ? null : await bugFinder(env, r, profile, opts.bugLanes ?? 16, opts.bugTimeoutMs ?? 60_000, t0);
-  if (bug?.refuted) return bug.refuted;
-  const bugNote = bug ? `bug-finder (${bug.lanes} lanes, full width): ${bug.status} in ${(bug.ms / 1000).toFixed(1)} s` : "bug-finder skipped";
   if (proof && proof.verdict === "proved") return { ...proof, method: `${proof.method}; ${bugNote}` };
   const why = [proof && proof.verdict === "unknown" ? proof.reason : null, ...notes, bugNote].filter(Boolean).join("; ");
   return { verdict: "unknown", ms: performance.now() - t0, reason: why, ...(proof?.verdict === "unknown" && proof.fault ? { fault: true } : {}) };
@@ -522,7 +542,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   const body = r.lines.slice(shape.label + 1, shape.branch);
   const epi = r.lines.slice(shape.branch + 1);
   const br = r.lines[shape.branch]! as Exclude<MLine, { label: string }>;
-  const key = hash([W, bits, printOp(r.layout.src.a!), ...r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(printOp).join(",")}`))].join("\n"));
+  const key = loopKey(r, shape, bits);
 
   // Prologue → S_h (no branches in it, by the loop shape).
   const ph = execPaths(bv, pro, cloneState(st), { maxBack: 0 });

@@ -27,8 +27,29 @@ export type Z3Context = Context<"main">;
 export interface Z3Env {
   ctx: Z3Context;
   bv: Z3BV;
+  /**
+   * Between proofs: after `weight` units of work (about 100 scalar proofs) start a fresh
+   * Context and collect garbage. z3-solver frees terms only from JS finalizers, and V8 sees
+   * little JS garbage while the WASM heap (2 GB at most) fills, so without this a long run
+   * aborts with "Cannot enlarge memory arrays".
+   */
+  recycle(weight: number): void;
   /** Terminates the WASM threads (call at the end of a CLI). */
   shutdown(): void;
+}
+
+let forceGc: (() => void) | null | undefined;
+async function gcFunction(): Promise<(() => void) | null> {
+  if (forceGc !== undefined) return forceGc;
+  try {
+    const v8 = await import("node:v8");
+    const vm = await import("node:vm");
+    v8.setFlagsFromString("--expose_gc");
+    forceGc = vm.runInNewContext("gc") as () => void;
+  } catch {
+    forceGc = null;
+  }
+  return forceGc;
 }
 
 let loading: Promise<Z3Env> | null = null;
@@ -39,10 +60,20 @@ export function loadZ3(): Promise<Z3Env> {
     loading = (async () => {
       const mod = await import("z3-solver");
       const api = await mod.init();
+      const gc = await gcFunction();
       const ctx = new api.Context("main");
-      return {
+      let load = 0;
+      const env: Z3Env = {
         ctx,
         bv: new Z3BV(ctx),
+        recycle: (weight) => {
+          load += weight;
+          if (load < 100) return;
+          load = 0;
+          env.ctx = new api.Context("main");
+          env.bv = new Z3BV(env.ctx);
+          gc?.();
+        },
         shutdown: () => {
           try {
             mod.killThreads(api.em);
@@ -51,6 +82,7 @@ export function loadZ3(): Promise<Z3Env> {
           }
         },
       };
+      return env;
     })();
   }
   return loading;
@@ -394,8 +426,9 @@ export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, l
     const status = await s.check();
     const ms = performance.now() - t0;
     if (status === "sat") return { status, ms, model: s.model() };
-    if (status === "unknown") return { status, ms, reason: s.reasonUnknown() || "unknown" };
-    return { status, ms };
+    const reason = status === "unknown" ? s.reasonUnknown() || "unknown" : undefined;
+    s.release();
+    return reason !== undefined ? { status, ms, reason } : { status, ms };
   } catch (e) {
     return { status: "unknown", ms: performance.now() - t0, reason: `solver fault: ${(e as Error).message ?? String(e)}`, fault: true };
   }

@@ -115,6 +115,8 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
       }
     }
     opts.onProgress?.(++done, total);
+    // Run the JS and C rows in batches, so that cases do not pile up in memory.
+    if (portableJobs.length >= 600) await runPortable(portableJobs.splice(0));
   }
   await runPortable(portableJobs);
   return rows;

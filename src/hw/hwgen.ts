@@ -1,0 +1,375 @@
+/**
+ * @fileoverview Hardware truth: `hwgen(vectorsJsonl)` writes a CUDA program that executes
+ * each test vector (../shared/vectors/FORMAT.md) on an NVIDIA GPU with inline PTX for the
+ * exact form, and prints what the GPU computed in the same vector format — same ids, `out`
+ * filled with the observed values, no `semantics`, and an `hw` field naming the GPU, its
+ * compute capability and the driver/runtime versions — so `ptx-lower check` can compare the
+ * observations with either profile.
+ *
+ *   ptx-lower hwgen VECTORS.jsonl -o harness.cu
+ *   nvcc -arch=sm_90 -o harness harness.cu && ./harness > observed.jsonl
+ *
+ * Each vector's instruction is parsed and validated by the project's parser
+ * (src/ir/build.ts) and re-printed from its form: immediates stay immediates (their original
+ * spelling), selectors stay on their operands, `_` sinks stay sinks, and a guard `@g`/`@!g`
+ * becomes a predicate set from `in.g` inside the asm block. Guarded destinations start from
+ * the vector's prior values (`in.d`, `in.p`), which a lane whose guard is false keeps.
+ *
+ * Scalar vectors sharing an instruction text run as one kernel, one thread per vector.
+ * match.sync vectors run one warp (a 32-thread block) each; lanes outside `warp.active`
+ * return before the instruction (they have exited), and their results print as null.
+ * A vector whose ISA result is undefined because an executing lane's membermask names an
+ * active lane that does not execute, or that uses a different membermask, may hang real
+ * hardware (the named lane never arrives); such vectors are left out (listed on stderr)
+ * unless `unsafe` is set.
+ */
+import { parseModule } from "../ir/build.js";
+import type { FamilyInst, PtxOperand } from "../ir/ir.js";
+import type { MatchForm, Sel, VshForm } from "../ir/forms.js";
+
+/** One vector line as FORMAT.md defines it. */
+export interface Vector {
+  id: string;
+  ptx: string;
+  in: Record<string, string | boolean | (string | boolean | null)[]>;
+  out?: Record<string, unknown>;
+  warp?: { active: string };
+  semantics?: string;
+  [extra: string]: unknown;
+}
+
+export interface HwgenOptions {
+  /** Include vectors that may deadlock real hardware (see the file comment). */
+  unsafe?: boolean;
+}
+
+export interface HwgenResult {
+  /** The CUDA source. */
+  cuda: string;
+  /** Vectors left out, with the reason. */
+  skipped: { id: string; reason: string }[];
+}
+
+/** The CUDA program for `vectorsJsonl` (see `hwgenDetailed` for the skipped list). */
+export function hwgen(vectorsJsonl: string, opts: HwgenOptions = {}): string {
+  return hwgenDetailed(vectorsJsonl, opts).cuda;
+}
+
+const hex = (x: unknown): bigint => BigInt(String(x));
+const u32 = (x: bigint) => `0x${BigInt.asUintN(32, x).toString(16)}u`;
+
+/** Parses one vector's instruction with the project's parser. */
+export function parseVectorInst(v: Vector): FamilyInst {
+  const b64 = /\bmatch\b/.test(v.ptx) && /\.b64\b/.test(v.ptx);
+  const text = [
+    ".version 8.6",
+    ".target sm_90",
+    ".visible .func hwgen_f()",
+    "{",
+    `.reg .b32 d, ${b64 ? "" : "a, "}b, c, membermask;`,
+    b64 ? ".reg .b64 a;" : "",
+    ".reg .pred p, g;",
+    v.ptx,
+    "ret;",
+    "}",
+  ].join("\n");
+  const m = parseModule(text, `${v.id}.ptx`);
+  const errs = m.diagnostics.filter((d) => d.severity === "error");
+  if (m.insts.length !== 1 || errs.length) throw new Error(`vector ${v.id}: cannot parse ${JSON.stringify(v.ptx)}: ${errs.map((d) => d.message).join("; ") || "no family instruction"}`);
+  return m.insts[0]!;
+}
+
+/** Operand → inline-asm text: `%n` for a register (with its selector), the literal otherwise. */
+function opText(o: PtxOperand | undefined, slot: string | undefined, sel: Sel | null = null): string {
+  if (!o) return "";
+  if (o.kind === "sink") return "_";
+  if (o.kind === "imm") return o.text;
+  return `${slot}${sel ? `.${sel}` : ""}`;
+}
+
+function opcodeOf(inst: FamilyInst): string {
+  const f = inst.form;
+  if (f.op === "szext") return `szext.${f.mode}.${f.type}`;
+  if (f.op === "match") return `match.${f.mode}.sync.${f.type}`;
+  const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
+  return `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}${op2}`;
+}
+
+interface Asm {
+  /** The asm template. */
+  text: string;
+  outs: string[];
+  ins: string[];
+}
+
+/**
+ * The inline asm for one instruction. Variables in the generated kernels: d, p (u32
+ * in/out), a (u32, or u64 for .b64), b, c, mm, g (u32).
+ */
+function asmFor(inst: FamilyInst): Asm {
+  const f = inst.form;
+  const outs: string[] = [];
+  const ins: string[] = [];
+  const slot = new Map<string, string>();
+  const guarded = inst.guard !== null;
+  const isMatchAll = f.op === "match" && f.mode === "all";
+  const hasP = inst.p?.kind === "reg";
+  const hasD = inst.d.kind === "reg";
+  // Outputs first: d, then p ("+r": guarded lanes keep the prior value).
+  if (hasD) {
+    slot.set("d", `%${outs.length}`);
+    outs.push(`"${guarded ? "+r" : "=r"}"(d)`);
+  }
+  if (hasP) {
+    slot.set("p", `%${outs.length}`);
+    outs.push(`"+r"(p)`);
+  }
+  let n = outs.length;
+  const input = (name: string, o: PtxOperand | undefined, cons: string, expr: string) => {
+    if (o?.kind !== "reg") return;
+    slot.set(name, `%${n++}`);
+    ins.push(`"${cons}"(${expr})`);
+  };
+  input("a", inst.a, f.op === "match" && f.type === "b64" ? "l" : "r", "a");
+  input("b", inst.b, "r", "b");
+  input("c", inst.c, "r", "c");
+  input("membermask", inst.membermask, "r", "mm");
+  if (guarded) {
+    slot.set("g", `%${n++}`);
+    ins.push(`"r"(g)`);
+  }
+  const vf = f.op === "vshl" || f.op === "vshr" ? (f as VshForm) : null;
+  const dsel = vf && vf.tail.kind === "merge" ? vf.tail.dsel : null;
+  let dest = opText(inst.d, slot.get("d"), dsel);
+  if (isMatchAll && inst.p) dest += `|${inst.p.kind === "sink" ? "_" : "P"}`;
+  const operands = [dest];
+  operands.push(opText(inst.a, slot.get("a"), vf?.asel ?? null));
+  if (f.op === "match") operands.push(opText(inst.membermask, slot.get("membermask")));
+  else {
+    operands.push(opText(inst.b, slot.get("b"), vf?.bsel ?? null));
+    if (inst.c) operands.push(opText(inst.c, slot.get("c")));
+  }
+  const body: string[] = [];
+  const decl: string[] = [];
+  if (guarded) {
+    decl.push(".reg .pred G;");
+    body.push(`setp.ne.u32 G, ${slot.get("g")}, 0;`);
+  }
+  if (hasP) {
+    decl.push(".reg .pred P;");
+    body.push(`setp.ne.u32 P, ${slot.get("p")}, 0;`);
+  }
+  const guard = guarded ? `@${inst.guard!.negate ? "!" : ""}G ` : "";
+  body.push(`${guard}${opcodeOf(inst)} ${operands.join(", ")};`);
+  if (hasP) body.push(`selp.u32 ${slot.get("p")}, 1, 0, P;`);
+  const text = decl.length || body.length > 1 ? `{ ${[...decl, ...body].join(" ")} }` : body[0]!;
+  void (f as MatchForm);
+  return { text, outs, ins };
+}
+
+/** Whether the asm reads variable `v`. */
+const uses = (asm: Asm, v: string) => asm.ins.some((x) => x.endsWith(`(${v})`));
+
+const cstr = (s: string) => JSON.stringify(s); // a JSON string is a valid C string literal here (ASCII)
+
+/** The CUDA program and the list of vectors left out. */
+export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}): HwgenResult {
+  const vectors: Vector[] = vectorsJsonl
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("//") && !l.startsWith("#"))
+    .map((l) => JSON.parse(l) as Vector);
+  const skipped: HwgenResult["skipped"] = [];
+  const groups = new Map<string, { inst: FamilyInst; vs: Vector[] }>();
+  for (const v of vectors) {
+    const inst = parseVectorInst(v);
+    if (inst.form.op === "match" && !opts.unsafe) {
+      const why = hangRisk(v, inst);
+      if (why) {
+        skipped.push({ id: v.id, reason: why });
+        continue;
+      }
+    }
+    const g = groups.get(v.ptx);
+    if (g) g.vs.push(v);
+    else groups.set(v.ptx, { inst, vs: [v] });
+  }
+
+  const out: string[] = [];
+  out.push(
+    "// Generated by ptx-lower hwgen — do not edit.",
+    "// Runs each test vector's PTX instruction on the GPU (inline asm, exact form) and prints",
+    "// the observed outputs in the vector format, one JSON line per vector.",
+    "// Build: nvcc -arch=sm_90 -o harness harness.cu   Run: ./harness > observed.jsonl",
+    `// Vectors: ${vectors.length - skipped.length} run, ${skipped.length} left out (undefined by the ISA, may hang).`,
+    ...skipped.map((s) => `//   left out ${s.id}: ${s.reason}`),
+    "#include <cstdint>",
+    "#include <cstdio>",
+    "#include <cstdlib>",
+    "#include <cuda_runtime.h>",
+    "",
+    "#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, \"%s:%d: %s\\n\", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)",
+    "",
+    "static char hw[256];",
+    "",
+  );
+  const main: string[] = [];
+  let k = 0;
+  for (const { inst, vs } of groups.values()) {
+    const asm = asmFor(inst);
+    const name = `k${k++}`;
+    const isMatch = inst.form.op === "match";
+    const b64 = isMatch && (inst.form as MatchForm).type === "b64";
+    const constraints = `asm volatile(${cstr(asm.text)} : ${asm.outs.join(", ")}${asm.ins.length ? ` : ${asm.ins.join(", ")}` : ""});`;
+    out.push(`// ${vs[0]!.ptx.replace(/\n/g, " ")}  (${vs.length} vector${vs.length > 1 ? "s" : ""})`);
+    if (!isMatch) {
+      // Per vector: a, b, c, g, d (prior) → d.
+      out.push(
+        `__global__ void ${name}(const uint32_t* in, uint32_t* res, int n) {`,
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
+        "  if (i >= n) return;",
+        "  const uint32_t* x = in + 5 * i;",
+        `  ${["a", "b", "c", "g"].map((v, j) => (uses(asm, v) ? `uint32_t ${v} = x[${j}]; ` : "")).join("")}uint32_t d = x[4];`,
+        `  ${constraints}`,
+        "  res[i] = d;",
+        "}",
+        "",
+      );
+      const word = (x: unknown) => (typeof x === "string" ? u32(hex(x)) : "0u");
+      const data = vs.flatMap((v) => [word(v.in.a), word(v.in.b), word(v.in.c), v.in.g === true ? "1u" : "0u", word(v.in.d)]);
+      main.push(`  { // ${name}`, `    static const uint32_t in[] = {${data.join(", ")}};`, `    const int n = ${vs.length};`, `    uint32_t res[${vs.length}];`);
+      main.push(
+        "    uint32_t *din, *dres;",
+        "    CHECK(cudaMalloc(&din, sizeof in)); CHECK(cudaMalloc(&dres, sizeof res));",
+        "    CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));",
+        `    ${name}<<<(n + 127) / 128, 128>>>(din, dres, n);`,
+        "    CHECK(cudaGetLastError()); CHECK(cudaDeviceSynchronize());",
+        "    CHECK(cudaMemcpy(res, dres, sizeof res, cudaMemcpyDeviceToHost));",
+        "    CHECK(cudaFree(din)); CHECK(cudaFree(dres));",
+      );
+      vs.forEach((v, i) => main.push(`    printf("%s,\\"out\\":{\\"d\\":\\"0x%08x\\"},\\"hw\\":\\"%s\\"}\\n", ${cstr(prefix(v))}, res[${i}], hw);`));
+      main.push("  }");
+      continue;
+    }
+    // match: one warp per vector; per lane: a lo, a hi, membermask, g, d prior, p prior → d, p, ran.
+    const f = inst.form as MatchForm;
+    out.push(
+      `__global__ void ${name}(const uint32_t* in, const uint32_t* active, uint32_t* res) {`,
+      "  const int v = blockIdx.x, lane = threadIdx.x;",
+      "  const uint32_t* x = in + 6 * (32 * v + lane);",
+      "  uint32_t* r = res + 3 * (32 * v + lane);",
+      "  r[2] = 0;",
+      "  if (!((active[v] >> lane) & 1u)) return; // this lane has exited",
+      `  ${uses(asm, "a") ? (b64 ? "uint64_t a = ((uint64_t)x[1] << 32) | x[0];" : "uint32_t a = x[0];") : ""}`,
+      `  ${uses(asm, "mm") ? "uint32_t mm = x[2]; " : ""}${uses(asm, "g") ? "uint32_t g = x[3]; " : ""}uint32_t d = x[4], p = x[5];`,
+      `  ${constraints}`,
+      "  r[0] = d; r[1] = p; r[2] = 1;",
+      "}",
+      "",
+    );
+    const data: string[] = [];
+    const act: string[] = [];
+    for (const v of vs) {
+      act.push(u32(hex(v.warp?.active ?? "0xffffffff")));
+      const lane = (key: string, l: number): unknown => {
+        const x = v.in[key];
+        return Array.isArray(x) ? x[l] : x;
+      };
+      for (let l = 0; l < 32; l++) {
+        const a = lane("a", l) === undefined || lane("a", l) === null ? 0n : hex(lane("a", l));
+        const mm = lane("membermask", l);
+        const g = lane("g", l);
+        const d = lane("d", l);
+        const p = lane("p", l);
+        data.push(u32(a & 0xffffffffn), u32(a >> 32n), u32(mm === undefined || mm === null ? 0n : hex(mm)), g === true ? "1u" : "0u", u32(d === undefined || d === null ? 0n : hex(d)), p === true ? "1u" : "0u");
+      }
+    }
+    const n = vs.length;
+    main.push(
+      `  { // ${name}`,
+      `    static const uint32_t in[] = {${data.join(", ")}};`,
+      `    static const uint32_t active[] = {${act.join(", ")}};`,
+      `    static uint32_t res[${3 * 32 * n}];`,
+      "    uint32_t *din, *dact, *dres;",
+      "    CHECK(cudaMalloc(&din, sizeof in)); CHECK(cudaMalloc(&dact, sizeof active)); CHECK(cudaMalloc(&dres, sizeof res));",
+      "    CHECK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));",
+      "    CHECK(cudaMemcpy(dact, active, sizeof active, cudaMemcpyHostToDevice));",
+      `    ${name}<<<${n}, 32>>>(din, dact, dres);`,
+      "    CHECK(cudaGetLastError()); CHECK(cudaDeviceSynchronize());",
+      "    CHECK(cudaMemcpy(res, dres, sizeof res, cudaMemcpyDeviceToHost));",
+      "    CHECK(cudaFree(din)); CHECK(cudaFree(dact)); CHECK(cudaFree(dres));",
+    );
+    const keys = outKeys(inst);
+    vs.forEach((v, i) => {
+      main.push(`    printf("%s,\\"out\\":{", ${cstr(prefix(v))});`);
+      keys.forEach((key, j) => {
+        main.push(`    printf("${j ? "," : ""}\\"${key}\\":[");`);
+        main.push(
+          `    for (int l = 0; l < 32; l++) { const uint32_t* r = res + 3 * (32 * ${i} + l); if (l) printf(","); ` +
+            (key === "d" ? `if (r[2]) printf("\\"0x%08x\\"", r[0]); else printf("null"); }` : `if (r[2]) printf(r[1] ? "true" : "false"); else printf("null"); }`),
+        );
+        main.push(`    printf("]");`);
+      });
+      main.push(`    printf("},\\"hw\\":\\"%s\\"}\\n", hw);`);
+    });
+    main.push("  }");
+    void f;
+  }
+  out.push(
+    "int main() {",
+    "  int dev = 0, drv = 0, rt = 0;",
+    "  cudaDeviceProp prop;",
+    "  CHECK(cudaGetDevice(&dev));",
+    "  CHECK(cudaGetDeviceProperties(&prop, dev));",
+    "  CHECK(cudaDriverGetVersion(&drv));",
+    "  CHECK(cudaRuntimeGetVersion(&rt));",
+    '  snprintf(hw, sizeof hw, "%s (sm_%d%d), CUDA driver %d, runtime %d", prop.name, prop.major, prop.minor, drv, rt);',
+    "  for (char* q = hw; *q; q++) if (*q == '\"' || *q == '\\\\') *q = ' ';",
+    ...main,
+    "  return 0;",
+    "}",
+    "",
+  );
+  return { cuda: out.join("\n"), skipped };
+}
+
+/** The vector's JSON without `out`, `semantics` and the closing brace. */
+function prefix(v: Vector): string {
+  const { out: _o, semantics: _s, hw: _h, ...rest } = v;
+  void _o;
+  void _s;
+  void _h;
+  return JSON.stringify(rest).slice(0, -1);
+}
+
+/** The outputs a vector reports: d and/or p as the instruction writes them. */
+function outKeys(inst: FamilyInst): string[] {
+  const keys: string[] = [];
+  if (inst.d.kind === "reg") keys.push("d");
+  if (inst.p?.kind === "reg") keys.push("p");
+  return keys;
+}
+
+/**
+ * Why running a match vector could hang: an executing lane whose membermask names an
+ * active lane that does not execute (guarded off), or one with a different membermask.
+ */
+function hangRisk(v: Vector, inst: FamilyInst): string | null {
+  const active = hex(v.warp?.active ?? "0xffffffff");
+  const lane = (key: string, l: number): unknown => {
+    const x = v.in[key];
+    return Array.isArray(x) ? x[l] : x;
+  };
+  const mmOf = (l: number): bigint => (inst.membermask?.kind === "imm" ? inst.membermask.value : hex(lane("membermask", l) ?? 0));
+  const executes = (l: number) => ((active >> BigInt(l)) & 1n) === 1n && (inst.guard === null || (lane("g", l) === true) !== inst.guard.negate);
+  for (let i = 0; i < 32; i++) {
+    if (!executes(i)) continue;
+    const mm = BigInt.asUintN(32, mmOf(i));
+    for (let j = 0; j < 32; j++) {
+      if (((mm >> BigInt(j)) & 1n) === 0n || ((active >> BigInt(j)) & 1n) === 0n) continue;
+      if (!executes(j)) return `lane ${i}'s membermask names lane ${j}, which is active but does not execute`;
+      if (BigInt.asUintN(32, mmOf(j)) !== mm) return `lanes ${i} and ${j} name each other with different membermasks`;
+    }
+  }
+  return null;
+}
