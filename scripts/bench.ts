@@ -58,7 +58,7 @@ import type { MLine } from "../targets/amdgpu/minst.js";
 import { isLabel } from "../targets/amdgpu/minst.js";
 import { RECORDS } from "../targets/amdgpu/isa/index.js";
 import { lowerPortable } from "../targets/portable/rules/index.js";
-import type { PirValue } from "../targets/portable/pir.js";
+import type { PirFunction, PirValue } from "../targets/portable/pir.js";
 import { printJsModule } from "../targets/js/print.js";
 import type { JsRoutine } from "../targets/js/run.js";
 import { callJs, loadJsModule } from "../targets/js/run.js";
@@ -467,6 +467,21 @@ async function checkerSpeed(profile: Profile): Promise<string> {
     { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: V, membermask: V }, guarded: false },
   ];
   const cc = haveCc();
+  /** The C harness on `reps` copies of the calls: [run only, including the build]; the build is the best of two one-call runs. */
+  const cSpeed = (name: string, pfn: PirFunction, args: Record<string, PirValue>[], reps: number): string[] => {
+    if (!cc.ok) return ["no cc", "no cc"];
+    const calls = Array.from({ length: reps }, () => args.map((a) => ({ routine: name, args: a }))).flat();
+    let build = Infinity;
+    for (let i = 0; i < 2; i++) {
+      const t = performance.now();
+      runCRoutines([{ name, fn: pfn }], calls.slice(0, 1));
+      build = Math.min(build, performance.now() - t);
+    }
+    const t = performance.now();
+    runCRoutines([{ name, fn: pfn }], calls);
+    const all = performance.now() - t;
+    return [per(calls.length, Math.max(1, all - build)), per(calls.length, all)];
+  };
   for (const spec of specs) {
     const f = spec.form;
     const amd = lowerRoutine(spec, TARGETS.gfx942, profile);
@@ -495,16 +510,7 @@ async function checkerSpeed(profile: Profile): Promise<string> {
       t = performance.now();
       for (const a of args) callJs(pfn, jsFn, a);
       row.push(per(n, performance.now() - t));
-      if (cc.ok) {
-        const calls = args.map((a) => ({ routine: name, args: a }));
-        t = performance.now();
-        runCRoutines([{ name, fn: pfn }], calls.slice(0, 1));
-        const build = performance.now() - t;
-        t = performance.now();
-        runCRoutines([{ name, fn: pfn }], calls);
-        const all = performance.now() - t;
-        row.push(per(n, all - build), per(n, all));
-      } else row.push("no cc", "no cc");
+      row.push(...cSpeed(name, pfn, args, 5));
     } else {
       const warps = randomWarps(f, spec.kinds, 1, 3000);
       const n = warps.length;
@@ -528,16 +534,7 @@ async function checkerSpeed(profile: Profile): Promise<string> {
       t = performance.now();
       for (const a of args) callJs(pfn, jsFn, a);
       row.push(per(n, performance.now() - t));
-      if (cc.ok) {
-        const calls = args.map((a) => ({ routine: name, args: a }));
-        t = performance.now();
-        runCRoutines([{ name, fn: pfn }], calls.slice(0, 1));
-        const build = performance.now() - t;
-        t = performance.now();
-        runCRoutines([{ name, fn: pfn }], calls);
-        const all = performance.now() - t;
-        row.push(per(n, all - build), per(n, all));
-      } else row.push("no cc", "no cc");
+      row.push(...cSpeed(name, pfn, args, 3));
     }
     table.push(row);
   }

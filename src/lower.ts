@@ -15,7 +15,7 @@ import { routineSpecs } from "../passes/uniformity.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { TARGETS } from "../targets/amdgpu/regs.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
-import { lowerRoutine, printRoutine } from "../targets/amdgpu/lower.js";
+import { asmCommentText, lowerRoutine, printRoutine } from "../targets/amdgpu/lower.js";
 import { lowerPortable } from "../targets/portable/rules/index.js";
 import type { PirFunction } from "../targets/portable/pir.js";
 import { printJsModule } from "../targets/js/print.js";
@@ -29,7 +29,11 @@ export interface ModuleRoutine {
 }
 
 /** Groups a module's family instructions by routine identity, in first-occurrence order. */
+const routinesOf = new WeakMap<ParsedModule, ModuleRoutine[]>();
+
 export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
+  const memo = routinesOf.get(mod);
+  if (memo) return memo;
   const specs = routineSpecs(mod);
   const byName = new Map<string, ModuleRoutine>();
   mod.insts.forEach((inst) => {
@@ -39,7 +43,9 @@ export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
     if (r) r.insts.push(inst);
     else byName.set(name, { name, spec, insts: [inst] });
   });
-  return [...byName.values()];
+  const out = [...byName.values()];
+  routinesOf.set(mod, out);
+  return out;
 }
 
 export type OutputTarget = "amdgpu" | "js" | "c";
@@ -95,7 +101,7 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
   if (opts.target === "amdgpu") {
     const t = TARGETS[opts.mcpu ?? "gfx942"];
     const out: LoweredModule["routines"] = [];
-    const parts: string[] = [head.map((l) => `; ${l}`).join("\n"), "\t.text"];
+    const parts: string[] = [head.map((l) => `; ${asmCommentText(l)}`).join("\n"), "\t.text"];
     for (const r of routines) {
       const amd = lowerRoutine(r.spec, t, opts.profile);
       out.push({ name: r.name, spec: r.spec, rule: amd.rule, insts: r.insts, count: amd.count, amdgpu: amd });

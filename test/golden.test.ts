@@ -146,6 +146,14 @@ function resolve(mod: ParsedModule, r: RunLine): Resolved {
 
 const hex = (x: bigint) => `0x${x.toString(16).padStart(8, "0")}`;
 
+const haveTool = (cmd: string, args: string[]) => {
+  const r = spawnSync(cmd, args, { encoding: "utf8" });
+  return !r.error && r.status === 0;
+};
+const TOOLS = { amdgpu: haveTool("llvm-mc-19", ["--version"]), c: haveCc().ok, js: true };
+/** Whether the output's validator is installed (tests are skipped, visibly, when not). */
+const toolFor = (o: Output) => TOOLS[o.target];
+
 // ---------------------------------------------------------------------------------------
 
 describe.each(caseNames)("case %s", (name) => {
@@ -161,6 +169,18 @@ describe.each(caseNames)("case %s", (name) => {
       if (process.env.CI) expect(existsSync(path), `${o.file} is missing: run npm run golden:update and commit it`).toBe(true);
       const out = header(name, o) + (await lowerOnce(name, o)).text;
       await expect(out).toMatchFileSnapshot(`./cases/${o.file}`);
+    });
+
+    it.skipIf(!toolFor(o))(`is accepted by ${o.target === "amdgpu" ? "llvm-mc-19" : o.target === "c" ? "the C compiler (-Werror)" : "node --check"}`, async () => {
+      const text = header(name, o) + (await lowerOnce(name, o)).text;
+      const r =
+        o.target === "amdgpu"
+          ? spawnSync("llvm-mc-19", ["-arch=amdgcn", `-mcpu=${o.mcpu}`, "-o", "/dev/null"], { input: text, encoding: "utf8" })
+          : o.target === "c"
+            ? spawnSync(CC, ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fsyntax-only", "-x", "c", "-"], { input: text, encoding: "utf8" })
+            : spawnSync(process.execPath, ["--check", "--input-type=module"], { input: text, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toBe("");
     });
 
     it("is what the CLI prints", async () => {

@@ -127,11 +127,9 @@ describe("input text never reaches the output unescaped", () => {
     }
   });
 
-  // Known defect (reported to the lead): the AMDGPU banner and the routines' `serves:` lines
-  // print the file name and the instruction text verbatim after "; ", so a newline in either
-  // (a multi-line instruction, a file name with "\n") leaves an uncommented line in the
-  // assembly. This test passes while the defect is there; remove `.fails` once it is fixed.
-  it.fails("AMDGPU output keeps input text inside ; comments", async () => {
+  // The banner and the `serves:` lines quote the file name and the instruction text; a
+  // newline in either (a multi-line instruction, a file name with "\n") must stay commented.
+  it("AMDGPU output keeps input text inside ; comments", async () => {
     const s = (await lowerModule(mod, { target: "amdgpu", mcpu: "gfx900", profile: "isa" })).text;
     const leaks = s.split("\n").filter((l) => l.includes("EVIL") && !l.startsWith(";"));
     expect(leaks).toEqual([]);

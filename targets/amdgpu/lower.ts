@@ -107,11 +107,19 @@ export function contractHeader(r: AmdRoutine): string[] {
   return lines;
 }
 
+/**
+ * Text made safe for one assembly comment line: line breaks (and other control characters)
+ * from the input — a multi-line instruction, a file name — become spaces.
+ */
+export function asmCommentText(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
+}
+
 /** Prints a routine: a label, a header, and the instructions (labels made unique by name). */
 export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []): string {
   const out: string[] = [];
   out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${r.count} instruction${r.count === 1 ? "" : "s"}`);
-  for (const h of [...contractHeader(r), ...extra]) out.push(`; ${h}`);
+  for (const h of [...contractHeader(r), ...extra]) out.push(`; ${asmCommentText(h)}`);
   out.push(`${name}:`);
   const lab = (x: string) => `.L${name}${x.slice(2)}`;
   for (const line of r.lines) {
