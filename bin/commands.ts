@@ -3,7 +3,7 @@
  * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
@@ -41,15 +41,42 @@ function readInput(file: string): { text: string } | { error: string } {
   }
 }
 
-/** Writes `text` to `path` atomically: a temporary file in the same folder, renamed into place. */
-export function writeAtomic(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+/** An output that cannot be written: `path: error: cannot write: why`, exit 1. */
+export class OutputError extends UsageError {}
+
+function why(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === "ENOENT" ? "no such directory" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a directory" : code === "EEXIST" ? "exists and is not a directory" : code === "ENOTDIR" ? "a parent is not a directory" : (e as Error).message;
+}
+
+/**
+ * Writes every output atomically and as one unit: each text goes to a temporary file beside
+ * its target first; only when all are written are they renamed into place. On any failure
+ * the temporaries are removed and no target has changed. Refuses to overwrite an input.
+ * @throws OutputError
+ */
+export function writeAtomic(files: { path: string; text: string }[], inputs: string[] = []): void {
+  const resolvedInputs = new Set(inputs.filter((f) => f !== "-").map((f) => resolve(f)));
+  for (const f of files) {
+    if (resolvedInputs.has(resolve(f.path))) throw new OutputError(`${f.path}: error: refusing to overwrite the input file`);
+    if (isDir(f.path)) throw new OutputError(`${f.path}: error: cannot write: is a directory`);
+  }
+  const temps: string[] = [];
   try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
+    for (const f of files) {
+      const tmp = join(dirname(f.path), `.${basename(f.path)}.${process.pid}.${Date.now()}.tmp`);
+      try {
+        writeFileSync(tmp, f.text, { flag: "wx" });
+      } catch (e) {
+        throw new OutputError(`${f.path}: error: cannot write: ${why(e)}`);
+      }
+      temps.push(tmp);
+    }
+    files.forEach((f, i) => renameSync(temps[i]!, f.path));
   } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
+    for (const t of temps) rmSync(t, { force: true });
+    if (e instanceof OutputError) throw e;
+    throw new OutputError(`error: cannot write outputs: ${why(e)}`);
   }
 }
 
@@ -93,12 +120,16 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   }
   if (!o.output) throw new UsageError(`${outputs.length} outputs (${outputs.map((x) => x.name).join(", ")}): name a directory with -o`);
   if (outputs.length === 1 && !isDir(o.output)) {
-    writeAtomic(o.output, outputs[0]!.text);
+    writeAtomic([{ path: o.output, text: outputs[0]!.text }], [file]);
     return 0;
   }
-  mkdirSync(o.output, { recursive: true });
-  for (const out of outputs) writeAtomic(join(o.output, out.name), out.text);
-  process.stderr.write(`wrote ${outputs.length} files to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
+  try {
+    mkdirSync(o.output, { recursive: true });
+  } catch (e) {
+    throw new OutputError(`${o.output}: error: cannot create the output directory: ${why(e)}`);
+  }
+  writeAtomic(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
+  process.stderr.write(`wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
   return 0;
 }
 
@@ -108,6 +139,15 @@ function isDir(p: string): boolean {
   } catch {
     return p.endsWith("/");
   }
+}
+
+/** A positive integer option value. */
+export function positiveInt(name: string) {
+  return (x: string): number => {
+    const n = Number(x);
+    if (!/^\d+$/.test(x.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not '${x}'`);
+    return n;
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -340,7 +380,7 @@ export async function hwgenCommand(file: string, o: { output: string }): Promise
   const r = hwgenFile(input.text, file);
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
   if (r.text === null) return 1;
-  writeAtomic(o.output, r.text);
+  writeAtomic([{ path: o.output, text: r.text }], [file]);
   process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
   return 0;
 }

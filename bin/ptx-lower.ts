@@ -5,11 +5,19 @@
  * (diagnostics on stderr), 2 internal error.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, hwgenCommand, lowerCommand, reportCommand, verifyCommand, UsageError } from "./commands.js";
+import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand, UsageError } from "./commands.js";
 
 const choice = (name: string, values: readonly string[]) => (x: string) => {
   if (!values.includes(x)) throw new InvalidArgumentError(`${name} must be one of ${values.join(", ")}`);
   return x;
+};
+/** Turns a parser's UsageError into commander's invalid-argument error. */
+const wrap = (f: (x: string) => number) => (x: string) => {
+  try {
+    return f(x);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
 };
 const MCPU = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "all"];
 const semantics = () => new Option("--semantics <profile>", "semantics profile: isa (the ISA, repaired) or sm90 (ptxas's sm_75+ emulation)").argParser(choice("--semantics", ["isa", "sm90"]));
@@ -54,8 +62,8 @@ program
   .addOption(new Option("--target <target>", "amdgpu, js, c, or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
   .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
   .option("--json", "print the results as one JSON document")
-  .option("--seed <n>", "seed of the random inputs", (x) => Number.parseInt(x, 10), 1)
-  .option("--warps <n>", "random warps per match.sync routine", (x) => Number.parseInt(x, 10), 10000)
+  .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
+  .option("--warps <n>", "random warps per match.sync routine", wrap(positiveInt("--warps")), 10000)
   .action(async (file: string | undefined, o) => {
     process.exitCode = await verifyCommand(file, o);
   });
@@ -87,7 +95,7 @@ program.parseAsync(process.argv).catch((e: unknown) => {
   } else if (err.code?.startsWith("commander.")) {
     process.exitCode = 1;
   } else if (e instanceof UsageError) {
-    process.stderr.write(`ptx-lower: error: ${e.message}\n`);
+    process.stderr.write(/^\S*: error: |^error: /.test(e.message) ? `${e.message}\n` : `ptx-lower: error: ${e.message}\n`);
     process.exitCode = 1;
   } else {
     process.stderr.write(`ptx-lower: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -13,7 +13,8 @@ import { routineName } from "./ir/ir.js";
 import type { ParsedModule } from "./ir/build.js";
 import { routineSpecs } from "../passes/uniformity.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
-import { TARGETS } from "../targets/amdgpu/regs.js";
+import { isMcpu, MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
+import { PtxLowerError } from "./diag.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
 import { asmCommentText, lowerRoutine, printRoutine } from "../targets/amdgpu/lower.js";
 import { lowerPortable } from "../targets/portable/rules/index.js";
@@ -93,9 +94,13 @@ function portableContract(spec: RoutineSpec): string {
 
 /**
  * Lowers every supported occurrence of `mod` for one target.
- * @throws Error if a routine has no rule (a coverage gap; never expected).
+ * @throws PtxLowerError when the module has error diagnostics (nothing is lowered then);
+ *   Error for an unknown mcpu, or if a routine has no rule (a coverage gap; never expected).
  */
 export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promise<LoweredModule> {
+  const errors = mod.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length) throw new PtxLowerError(errors);
+  if (opts.mcpu !== undefined && !isMcpu(opts.mcpu)) throw new Error(`unknown mcpu '${String(opts.mcpu)}' (one of ${MCPUS.join(", ")})`);
   const routines = collectRoutines(mod);
   const head = banner(mod, opts, mod.insts.length, routines.length);
   if (opts.target === "amdgpu") {

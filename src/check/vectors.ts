@@ -49,6 +49,7 @@ export interface Vector {
 export function readVectors(text: string, file: string): { vectors: Vector[]; diagnostics: Diagnostic[] } {
   const vectors: Vector[] = [];
   const diagnostics: Diagnostic[] = [];
+  const ids = new Map<string, number>();
   text.split("\n").forEach((raw, i) => {
     const line = i + 1;
     if (!raw.trim()) return;
@@ -64,6 +65,15 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       bad("a vector needs string fields id and ptx and objects in and out");
       return;
     }
+    if (!/^[^;]*;\s*$/.test(v.ptx)) {
+      bad(`vector ${v.id}: ptx must be one instruction ending in ';'`);
+      return;
+    }
+    if (ids.has(v.id)) {
+      bad(`vector ${v.id}: duplicate id (first on line ${ids.get(v.id)})`);
+      return;
+    }
+    ids.set(v.id, line);
     const is64 = /\.b64\b/.test(v.ptx);
     const wrapped = [
       ".version 9.0",
@@ -89,7 +99,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       bad(`vector ${v.id}: unknown semantics ${String(sem)}`);
       return;
     }
-    vectors.push({
+    const vector: Vector = {
       id: v.id,
       ptx: v.ptx,
       in: v.in as Record<string, Json>,
@@ -98,12 +108,64 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       ...(sem ? { semantics: sem } : {}),
       line,
       inst: mod.insts[0]!,
-    });
+    };
+    const problem = shapeProblem(vector, v.warp);
+    if (problem) {
+      bad(`vector ${v.id}: ${problem}`);
+      return;
+    }
+    vectors.push(vector);
   });
   return { vectors, diagnostics };
 }
 
 const big = (x: Json | undefined): bigint => (typeof x === "string" ? BigInt(x) : 0n);
+
+/** A FORMAT.md value: "0x" and 8 hex digits (16 for a .b64 `a`). */
+function isHex(x: unknown, digits: 8 | 16): boolean {
+  return typeof x === "string" && new RegExp(`^0x[0-9a-fA-F]{${digits}}$`).test(x);
+}
+
+/**
+ * Checks a vector's fields against FORMAT.md for its instruction: every register the
+ * instruction reads has an `in` value of the right shape (one per lane for `a` of a warp
+ * instruction), every destination an `out` value, guards their `g` and prior values.
+ * @returns a description of the first problem, or null.
+ */
+function shapeProblem(v: Vector, warp: unknown): string | null {
+  const f = v.inst.form;
+  const isWarp = f.op === "match";
+  if (isWarp && (typeof warp !== "object" || warp === null || !isHex((warp as { active?: unknown }).active, 8)))
+    return 'a match.sync vector needs warp.active ("0x" + 8 hex digits)';
+  const lanes = (x: unknown, ok: (e: unknown) => boolean, nullable: boolean) =>
+    Array.isArray(x) && x.length === 32 && x.every((e) => (nullable && e === null) || ok(e));
+  for (const name of sourcesOf(f)) {
+    const o = v.inst[name];
+    if (!o || o.kind !== "reg") continue;
+    const x = v.in[o.name];
+    const digits = f.op === "match" && f.type === "b64" && name === "a" ? 16 : 8;
+    const perLaneOk = isWarp && lanes(x, (e) => isHex(e, digits), false);
+    if (isWarp && name === "a" && !perLaneOk) return `in.${o.name} must be 32 values of ${digits} hex digits`;
+    if (!perLaneOk && !isHex(x, digits)) return `in.${o.name} must be "0x" + ${digits} hex digits${isWarp ? " or 32 of them" : ""}`;
+  }
+  const dests: ("d" | "p")[] = f.op !== "match" ? ["d"] : f.mode === "any" ? ["d"] : f.dest === "d|p" ? ["d", "p"] : f.dest === "_|p" ? ["p"] : f.dest === "_" ? [] : ["d"];
+  for (const k of dests) {
+    const x = v.out[k];
+    const ok = k === "p" ? (e: unknown) => typeof e === "boolean" : (e: unknown) => isHex(e, 8);
+    if (isWarp ? !lanes(x, ok, true) : !ok(x)) return `out.${k} must be ${isWarp ? "32 entries (null for undefined lanes)" : k === "p" ? "a boolean" : '"0x" + 8 hex digits'}`;
+  }
+  for (const k of Object.keys(v.out)) if (!dests.includes(k as "d" | "p")) return `out.${k} is not a destination of this instruction`;
+  if (v.inst.guard) {
+    const g = v.in.g;
+    if (isWarp ? !lanes(g, (e) => typeof e === "boolean", false) : typeof g !== "boolean") return `a guarded vector needs in.g (${isWarp ? "32 booleans" : "a boolean"})`;
+    for (const k of dests) {
+      const x = v.in[k];
+      const ok = k === "p" ? (e: unknown) => typeof e === "boolean" : (e: unknown) => isHex(e, 8);
+      if (isWarp ? !lanes(x, ok, false) : !ok(x)) return `a guarded vector needs the prior in.${k}`;
+    }
+  }
+  return null;
+}
 
 /**
  * The `in` value a source operand reads: by its register's name, which need not be the

@@ -57,14 +57,17 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     m.emit("v_cndmask_b32", m.layout.d, prior!, m.d(), m.layout.guard!);
   }
   const lines = m.finish();
+  // The scratch window is what the code names, not what the builder reserved.
+  const end = (k: "v" | "s", start: number) =>
+    lines.reduce((e, l) => (isLabel(l) ? e : l.ops.reduce((e2, o) => (o.k === k && o.n + o.count > start ? Math.max(e2, o.n + o.count) : e2), e)), start);
   return {
     spec,
     target: t,
     rule: rule.name,
     lines,
     layout: m.layout,
-    vEnd: Math.max(m.vUsed, m.layout.vScratch),
-    sEnd: Math.max(m.sUsed, m.layout.sScratch),
+    vEnd: end("v", m.layout.vScratch),
+    sEnd: end("s", m.layout.sScratch),
     count: lines.filter((l) => !isLabel(l)).length,
   };
 }
@@ -95,13 +98,16 @@ export function contractHeader(r: AmdRoutine): string[] {
     .map(([k, o]) => `${k} = ${printOp(o)}`)
     .join(", ");
   const mask = r.target.wave === 64 ? "vcc" : "vcc_lo";
-  const hasP = r.spec.form.op === "match" && r.spec.form.mode === "all";
+  const f = r.spec.form;
+  const hasP = f.op === "match" && f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
+  const hasD = f.op !== "match" || f.mode === "any" || f.dest === "d|p" || f.dest === "d" || f.dest === "d|_";
+  const outs = [...(hasD ? ["d = v0"] : []), ...(hasP ? [`p = ${mask}`] : [])];
   const range = (p: string, lo: number, hi: number) => (hi <= lo ? "none" : hi - lo === 1 ? `${p}${lo}` : `${p}${lo}..${p}${hi - 1}`);
   const scratchV = range("v", l.vScratch, r.vEnd);
   const scratchS = range("s", l.sScratch, r.sEnd);
   const lines = [
     `in: ${ins}${l.guard ? `, guard = ${printOp(l.guard)}, prior d = ${printOp(l.dPrior!)}` : ""}`,
-    `out: d = v0${hasP ? `, p = ${mask}` : ""}; exec unchanged`,
+    `out: ${outs.length ? outs.join(", ") : "nothing (both results are sunk)"}; exec unchanged`,
     `scratch: VGPR ${scratchV}, SGPR ${scratchS}, ${mask}, scc`,
   ];
   return lines;
