@@ -381,6 +381,7 @@ export async function hwgenCommand(file: string, o: { output: string }): Promise
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
   if (r.text === null) return 1;
   writeAtomic([{ path: o.output, text: r.text }], [file]);
+  for (const x of r.skipped) process.stderr.write(`note: vector ${x.id} left out: ${x.reason}\n`);
   process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
   return 0;
 }
