@@ -33,9 +33,8 @@
  * This is conservative ("when in doubt, divergent"): a uniform answer is safe to put in an
  * SGPR; a divergent answer may be pessimistic.
  */
-import { type FlatFunction, type NameScope, type ParsedModule, flattenModule, specialRegister } from "../src/ir/build.js";
-import type { Instruction, Operand } from "../src/ptx/ast.js";
-import type { FamilyInst, OperandKind, PtxOperand, RoutineSpec, SourceName } from "../src/ir/ir.js";
+import { type ParsedModule, type ResolvedFunction, type ResolvedModule, FAMILY_SOURCES, OPK, REF, resolveModule, specialRegister } from "../src/ir/build.js";
+import type { FamilyInst, OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import { sourcesOf } from "../src/ir/ir.js";
 
 /**
@@ -45,47 +44,60 @@ import { sourcesOf } from "../src/ir/ir.js";
  */
 export function routineSpecs(mod: ParsedModule): Map<FamilyInst, RoutineSpec> {
   const out = new Map<FamilyInst, RoutineSpec>();
-  const byLoc = new Map<string, FamilyInst>();
-  for (const fi of mod.insts) byLoc.set(`${fi.loc.line}:${fi.loc.col}`, fi);
-  for (const fu of analyzeUniformity(mod)) {
-    for (const { inst, scope } of fu.instructions) {
-      const fi = byLoc.get(`${inst.loc.line}:${inst.loc.col}`);
-      if (!fi) continue;
+  const wanted = new Set(mod.insts);
+  const rm = resolvedOf(mod);
+  for (const fn of rm.functions) {
+    if (fn.family.length === 0) continue;
+    const fu = analyze(fn, rm);
+    fn.family.forEach((fi, k) => {
+      if (!wanted.has(fi)) return;
       const kinds: Partial<Record<SourceName, OperandKind>> = {};
       for (const name of sourcesOf(fi.form)) {
         const o = fi[name];
-        if (o) kinds[name] = kindOf(o, scope, fu);
+        if (!o) continue;
+        if (o.kind === "imm") kinds[name] = { kind: "imm", value: o.value };
+        else {
+          const r = o.kind === "reg" ? fn.familyRefs[k * FAMILY_SOURCES.length + FAMILY_SOURCES.indexOf(name)] : REF.undeclared;
+          kinds[name] = r >= 0 && !fu.divergent[r] ? { kind: "s" } : { kind: "v" };
+        }
       }
       out.set(fi, { form: fi.form, kinds, guarded: fi.guard !== null });
-    }
+    });
   }
   return out;
 }
 
-function kindOf(o: PtxOperand, scope: NameScope, fu: FunctionUniformity): OperandKind {
-  if (o.kind === "imm") return { kind: "imm", value: o.value };
-  if (o.kind === "sink") return { kind: "v" };
-  const info = scope.lookup(o.name);
-  if (!info || info.kind !== "reg") return { kind: "v" };
-  return fu.divergentKeys.has(info.key) ? { kind: "v" } : { kind: "s" };
+/** The module's resolved instructions: from the parse, or from the tree. */
+function resolvedOf(mod: ParsedModule): ResolvedModule {
+  return mod.resolved ?? resolveModule(mod.ast, mod.insts);
 }
 
 /** The analysis result for one function. */
 export interface FunctionUniformity {
   name: string;
-  /** Declaration keys (`SymInfo.key`) of the divergent registers. */
+  /** Declaration keys (`SymInfo.key`) of the divergent registers (and `#cc`, the carry flag). */
   divergentKeys: Set<string>;
   /** Names of the divergent registers as written (for reports and tests). */
   divergentNames: Set<string>;
   /** Lines of the branches found divergent. */
   divergentBranches: number[];
-  /** Every instruction with its scope, in program order. */
-  instructions: { inst: Instruction; scope: NameScope }[];
 }
 
 /** Run the analysis on every function with a body. */
 export function analyzeUniformity(mod: ParsedModule): FunctionUniformity[] {
-  return flattenModule(mod.ast).functions.map(analyzeFunction);
+  const rm = resolvedOf(mod);
+  return rm.functions.map((fn) => {
+    const fu = analyze(fn, rm);
+    const divergentKeys = new Set<string>();
+    const divergentNames = new Set<string>();
+    for (let r = 0; r <= fn.regKeys.length; r++) {
+      if (!fu.divergent[r]) continue;
+      divergentKeys.add(r === fn.regKeys.length ? CARRY : fn.regKeys[r]);
+      const n = fu.names[r];
+      if (n >= 0) divergentNames.add(rm.strings[n]);
+    }
+    return { name: fn.name, divergentKeys, divergentNames, divergentBranches: fu.divergentBranches };
+  });
 }
 
 // ==================================================================== instruction model
@@ -119,129 +131,133 @@ const NO_DEST = new Set([
   "createpolicy.none",
 ]);
 
-function hasDest(inst: Instruction): boolean {
-  const op = inst.opcode;
-  if (op === "bar" || op === "barrier") return inst.modifiers.includes("red");
-  if (op === "wmma" && inst.modifiers[0] === "store") return false;
+function hasDest(op: string, modifiers: readonly string[]): boolean {
+  if (op === "bar" || op === "barrier") return modifiers.includes("red");
+  if (op === "wmma" && modifiers[0] === "store") return false;
   return !NO_DEST.has(op);
 }
 
 /** `add.cc`, `addc.cc`, … write the carry flag; `addc/subc/madc` read it. */
-function writesCarry(inst: Instruction): boolean {
-  return inst.modifiers.includes("cc");
+function writesCarry(modifiers: readonly string[]): boolean {
+  return modifiers.includes("cc");
 }
-function readsCarry(inst: Instruction): boolean {
-  return inst.opcode === "addc" || inst.opcode === "subc" || inst.opcode === "madc";
+function readsCarry(op: string): boolean {
+  return op === "addc" || op === "subc" || op === "madc";
 }
 
+/** The carry flag's key in `FunctionUniformity.divergentKeys` (its register number is `regKeys.length`). */
 const CARRY = "#cc";
 
-/** What one instruction reads and writes, with names resolved to declaration keys. */
+/**
+ * What one instruction reads and writes: registers by number (`ResolvedFunction.regKeys`;
+ * the carry flag is number `regKeys.length`).
+ */
 interface InstFacts {
   index: number;
   block: number;
-  defs: string[];
-  uses: string[];
+  line: number;
+  defs: number[];
+  uses: number[];
   /** The value it writes is divergent regardless of its register operands (rules 1 for special registers, 2). */
   intrinsic: boolean;
   guarded: boolean;
   /** Registers that decide where a transfer goes: the guard, and `brx.idx`'s index. */
-  cond: string[];
+  cond: number[];
   /** The transfer's condition is divergent whatever the registers say (an undeclared guard). */
   condUnknown: boolean;
   kind: "plain" | "branch" | "exit" | "brx";
-  /** Branch target label. */
-  target: string | null;
+  /** Branch target label (`strings` index), or -1. */
+  target: number;
 }
 
-function collectSyms(o: Operand, out: Operand[]): void {
-  switch (o.kind) {
-    case "sym":
-      out.push(o);
-      break;
-    case "pair":
-      collectSyms(o.first, out);
-      collectSyms(o.second, out);
-      break;
-    case "vector":
-    case "list":
-      for (const e of o.elems) collectSyms(e, out);
-      break;
-    case "address":
-      if (o.base) collectSyms(o.base, out);
-      for (const e of o.elems) collectSyms(e, out);
-      break;
-    default:
-      break;
-  }
-}
-
-function facts(inst: Instruction, scope: NameScope, index: number, fn: FlatFunction): InstFacts {
-  const f: InstFacts = { index, block: 0, defs: [], uses: [], intrinsic: false, guarded: inst.guard !== null, cond: [], condUnknown: false, kind: "plain", target: null };
-  const op = inst.opcode;
-  if (inst.guard) {
-    const g = scope.lookup(inst.guard.reg);
-    if (g && g.kind === "reg") {
-      f.cond.push(g.key);
-      f.uses.push(g.key);
-    } else {
-      f.intrinsic = true;
-      f.condUnknown = true;
+/**
+ * The facts of every instruction of `fn`, and the name each register is written with (the
+ * last one among the operands; -1 for none), by register number.
+ */
+function factsOf(fn: ResolvedFunction, rm: ResolvedModule): { insts: InstFacts[]; names: Int32Array } {
+  const code = fn.code;
+  const strings = rm.strings;
+  const carry = fn.regKeys.length;
+  const names = new Int32Array(carry + 1).fill(-1);
+  const labels = new Set<number>();
+  for (let i = 0; i < fn.labels.length; i += 2) labels.add(fn.labels[i]);
+  const insts: InstFacts[] = [];
+  const opAt: number[] = [];
+  let p = 0;
+  for (let index = 0; index < fn.count; index++) {
+    const op = strings[code[p]];
+    const mods = rm.modifierLists[code[p + 1]];
+    const guard = code[p + 3];
+    const nOps = code[p + 4];
+    const f: InstFacts = { index, block: 0, line: code[p + 2], defs: [], uses: [], intrinsic: false, guarded: guard !== REF.noGuard, cond: [], condUnknown: false, kind: "plain", target: -1 };
+    p += 5;
+    for (let k = 0; k < nOps; k++) {
+      opAt[k] = p;
+      const n = code[p + 1];
+      for (let j = 0; j < n; j++) {
+        const r = code[p + 3 + 2 * j];
+        if (r >= 0) names[r] = code[p + 2 + 2 * j];
+      }
+      p += 2 + 2 * n;
     }
-  }
-  const ops = inst.operands;
-  const destOps: Operand[] = [];
-  const srcOps: Operand[] = [];
-  const dest = ops.length > 0 && hasDest(inst) && (op !== "call" || ops[0].kind === "list") && ops[0].kind !== "address";
-  if (dest) collectSyms(ops[0], destOps);
-  for (let i = dest ? 1 : 0; i < ops.length; i++) collectSyms(ops[i], srcOps);
-  for (const o of destOps) {
-    if (o.kind !== "sym") continue;
-    const info = scope.lookup(o.name);
-    if (info && info.kind === "reg") f.defs.push(info.key);
-  }
-  if (writesCarry(inst)) f.defs.push(CARRY);
-  if (readsCarry(inst)) f.uses.push(CARRY);
-
-  // Loads: uniform only from kernel parameters or constant memory, through a uniform address.
-  let loadOk = false;
-  if (op === "ld" || op === "ldu") {
-    const space = inst.modifiers.find((m) => m === "param" || m === "const" || m.startsWith("param::"));
-    if (space === "const") loadOk = true;
-    else if (space && fn.fn.entry) {
-      const addr = ops[1];
-      const base = addr && addr.kind === "address" && addr.base && addr.base.kind === "sym" ? scope.lookup(addr.base.name) : null;
-      loadOk = base !== null && base.kind === "var" && base.kernelParam;
+    if (guard !== REF.noGuard) {
+      if (guard >= 0) {
+        f.cond.push(guard);
+        f.uses.push(guard);
+      } else {
+        f.intrinsic = true;
+        f.condUnknown = true;
+      }
     }
-  }
-  if (f.defs.length > 0 && !PURE.has(op) && !loadOk) f.intrinsic = true;
-
-  for (const o of srcOps) {
-    if (o.kind !== "sym") continue;
-    const info = scope.lookup(o.name);
-    if (info) {
-      if (info.kind === "reg") f.uses.push(info.key);
-      continue; // variables (addresses), functions: uniform
+    const kind0 = nOps > 0 ? code[opAt[0]] : -1;
+    const dest = nOps > 0 && hasDest(op, mods) && (op !== "call" || kind0 === OPK.list) && kind0 !== OPK.address && kind0 !== OPK.addressSym;
+    if (dest) {
+      const q = opAt[0];
+      for (let j = 0, n = code[q + 1]; j < n; j++) if (code[q + 3 + 2 * j] >= 0) f.defs.push(code[q + 3 + 2 * j]);
     }
-    if (specialRegister(o.name)) {
-      if (!uniformSpecial(o.name)) f.intrinsic = true;
-      continue;
-    }
-    if (fn.labels.has(o.name)) continue;
-    f.intrinsic = true; // unknown name: in doubt
-  }
-  if (op === "brx") {
-    f.cond.push(...f.uses);
-    if (f.intrinsic) f.condUnknown = true;
-  }
+    if (writesCarry(mods)) f.defs.push(carry);
+    if (readsCarry(op)) f.uses.push(carry);
 
-  if (op === "bra") {
-    f.kind = "branch";
-    const t = ops[0];
-    f.target = t && t.kind === "sym" ? t.name : null;
-  } else if (op === "brx") f.kind = "brx";
-  else if (op === "ret" || op === "exit" || op === "trap") f.kind = "exit";
-  return f;
+    // Loads: uniform only from kernel parameters or constant memory, through a uniform address.
+    let loadOk = false;
+    if (op === "ld" || op === "ldu") {
+      const space = mods.find((m) => m === "param" || m === "const" || m.startsWith("param::"));
+      if (space === "const") loadOk = true;
+      else if (space && fn.entry) loadOk = nOps > 1 && code[opAt[1]] === OPK.addressSym && code[opAt[1] + 3] === REF.kernelParam;
+    }
+    if (f.defs.length > 0 && !PURE.has(op) && !loadOk) f.intrinsic = true;
+
+    for (let k = dest ? 1 : 0; k < nOps; k++) {
+      const q = opAt[k];
+      for (let j = 0, n = code[q + 1]; j < n; j++) {
+        const r = code[q + 3 + 2 * j];
+        if (r >= 0) {
+          f.uses.push(r);
+          continue;
+        }
+        if (r !== REF.undeclared) continue; // variables (addresses), functions: uniform
+        const name = strings[code[q + 2 + 2 * j]];
+        if (specialRegister(name)) {
+          if (!uniformSpecial(name)) f.intrinsic = true;
+          continue;
+        }
+        if (labels.has(code[q + 2 + 2 * j])) continue;
+        f.intrinsic = true; // unknown name: in doubt
+      }
+    }
+    if (op === "brx") {
+      f.cond.push(...f.uses);
+      if (f.intrinsic) f.condUnknown = true;
+    }
+
+    if (op === "bra") {
+      f.kind = "branch";
+      f.target = kind0 === OPK.sym ? code[opAt[0] + 2] : -1;
+    } else if (op === "brx") f.kind = "brx";
+    else if (op === "ret" || op === "exit" || op === "trap") f.kind = "exit";
+    insts.push(f);
+  }
+  return { insts, names };
 }
 
 // ==================================================================== control flow
@@ -257,20 +273,18 @@ interface Cfg {
   exit: number;
   /** Blocks that do nothing but leave (an unguarded `ret` / `exit`). */
   exitOnly: Set<number>;
-  /** The block a branch target label starts, or `exit`. */
-  blockAtLabel(name: string | null): number;
+  /** The block a branch target label (`strings` index, -1 for none) starts, or `exit`. */
+  blockAtLabel(name: number): number;
 }
 
-function buildCfg(fn: FlatFunction, insts: InstFacts[]): Cfg {
+function buildCfg(fn: ResolvedFunction, insts: InstFacts[]): Cfg {
   // Leaders: the first instruction, every labelled instruction, every instruction after a transfer.
-  const labelAt = new Map<string, number>(); // label → index of the next instruction
+  const labelAt = new Map<number, number>(); // label → index of the next instruction
   const leader: boolean[] = new Array(insts.length).fill(false);
-  let n = 0;
-  for (const item of fn.items) {
-    if (item.kind === "label") {
-      labelAt.set(item.name, n);
-      if (n < insts.length) leader[n] = true;
-    } else n++;
+  for (let i = 0; i < fn.labels.length; i += 2) {
+    const n = fn.labels[i + 1];
+    labelAt.set(fn.labels[i], n);
+    if (n < insts.length) leader[n] = true;
   }
   if (insts.length > 0) leader[0] = true;
   for (let i = 0; i + 1 < insts.length; i++) if (insts[i].kind !== "plain") leader[i + 1] = true;
@@ -283,8 +297,8 @@ function buildCfg(fn: FlatFunction, insts: InstFacts[]): Cfg {
     insts[i].block = blocks.length - 1;
   }
   const exit = blocks.length;
-  const blockAtLabel = (name: string | null): number => {
-    const i = name === null ? undefined : labelAt.get(name);
+  const blockAtLabel = (name: number): number => {
+    const i = name < 0 ? undefined : labelAt.get(name);
     return i === undefined || i >= insts.length ? exit : blockOf[i];
   };
   const succ: number[][] = blocks.map((b, bi) => {
@@ -384,29 +398,17 @@ function divergentRegion(cfg: Cfg, b: number): number[] {
 
 // ==================================================================== the fixed point
 
-function analyzeFunction(fn: FlatFunction): FunctionUniformity {
-  const instructions: { inst: Instruction; scope: NameScope }[] = [];
-  for (const item of fn.items) if (item.kind === "inst") instructions.push({ inst: item.inst, scope: item.scope });
-  const insts = instructions.map(({ inst, scope }, i) => facts(inst, scope, i, fn));
+/** The fixed point for one function: divergent registers (by number), names, divergent branches. */
+function analyze(fn: ResolvedFunction, rm: ResolvedModule): { divergent: Uint8Array; names: Int32Array; divergentBranches: number[] } {
+  const { insts, names } = factsOf(fn, rm);
   const cfg = buildCfg(fn, insts);
-
-  const divergent = new Set<string>();
-  const names = new Map<string, string>(); // key → name, for reports
-  for (const { inst, scope } of instructions) {
-    const syms: Operand[] = [];
-    for (const o of inst.operands) collectSyms(o, syms);
-    for (const o of syms) {
-      if (o.kind !== "sym") continue;
-      const info = scope.lookup(o.name);
-      if (info && info.kind === "reg") names.set(info.key, o.name);
-    }
-  }
+  const divergent = new Uint8Array(fn.regKeys.length + 1);
 
   // Registers read but never written, and `.func` parameters, start divergent.
-  const defined = new Set<string>();
-  const users = new Map<string, number[]>();
+  const defined = new Uint8Array(fn.regKeys.length + 1);
+  const users = new Map<number, number[]>();
   for (const f of insts) {
-    for (const d of f.defs) defined.add(d);
+    for (const d of f.defs) defined[d] = 1;
     for (const u of f.uses) {
       const list = users.get(u);
       if (list) list.push(f.index);
@@ -414,21 +416,13 @@ function analyzeFunction(fn: FlatFunction): FunctionUniformity {
     }
   }
   const work: number[] = [];
-  const markReg = (key: string) => {
-    if (divergent.has(key)) return;
-    divergent.add(key);
-    for (const i of users.get(key) ?? []) work.push(i);
+  const markReg = (r: number) => {
+    if (divergent[r]) return;
+    divergent[r] = 1;
+    for (const i of users.get(r) ?? []) work.push(i);
   };
-  for (const key of users.keys()) if (!defined.has(key)) markReg(key);
-  const fscope = instructions[0]?.scope;
-  if (fscope && !fn.fn.entry) {
-    for (const p of [...fn.fn.rets, ...fn.fn.params]) {
-      for (const d of p.declarators) {
-        const info = fscope.lookup(d.name);
-        if (info && info.kind === "reg") markReg(info.key);
-      }
-    }
-  }
+  for (const r of users.keys()) if (!defined[r]) markReg(r);
+  for (const r of fn.paramRegs) markReg(r);
 
   const inRegion = new Uint8Array(cfg.blocks.length);
   const divergentInst = new Uint8Array(insts.length);
@@ -439,7 +433,7 @@ function analyzeFunction(fn: FlatFunction): FunctionUniformity {
     const i = work.pop()!;
     if (divergentInst[i]) continue;
     const f = insts[i];
-    const div = f.intrinsic || inRegion[f.block] === 1 || f.uses.some((u) => divergent.has(u));
+    const div = f.intrinsic || inRegion[f.block] === 1 || f.uses.some((u) => divergent[u] === 1);
     if (!div) continue;
     divergentInst[i] = 1;
     for (const d of f.defs) markReg(d);
@@ -448,9 +442,9 @@ function analyzeFunction(fn: FlatFunction): FunctionUniformity {
     // `@p bra L` when L's block only returns — nvcc's `if (i >= n) return;` — for the same reason.)
     const leaves = f.kind === "branch" && cfg.exitOnly.has(cfg.blockAtLabel(f.target));
     const branch = (f.kind === "branch" && !leaves) || f.kind === "brx";
-    if (branch && !branchDone[i] && (f.condUnknown || f.cond.some((k) => divergent.has(k)))) {
+    if (branch && !branchDone[i] && (f.condUnknown || f.cond.some((k) => divergent[k] === 1))) {
       branchDone[i] = 1;
-      divergentBranches.push(instructions[i].inst.loc.line);
+      divergentBranches.push(f.line);
       for (const b of divergentRegion(cfg, f.block)) {
         if (inRegion[b]) continue;
         inRegion[b] = 1;
@@ -458,11 +452,5 @@ function analyzeFunction(fn: FlatFunction): FunctionUniformity {
       }
     }
   }
-
-  const divergentNames = new Set<string>();
-  for (const k of divergent) {
-    const n = names.get(k);
-    if (n) divergentNames.add(n);
-  }
-  return { name: fn.fn.name, divergentKeys: divergent, divergentNames, divergentBranches, instructions };
+  return { divergent, names, divergentBranches };
 }

@@ -92,6 +92,22 @@ function portableContract(spec: RoutineSpec): string {
     : "contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value";
 }
 
+/** A routine's portable lowering, shared by the JS and C targets: the rule, its PIR, and the PIR under the routine's name. */
+type Portable = ReturnType<typeof lowerPortable> & { named: PirFunction };
+const portables = new WeakMap<ModuleRoutine, Map<Profile, Portable>>();
+
+function portableOf(r: ModuleRoutine, profile: Profile): Portable {
+  let byProfile = portables.get(r);
+  if (!byProfile) portables.set(r, (byProfile = new Map()));
+  let p = byProfile.get(profile);
+  if (!p) {
+    const l = lowerPortable(r.spec, profile);
+    p = { ...l, named: { ...l.fn, name: r.name } };
+    byProfile.set(profile, p);
+  }
+  return p;
+}
+
 /**
  * Lowers every supported occurrence of `mod` for one target.
  * @throws PtxLowerError when the module has error diagnostics (nothing is lowered then);
@@ -116,7 +132,7 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
   }
   const out: LoweredModule["routines"] = [];
   const printable = routines.map((r) => {
-    const { rule, fn } = lowerPortable(r.spec, opts.profile);
+    const { rule, fn, named } = portableOf(r, opts.profile);
     out.push({ name: r.name, spec: r.spec, rule: rule.name, insts: r.insts, pir: fn });
     const header = [
       `${r.name}: ${formName(r.spec.form)}  —  rule ${rule.name}`,
@@ -124,7 +140,7 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
       "serves:",
       ...where(r.insts).map((w) => `  ${w}`),
     ].join("\n");
-    return { name: r.name, fn: { ...fn, name: r.name }, header };
+    return { name: r.name, fn: named, header };
   });
   const text =
     opts.target === "js"

@@ -41,6 +41,22 @@ describe("ptx-lower CLI", () => {
     }
   });
 
+  it.skipIf(!have("llvm-mc-19"))("the match and video real files lower for every mcpu, accepted by llvm-mc-19", { timeout: 300_000 }, () => {
+    const files = ["c05_warp_aggregated_atomic.sm_90.ptx", "c08_vshl_vshr_forms.sm_90.ptx"].map((f) => join(SHARED, "ptx", f));
+    for (const profile of ["sm90"]) {
+      const dir = tmp();
+      for (const file of files) {
+        const r = cli(["lower", file, "--target", "amdgpu", "--mcpu", "all", "--semantics", profile, "-o", dir]);
+        expect(r.code, r.err).toBe(0);
+      }
+      for (const f of readdirSync(dir)) {
+        const mcpu = /\.amdgpu\.(\w+)\.s$/.exec(f)![1]!;
+        const mc = spawnSync("llvm-mc-19", ["-arch=amdgcn", `-mcpu=${mcpu}`, join(dir, f), "-o", "/dev/null"], { encoding: "utf8" });
+        expect(mc.stderr, f).toBe("");
+      }
+    }
+  });
+
   it.skipIf(!have("gcc"))("lower --target c compiles with -Werror; --target js imports in Node", async () => {
     const dir = tmp();
     for (const file of readdirSync(join(SHARED, "ptx")).map((f) => join(SHARED, "ptx", f))) {

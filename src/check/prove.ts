@@ -20,7 +20,8 @@
  * only reported once the model has been re-run concretely and shows the failure.
  */
 import { createHash } from "node:crypto";
-import type { Form, MatchForm, Profile } from "../ir/forms.js";
+import type { Form, MatchForm, Profile, Sel, VshForm } from "../ir/forms.js";
+import { selField } from "../sem/vsh.js";
 import { formId, formName } from "../ir/forms.js";
 import type { RoutineSpec, SourceName } from "../ir/ir.js";
 import { routineName, sourcesOf } from "../ir/ir.js";
@@ -50,10 +51,21 @@ import { proveAmdMatch, provePirMatch } from "./prove_match.js";
 // Verdicts and targets
 
 export type Verdict =
-  | { verdict: "proved"; ms: number; method: string; queries: number }
+  | { verdict: "proved"; ms: number; method: string; queries: number; bugFinder?: BugFinderReport }
   | { verdict: "refuted"; ms: number; reason: string; counterexample: string }
   | { verdict: "tested"; ms: number; n: number; detail: string }
-  | { verdict: "unknown"; ms: number; reason: string; fault?: boolean };
+  | { verdict: "unknown"; ms: number; reason: string; fault?: boolean; bugFinder?: BugFinderReport };
+
+/**
+ * What the match.sync bug-finder (full width, up to 16 lanes) did beside a proof. It can
+ * only refute: "no bug" and "timeout" never change a verdict, and its timeouts are reported
+ * here, not as unknown.
+ */
+export interface BugFinderReport {
+  lanes: number;
+  status: "no bug" | "counterexample" | "timeout" | "solver fault" | "model did not replay";
+  ms: number;
+}
 
 /** Where a lowering runs: an AMDGPU processor, or the portable IR (which JS and C share). */
 export type ProveTarget = { kind: "amdgpu"; mcpu: Mcpu } | { kind: "pir" };
@@ -70,8 +82,11 @@ export interface ProveOptions {
   timeoutMs?: number;
   /** The thread's z3 (loaded when absent). */
   env?: Z3Env;
-  /** match.sync: also run the full-width bug-finder (default true). */
-  bugFinder?: boolean;
+  /**
+   * match.sync loops: the full-width bug-finder runs `"first"` (default; true), as a
+   * `"fallback"` when the proof fails, or not at all (false). It can only refute.
+   */
+  bugFinder?: boolean | "first" | "fallback";
   /** match.sync bug-finder: lanes (≤ 16) and its timeout (default 16, 60 s). */
   bugLanes?: number;
   bugTimeoutMs?: number;
@@ -92,7 +107,7 @@ export function rulesFor(spec: RoutineSpec, target: ProveTarget, profile: Profil
 export async function proveRoutine(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule, opts: ProveOptions = {}): Promise<Verdict> {
   const t0 = performance.now();
   const env = opts.env ?? (await loadZ3());
-  env.recycle(spec.form.op === "match" ? 100 : 1);
+  await env.recycle(spec.form.op === "match" ? 100 : 1);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   try {
     if (target.kind === "pir") {
@@ -179,10 +194,15 @@ export function modelValues(env: Z3Env, model: NonNullable<Awaited<ReturnType<ty
  * lane, plus vcc and scc, all from `init` (symbolic: arbitrary values, so a read of a
  * register the routine did not set is caught). `exec` is given.
  */
-export function initialState<V, B>(init: Init<V, B>, r: AmdRoutine, exec: V): WaveState<V, B> {
+export function initialState<V, B>(init: Init<V, B>, r: AmdRoutine, exec: V, oneActiveLane = false): WaveState<V, B> {
   const W = r.target.wave;
   const st: WaveState<V, B> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: init.mk("vcc", W), exec, scc: init.mkB("scc") };
-  for (let n = 0; n < r.vEnd + 8; n++) st.vgpr.set(n, Array.from({ length: W }, (_, l) => init.mk(`v${n}.${l}`, 32)));
+  for (let n = 0; n < r.vEnd + 8; n++) {
+    // One active lane (lane-local routines, see laneCoupling): no instruction reads the
+    // other lanes, so one value per register stands for all of them (and stays unchanged).
+    const other = oneActiveLane ? init.mk(`v${n}.x`, 32) : undefined;
+    st.vgpr.set(n, Array.from({ length: W }, (_, l) => (l > 0 && other !== undefined ? other : init.mk(`v${n}.${l}`, 32))));
+  }
   for (let n = 0; n < r.sEnd + 8; n++) st.sgpr.set(n, init.mk(`s${n}`, 32));
   return st;
 }
@@ -391,14 +411,23 @@ export function contractBads<V, B>(bv: BV<V, B>, r: AmdRoutine, before: WaveStat
 
 /**
  * Whether lanes of a scalar routine interact. A sequence is lane-local when every VGPR value
- * is computed per lane and lane masks (VOPC results) are only combined bitwise and consumed
- * as v_cndmask's lane mask: then lane i under any exec computes exactly what lane 0 computes
- * under exec = {0} on lane i's inputs (VALU records run per lane and only in exec lanes;
- * VOPC writes a lane's own bit; bitwise SALU ops act bit by bit). So one active lane plus
- * symbolic values in every other lane and register (which catches any write to a lane or
- * register the routine may not touch) covers every exec. Anything that moves data across
- * lanes — readlane/readfirstlane, a lane mask read as data or summarised by SCC, an exec
- * write, a branch — makes the prover use a symbolic exec over 32 lanes instead.
+ * is computed per lane and lane masks (VOPC results) are only combined bitwise with other
+ * lane masks and consumed as v_cndmask's lane mask. Then a wave of two lanes — one active,
+ * one inactive — with symbolic initial registers covers every wave and every exec:
+ *   - an active lane i computes, from its own inputs and the uniform (SGPR) values, exactly
+ *     what lane 0 computes from the same values under exec = {0}: VALU records run per lane,
+ *     VOPC writes the lane's own bit, bitwise SALU ops on masks act bit by bit, and
+ *     v_cndmask reads the lane's own bit — nothing depends on which lane it is;
+ *   - an inactive lane is never read (nothing crosses lanes) and never written (VALU writes
+ *     only exec lanes), so one symbolic inactive lane stands for all of them, and "inactive
+ *     lanes unchanged" is checked on it;
+ *   - registers start symbolic, so a read of a register the routine did not set, or a
+ *     write outside its scratch window, shows up as a wrong value or a contract violation.
+ * (The prover's wave is the target's, 32 or 64 lanes, with lane 0 active and one shared
+ * symbol per register for every other lane: the same two-lane argument.) Anything that moves
+ * data across lanes — readlane/readfirstlane, a lane mask read as data, combined with data or
+ * summarised by SCC, an exec write, a branch — makes the prover use a symbolic exec over the
+ * 32 PTX lanes, every lane with its own inputs, instead.
  * @returns the reason the routine is lane-coupled, or null.
  */
 export function laneCoupling(lines: readonly MLine[], wave: 32 | 64): string | null {
@@ -434,6 +463,14 @@ export function laneCoupling(lines: readonly MLine[], wave: 32 | 64): string | n
     // SALU
     if (maskIns.length) {
       if (!BITWISE.test(l.op)) return `${l.op} reads a lane mask`;
+      // Mixing a mask with data (bit i of a uniform value, or of a constant other than 0 and
+      // ~0) would make lane i's result depend on bit i: not lane-symmetric.
+      for (const i of ins) {
+        const o = l.ops[i]!;
+        if (isMask(o)) continue;
+        if (o.k === "imm" && (BigInt.asUintN(64, o.value) === 0n || BigInt.asIntN(64, o.value) === -1n)) continue;
+        return `${l.op} combines a lane mask with ${printOp(o)}`;
+      }
       if (rec.ops[maskIns[0]!]!.w !== wave && rec.ops[maskIns[0]!]!.w !== "wave") return `${l.op} reads part of a lane mask`;
       for (const i of outs) for (const x of regsOf(l.ops[i]!)) masks.add(x);
       if (rec.defs?.includes("scc") || "scalar" in rec.sem) sccFromMask = true;
@@ -463,7 +500,7 @@ function scalarRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, mode
   const bv = init.bv;
   const W = r.target.wave;
   const exec = mode === "lane0" ? bv.k(1, W) : bv.zext(init.mk("active", 32), W);
-  const st = initialState(init, r, exec);
+  const st = initialState(init, r, exec, mode === "lane0");
   const before = cloneState(st);
   const f = r.spec.form;
   const src = (name: SourceName, lane: number): V => {
@@ -710,73 +747,220 @@ export function pirTraceLines(fn: PirFunction, args: Record<string, Arg<CV, bool
 // ---------------------------------------------------------------------------------------
 // Query identity: what a proof depends on, so identical queries are proved once
 
+/** A term of the fingerprinting algebra: a hash-consed node id, its width, its value if constant. */
+export interface Fp {
+  id: number;
+  w: number;
+  k?: bigint;
+}
+
 /**
- * A fingerprinting interpretation: records each operation of a semantics as a hash-consed
- * term, so two specs that perform the same operations on the same inputs get the same text.
+ * A fingerprinting interpretation of the BV algebra: every operation builds a hash-consed
+ * term, so two computations that perform the same operations on the same inputs get the
+ * same node. Constants fold (by `concrete`), and a few identities are normalised —
+ * sext∘sext, zext∘zext, extract of a whole value or of the low part of an extension,
+ * extract∘extract, ite with equal arms, and/or with 0 or all ones — each an identity of
+ * the algebra, so equal nodes always mean equal functions of the inputs (used as proof of
+ * equivalence; unequal nodes mean nothing).
+ */
+export class FpBV implements BV<Fp, Fp> {
+  private readonly table = new Map<string, Fp>();
+  private readonly defs: string[] = [];
+  readonly true: Fp;
+  readonly false: Fp;
+  constructor() {
+    this.true = this.k(1, 1);
+    this.false = this.k(0, 1);
+  }
+  private node(key: string, w: number, k?: bigint): Fp {
+    let x = this.table.get(key);
+    if (!x) {
+      x = k === undefined ? { id: this.defs.length, w } : { id: this.defs.length, w, k };
+      this.table.set(key, x);
+      this.defs.push(key);
+    }
+    return x;
+  }
+  /** An input (a named symbol). */
+  sym(name: string, w: number): Fp {
+    return this.node(`sym ${name} ${w}`, w);
+  }
+  /** The defining text of the term, recursively (for hashing across processes). */
+  text(x: Fp): string {
+    const seen = new Set<number>();
+    const out: string[] = [];
+    const walk = (id: number) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      const key = this.defs[id]!;
+      for (const m of key.matchAll(/#(\d+)/g)) walk(Number(m[1]));
+      out.push(`${id}=${key}`);
+    };
+    walk(x.id);
+    return out.join(";");
+  }
+  private c(x: Fp): CV | undefined {
+    return x.k === undefined ? undefined : concrete.k(x.k, x.w);
+  }
+  private lift(r: CV | boolean): Fp {
+    return typeof r === "boolean" ? (r ? this.true : this.false) : this.k(r.x, r.w);
+  }
+  private op(name: string, w: number, ...xs: Fp[]): Fp {
+    return this.node(`${name} ${xs.map((x) => `#${x.id}`).join(" ")}`, w);
+  }
+  private fold(f: (...cs: CV[]) => CV | boolean, ...xs: Fp[]): Fp | undefined {
+    const cs = xs.map((x) => this.c(x));
+    return cs.every((c) => c !== undefined) ? this.lift(f(...(cs as CV[]))) : undefined;
+  }
+  private bin(name: "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "lshr" | "ashr", x: Fp, y: Fp): Fp {
+    return this.fold((a, b) => concrete[name](a, b), x, y) ?? this.op(name, x.w, x, y);
+  }
+  private ones(w: number) {
+    return (1n << BigInt(w)) - 1n;
+  }
+  k(value: bigint | number, width: number): Fp {
+    const v = BigInt.asUintN(width, BigInt(value));
+    return this.node(`k ${width} ${v}`, width, v);
+  }
+  width(x: Fp) {
+    return x.w;
+  }
+  add(x: Fp, y: Fp) {
+    return y.k === 0n ? x : x.k === 0n ? y : this.bin("add", x, y);
+  }
+  sub(x: Fp, y: Fp) {
+    return y.k === 0n ? x : this.bin("sub", x, y);
+  }
+  mul(x: Fp, y: Fp) {
+    return this.bin("mul", x, y);
+  }
+  and(x: Fp, y: Fp) {
+    if (x.k === 0n || y.k === 0n) return this.k(0, x.w);
+    if (x.k === this.ones(x.w)) return y;
+    if (y.k === this.ones(y.w) || x === y) return x;
+    return this.bin("and", x, y);
+  }
+  or(x: Fp, y: Fp) {
+    if (x.k === 0n) return y;
+    if (y.k === 0n || x === y) return x;
+    return this.bin("or", x, y);
+  }
+  xor(x: Fp, y: Fp) {
+    return y.k === 0n ? x : x.k === 0n ? y : this.bin("xor", x, y);
+  }
+  not(x: Fp) {
+    return this.fold((a) => concrete.not(a), x) ?? this.op("not", x.w, x);
+  }
+  neg(x: Fp) {
+    return this.fold((a) => concrete.neg(a), x) ?? this.op("neg", x.w, x);
+  }
+  shl(x: Fp, y: Fp) {
+    return y.k === 0n ? x : this.bin("shl", x, y);
+  }
+  lshr(x: Fp, y: Fp) {
+    return y.k === 0n ? x : this.bin("lshr", x, y);
+  }
+  ashr(x: Fp, y: Fp) {
+    return y.k === 0n ? x : this.bin("ashr", x, y);
+  }
+  eq(x: Fp, y: Fp) {
+    if (x === y) return this.true;
+    return this.fold((a, b) => concrete.eq(a, b), x, y) ?? this.op("eq", 1, x, y);
+  }
+  ult(x: Fp, y: Fp) {
+    return this.fold((a, b) => concrete.ult(a, b), x, y) ?? this.op("ult", 1, x, y);
+  }
+  ule(x: Fp, y: Fp) {
+    return this.fold((a, b) => concrete.ule(a, b), x, y) ?? this.op("ule", 1, x, y);
+  }
+  slt(x: Fp, y: Fp) {
+    return this.fold((a, b) => concrete.slt(a, b), x, y) ?? this.op("slt", 1, x, y);
+  }
+  sle(x: Fp, y: Fp) {
+    return this.fold((a, b) => concrete.sle(a, b), x, y) ?? this.op("sle", 1, x, y);
+  }
+  ite(c: Fp, t: Fp, e: Fp) {
+    if (c.k !== undefined) return c.k ? t : e;
+    return t === e ? t : this.op("ite", t.w, c, t, e);
+  }
+  iteB(c: Fp, t: Fp, e: Fp) {
+    return this.ite(c, t, e);
+  }
+  andB(x: Fp, y: Fp) {
+    if (x.k === 0n || y.k === 0n) return this.false;
+    if (x.k === 1n) return y;
+    if (y.k === 1n) return x;
+    return this.op("and", 1, x, y);
+  }
+  orB(x: Fp, y: Fp) {
+    if (x.k === 1n || y.k === 1n) return this.true;
+    if (x.k === 0n) return y;
+    if (y.k === 0n) return x;
+    return this.op("or", 1, x, y);
+  }
+  notB(x: Fp) {
+    return x.k !== undefined ? (x.k ? this.false : this.true) : this.op("not", 1, x);
+  }
+  eqB(x: Fp, y: Fp) {
+    return this.eq(x, y);
+  }
+  extract(x: Fp, hi: number, lo: number): Fp {
+    const w = hi - lo + 1;
+    if (lo === 0 && w === x.w) return x;
+    if (x.k !== undefined) return this.k(x.k >> BigInt(lo), w);
+    const d = this.defs[x.id]!;
+    const m = /^(zext|sext|extract) #(\d+) (\d+)(?: (\d+))?$/.exec(d);
+    if (m) {
+      const inner = this.byId(Number(m[2]));
+      if (m[1] !== "extract" && hi < inner.w) return this.extract(inner, hi, lo);
+      if (m[1] === "extract") return this.extract(inner, hi + Number(m[4]), lo + Number(m[4]));
+    }
+    return this.node(`extract #${x.id} ${hi} ${lo}`, w);
+  }
+  private byId(id: number): Fp {
+    return this.table.get(this.defs[id]!)!;
+  }
+  zext(x: Fp, w: number): Fp {
+    if (w === x.w) return x;
+    if (x.k !== undefined) return this.k(x.k, w);
+    const m = /^zext #(\d+) \d+$/.exec(this.defs[x.id]!);
+    if (m) return this.zext(this.byId(Number(m[1])), w);
+    return this.node(`zext #${x.id} ${w}`, w);
+  }
+  sext(x: Fp, w: number): Fp {
+    if (w === x.w) return x;
+    if (x.k !== undefined) return this.k(concrete.sext(concrete.k(x.k, x.w), w).x, w);
+    const m = /^sext #(\d+) \d+$/.exec(this.defs[x.id]!);
+    if (m) return this.sext(this.byId(Number(m[1])), w);
+    return this.node(`sext #${x.id} ${w}`, w);
+  }
+  concat(hi: Fp, lo: Fp) {
+    return this.fold((a, b) => concrete.concat(a, b), hi, lo) ?? this.op("concat", hi.w + lo.w, hi, lo);
+  }
+  bitAt(x: Fp, i: number) {
+    if (x.k !== undefined) return ((x.k >> BigInt(i)) & 1n) === 1n ? this.true : this.false;
+    return this.op(`bit${i}`, 1, x);
+  }
+  fromB(b: Fp) {
+    return b;
+  }
+  asBigint(x: Fp) {
+    return x.k;
+  }
+  asBool(b: Fp) {
+    return b.k === undefined ? undefined : b.k === 1n;
+  }
+}
+
+/**
+ * The spec's terms (value and definedness) as text: two specs with the same text perform
+ * the same operations on the same inputs.
  */
 export function specFingerprint(f: Form, profile: Profile): string {
   if (f.op === "match") return `match:${f.mode}:${f.type}:${f.dest}`;
-  const table = new Map<string, number>();
-  const defs: string[] = [];
-  type T = number;
-  const node = (key: string): T => {
-    let id = table.get(key);
-    if (id === undefined) {
-      id = defs.length;
-      table.set(key, id);
-      defs.push(key);
-    }
-    return id;
-  };
-  const widths = new Map<T, number>();
-  const nw = (key: string, w: number): T => {
-    const id = node(key);
-    widths.set(id, w);
-    return id;
-  };
-  const bin = (op: string) => (x: T, y: T): T => nw(`${op} ${x} ${y}`, widths.get(x)!);
-  const cmp = (op: string) => (x: T, y: T): T => node(`${op} ${x} ${y}`);
-  const P: BV<T, T> = {
-    k: (v, w) => nw(`k${w} ${BigInt.asUintN(w, BigInt(v))}`, w),
-    width: (x) => widths.get(x)!,
-    true: node("true"),
-    false: node("false"),
-    add: bin("add"),
-    sub: bin("sub"),
-    mul: bin("mul"),
-    and: bin("and"),
-    or: bin("or"),
-    xor: bin("xor"),
-    not: (x) => nw(`not ${x}`, widths.get(x)!),
-    neg: (x) => nw(`neg ${x}`, widths.get(x)!),
-    shl: bin("shl"),
-    lshr: bin("lshr"),
-    ashr: bin("ashr"),
-    eq: cmp("eq"),
-    ult: cmp("ult"),
-    ule: cmp("ule"),
-    slt: cmp("slt"),
-    sle: cmp("sle"),
-    ite: (c, t, e) => nw(`ite ${c} ${t} ${e}`, widths.get(t)!),
-    iteB: (c, t, e) => node(`iteB ${c} ${t} ${e}`),
-    andB: cmp("andB"),
-    orB: cmp("orB"),
-    notB: (x) => node(`notB ${x}`),
-    eqB: cmp("eqB"),
-    extract: (x, hi, lo) => nw(`extract ${x} ${hi} ${lo}`, hi - lo + 1),
-    zext: (x, w) => nw(`zext ${x} ${w}`, w),
-    sext: (x, w) => nw(`sext ${x} ${w}`, w),
-    concat: (h, l) => nw(`concat ${h} ${l}`, widths.get(h)! + widths.get(l)!),
-    bitAt: (x, i) => node(`bit ${x} ${i}`),
-    fromB: (b) => nw(`fromB ${b}`, 1),
-    asBigint: () => undefined,
-    asBool: () => undefined,
-  };
-  const a = nw("a", 32);
-  const b = nw("b", 32);
-  const c = nw("c", 32);
-  const r = scalarSemantics(P, f, profile, a, b, c);
-  return `${r.value}/${r.defined}|${defs.join(";")}`;
+  const P = new FpBV();
+  const r = scalarSemantics(P, f, profile, P.sym("a", 32), P.sym("b", 32), P.sym("c", 32));
+  return `${P.text(r.value)}|${P.text(r.defined)}`;
 }
 
 /** The canonical text of an AMDGPU routine: everything its proof reads besides the spec. */
@@ -821,3 +1005,197 @@ export function routineLabel(spec: RoutineSpec): string {
 }
 
 export type { MInst, MatchForm };
+
+// ---------------------------------------------------------------------------------------
+// Proving by stages: video selectors
+
+/** A field selected from a source and extended to 32 bits: stage 1 of the video pipeline. */
+function selected<V, B>(bv: BV<V, B>, x: V, sel: Sel, signed: boolean): V {
+  const { lo, width } = selField(sel);
+  const field = bv.extract(x, lo + width - 1, lo);
+  return signed ? bv.sext(field, 32) : bv.zext(field, 32);
+}
+
+/**
+ * A one-instruction lemma: after `inst`, VGPR `dst` (lane 0) holds `selected(src)`, the
+ * field `sel` of source register `src`, extended (`signed`) to 32 bits.
+ */
+export interface SelectorLemma {
+  key: string;
+  wave: 32 | 64;
+  inst: MInst;
+  src: MOp;
+  dst: number;
+  sel: Sel;
+  signed: boolean;
+}
+
+/** How an item's proof reduces to another routine's (the same form without selectors). */
+export interface Reduction {
+  base: RoutineSpec;
+  lemmas: SelectorLemma[];
+}
+
+/**
+ * Reduces a video routine with `asel`/`bsel` to the same routine without selectors (F0):
+ *   spec:     spec_F(a, b, c) = spec_F0(α(a), β(b), c), α/β = the selected field extended
+ *             to 32 bits, checked as equal terms (FpBV) — true of src/sem/vsh.ts's stage 1;
+ *   PIR:      the routine for F and the routine for F0 applied to α(a), β(b) are equal terms
+ *             (value and poison): F0's proof is F's;
+ *   AMDGPU:   both routines lane-local with a syntactic contract (they write only v0, their
+ *             scratch window, vcc and scc), the routine for F starts with instructions that
+ *             extract the fields (each proved by a `SelectorLemma`), and after replacing
+ *             their results by α(a), β(b) it computes the same term for d as the routine
+ *             for F0 on α(a), β(b).
+ * Then F0 proved ⇒ F proved: d_F = d_F0(α(a), β(b), c) = spec_F0(α(a), β(b), c) = spec_F.
+ * Sharing the F0 proof across the 6 × 6 selector choices is what makes the video matrix
+ * (15,680 forms) provable in minutes. null: no reduction (prove F itself).
+ */
+export function reduceSelectors(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule): Reduction | null {
+  const f = spec.form;
+  if (f.op !== "vshl" && f.op !== "vshr") return null;
+  if (f.asel === null && f.bsel === null) return null;
+  const f0: VshForm = { ...f, asel: null, bsel: null };
+  const base: RoutineSpec = { ...spec, form: f0 };
+  const aSigned = f.atype === "s32";
+  const P = new FpBV();
+  const A = P.sym("a", 32);
+  const B = P.sym("b", 32);
+  const C = P.sym("c", 32);
+  const alpha = (x: Fp) => (f.asel ? selected(P, x, f.asel, aSigned) : x);
+  const beta = (x: Fp) => (f.bsel ? selected(P, x, f.bsel, false) : x);
+  const sF = scalarSemantics(P, f, profile, A, B, C);
+  const s0 = scalarSemantics(P, f0, profile, alpha(A), beta(B), C);
+  if (sF.value !== s0.value || sF.defined !== s0.defined) return null;
+  try {
+    if (target.kind === "pir") {
+      const pr = rule as PortableRule;
+      if (!pr.when(base)) return null;
+      const fnF = pr.build(spec, profile);
+      const fn0 = pr.build(base, profile);
+      const args = (fn: PirFunction, subst: boolean): Record<string, Arg<Fp, Fp>> =>
+        Object.fromEntries(
+          fn.params.map((p) => {
+            if (p.type.t === "arr") throw new Error("array parameter");
+            const w = p.type.t === "bool" ? 1 : p.type.w;
+            let x = P.sym(p.name, w);
+            if (subst && p.name === "a") x = alpha(A);
+            else if (subst && p.name === "b") x = beta(B);
+            else if (p.name === "a") x = A;
+            else if (p.name === "b") x = B;
+            else if (p.name === "c") x = C;
+            return [p.name, x];
+          }),
+        );
+      if (JSON.stringify(fnF.params) !== JSON.stringify(fn0.params)) return null;
+      const oF = evalPir(fnF, P, args(fnF, false));
+      const o0 = evalPir(fn0, P, args(fn0, true));
+      for (const [k, x] of Object.entries(oF)) {
+        const y = o0[k];
+        if (Array.isArray(x) || !y || Array.isArray(y) || x.value !== y.value || x.defined !== y.defined) return null;
+      }
+      return { base, lemmas: [] };
+    }
+    const t = TARGETS[target.mcpu];
+    const ar = rule as AmdRule;
+    if (!ar.when(f0, { spec: base, t, profile })) return null;
+    const rF = lowerWithRule(spec, t, profile, ar);
+    const r0 = lowerWithRule(base, t, profile, ar);
+    if (laneCoupling(rF.lines, t.wave) || laneCoupling(r0.lines, t.wave)) return null;
+    if (!writesOnlyScratch(rF) || !writesOnlyScratch(r0)) return null;
+    // The extraction prefix: leading VALU instructions reading only a, b and immediates.
+    const lemmas: SelectorLemma[] = [];
+    const want: { which: "a" | "b"; src: MOp; sel: Sel; signed: boolean; to: (x: Fp) => Fp }[] = [];
+    if (f.asel) want.push({ which: "a", src: rF.layout.src.a!, sel: f.asel, signed: aSigned, to: alpha });
+    if (f.bsel) want.push({ which: "b", src: rF.layout.src.b!, sel: f.bsel, signed: false, to: beta });
+    const subst = new Map<number, { dst: number; to: (x: Fp) => Fp; src: MOp }>(); // line index → substitution
+    for (let i = 0; i < rF.lines.length && want.length; i++) {
+      const l = rF.lines[i]!;
+      if (isLabel(l)) return null;
+      const rec = record(l.op);
+      if (!("lane" in rec.sem)) break;
+      const ins = rec.ops.map((sp, j) => (sp.out ? null : l.ops[j]!)).filter((o): o is MOp => o !== null);
+      const regs = ins.filter((o) => o.k !== "imm");
+      const out = l.ops[rec.ops.findIndex((sp) => sp.out)]!;
+      if (out.k !== "v" || out.count !== 1 || regs.length !== 1) break;
+      const k = want.findIndex((w) => printOp(w.src) === printOp(regs[0]!));
+      if (k < 0) break;
+      const w = want[k]!;
+      const lemma: SelectorLemma = { key: "", wave: t.wave, inst: l, src: w.src, dst: out.n, sel: w.sel, signed: w.signed };
+      lemma.key = hash(`sel\n${t.wave}\n${showLine(l)}\n${printOp(w.src)}\n${w.sel}\n${w.signed}`);
+      lemmas.push(lemma);
+      subst.set(i, { dst: out.n, to: w.to, src: w.src });
+      want.splice(k, 1);
+    }
+    if (want.length) return null;
+    const dF = fpRun(P, rF, subst, null);
+    const d0 = fpRun(P, r0, new Map(), (st) => {
+      // F0's inputs: a := α(a), b := β(b) (lane 0 of a VGPR, or the SGPR).
+      for (const w of [f.asel ? { o: r0.layout.src.a!, to: alpha } : null, f.bsel ? { o: r0.layout.src.b!, to: beta } : null]) {
+        if (!w) continue;
+        if (w.o.k === "v") st.vgpr.get(w.o.n)![0] = w.to(st.vgpr.get(w.o.n)![0]!);
+        else if (w.o.k === "s") st.sgpr.set(w.o.n, w.to(st.sgpr.get(w.o.n)!));
+        else return false;
+      }
+      return true;
+    });
+    if (!dF || !d0 || dF !== d0) return null;
+    return { base, lemmas };
+  } catch {
+    return null;
+  }
+}
+
+/** The routine writes only v0, its scratch window, vcc and scc (explicit outputs; no exec). */
+function writesOnlyScratch(r: AmdRoutine): boolean {
+  for (const l of r.lines) {
+    if (isLabel(l)) return false;
+    const rec = record(l.op);
+    if (rec.defs?.includes("exec")) return false;
+    for (let j = 0; j < rec.ops.length; j++) {
+      if (!rec.ops[j]!.out) continue;
+      const o = l.ops[j]!;
+      if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "scc") continue;
+      if (o.k === "v") {
+        for (let n = o.n; n < o.n + o.count; n++) if (n !== 0 && !(n >= r.layout.vScratch && n < r.vEnd)) return false;
+      } else if (o.k === "s") {
+        for (let n = o.n; n < o.n + o.count; n++) if (!(n >= r.layout.sScratch && n < r.sEnd)) return false;
+      } else return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Runs a lane-local routine over FpBV with one active lane; `subst` replaces, right after
+ * line i, lane 0 of VGPR dst by `to(initial value of src)`. Returns the term of d (lane 0).
+ */
+function fpRun(P: FpBV, r: AmdRoutine, subst: Map<number, { dst: number; to: (x: Fp) => Fp; src: MOp }>, prepare: ((st: WaveState<Fp, Fp>) => boolean) | null): Fp | null {
+  const init: Init<Fp, Fp> = { bv: P, mk: (name, w) => P.sym(name, w), mkB: (name) => P.sym(name, 1) };
+  const st = initialState(init, r, P.k(1, r.target.wave), true);
+  const before = cloneState(st);
+  if (prepare && !prepare(st)) return null;
+  for (let i = 0; i < r.lines.length; i++) {
+    run(P, [r.lines[i]!], st);
+    const s = subst.get(i);
+    if (s) st.vgpr.get(s.dst)![0] = s.to(readSource(P, before, s.src, 32, 0));
+  }
+  return st.vgpr.get(0)![0]!;
+}
+
+/** Proves a selector lemma with z3 (one active lane; the instruction is lane-local). */
+export async function proveSelectorLemma(env: Z3Env, lemma: SelectorLemma, timeoutMs = 30_000): Promise<boolean> {
+  await env.recycle(1);
+  const bv = env.bv;
+  const W = lemma.wave;
+  const st: WaveState<BitVec, Bool> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: bv.sym("vcc", W), exec: bv.k(1, W), scc: bv.symB("scc") };
+  for (const o of lemma.inst.ops) {
+    if (o.k === "v") for (let n = o.n; n < o.n + o.count; n++) st.vgpr.set(n, new Array<BitVec>(W).fill(bv.sym(`v${n}.x`, 32)).map((x, l) => (l === 0 ? bv.sym(`v${n}.0`, 32) : x)));
+    if (o.k === "s") for (let n = o.n; n < o.n + o.count; n++) st.sgpr.set(n, bv.sym(`s${n}`, 32));
+  }
+  const x = readSource(bv, st, lemma.src, 32, 0);
+  run(bv, [lemma.inst], st);
+  const got = st.vgpr.get(lemma.dst)![0]!;
+  const res = await solve(env, [bv.notB(bv.eq(got, selected(bv, x, lemma.sel, lemma.signed)))], timeoutMs);
+  return res.status === "unsat";
+}

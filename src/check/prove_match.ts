@@ -56,9 +56,9 @@ import { InterpError } from "../../targets/amdgpu/interp.js";
 import { record } from "../../targets/amdgpu/isa/index.js";
 import type { MLine, MOp } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
-import type { Arg, PirFunction, Slot } from "../../targets/portable/pir.js";
-import { evalPir } from "../../targets/portable/pir.js";
-import type { Bad, Init, PathsResult, ProveOptions, Verdict } from "./prove.js";
+import type { Arg, PExpr, PirFunction, PStmt, Slot } from "../../targets/portable/pir.js";
+import { evalPir, kids } from "../../targets/portable/pir.js";
+import type { Bad, BugFinderReport, Init, PathsResult, ProveOptions, Verdict } from "./prove.js";
 import {
   PIR,
   amdTraceLines,
@@ -83,6 +83,8 @@ const LANES = 32;
 
 /** Preserve results of this thread's loops, by loop key (see proveInductive). */
 const loopFacts = new Map<string, Promise<LoopFacts>>();
+/** Whether a loop's exit summary holds, by loop key. */
+const loopSummary = new Map<string, Promise<LoopFacts>>();
 
 /** The form writes d (v0): `.any`, and `.all` unless d is the sink. */
 export const formWritesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
@@ -344,11 +346,13 @@ function matchInit<V, B>(init: Init<V, B>, r: AmdRoutine, activeLanes: number, r
 export async function proveAmdMatch(env: Z3Env, r: AmdRoutine, profile: Profile, opts: ProveOptions & { timeoutMs: number }, t0: number): Promise<Verdict> {
   const shape = loopShape(r.lines);
   if (shape.kind === "none") return proveLoopFree(env, r, profile, opts.timeoutMs, t0);
-  // The bug-finder first (full width, up to 16 lanes): it can only refute, and on a broken
-  // routine it is usually the fastest way to a counterexample.
-  const bug = opts.bugFinder === false ? null : await bugFinder(env, r, profile, opts.bugLanes ?? 16, opts.bugTimeoutMs ?? 60_000, t0);
+  const mode = opts.bugFinder === undefined || opts.bugFinder === true ? "first" : opts.bugFinder;
+  const runBug = () => bugFinder(env, r, profile, opts.bugLanes ?? 16, opts.bugTimeoutMs ?? 60_000, t0);
+  // "first": the bug-finder before the proof — on a broken routine it is usually the fastest
+  // way to a counterexample. "fallback": only when the proof fails (it can only refute, so a
+  // proved routine does not need it). false: never.
+  let bug = mode === "first" ? await runBug() : null;
   if (bug?.refuted) return bug.refuted;
-  const bugNote = bug ? `bug-finder (${bug.lanes} lanes, full width): ${bug.status} in ${(bug.ms / 1000).toFixed(1)} s` : "bug-finder skipped";
   const notes: string[] = [];
   let proof: Verdict | null = null;
   const aReg = r.layout.src.a!;
@@ -365,9 +369,15 @@ export async function proveAmdMatch(env: Z3Env, r: AmdRoutine, profile: Profile,
       }
     }
   }
-  if (proof && proof.verdict === "proved") return { ...proof, method: `${proof.method}; ${bugNote}` };
-  const why = [proof && proof.verdict === "unknown" ? proof.reason : null, ...notes, bugNote].filter(Boolean).join("; ");
-  return { verdict: "unknown", ms: performance.now() - t0, reason: why, ...(proof?.verdict === "unknown" && proof.fault ? { fault: true } : {}) };
+  const report = (): { bugFinder?: BugFinderReport } => (bug ? { bugFinder: { lanes: bug.lanes, status: bug.status, ms: bug.ms } } : {});
+  const bugNote = () => (bug ? `bug-finder (${bug.lanes} lanes, full width): ${bug.status} in ${(bug.ms / 1000).toFixed(1)} s` : "bug-finder not run (proved)");
+  if (proof && proof.verdict === "proved") return { ...proof, method: `${proof.method}; ${bugNote()}`, ...report() };
+  if (mode === "fallback") {
+    bug = await runBug();
+    if (bug.refuted) return bug.refuted;
+  }
+  const why = [proof && proof.verdict === "unknown" ? proof.reason : null, ...notes].filter(Boolean).join("; ");
+  return { verdict: "unknown", ms: performance.now() - t0, reason: `${why}; ${bugNote()}`, ...(proof?.verdict === "unknown" && proof.fault ? { fault: true } : {}), ...report() };
 }
 
 async function proveLoopFree(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
@@ -424,15 +434,15 @@ function fullRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, lanes:
   return { before, after: paths.final, paths, w, bads, symbols: (init as { symbols?: Map<string, BitVec | Bool> }).symbols };
 }
 
-async function bugFinder(env: Z3Env, r: AmdRoutine, profile: Profile, lanes: number, timeoutMs: number, t0: number): Promise<{ status: string; ms: number; lanes: number; refuted?: Verdict }> {
+async function bugFinder(env: Z3Env, r: AmdRoutine, profile: Profile, lanes: number, timeoutMs: number, t0: number): Promise<BugFinderReport & { refuted?: Verdict }> {
   const t1 = performance.now();
   const q = fullRun(symbolicInit(env), r, profile, lanes, lanes + 1);
   const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
   const ms = performance.now() - t1;
   if (res.status === "unsat") return { status: "no bug", ms, lanes };
-  if (res.status === "unknown") return { status: res.fault ? `solver fault (${res.reason})` : `timeout (${res.reason})`, ms, lanes };
+  if (res.status === "unknown") return { status: res.fault ? "solver fault" : "timeout", ms, lanes };
   const refuted = await replayMatch(env, r, profile, q.symbols!, res.model!, lanes, t0);
-  return { status: refuted ? "counterexample" : "model did not replay", ms, lanes, ...(refuted ? { refuted } : {}) };
+  return refuted ? { status: "counterexample", ms, lanes, refuted } : { status: "model did not replay", ms, lanes };
 }
 
 /** Re-runs a model concretely and prints the counterexample (null if it does not fail). */
@@ -683,37 +693,81 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     return { verdict: "unknown", ms: performance.now() - t0, reason: preserve.reason, ...(preserve.fault ? { fault: true } : {}) };
   }
 
-  // Exit: the epilogue from the state after the last round; one query per lane's outputs,
-  // one for the rest (the contract).
-  let fin: PathsResult<BitVec, Bool>;
-  try {
-    fin = execPaths(bv, epi, cloneState(S1), { maxBack: 0 });
-  } catch (e) {
-    if (!(e instanceof InterpError)) throw e;
-    return { verdict: "unknown", ms: performance.now() - t0, reason: `epilogue: ${e.message}` };
+  // The loop's summary (cached per loop, like preserve): when the back-edge is not taken,
+  // exec is empty and every body-written VGPR holds E_k in each lane k ∈ rem0 and its S_h
+  // value elsewhere. Then the epilogue runs once from that summary state (body-written
+  // scalars arbitrary) — small terms, one cheap query per routine. If the summary does not
+  // hold, the epilogue runs from the state after the last round, under the invariant.
+  let sum = loopSummary.get(key);
+  if (!sum) {
+    const goals: { what: string; bad: Bool }[] = [{ what: "exec empty at exit", bad: bv.notB(bv.eq(rem1, bv.k(0, W))) }];
+    for (let l = 0; l < W; l++) {
+      const in0 = lane(rem0, l);
+      const cs: Bool[] = [];
+      for (const n of wr.v) {
+        const x = S1.vgpr.get(n)![l]!;
+        cs.push(bv.asBool(in0) === false ? bv.eq(x, Sh.vgpr.get(n)![l]!) : bv.eq(x, bv.ite(in0, Ek(l, n), Sh.vgpr.get(n)![l]!)));
+      }
+      goals.push({ what: `lane ${l} at exit`, bad: bv.notB(bv.all(cs)) });
+    }
+    sum = solveGoals(env, [inv, bv.notB(c)], goals, timeoutMs, "summary");
+    loopSummary.set(key, sum);
   }
-  if (!fin.final || bv.asBool(fin.stuck) !== false) return { verdict: "unknown", ms: performance.now() - t0, reason: "epilogue has a loop" };
-  const bads = [...outputBads(bv, r.spec.form as MatchForm, w, fin.final, LANES), ...contractBads(bv, r, before, fin.final, (l) => (l < LANES ? w.activeB[l]! : bv.false))];
-  const byLane = new Map<number, Bool[]>();
-  const rest: Bool[] = [];
-  for (const b of bads) {
-    if (b.lane !== undefined && b.lane < LANES && !/^v\d+ lane/.test(b.what)) {
-      if (!byLane.has(b.lane)) byLane.set(b.lane, []);
-      byLane.get(b.lane)!.push(b.cond);
-    } else rest.push(b.cond);
+  const summary = await sum;
+  if (summary.fault) loopSummary.delete(key);
+  const runEpilogue = (from: WaveState<BitVec, Bool>): PathsResult<BitVec, Bool> | string => {
+    try {
+      const fin = execPaths(bv, epi, from, { maxBack: 0 });
+      if (!fin.final || bv.asBool(fin.stuck) !== false) return "epilogue has a loop";
+      return fin;
+    } catch (e) {
+      if (!(e instanceof InterpError)) throw e;
+      return `epilogue: ${e.message}`;
+    }
+  };
+  const exitBads = (fin: PathsResult<BitVec, Bool>) => [
+    ...outputBads(bv, r.spec.form as MatchForm, w, fin.final!, LANES),
+    ...contractBads(bv, r, before, fin.final!, (l) => (l < LANES ? w.activeB[l]! : bv.false)),
+  ];
+  let exit: LoopFacts;
+  let exitHow: string;
+  if (summary.ok) {
+    const Sx = cloneState(Sh);
+    Sx.exec = bv.k(0, W);
+    for (const n of wr.s) Sx.sgpr.set(n, init.mk(`x.s${n}`, 32));
+    if (wr.vcc) Sx.vcc = init.mk("x.vcc", W);
+    Sx.scc = init.mkB("x.scc");
+    for (const n of wr.v) Sx.vgpr.set(n, Sh.vgpr.get(n)!.map((old, l) => (bv.asBool(lane(rem0, l)) === false ? old : bv.ite(lane(rem0, l), Ek(l, n), old))));
+    const fin = runEpilogue(Sx);
+    if (typeof fin === "string") return { verdict: "unknown", ms: performance.now() - t0, reason: fin };
+    exit = await solveGoals(env, [], [{ what: "outputs and contract after the loop", bad: bv.any(exitBads(fin).map((b) => b.cond)) }], timeoutMs, "exit");
+    exitHow = `exit from the loop summary, ${exit.queries} query ${(exit.ms / 1000).toFixed(1)} s`;
+  } else {
+    // One query per lane's outputs, one for the rest (the contract).
+    const fin = runEpilogue(cloneState(S1));
+    if (typeof fin === "string") return { verdict: "unknown", ms: performance.now() - t0, reason: fin };
+    const byLane = new Map<number, Bool[]>();
+    const rest: Bool[] = [];
+    for (const b of exitBads(fin)) {
+      if (b.lane !== undefined && b.lane < LANES && !/^v\d+ lane/.test(b.what)) {
+        if (!byLane.has(b.lane)) byLane.set(b.lane, []);
+        byLane.get(b.lane)!.push(b.cond);
+      } else rest.push(b.cond);
+    }
+    const exitGoals = [...[...byLane.entries()].map(([l, cs]) => ({ what: `outputs of lane ${l}`, bad: bv.any(cs) })), { what: "the contract", bad: bv.any(rest) }];
+    exit = await solveGoals(env, [inv, bv.notB(c)], exitGoals, timeoutMs, "exit");
+    exitHow = `exit under the invariant, ${exit.queries} queries ${(exit.ms / 1000).toFixed(1)} s`;
   }
-  const exitGoals = [...[...byLane.entries()].map(([l, cs]) => ({ what: `outputs of lane ${l}`, bad: bv.any(cs) })), { what: "the contract", bad: bv.any(rest) }];
-  const exit = await solveGoals(env, [inv, bv.notB(c)], exitGoals, timeoutMs, "exit");
   if (!exit.ok) return { verdict: "unknown", ms: performance.now() - t0, reason: exit.reason, ...(exit.fault ? { fault: true } : {}) };
   const how = bits === null ? "full-width values" : `${bits}-bit lane values (data-independent)`;
   const lemma = cached
     ? `loop lemma ${key.slice(0, 8)} (shared)`
-    : `loop lemma ${key.slice(0, 8)}: ${simpRes.set.size}/${simpRes.queries} E_k simplified in ${(simpRes.ms / 1000).toFixed(1)} s, preserve ${preserve.queries} queries ${(preserve.ms / 1000).toFixed(1)} s`;
+    : `loop lemma ${key.slice(0, 8)}: ${simpRes.set.size}/${simpRes.queries} E_k simplified in ${(simpRes.ms / 1000).toFixed(1)} s, preserve ${preserve.queries} queries ${(preserve.ms / 1000).toFixed(1)} s, summary ${summary.ok ? "holds" : "fails"} (${(summary.ms / 1000).toFixed(1)} s)`;
   return {
     verdict: "proved",
     ms: performance.now() - t0,
-    method: `z3 inductive waterfall invariant, 32 lanes, ${how} (${lemma}; exit ${exit.queries} queries ${(exit.ms / 1000).toFixed(1)} s)`,
-    queries: (cached ? 0 : preserve.queries + simpRes.queries) + exit.queries,
+    method: `z3 inductive waterfall invariant, 32 lanes, ${how} (${lemma}; ${exitHow})`,
+    queries: (cached ? 0 : preserve.queries + simpRes.queries + summary.queries) + exit.queries,
   };
 }
 
@@ -727,11 +781,79 @@ interface PirWarpRun<V, B> {
   bads: Bad<B>[];
 }
 
-function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction): PirWarpRun<V, B> {
+/**
+ * Data independence of a PIR routine (the same soundness condition as `dataIndependence`):
+ * values of `a` (its elements or itself) reach only `eq`/`ne` against other values of `a`
+ * and the arms of selects between values of `a`; never an output, an index, a condition or
+ * any other operation. Names are tracked flow-insensitively, to a fixed point.
+ * @returns null when data-independent, else the first offending use.
+ */
+export function pirDataIndependence(fn: PirFunction): string | null {
+  const names = new Set<string>(["a"]);
+  for (;;) {
+    const before = names.size;
+    const memo = new Map<number, boolean>();
+    const taint = (e: PExpr): boolean => {
+      const hit = memo.get(e.id);
+      if (hit !== undefined) return hit;
+      let t: boolean;
+      const ks = kids(e);
+      if (e.op === "ref") t = names.has(e.name);
+      else if (e.op === "elem") {
+        if (taint(e.index)) throw new TaintError(`a value of a used as an index (%${e.id})`);
+        t = names.has(e.array);
+      } else if (e.op === "select") {
+        if (taint(e.c)) throw new TaintError(`a value of a used as a condition (%${e.id})`);
+        const [x, y] = [taint(e.x), taint(e.y)];
+        if (x !== y) throw new TaintError(`a select between a value of a and another value (%${e.id})`);
+        t = x;
+      } else if (e.op === "eq" || e.op === "ne") {
+        const [x, y] = [taint(e.x), taint(e.y)];
+        if (x !== y) throw new TaintError(`${e.op} of a value of a against another value (%${e.id})`);
+        t = false;
+      } else {
+        if (ks.some(taint)) throw new TaintError(`a value of a reaches ${e.op} (%${e.id})`);
+        t = false;
+      }
+      memo.set(e.id, t);
+      return t;
+    };
+    try {
+      const walk = (stmts: PStmt[]): void => {
+        for (const st of stmts) {
+          if (st.s === "let" || st.s === "var" || st.s === "set") {
+            if (taint(st.value)) names.add(st.name);
+          } else if (st.s === "store") {
+            if (taint(st.index) || taint(st.value)) throw new TaintError(`a value of a stored into ${st.array}`);
+          } else if (st.s === "return") {
+            if (Object.values(st.values).some(taint)) throw new TaintError("a value of a returned");
+          } else if (st.s === "if") {
+            if (taint(st.c)) throw new TaintError("a value of a used as a condition");
+            walk(st.then);
+            walk(st.else);
+          } else if (st.s === "for") walk(st.body);
+        }
+      };
+      walk(fn.body);
+    } catch (e) {
+      if (e instanceof TaintError) return e.message;
+      throw e;
+    }
+    if (names.size === before) return null;
+  }
+}
+
+function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, bits: number | null = null): PirWarpRun<V, B> {
   const bv = init.bv;
   const f = spec.form as MatchForm;
   const aw = f.type === "b64" ? 64 : 32;
   const args = pirArgs(init, fn);
+  // The small-value reduction (data-independent routines): one small value per lane.
+  const pa = fn.params.find((p) => p.name === "a");
+  if (bits !== null && pa) {
+    if (pa.type.t === "arr") args.a = Array.from({ length: pa.type.n }, (_, i) => bv.zext(init.mk(`a.small.${i}`, bits), aw));
+    else args.a = bv.zext(init.mk("a.small", bits), aw);
+  }
   const lanes = Array.from({ length: LANES }, (_, l) => l);
   const operand = (name: "a" | "membermask", w: number): V[] => {
     const k = spec.kinds[name] ?? { kind: "v" };
@@ -788,12 +910,15 @@ function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction):
 
 export async function provePirMatch(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
   const init = symbolicInit(env);
-  const q = pirWarpRun(init, spec, fn);
+  const di = pirDataIndependence(fn);
+  const bits = di === null ? 5 : null;
+  const q = pirWarpRun(init, spec, fn, bits);
   const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
-  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes, full width, poison-tracked; covers js and c)", queries: 1 };
+  const how = bits === null ? `full-width values (${di})` : "5-bit lane values (data-independent)";
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes, ${how}, poison-tracked; covers js and c)`, queries: 1 };
   if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
   const values = modelValues(env, res.model!, init.symbols);
-  const c = pirWarpRun(concreteInit(values), spec, fn);
+  const c = pirWarpRun(concreteInit(values), spec, fn, bits);
   const hit = c.bads.find((b) => b.cond === true);
   if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
   const f = spec.form as MatchForm;

@@ -19,8 +19,12 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
-import type { AnyRule, ProveOptions, ProveTarget, Verdict } from "./prove.js";
-import { queryKey, rulesFor } from "./prove.js";
+import type { Family, Form } from "../ir/forms.js";
+import { PROFILES, formId, formsOf } from "../ir/forms.js";
+import { MCPUS } from "../../targets/amdgpu/regs.js";
+import { routineName } from "../ir/ir.js";
+import type { AnyRule, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove.js";
+import { proveSelectorLemma, queryKey, reduceSelectors, rulesFor } from "./prove.js";
 import { lowerWithRule } from "../../targets/amdgpu/lower.js";
 import { TARGETS } from "../../targets/amdgpu/regs.js";
 import type { AmdRule } from "../../targets/amdgpu/rules/rule.js";
@@ -38,14 +42,18 @@ export interface ProveItem {
   ruleExport?: string;
 }
 
-/** The verdict of one item, and which item's proof covers it. */
+/** The verdict of one item, and which proved query covers it. */
 export interface ItemResult {
   item: ProveItem;
   verdict: Verdict;
-  /** The query key (identical keys: identical queries). */
+  /** The item's own query key (identical keys: identical queries). */
   key: string;
-  /** Index (in the input) of the item whose query was solved for this key. */
+  /** Index (in the input) of the item whose query was solved for it; -1 if that query is not an input item. */
   coveredBy: number;
+  /** The query whose verdict this is: its key and a label (routine, rule, target, profile). */
+  query: { key: string; label: string };
+  /** How a reduction connects the item to that query (selector stages), if one does. */
+  via?: string;
   /** Tries (2 after a fault or crash retry). */
   tries: number;
 }
@@ -55,6 +63,8 @@ export interface ManyOptions extends Omit<ProveOptions, "env"> {
   workers?: number;
   /** Prove identical queries once (default true). */
   share?: boolean;
+  /** Reduce video items with selectors to the selector-free routine's proof (default true). */
+  reduce?: boolean;
   /** Watchdog per item (default 40 × timeoutMs, at least 10 minutes). */
   itemTimeoutMs?: number;
   onProgress?: (done: number, total: number, result: ItemResult) => void;
@@ -117,47 +127,143 @@ function startWorker(): Worker {
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: data });
 }
 
+/** A label for the query an item stands for: routine, rule, target, profile. */
+export function itemLabel(it: ProveItem): string {
+  const t = it.target.kind === "amdgpu" ? it.target.mcpu : "pir";
+  return `${routineName(it.spec, formId)} ${it.rule} ${t} ${it.profile}`;
+}
+
 /**
  * Proves many items on a worker pool. Results come back in input order.
+ *
+ * Plan: items with equal query keys share one proof. A video item with selectors whose
+ * proof reduces to the same routine without selectors (`reduceSelectors`: checked term
+ * equalities plus one-instruction selector lemmas, proved here in the main thread) is
+ * covered by that routine's proof; if that proof fails, the item is proved on its own.
  * A solver fault or a crashed worker makes that item `unknown` and it is retried once in a
  * fresh worker; a second fault stands as unknown.
  */
 export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Promise<ItemResult[]> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const share = opts.share ?? true;
+  const keys = await Promise.all(items.map((it, i) => (share ? itemKey(it) : Promise.resolve(`item:${i}`))));
+  const firstOf = new Map<string, number>();
+  keys.forEach((k, i) => {
+    if (!firstOf.has(k)) firstOf.set(k, i);
+  });
+
+  // Reductions (video selectors) for each distinct query.
+  const reduced = new Map<string, { base: ProveItem; baseKey: string; lemmas: SelectorLemma[] }>();
+  if (share && opts.reduce !== false) {
+    for (const [k, i] of firstOf) {
+      const it = items[i]!;
+      if (it.spec.form.op !== "vshl" && it.spec.form.op !== "vshr") continue;
+      if (it.ruleModule) continue;
+      let red: Reduction | null = null;
+      try {
+        red = reduceSelectors(it.spec, it.target, it.profile, await resolveRule(it));
+      } catch {
+        red = null;
+      }
+      if (!red) continue;
+      const base: ProveItem = { ...it, spec: red.base };
+      reduced.set(k, { base, baseKey: await itemKey(base), lemmas: red.lemmas });
+    }
+    // The selector lemmas: few and tiny, proved here.
+    const lemmas = new Map<string, SelectorLemma>();
+    for (const r of reduced.values()) for (const l of r.lemmas) lemmas.set(l.key, l);
+    if (lemmas.size) {
+      const { loadZ3 } = await import("./smt.js");
+      const env = await loadZ3();
+      const ok = new Map<string, boolean>();
+      for (const [lk, l] of lemmas) ok.set(lk, await proveSelectorLemma(env, l, timeoutMs));
+      for (const [k, r] of [...reduced]) if (!r.lemmas.every((l) => ok.get(l.key))) reduced.delete(k);
+    }
+  }
+
+  // Round 1: every distinct key that no reduction covers, and every reduction's base.
+  const tasks = new Map<string, ProveItem>();
+  for (const [k, i] of firstOf) {
+    const r = reduced.get(k);
+    if (r) {
+      if (!tasks.has(r.baseKey)) tasks.set(r.baseKey, r.base);
+    } else if (!tasks.has(k)) tasks.set(k, items[i]!);
+  }
+  const verdicts = new Map<string, { verdict: Verdict; tries: number; label: string }>();
+  let done = 0;
+  const total = items.length;
+  const results: (ItemResult | undefined)[] = new Array(items.length);
+  const byKey = new Map<string, number[]>();
+  keys.forEach((k, j) => {
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k)!.push(j);
+  });
+  const byBase = new Map<string, string[]>();
+  for (const [k, r] of reduced) {
+    if (!byBase.has(r.baseKey)) byBase.set(r.baseKey, []);
+    byBase.get(r.baseKey)!.push(k);
+  }
+  const emit = (j: number, res: ItemResult) => {
+    if (results[j]) return;
+    results[j] = res;
+    done++;
+    opts.onProgress?.(done, total, res);
+  };
+  const settle = (k: string) => {
+    const own = verdicts.get(k)!;
+    // Items whose own query is k.
+    for (const j of byKey.get(k) ?? []) emit(j, { item: items[j]!, verdict: own.verdict, key: k, coveredBy: firstOf.get(k)!, query: { key: k, label: own.label }, tries: own.tries });
+    // Items reduced to k, when k is proved (otherwise they get their own proof in round 2).
+    if (own.verdict.verdict !== "proved") return;
+    for (const kr of byBase.get(k) ?? []) {
+      const r = reduced.get(kr);
+      if (!r) continue;
+      const via = `selector stage: covered by ${own.label}${r.lemmas.length ? ` and ${r.lemmas.length} selector lemma(s)` : ""}`;
+      const verdict: Verdict = { ...own.verdict, method: `${(own.verdict as { method: string }).method}; ${via}` };
+      for (const j of byKey.get(kr) ?? []) emit(j, { item: items[j]!, verdict, key: kr, coveredBy: firstOf.get(k) ?? -1, query: { key: k, label: own.label }, via, tries: own.tries });
+    }
+  };
+  const run = async (list: [string, ProveItem][]) => {
+    const vs = await runPool(
+      list.map(([, it]) => it),
+      opts,
+      (idx, verdict, tries) => {
+        const [k, it] = list[idx]!;
+        verdicts.set(k, { verdict, tries, label: itemLabel(it) });
+        settle(k);
+      },
+    );
+    void vs;
+  };
+  await run([...tasks]);
+  // Round 2: reduced items whose base was not proved are proved on their own.
+  const round2 = new Map<string, ProveItem>();
+  for (let j = 0; j < items.length; j++) if (!results[j] && !verdicts.has(keys[j]!)) round2.set(keys[j]!, items[firstOf.get(keys[j]!)!]!);
+  for (const k of round2.keys()) reduced.delete(k);
+  if (round2.size) await run([...round2]);
+  return results.map(
+    (r, i) => r ?? { item: items[i]!, verdict: { verdict: "unknown", ms: 0, reason: "not run" }, key: keys[i]!, coveredBy: i, query: { key: keys[i]!, label: itemLabel(items[i]!) }, tries: 0 },
+  );
+}
+
+/**
+ * The worker pool: proves `tasks` (one query each) on `opts.workers` threads, calling
+ * `onResult(index, verdict, tries)` as each finishes. Tasks with the same affinity go to the
+ * same worker where possible.
+ */
+async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: number, verdict: Verdict, tries: number) => void): Promise<void> {
+  if (tasks.length === 0) return;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const proveOpts: Omit<ProveOptions, "env"> = { timeoutMs };
   if (opts.bugFinder !== undefined) proveOpts.bugFinder = opts.bugFinder;
   if (opts.bugLanes !== undefined) proveOpts.bugLanes = opts.bugLanes;
   if (opts.bugTimeoutMs !== undefined) proveOpts.bugTimeoutMs = opts.bugTimeoutMs;
   const itemTimeout = opts.itemTimeoutMs ?? Math.max(600_000, 40 * timeoutMs);
-  const share = opts.share ?? true;
-
-  // Keys and representatives.
-  const keys = await Promise.all(items.map((it, i) => (share ? itemKey(it) : Promise.resolve(`item:${i}`))));
-  const rep = new Map<string, number>();
-  keys.forEach((k, i) => {
-    if (!rep.has(k)) rep.set(k, i);
-  });
-  const reps = [...rep.values()];
-  const affinity = await Promise.all(reps.map((i) => affinityOf(items[i]!)));
-
-  const results: (ItemResult | undefined)[] = new Array(items.length);
-  let done = 0;
-  const finish = (i: number, verdict: Verdict, tries: number) => {
-    const key = keys[i]!;
-    for (let j = 0; j < items.length; j++) {
-      if (keys[j] !== key) continue;
-      const r: ItemResult = { item: items[j]!, verdict, key, coveredBy: i, tries };
-      results[j] = r;
-      done++;
-      opts.onProgress?.(done, items.length, r);
-    }
-  };
-
-  // Queues by affinity, in input order.
+  const affinity = await Promise.all(tasks.map((it) => affinityOf(it)));
   const queues = new Map<string, number[]>();
   const order: string[] = [];
-  reps.forEach((i, k) => {
-    const a = affinity[k]!;
+  tasks.forEach((_, i) => {
+    const a = affinity[i]!;
     if (!queues.has(a)) {
       queues.set(a, []);
       order.push(a);
@@ -166,7 +272,7 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
   });
   const retries = new Map<number, number>();
   const next = (prefer: string | null): number | undefined => {
-    if (prefer && prefer !== "" && queues.get(prefer)?.length) return queues.get(prefer)!.shift();
+    if (prefer && queues.get(prefer)?.length) return queues.get(prefer)!.shift();
     for (const a of order) {
       const q = queues.get(a)!;
       if (q.length) return q.shift();
@@ -174,10 +280,10 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
     return undefined;
   };
   const remaining = () => [...queues.values()].reduce((n, q) => n + q.length, 0);
-  const nWorkers = Math.max(1, Math.min(opts.workers ?? availableParallelism(), reps.length));
+  const requeue = (i: number) => queues.get(affinity[i]!)!.unshift(i);
+  const nWorkers = Math.max(1, Math.min(opts.workers ?? availableParallelism(), tasks.length));
   let nextId = 0;
-
-  await new Promise<void>((resolveAll, rejectAll) => {
+  await new Promise<void>((resolveAll) => {
     let live = 0;
     const spawn = () => {
       const w = startWorker();
@@ -185,70 +291,60 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
       let current: { id: number; index: number; timer: NodeJS.Timeout } | null = null;
       let lastAffinity: string | null = null;
       let dead = false;
-      const retire = (reason: string) => {
+      const stop = () => {
         if (dead) return;
         dead = true;
         live--;
+        void w.terminate();
+      };
+      // A crash or fault: the item is unknown; retried once in a fresh worker.
+      const fault = (i: number, verdict: Verdict) => {
+        const n = (retries.get(i) ?? 0) + 1;
+        retries.set(i, n);
+        if (n < 2) requeue(i);
+        else onResult(i, verdict, n);
+      };
+      const retire = (reason: string) => {
+        if (dead) return;
         if (current) {
           clearTimeout(current.timer);
           const i = current.index;
           current = null;
-          fail(i, reason);
+          fault(i, { verdict: "unknown", ms: 0, reason, fault: true });
         }
-        void w.terminate();
+        stop();
         if (remaining() > 0) spawn();
         else if (live === 0) resolveAll();
-      };
-      const fail = (i: number, reason: string) => {
-        const n = (retries.get(i) ?? 0) + 1;
-        retries.set(i, n);
-        if (n < 2) {
-          // Retry once, first in line, in a fresh worker.
-          const a = affinity[reps.indexOf(i)] ?? "";
-          queues.get(a)!.unshift(i);
-        } else finish(i, { verdict: "unknown", ms: 0, reason, fault: true }, n);
       };
       const feed = () => {
         const i = next(lastAffinity);
         if (i === undefined) {
-          dead = true;
-          live--;
-          void w.terminate();
+          stop();
           if (live === 0) resolveAll();
           return;
         }
         const id = nextId++;
         const timer = setTimeout(() => retire(`worker watchdog: no answer in ${itemTimeout / 1000} s`), itemTimeout);
         current = { id, index: i, timer };
-        lastAffinity = affinity[reps.indexOf(i)] ?? "";
-        const req: Req = { id, item: items[i]!, opts: proveOpts };
-        w.postMessage(req);
+        lastAffinity = affinity[i]!;
+        w.postMessage({ id, item: tasks[i]!, opts: proveOpts } satisfies Req);
       };
       w.on("message", (m: Res | { ready: true }) => {
-        if ("ready" in m) {
-          feed();
-          return;
-        }
+        if ("ready" in m) return feed();
         if (!current || m.id !== current.id) return;
         clearTimeout(current.timer);
         const i = current.index;
         current = null;
         if ("error" in m) {
-          finish(i, { verdict: "unknown", ms: 0, reason: `prover error: ${m.error}` }, (retries.get(i) ?? 0) + 1);
-          feed();
-          return;
+          onResult(i, { verdict: "unknown", ms: 0, reason: `prover error: ${m.error}` }, (retries.get(i) ?? 0) + 1);
+          return feed();
         }
         if (m.verdict.verdict === "unknown" && m.verdict.fault) {
-          // The z3 context may be damaged: record, retry once in a fresh worker.
-          const n = (retries.get(i) ?? 0) + 1;
-          if (n < 2) {
-            retries.set(i, n);
-            queues.get(affinity[reps.indexOf(i)] ?? "")!.unshift(i);
-          } else finish(i, m.verdict, n);
-          retire("restart after a solver fault");
-          return;
+          // The z3 context may be damaged: a fresh worker for the retry and the rest.
+          fault(i, m.verdict);
+          return retire("restart after a solver fault");
         }
-        finish(i, m.verdict, (retries.get(i) ?? 0) + 1);
+        onResult(i, m.verdict, (retries.get(i) ?? 0) + 1);
         feed();
       });
       w.on("error", (e) => retire(`worker crashed: ${e.message}`));
@@ -256,13 +352,76 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
         if (!dead) retire(`worker exited (code ${code})`);
       });
     };
-    try {
-      for (let k = 0; k < nWorkers; k++) spawn();
-    } catch (e) {
-      rejectAll(e);
-    }
+    for (let k = 0; k < nWorkers; k++) spawn();
   });
-  return results.map((r, i) => r ?? { item: items[i]!, verdict: { verdict: "unknown", ms: 0, reason: "not run" }, key: keys[i]!, coveredBy: i, tries: 0 });
+}
+
+// ---------------------------------------------------------------------------------------
+// The matrix
+
+/**
+ * The routines proved for a form: operand kinds (and guards) such that every rule applies to
+ * at least one of them. Video: every form with all-divergent operands; forms without
+ * selectors also with immediate operands and with a guard (a selector on an immediate is
+ * not PTX).
+ */
+export function matrixSpecs(form: Form): RoutineSpec[] {
+  const v = { kind: "v" } as const;
+  const s = { kind: "s" } as const;
+  const imm = (x: bigint) => ({ kind: "imm", value: x }) as const;
+  const both = (ks: RoutineSpec["kinds"][]) => ks.flatMap((kinds) => [false, true].map((guarded) => ({ form, kinds, guarded })));
+  if (form.op === "szext")
+    return both([
+      { a: v, b: v },
+      { a: s, b: s },
+      { a: v, b: s },
+      { a: s, b: v },
+      ...[0n, 1n, 8n, 16n, 31n, 32n, 33n, 0xffffffffn].map((b) => ({ a: v, b: imm(b) })),
+      { a: s, b: imm(8n) },
+      { a: s, b: imm(16n) },
+      { a: imm(0x80000081n), b: v },
+      { a: imm(0xffn), b: imm(8n) },
+    ]);
+  if (form.op === "match") {
+    const out: RoutineSpec["kinds"][] = [];
+    for (const a of [v, s, imm(5n)]) for (const membermask of [v, s, imm(0xffffffffn), imm(0xffffn)]) out.push({ a, membermask });
+    return both(out);
+  }
+  const specs: RoutineSpec[] = [{ form, kinds: { a: v, b: v, c: v }, guarded: false }];
+  if (form.bsel === null) specs.push({ form, kinds: { a: v, b: imm(33n), c: v }, guarded: false });
+  if (form.asel === null && form.bsel === null) {
+    specs.push({ form, kinds: { a: imm(0x80000001n), b: imm(3n), c: v }, guarded: false });
+    specs.push({ form, kinds: { a: v, b: v, c: v }, guarded: true });
+  }
+  return specs;
+}
+
+/** The targets of the matrix: every AMDGPU mcpu, and the PIR (which JS and C share). */
+export const MATRIX_TARGETS: readonly ProveTarget[] = [...MCPUS.map((mcpu): ProveTarget => ({ kind: "amdgpu", mcpu })), { kind: "pir" }];
+
+/** One combination of the matrix: a routine × target × profile, and its rules (none: a gap). */
+export interface MatrixRow {
+  spec: RoutineSpec;
+  target: ProveTarget;
+  profile: Profile;
+  rules: string[];
+}
+
+/**
+ * The whole matrix of a family: every form × operand kinds (`matrixSpecs`) × target ×
+ * profile, with every rule that applies (shadowed ones included). `every`: keep one form in
+ * `every` (a sample; 1 = all).
+ */
+export function matrixRows(family: Family, every = 1): MatrixRow[] {
+  const rows: MatrixRow[] = [];
+  let i = 0;
+  for (const form of formsOf(family)) {
+    if (i++ % every !== 0) continue;
+    for (const spec of matrixSpecs(form)) {
+      for (const target of MATRIX_TARGETS) for (const profile of PROFILES) rows.push({ spec, target, profile, rules: rulesFor(spec, target, profile).map((r) => r.name) });
+    }
+  }
+  return rows;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -28,12 +28,13 @@ export interface Z3Env {
   ctx: Z3Context;
   bv: Z3BV;
   /**
-   * Between proofs: after `weight` units of work (about 100 scalar proofs) start a fresh
-   * Context and collect garbage. z3-solver frees terms only from JS finalizers, and V8 sees
-   * little JS garbage while the WASM heap (2 GB at most) fills, so without this a long run
-   * aborts with "Cannot enlarge memory arrays".
+   * Between proofs: after `weight` units of work (about 100 scalar proofs) force a garbage
+   * collection. z3-solver frees terms only from JS finalizers, and V8 sees little JS garbage
+   * while the WASM heap (2 GB at most) fills, so without this a long run aborts with
+   * "Cannot enlarge memory arrays". (The Context is kept: dropping one lets its finalizer
+   * delete it before its terms' finalizers run, a use-after-free in z3-solver.)
    */
-  recycle(weight: number): void;
+  recycle(weight: number): Promise<void>;
   /** Terminates the WASM threads (call at the end of a CLI). */
   shutdown(): void;
 }
@@ -66,13 +67,14 @@ export function loadZ3(): Promise<Z3Env> {
       const env: Z3Env = {
         ctx,
         bv: new Z3BV(ctx),
-        recycle: (weight) => {
+        recycle: async (weight) => {
           load += weight;
           if (load < 100) return;
           load = 0;
-          env.ctx = new api.Context("main");
-          env.bv = new Z3BV(env.ctx);
+          env.bv.release();
           gc?.();
+          // Let the finalizers (dec_ref) run now, while no check runs.
+          for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 0));
         },
         shutdown: () => {
           try {
@@ -108,6 +110,25 @@ export class Z3BV implements BV<BitVec, Bool> {
   /** For symbolic x: bits at and above `low.get(x)` are known to be 0 (zext, and, masks). */
   private readonly low = new WeakMap<object, number>();
   private fresh = 0;
+  /**
+   * Every term built since the last `release()`, held so that no finalizer of z3-solver
+   * runs `dec_ref` while a check is running in z3's thread (z3-solver's finalizers are not
+   * serialised with `check`; a concurrent `dec_ref` corrupts the heap: "memory access out of
+   * bounds"). Released between proofs, when no check runs.
+   */
+  private live: object[] = [];
+  private keep<T extends object>(t: T): T {
+    this.live.push(t);
+    return t;
+  }
+  /** Holds any z3-solver object (a solver, a model) until the next release. */
+  hold<T extends object>(x: T): T {
+    return this.keep(x);
+  }
+  /** Drops the terms held since the last release (call between proofs only). */
+  release(): void {
+    this.live = [];
+  }
 
   constructor(readonly ctx: Z3Context) {
     this.true = ctx.Bool.val(true);
@@ -116,18 +137,18 @@ export class Z3BV implements BV<BitVec, Bool> {
 
   /** A fresh bit-vector constant (a symbolic input); `name` is made unique. */
   sym(name: string, width: number): BitVec {
-    const x = this.ctx.BitVec.const(`${name}!${this.fresh++}`, width);
+    const x = this.keep(this.ctx.BitVec.const(`${name}!${this.fresh++}`, width));
     this.widths.set(x, width);
     return x;
   }
   /** A fresh boolean constant. */
   symB(name: string): Bool {
-    return this.ctx.Bool.const(`${name}!${this.fresh++}`);
+    return this.keep(this.ctx.Bool.const(`${name}!${this.fresh++}`));
   }
 
   k(value: bigint | number, width: number): BitVec {
     const x = BigInt(value) & MASK(width);
-    const t = this.ctx.BitVec.val(x, width);
+    const t = this.keep(this.ctx.BitVec.val(x, width));
     this.known.set(t, x);
     this.widths.set(t, width);
     return t;
@@ -141,6 +162,7 @@ export class Z3BV implements BV<BitVec, Bool> {
     return w;
   }
   private wrap(t: BitVec, w: number): BitVec {
+    this.keep(t);
     this.widths.set(t, w);
     return t;
   }
@@ -251,35 +273,35 @@ export class Z3BV implements BV<BitVec, Bool> {
     const a = this.cv(x);
     const b = this.cv(y);
     if (a && b) return this.kb(a.x === b.x);
-    return x.eq(y);
+    return this.keep(x.eq(y));
   }
   ult(x: BitVec, y: BitVec): Bool {
     this.sameW(x, y, "ult");
     const a = this.cv(x);
     const b = this.cv(y);
     if (a && b) return this.kb(concrete.ult(a, b));
-    return x.ult(y);
+    return this.keep(x.ult(y));
   }
   ule(x: BitVec, y: BitVec): Bool {
     this.sameW(x, y, "ule");
     const a = this.cv(x);
     const b = this.cv(y);
     if (a && b) return this.kb(concrete.ule(a, b));
-    return x.ule(y);
+    return this.keep(x.ule(y));
   }
   slt(x: BitVec, y: BitVec): Bool {
     this.sameW(x, y, "slt");
     const a = this.cv(x);
     const b = this.cv(y);
     if (a && b) return this.kb(concrete.slt(a, b));
-    return x.slt(y);
+    return this.keep(x.slt(y));
   }
   sle(x: BitVec, y: BitVec): Bool {
     this.sameW(x, y, "sle");
     const a = this.cv(x);
     const b = this.cv(y);
     if (a && b) return this.kb(concrete.sle(a, b));
-    return x.sle(y);
+    return this.keep(x.sle(y));
   }
 
   ite(c: Bool, t: BitVec, e: BitVec): BitVec {
@@ -295,29 +317,29 @@ export class Z3BV implements BV<BitVec, Bool> {
     if (t === e) return t;
     if (t === this.true && e === this.false) return c;
     if (t === this.false && e === this.true) return this.notB(c);
-    return this.ctx.If(c, t, e) as Bool;
+    return this.keep(this.ctx.If(c, t, e) as Bool);
   }
   andB(x: Bool, y: Bool): Bool {
     if (x === this.false || y === this.false) return this.false;
     if (x === this.true) return y;
     if (y === this.true) return x;
-    return this.ctx.And(x, y);
+    return this.keep(this.ctx.And(x, y));
   }
   orB(x: Bool, y: Bool): Bool {
     if (x === this.true || y === this.true) return this.true;
     if (x === this.false) return y;
     if (y === this.false) return x;
-    return this.ctx.Or(x, y);
+    return this.keep(this.ctx.Or(x, y));
   }
   notB(x: Bool): Bool {
     if (x === this.true) return this.false;
     if (x === this.false) return this.true;
-    return this.ctx.Not(x);
+    return this.keep(this.ctx.Not(x));
   }
   eqB(x: Bool, y: Bool): Bool {
     if (x === y) return this.true;
     if ((x === this.true || x === this.false) && (y === this.true || y === this.false)) return this.false;
-    return this.ctx.Eq(x, y);
+    return this.keep(this.ctx.Eq(x, y));
   }
 
   extract(x: BitVec, hi: number, lo: number): BitVec {
@@ -358,7 +380,7 @@ export class Z3BV implements BV<BitVec, Bool> {
     const a = this.cv(x);
     if (a) return this.kb(concrete.bitAt(a, i));
     if (i >= this.lowOf(x)) return this.false;
-    return this.ctx.Extract(i, i, x).eq(this.ctx.BitVec.val(1, 1));
+    return this.keep(this.keep(this.ctx.Extract(i, i, x)).eq(this.keep(this.ctx.BitVec.val(1, 1))));
   }
   fromB(b: Bool): BitVec {
     if (b === this.true) return this.k(1, 1);
@@ -377,14 +399,14 @@ export class Z3BV implements BV<BitVec, Bool> {
     const ys = xs.filter((x) => x !== this.false);
     if (ys.some((x) => x === this.true)) return this.true;
     if (ys.length === 0) return this.false;
-    return ys.length === 1 ? ys[0]! : this.ctx.Or(...ys);
+    return ys.length === 1 ? ys[0]! : this.keep(this.ctx.Or(...ys));
   }
   /** Conjunction of many booleans (true when empty). */
   all(xs: Bool[]): Bool {
     const ys = xs.filter((x) => x !== this.true);
     if (ys.some((x) => x === this.false)) return this.false;
     if (ys.length === 0) return this.true;
-    return ys.length === 1 ? ys[0]! : this.ctx.And(...ys);
+    return ys.length === 1 ? ys[0]! : this.keep(this.ctx.And(...ys));
   }
   implies(x: Bool, y: Bool): Bool {
     return this.orB(this.notB(x), y);
@@ -411,9 +433,11 @@ export class SolverFault extends Error {}
 
 /**
  * Checks whether `assertions` are satisfiable within `timeoutMs`. A z3 exception is a fault
- * (`status: "unknown", fault: true`), never a pass.
+ * (`status: "unknown", fault: true`), never a pass. Every query here is quantifier-free
+ * bit-vector logic: `QF_BV` by default (its solver starts in about half the time of the
+ * default one), `null` for z3's default.
  */
-export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, logic?: string): Promise<SolveResult> {
+export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, logic: string | null = "QF_BV"): Promise<SolveResult> {
   const t0 = performance.now();
   const { ctx, bv } = env;
   if (assertions.some((a) => a === bv.false)) return { status: "unsat", ms: performance.now() - t0 };
@@ -421,11 +445,14 @@ export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, l
   let s: InstanceType<Z3Context["Solver"]> | undefined;
   try {
     s = logic ? new ctx.Solver(logic) : new ctx.Solver();
+    env.bv.hold(s);
     s.set("timeout", Math.max(1, Math.round(timeoutMs)));
     for (const a of live) s.add(a);
+    // Pending finalizers (dec_ref of terms nobody holds) run now, not during the check.
+    await new Promise((r) => setTimeout(r, 0));
     const status = await s.check();
     const ms = performance.now() - t0;
-    if (status === "sat") return { status, ms, model: s.model() };
+    if (status === "sat") return { status, ms, model: env.bv.hold(s.model()) };
     const reason = status === "unknown" ? s.reasonUnknown() || "unknown" : undefined;
     s.release();
     return reason !== undefined ? { status, ms, reason } : { status, ms };
@@ -438,7 +465,7 @@ export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, l
 export function modelValue(env: Z3Env, model: Model<"main">, x: BitVec): bigint {
   const k = env.bv.asBigint(x);
   if (k !== undefined) return k;
-  const v = model.eval(x, true);
+  const v = env.bv.hold(model.eval(x, true));
   if (!env.ctx.isBitVecVal(v)) throw new Error(`model value of ${x.sexpr()} is not a numeral`);
   return v.value();
 }
@@ -447,7 +474,7 @@ export function modelValue(env: Z3Env, model: Model<"main">, x: BitVec): bigint 
 export function modelBool(env: Z3Env, model: Model<"main">, b: Bool): boolean {
   const k = env.bv.asBool(b);
   if (k !== undefined) return k;
-  const v = model.eval(b, true);
+  const v = env.bv.hold(model.eval(b, true));
   if (env.ctx.isTrue(v)) return true;
   if (env.ctx.isFalse(v)) return false;
   throw new Error(`model value of ${b.sexpr()} is not a boolean`);

@@ -28,7 +28,7 @@
  * and a `0d…` one as a `.b64` match `a`.
  */
 import { type Diagnostic, error, messages } from "../diag.js";
-import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type VarDecl, modifierLoc } from "../ptx/ast.js";
+import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type TopLevel, type VarDecl, modifierLoc } from "../ptx/ast.js";
 import { parsePtx } from "../ptx/parser.js";
 import type { MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
 import type { FamilyInst, Guard, Loc, PtxOperand } from "./ir.js";
@@ -36,6 +36,12 @@ import type { FamilyInst, Guard, Loc, PtxOperand } from "./ir.js";
 /** The result of `parseModule`. */
 export interface ParsedModule {
   file: string;
+  /**
+   * The syntax tree. Kept from the parse for modules up to `KEEP_AST_MAX_CHARS` characters
+   * (or as `ParseModuleOptions.keepAst` says); for larger ones the module keeps only its
+   * text and parses it again on the first read of `ast` (a dataflow pass needs `resolved`,
+   * not the tree).
+   */
   ast: Module;
   /** Every valid family instruction, in source order. */
   insts: FamilyInst[];
@@ -43,39 +49,108 @@ export interface ParsedModule {
   census: Map<string, number>;
   /** Syntax and validation diagnostics, sorted by line. */
   diagnostics: Diagnostic[];
+  /**
+   * Every function's instructions with their names resolved, packed (see `ResolvedModule`):
+   * what passes/uniformity.ts reads instead of flattening the tree again. Absent on a module
+   * not made by `parseModule`; `resolveModule` computes it from `ast`.
+   */
+  resolved?: ResolvedModule;
 }
+
+/** Options of `parseModule`. */
+export interface ParseModuleOptions {
+  /** Keep the syntax tree from the parse (default: for texts up to `KEEP_AST_MAX_CHARS`). */
+  keepAst?: boolean;
+}
+
+/**
+ * Modules up to this many characters keep their syntax tree (about 1 KB of memory per line);
+ * larger ones parse again when `ast` is read.
+ */
+export const KEEP_AST_MAX_CHARS = 1 << 20;
 
 /**
  * Parse and validate a PTX module. Never throws (any input, including random bytes).
  * Errors: every ptxas rejection of a family instruction, with ptxas's message, located at
  * the opcode (or the operand at fault); syntax errors from src/ptx/parser.ts.
+ *
+ * One pass: each function is checked and resolved as soon as it has been parsed, so that
+ * (unless the tree is kept) only one function's syntax tree is alive at a time.
  */
-export function parseModule(text: string, file: string): ParsedModule {
-  const { module: ast, diagnostics } = parsePtx(text, file);
-  const out: ParsedModule = { file, ast, insts: [], census: new Map(), diagnostics };
-  const syntaxLines = new Set(diagnostics.map((d) => d.loc.line));
-  try {
-    const ctx = moduleContext(ast);
-    for (const fn of flattenModule(ast).functions) {
-      for (const item of fn.items) {
-        if (item.kind !== "inst") continue;
-        const inst = item.inst;
-        if (!isFamilyOpcode(inst.opcode)) {
-          const key = inst.modifiers.length === 0 ? inst.opcode : inst.opcode + "." + inst.modifiers.join(".");
-          out.census.set(key, (out.census.get(key) ?? 0) + 1);
-          continue;
+export function parseModule(text: string, file: string, opts: ParseModuleOptions = {}): ParsedModule {
+  return parseWith(text, file, opts.keepAst ?? text.length <= KEEP_AST_MAX_CHARS, null);
+}
+
+/**
+ * `parseModule` with `ctx` fixed (null: as the module says when each function is reached).
+ * `.version` and `.target` normally come first; if one comes after a function, the module is
+ * parsed again with the final context, as a check after the whole parse would see it.
+ */
+function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: ModuleContext | null): ParsedModule {
+  const flattener = new Flattener();
+  const resolver = new Resolver();
+  const census = new Map<string, number>();
+  const candidates: FamilyInst[] = [];
+  const familyDiags: Diagnostic[] = [];
+  let ctxSeen: ModuleContext | null = fixedCtx;
+  let ctxChanged = false;
+  let failure: unknown = null;
+  const onItem = (item: TopLevel, partial: Module): boolean => {
+    if (failure === null) {
+      try {
+        const fn = flattener.add(item);
+        if (fn) {
+          let ctx = ctxSeen;
+          if (fixedCtx === null) {
+            ctx = moduleContext(partial);
+            if (ctxSeen !== null && !sameContext(ctx, ctxSeen)) ctxChanged = true;
+            ctxSeen = ctx;
+          }
+          const family = new Map<Instruction, FamilyInst>();
+          for (const item of fn.items) {
+            if (item.kind !== "inst") continue;
+            const inst = item.inst;
+            if (!isFamilyOpcode(inst.opcode)) {
+              const key = inst.modifiers.length === 0 ? inst.opcode : inst.opcode + "." + inst.modifiers.join(".");
+              census.set(key, (census.get(key) ?? 0) + 1);
+              continue;
+            }
+            const r = checkFamily(inst, item.scope, fn, ctx!);
+            for (const d of r.diagnostics) familyDiags.push(d);
+            if (r.inst) {
+              candidates.push(r.inst);
+              family.set(inst, r.inst);
+            }
+          }
+          resolver.add(fn, family);
         }
-        const r = checkFamily(inst, item.scope, fn, ctx);
-        for (const d of r.diagnostics) diagnostics.push(d);
-        // A syntax error inside the instruction (say "Constant overflow") also disqualifies it.
-        let clean = true;
-        for (let l = inst.loc.line, end = l + countNewlines(inst.text); l <= end; l++) if (syntaxLines.has(l)) clean = false;
-        if (r.inst && clean) out.insts.push(r.inst);
+      } catch (e) {
+        failure = e;
       }
     }
-  } catch (e) {
-    diagnostics.push(error({ file, line: 1, col: 1 }, messages.internalError(e instanceof Error ? e.message : String(e))));
+    return keepAst;
+  };
+  const { module: parsed, diagnostics } = parsePtx(text, file, { onItem });
+  if (failure === null && fixedCtx === null && ctxSeen !== null) {
+    const final = moduleContext(parsed);
+    if (ctxChanged || !sameContext(final, ctxSeen)) return parseWith(text, file, keepAst, final);
   }
+  const out: ParsedModule = { file, ast: parsed, insts: [], census, diagnostics };
+  // After an internal failure some functions were not resolved; passes then resolve the tree.
+  if (failure === null) out.resolved = resolver.module;
+  if (!keepAst) {
+    let ast: Module | null = null;
+    Object.defineProperty(out, "ast", { enumerable: true, configurable: true, get: () => (ast ??= parsePtx(text, file).module) });
+  }
+  // A syntax error inside the instruction (say "Constant overflow") also disqualifies it.
+  const syntaxLines = new Set(diagnostics.map((d) => d.loc.line));
+  for (const fi of candidates) {
+    let clean = true;
+    for (let l = fi.loc.line, end = l + countNewlines(fi.text); l <= end; l++) if (syntaxLines.has(l)) clean = false;
+    if (clean) out.insts.push(fi);
+  }
+  for (const d of familyDiags) diagnostics.push(d);
+  if (failure !== null) diagnostics.push(error({ file, line: 1, col: 1 }, messages.internalError(failure instanceof Error ? failure.message : String(failure))));
   diagnostics.sort((a, b) => a.loc.line - b.loc.line);
   return out;
 }
@@ -252,27 +327,40 @@ export interface FlatFunction {
 
 /**
  * Walk the module in order, declaring names as ptxas does (declare before use; inner blocks
- * shadow outer ones), and flatten every function body. Used by `parseModule` and by
- * passes/uniformity.ts so that both agree on what each register name means.
+ * shadow outer ones), and flatten every function body. Used by `parseModule` (one item at a
+ * time, through `Flattener`) and by passes/uniformity.ts so that both agree on what each
+ * register name means.
  */
 export function flattenModule(ast: Module): { globals: Scope; functions: FlatFunction[] } {
-  let nextId = 0;
-  const clock = { seq: 0 };
-  const globals = new Scope(null, nextId++, clock);
+  const f = new Flattener();
   const functions: FlatFunction[] = [];
   for (const item of ast.items) {
+    const fn = f.add(item);
+    if (fn) functions.push(fn);
+  }
+  return { globals: f.globals, functions };
+}
+
+/** `flattenModule` one top-level item at a time, in source order. */
+class Flattener {
+  private nextId = 0;
+  private readonly clock = { seq: 0 };
+  readonly globals = new Scope(null, this.nextId++, this.clock);
+
+  /** Declares what `item` declares; returns its flattened body if it is a function with one. */
+  add(item: TopLevel): FlatFunction | null {
     if (item.kind === "var") {
-      globals.declare(item);
-      continue;
+      this.globals.declare(item);
+      return null;
     }
-    if (item.kind !== "function") continue;
-    globals.declareName(item.name, "function");
-    if (!item.body) continue;
-    const fscope = new Scope(globals, nextId++, clock);
+    if (item.kind !== "function") return null;
+    this.globals.declareName(item.name, "function");
+    if (!item.body) return null;
+    const fscope = new Scope(this.globals, this.nextId++, this.clock);
     for (const p of item.rets) fscope.declare(p, { funcParam: true });
     for (const p of item.params) fscope.declare(p, { kernelParam: item.entry && p.space === "param", funcParam: !item.entry });
     const flat: FlatFunction = { fn: item, items: [], labels: new Set() };
-    const stack: { stmts: Block["stmts"]; i: number; scope: Scope }[] = [{ stmts: item.body.stmts, i: 0, scope: new Scope(fscope, nextId++, clock) }];
+    const stack: { stmts: Block["stmts"]; i: number; scope: Scope }[] = [{ stmts: item.body.stmts, i: 0, scope: new Scope(fscope, this.nextId++, this.clock) }];
     while (stack.length > 0) {
       const top = stack[stack.length - 1];
       if (top.i >= top.stmts.length) {
@@ -285,11 +373,222 @@ export function flattenModule(ast: Module): { globals: Scope; functions: FlatFun
         flat.items.push({ kind: "label", name: s.name, loc: s.loc });
         flat.labels.add(s.name);
       } else if (s.kind === "var") top.scope.declare(s);
-      else if (s.kind === "block") stack.push({ stmts: s.stmts, i: 0, scope: new Scope(top.scope, nextId++, clock) });
+      else if (s.kind === "block") stack.push({ stmts: s.stmts, i: 0, scope: new Scope(top.scope, this.nextId++, this.clock) });
     }
-    functions.push(flat);
+    return flat;
   }
-  return { globals, functions };
+}
+
+// ==================================================================== resolved instructions
+
+/**
+ * Every function of a module with its instructions' names resolved, packed into integers:
+ * the facts a dataflow pass (passes/uniformity.ts) needs, without the syntax tree. One
+ * module-wide table of strings (opcodes, names) and of modifier lists; per function, the
+ * instructions in `ResolvedFunction.code`.
+ */
+export interface ResolvedModule {
+  /** Interned strings: opcodes, symbol and label names. */
+  strings: string[];
+  /** Interned modifier lists (`["param", "u64"]`). */
+  modifierLists: (readonly string[])[];
+  functions: ResolvedFunction[];
+}
+
+/** Operand kinds in `ResolvedFunction.code`. An address is told apart by whether its base is a symbol. */
+export const OPK = { sym: 0, int: 1, float: 2, sink: 3, pair: 4, vector: 5, address: 6, addressSym: 7, list: 8 } as const;
+
+/** What a symbol refers to, in `ResolvedFunction.code`: a register number (≥ 0) or one of these. */
+export const REF = {
+  /** A variable (its address) that is not a kernel parameter. */
+  var: -1,
+  /** A `.param` of an `.entry`. */
+  kernelParam: -2,
+  function: -3,
+  /** Not declared: a special register, a label, or an unknown name (`strings[name]` tells). */
+  undeclared: -4,
+  /** No guard (guard field only). */
+  noGuard: -5,
+} as const;
+
+/** One function with a body, resolved. */
+export interface ResolvedFunction {
+  name: string;
+  entry: boolean;
+  /** Number of instructions. */
+  count: number;
+  /**
+   * Per instruction, in program order:
+   *   opcode (`strings` index), modifiers (`modifierLists` index), line, guard, operand count,
+   *   then per operand: kind (`OPK`), symbol count, and per symbol: name (`strings` index), ref.
+   * Symbols are the `sym` operands nested in the operand, in order (a pair's halves; a
+   * vector's or list's elements; an address's base, then its elements). The guard and each
+   * symbol's ref is a register number (≥ 0), or a `REF` code (`REF.noGuard`: no guard).
+   */
+  code: Int32Array;
+  /** Labels in program order, as pairs: name (`strings` index), index of the instruction that follows. */
+  labels: Int32Array;
+  /** Register number → declaration key (`SymInfo.key`). */
+  regKeys: string[];
+  /** Register parameters and return registers of a `.func`, resolved where its first instruction is. */
+  paramRegs: number[];
+  /** The valid family instructions of the function (see `parseModule`), in order. */
+  family: FamilyInst[];
+  /** Per `family` entry, the refs of its sources a, b, c, membermask (in that order; REF.undeclared where absent or not a register). */
+  familyRefs: Int32Array;
+}
+
+/** Source slots of `ResolvedFunction.familyRefs`. */
+export const FAMILY_SOURCES = ["a", "b", "c", "membermask"] as const;
+
+/** Builds a `ResolvedModule` one flattened function at a time. */
+class Resolver {
+  readonly module: ResolvedModule = { strings: [], modifierLists: [], functions: [] };
+  private readonly stringIds = new Map<string, number>();
+  private readonly modifierIds = new Map<string, number>();
+  private buf = new Int32Array(1 << 12);
+  private len = 0;
+
+  private str(s: string): number {
+    let id = this.stringIds.get(s);
+    if (id === undefined) {
+      id = this.module.strings.length;
+      this.module.strings.push(s);
+      this.stringIds.set(s, id);
+    }
+    return id;
+  }
+
+  private mods(m: readonly string[]): number {
+    const key = m.length === 0 ? "" : m.length === 1 ? m[0] : m.join(".");
+    let id = this.modifierIds.get(key);
+    if (id === undefined) {
+      id = this.module.modifierLists.length;
+      this.module.modifierLists.push(m);
+      this.modifierIds.set(key, id);
+    }
+    return id;
+  }
+
+  private put(x: number): void {
+    if (this.len === this.buf.length) {
+      const b = new Int32Array(this.buf.length * 2);
+      b.set(this.buf);
+      this.buf = b;
+    }
+    this.buf[this.len++] = x;
+  }
+
+  /** Resolves `fn`; `family` gives the valid family instruction built from an instruction, if any. */
+  add(fn: FlatFunction, family: ReadonlyMap<Instruction, FamilyInst> | ((inst: Instruction) => FamilyInst | undefined)): void {
+    const regIds = new Map<string, number>();
+    const regKeys: string[] = [];
+    const ref = (info: SymInfo | null): number => {
+      if (!info) return REF.undeclared;
+      if (info.kind === "reg") {
+        let id = regIds.get(info.key);
+        if (id === undefined) {
+          id = regKeys.length;
+          regKeys.push(info.key);
+          regIds.set(info.key, id);
+        }
+        return id;
+      }
+      if (info.kind === "var") return info.kernelParam ? REF.kernelParam : REF.var;
+      return info.kind === "function" ? REF.function : REF.undeclared;
+    };
+    const famOf = typeof family === "function" ? family : (i: Instruction) => family.get(i);
+    const labels: number[] = [];
+    const fam: FamilyInst[] = [];
+    const famRefs: number[] = [];
+    let firstScope: NameScope | null = null;
+    let count = 0;
+    this.len = 0;
+    const syms = (o: Operand, scope: NameScope): void => {
+      switch (o.kind) {
+        case "sym":
+          this.put(this.str(o.name));
+          this.put(ref(scope.lookup(o.name)));
+          break;
+        case "pair":
+          syms(o.first, scope);
+          syms(o.second, scope);
+          break;
+        case "vector":
+        case "list":
+          for (const e of o.elems) syms(e, scope);
+          break;
+        case "address":
+          if (o.base) syms(o.base, scope);
+          for (const e of o.elems) syms(e, scope);
+          break;
+        default:
+          break;
+      }
+    };
+    for (const item of fn.items) {
+      if (item.kind === "label") {
+        labels.push(this.str(item.name), count);
+        continue;
+      }
+      const { inst, scope } = item;
+      firstScope ??= scope;
+      count++;
+      this.put(this.str(inst.opcode));
+      this.put(this.mods(inst.modifiers));
+      this.put(inst.loc.line);
+      this.put(inst.guard ? ref(scope.lookup(inst.guard.reg)) : REF.noGuard);
+      this.put(inst.operands.length);
+      for (const o of inst.operands) {
+        this.put(o.kind === "address" ? (o.base?.kind === "sym" ? OPK.addressSym : OPK.address) : OPK[o.kind]);
+        const at = this.len;
+        this.put(0);
+        syms(o, scope);
+        this.buf[at] = (this.len - at - 1) / 2;
+      }
+      const fi = famOf(inst);
+      if (fi) {
+        fam.push(fi);
+        for (const s of FAMILY_SOURCES) {
+          const o = fi[s];
+          famRefs.push(o && o.kind === "reg" ? ref(scope.lookup(o.name)) : REF.undeclared);
+        }
+      }
+    }
+    const paramRegs: number[] = [];
+    if (firstScope && !fn.fn.entry) {
+      for (const p of [...fn.fn.rets, ...fn.fn.params]) {
+        for (const d of p.declarators) {
+          const r = ref(firstScope.lookup(d.name));
+          if (r >= 0) paramRegs.push(r);
+        }
+      }
+    }
+    this.module.functions.push({
+      name: fn.fn.name,
+      entry: fn.fn.entry,
+      count,
+      code: this.buf.slice(0, this.len),
+      labels: Int32Array.from(labels),
+      regKeys,
+      paramRegs,
+      family: fam,
+      familyRefs: Int32Array.from(famRefs),
+    });
+  }
+}
+
+/**
+ * The `ResolvedModule` of a syntax tree, with `insts` (valid family instructions of that
+ * module) matched to their instructions by position. `parseModule` builds the same while it
+ * parses.
+ */
+export function resolveModule(ast: Module, insts: readonly FamilyInst[]): ResolvedModule {
+  const byLoc = new Map<string, FamilyInst>();
+  for (const fi of insts) byLoc.set(`${fi.loc.line}:${fi.loc.col}`, fi);
+  const r = new Resolver();
+  for (const fn of flattenModule(ast).functions) r.add(fn, (inst) => byLoc.get(`${inst.loc.line}:${inst.loc.col}`));
+  return r.module;
 }
 
 // ==================================================================== module context
@@ -312,6 +611,10 @@ function moduleContext(ast: Module): ModuleContext {
     }
   }
   return { version: ast.version ? { major: ast.version.major, minor: ast.version.minor } : null, sm };
+}
+
+function sameContext(a: ModuleContext, b: ModuleContext): boolean {
+  return a.sm === b.sm && a.version?.major === b.version?.major && a.version?.minor === b.version?.minor;
 }
 
 function versionBelow(v: ModuleContext["version"], major: number, minor: number): boolean {

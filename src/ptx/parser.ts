@@ -30,6 +30,7 @@ import type {
   Module,
   Operand,
   Statement,
+  TopLevel,
   VarDecl,
 } from "./ast.js";
 import { Lexer, parseHexFloat, parseIntLiteral } from "./lexer.js";
@@ -47,9 +48,21 @@ export interface ParseResult {
   diagnostics: Diagnostic[];
 }
 
+/** Options of `parsePtx`. */
+export interface ParseOptions {
+  /**
+   * Called with each top-level item (function, variable, directive) as soon as it has been
+   * parsed, in source order, with the module as parsed so far (`.version` and `.target` are
+   * set when their directives are read). Returning false leaves the item out of
+   * `module.items`, so that a caller that handles functions one at a time need not keep their
+   * bodies. The callback must not throw.
+   */
+  onItem?: (item: TopLevel, module: Module) => boolean;
+}
+
 /** Parse a PTX module. Never throws; see the file comment. */
-export function parsePtx(text: string, file: string): ParseResult {
-  const p = new Parser(text, file);
+export function parsePtx(text: string, file: string, opts: ParseOptions = {}): ParseResult {
+  const p = new Parser(text, file, opts.onItem ?? null);
   try {
     p.parseModule();
   } catch (e) {
@@ -136,7 +149,11 @@ class Parser {
   /** `{` of vector operands opened in the current statement, for recovery. */
   private openBraces = 0;
 
-  constructor(src: string, file: string) {
+  constructor(
+    src: string,
+    file: string,
+    private readonly onItem: ((item: TopLevel, module: Module) => boolean) | null,
+  ) {
     this.src = src;
     this.file = file;
     this.lx = new Lexer(src);
@@ -284,6 +301,12 @@ class Parser {
 
   // ---------------------------------------------------------------- module level
 
+  /** A parsed top-level item: to the callback, and into `module.items` unless it declines. */
+  private emit(item: TopLevel): void {
+    if (this.onItem && !this.onItem(item, this.module)) return;
+    this.module.items.push(item);
+  }
+
   parseModule(): void {
     const lx = this.lx;
     while (lx.k() !== "eof") {
@@ -311,7 +334,7 @@ class Parser {
     const loc = this.here();
     const name = this.dotName();
     if (LINE_DIRECTIVES.has(name)) {
-      this.module.items.push(this.lineDirective(name, loc));
+      this.emit(this.lineDirective(name, loc));
       return;
     }
     if (name === "section") {
@@ -321,12 +344,12 @@ class Parser {
       const args = this.src.slice(start, lx.start).trim();
       if (lx.isPunct(LBRACE)) this.skipBalanced();
       else if (lx.isPunct(SEMI)) lx.next();
-      this.module.items.push({ kind: "directive", name, args, loc });
+      this.emit({ kind: "directive", name, args, loc });
       return;
     }
     if (name === "pragma" || name === "alias") {
       lx.next();
-      this.module.items.push({ kind: "directive", name, args: this.restUntilSemicolon(), loc });
+      this.emit({ kind: "directive", name, args: this.restUntilSemicolon(), loc });
       return;
     }
     if (LINKAGE.has(name) || name === "entry" || name === "func" || SPACES.has(name)) {
@@ -336,11 +359,11 @@ class Parser {
         lx.next();
       }
       if (lx.k() === "dot" && (this.dotName() === "entry" || this.dotName() === "func")) {
-        this.module.items.push(this.parseFunction(linkage, loc));
+        this.emit(this.parseFunction(linkage, loc));
         return;
       }
       if (lx.k() !== "dot" || !SPACES.has(this.dotName())) this.fail("'.entry', '.func' or a state space");
-      this.module.items.push(this.parseVarDecl(linkage, loc));
+      this.emit(this.parseVarDecl(linkage, loc));
       return;
     }
     this.report(loc, messages.unknownDirective(name));

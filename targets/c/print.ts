@@ -16,8 +16,9 @@
  */
 import { format } from "@wasm-fmt/clang-format";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
-import { checkIdent, namesRead, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
+import { checkIdent, namesRead, printExprs, unparen, widthOf } from "../portable/pir.js";
 import type { Routine } from "../js/print.js";
+import { nameShape, planOf, plainName } from "../js/print.js";
 
 export type { Routine } from "../js/print.js";
 
@@ -144,10 +145,20 @@ function decl(name: string, t: PType, input: boolean): string {
   return `${container(t)} ${checkIdent(name)}`;
 }
 
-/** Prints one function (with its header comment); records helper use in `used`. */
-function printFunction(r: Routine, opts: CPrintOptions, used: Set<string>): string {
+/**
+ * One function, unformatted: its signature line (through `{`) and its top-level statements
+ * (a hoisted temporary is a statement of its own; a loop or `if` is one, with its lines),
+ * each indented for the body. Records helper use in `used`.
+ */
+interface CFunction {
+  sig: string;
+  stmts: string[];
+}
+
+/** Prints one function; records helper use in `used`. */
+function printFunction(r: Routine, opts: CPrintOptions, used: Set<string>): CFunction {
   const fn = r.fn;
-  const plan = printPlan(fn);
+  const plan = planOf(fn);
   const scalars = fn.results.filter((x) => x.type.t !== "arr");
   if (scalars.length > 1) throw new Error(`${fn.name}: C routines return at most one scalar`);
   const ret = scalars[0] ? container(scalars[0].type as Scalar) : "void";
@@ -155,14 +166,28 @@ function printFunction(r: Routine, opts: CPrintOptions, used: Set<string>): stri
     ...fn.params.map((p) => decl(p.name, p.type, true)),
     ...fn.results.filter((x) => x.type.t === "arr").map((x) => decl(x.name, x.type, false)),
   ];
-  const out: string[] = [];
+  const stmtsOut: string[] = [];
+  let out: string[] = [];
+  /** Ends a top-level statement. */
+  const flush = () => {
+    if (out.length) stmtsOut.push(out.map((l) => (l.startsWith(" ") ? l : "  " + l)).join("\n"));
+    out = [];
+  };
   const read = namesRead(fn);
-  for (const p of fn.params) if (!read.has(p.name)) out.push(`(void)${p.name};`);
+  for (const p of fn.params)
+    if (!read.has(p.name)) {
+      out.push(`(void)${p.name};`);
+      flush();
+    }
   let tempNo = 0;
   const fresh = () => `t${++tempNo}`;
+  const fmt = (e: PExpr, kid: (k: PExpr) => string) => cNode(e, kid, plan, used);
   const exprs = (roots: PExpr[], ind: string) => {
-    const p = printExprs(roots, plan, (e, kid) => cNode(e, kid, plan, used), fresh);
-    for (const t of p.temps) out.push(`${ind}const ${container(t.node.type)} ${t.name} = ${unparen(t.text)};`);
+    const p = printExprs(roots, plan, fmt, fresh);
+    for (const t of p.temps) {
+      out.push(`${ind}const ${container(t.node.type)} ${t.name} = ${unparen(t.text)};`);
+      if (ind === "  ") flush();
+    }
     return p.roots.map(unparen);
   };
   const stmts = (ss: PStmt[], ind: string): void => {
@@ -172,7 +197,10 @@ function printFunction(r: Routine, opts: CPrintOptions, used: Set<string>): stri
         case "var": {
           const [v] = exprs([st.value], ind);
           out.push(`${ind}${st.s === "let" ? "const " : ""}${container(st.value.type)} ${checkIdent(st.name)} = ${v};`);
-          if (!read.has(st.name)) out.push(`${ind}(void)${st.name};`);
+          if (!read.has(st.name)) {
+            if (ind === "  ") flush();
+            out.push(`${ind}(void)${st.name};`);
+          }
           break;
         }
         case "set": {
@@ -204,19 +232,22 @@ function printFunction(r: Routine, opts: CPrintOptions, used: Set<string>): stri
         case "return": {
           const v = scalars[0] ? st.values[scalars[0].name] : undefined;
           if (!v) throw new Error(`${fn.name}: return without ${scalars[0]?.name ?? "a result"}`);
-          out.push(`${ind}return ${exprs([v], ind)[0]};`);
+          const [x] = exprs([v], ind);
+          out.push(`${ind}return ${x};`);
           break;
         }
       }
+      if (ind === "  ") flush();
     }
   };
   stmts(fn.body, "  ");
-  return [
-    cComment(r.header),
-    `${opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.join(", ")}) {`,
-    ...out.map((l) => (l.startsWith(" ") ? l : "  " + l)),
-    "}",
-  ].join("\n");
+  flush();
+  return { sig: `${opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.join(", ")}) {`, stmts: stmtsOut };
+}
+
+/** A function's text before formatting. */
+function functionText(f: CFunction): string {
+  return [f.sig, ...f.stmts, "}"].join("\n");
 }
 
 /**
@@ -230,7 +261,8 @@ export function cComment(text: string): string {
     .replace(/\?\?/g, "? ?")
     .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ")
     .split(/\r?\n|\u2028|\u2029/)
-    .map((l) => l.replace(/\\+\s*$/, (m) => m.replace(/\\/g, "/")));
+    // A splice turned into slashes must not close the comment (`*\` → `*/`).
+    .map((l) => l.replace(/\\+\s*$/, (m) => m.replace(/\\/g, "/")).replace(/\*\//g, "* /"));
   return ["/*", ...lines.map((l) => (l ? ` * ${l}` : " *")), " */"].join("\n");
 }
 
@@ -249,13 +281,113 @@ export function printCModule(routines: Routine[], opts: CPrintOptions = {}): str
     seen.add(r.name);
   }
   const used = new Set<string>();
-  const bodies = routines.map((r) => printFunction(r, opts, used));
-  const text =
-    [
-      ...(opts.banner ? [cComment(opts.banner)] : []),
-      "#include <stdbool.h>\n#include <stdint.h>",
-      ...[...used].sort().map((h) => HELPERS[h]!),
-      ...bodies,
-    ].join("\n\n") + "\n";
-  return opts.format === false ? text : format(text, "routines.c", CLANG_FORMAT_STYLE);
+  const fns = routines.map((r) => printFunction(r, opts, used));
+  const banner = opts.banner ? [cComment(opts.banner)] : [];
+  const preamble = ["#include <stdbool.h>\n#include <stdint.h>", ...[...used].sort().map((h) => HELPERS[h]!)];
+  const text = () =>
+    [...banner, ...preamble, ...fns.map((f, i) => cComment(routines[i]!.header) + "\n" + functionText(f))].join("\n\n") + "\n";
+  if (opts.format === false) return text();
+  const pieces = formatPieces(routines, fns, preamble);
+  return pieces ? [...banner, ...pieces].join("\n\n") + "\n" : format(text(), "routines.c", CLANG_FORMAT_STYLE);
+}
+
+const STMT_HEAD = "void pl_stmt_(void) {";
+const STMT_TAIL = "  (void)0;\n}";
+const SIG_TAIL = "\n  (void)0;\n  (void)0;\n}";
+const SEPARATOR = "int pl_piece_;";
+
+/**
+ * The formatted module after the banner (comments, which clang-format leaves as they are with
+ * `ReflowComments: Never`): the preamble, then each routine's header and function. Assembled
+ * from pieces formatted once each by one clang-format run, or null if a piece's formatted
+ * shape is not the one expected. clang-format formats each statement of a function body on
+ * its own (LLVM style aligns nothing across statements and never puts a block on one line),
+ * and the signature line on its own, so: each distinct statement once (in a function of two
+ * statements, so that it is not put on the signature's line), each distinct signature once (by
+ * everything but the routine name's spelling, see js/print.ts `plainName`), and a function of
+ * one statement whole, as clang-format may put it on one line.
+ */
+function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[]): string[] | null {
+  const ids = new Map<string, number>();
+  const batch: string[] = [];
+  const piece = (key: string, text: string): number => {
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = batch.length;
+      ids.set(key, id);
+      batch.push(text);
+    }
+    return id;
+  };
+  /** `text` with the routine name replaced by its shape, where the spelling cannot matter. */
+  const keyOf = (text: string, name: string): string => {
+    const at = plainName(name) ? nameAt(text, name) : -1;
+    return at < 0 ? "=" + text : text.slice(0, at) + "\u0000" + nameShape(name) + "\u0000" + text.slice(at + name.length);
+  };
+  const fixed = preamble.map((p) => piece(`p${p}`, p));
+  const plan = fns.map((f, i) => {
+    const name = routines[i]!.name;
+    if (f.stmts.length === 1 && !f.stmts[0]!.includes("\n")) {
+      const t = functionText(f);
+      return { whole: piece(`w${keyOf(t, name)}`, t), sig: -1, stmts: [] as number[] };
+    }
+    const sig = piece(`g${keyOf(f.sig, name)}`, f.sig + SIG_TAIL);
+    return { whole: -1, sig, stmts: f.stmts.map((s) => piece(`s${s}`, `${STMT_HEAD}\n${s}\n${STMT_TAIL}`)) };
+  });
+  const out = format(batch.join(`\n${SEPARATOR}\n`) + "\n", "routines.c", CLANG_FORMAT_STYLE);
+  if (!out.endsWith("\n")) return null;
+  const formatted = out.slice(0, -1).split(`\n${SEPARATOR}\n`);
+  if (formatted.length !== batch.length) return null;
+  // Check the shape of each piece, and cut the wrappers.
+  const text: (string | null)[] = formatted.map((f, id) => {
+    const src = batch[id]!;
+    if (src.startsWith(STMT_HEAD + "\n")) {
+      if (!f.startsWith(STMT_HEAD + "\n") || !f.endsWith("\n" + STMT_TAIL)) return null;
+      const body = f.slice(STMT_HEAD.length + 1, f.length - STMT_TAIL.length - 1);
+      return body.split("\n").every((l) => l.startsWith("  ")) ? body : null;
+    }
+    if (src.endsWith(SIG_TAIL)) {
+      if (!f.endsWith(" {" + SIG_TAIL)) return null;
+      const sig = f.slice(0, f.length - SIG_TAIL.length);
+      return sig.includes("{\n") ? null : sig;
+    }
+    return f;
+  });
+  if (text.some((t) => t === null)) return null;
+  const parts: string[] = fixed.map((id) => text[id]!);
+  for (let i = 0; i < fns.length; i++) {
+    const p = plan[i]!;
+    const name = routines[i]!.name;
+    /** Piece `id` with its routine's name replaced by `name`. */
+    const named = (id: number): string | null => {
+      const t = text[id]!;
+      const own = routineNameIn(batch[id]!);
+      if (own === name) return t;
+      const at = nameAt(t, own);
+      return at < 0 ? null : t.slice(0, at) + name + t.slice(at + own.length);
+    };
+    let fnText: string | null;
+    if (p.whole >= 0) fnText = named(p.whole);
+    else {
+      const sig = named(p.sig);
+      fnText = sig === null ? null : [sig, ...p.stmts.map((id) => text[id]!), "}"].join("\n");
+    }
+    if (fnText === null) return null;
+    parts.push(cComment(routines[i]!.header) + "\n" + fnText);
+  }
+  return parts;
+}
+
+/** Where `name(` first appears after a blank (or at the start) in `text`; -1 if nowhere. */
+function nameAt(text: string, name: string): number {
+  for (let at = text.indexOf(name + "("); at >= 0; at = text.indexOf(name + "(", at + 1)) {
+    if (at === 0 || text[at - 1] === " " || text[at - 1] === "\n") return at;
+  }
+  return -1;
+}
+
+/** The name of the function a signature or whole-function piece defines (the identifier before the first `(`). */
+function routineNameIn(src: string): string {
+  const m = /([A-Za-z_][A-Za-z0-9_]*)\(/.exec(src);
+  return m ? m[1]! : "";
 }

@@ -1,6 +1,6 @@
 /**
- * @fileoverview PIR → an ES module of JavaScript routines, built with ts-morph (an in-memory
- * Project and CodeBlockWriter) and formatted by prettier (parser babel).
+ * @fileoverview PIR → an ES module of JavaScript routines, built with ts-morph's
+ * CodeBlockWriter and formatted by prettier (parser babel).
  *
  * Values: bit-vectors of ≤ 32 bits are non-negative numbers, kept in range explicitly
  * (`>>> 0`, `& mask`, `Math.imul`); 33..64 bits are BigInts masked with `BigInt.asUintN`;
@@ -9,8 +9,18 @@
  * (`n < w ? x << n : 0`), so the output never depends on JS's count masking (`& 31`).
  * Nothing from input text is evaluated; routine names must be identifiers, and each routine
  * has one block comment (prettier is quadratic in `//` comments).
+ *
+ * Formatting a whole module with prettier takes minutes for 10^4 routines with 10^5 comment
+ * lines, so a module is formatted in pieces whose output prettier makes independent of their
+ * context: each distinct top-level statement of a routine body once (routines share most of
+ * them), each distinct signature once (by parameters and the name's length and shape), and
+ * no comments at all — each routine's header comment is printed the way prettier prints a
+ * block comment whose lines all start with `*` (trimmed, re-indented), see `prettierComment`.
+ * The result is byte for byte what prettier gives for the whole module; where that cannot be
+ * shown (a `\r` in a comment, an unexpected shape of prettier's output), the whole module goes
+ * through prettier instead.
  */
-import { Project, type CodeBlockWriter } from "ts-morph";
+import { CodeBlockWriter } from "ts-morph";
 import * as prettier from "prettier";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
 import { checkIdent, printExprs, printPlan, stmtRoots, unparen, widthOf } from "../portable/pir.js";
@@ -160,6 +170,15 @@ function jsNode(e: PExpr, kid: (k: PExpr) => string, plan: PrintPlan): string {
   }
 }
 
+const plans = new WeakMap<PirFunction, PrintPlan>();
+
+/** `printPlan(fn)`, once per function object (the JS and C printers of one module share it). */
+export function planOf(fn: PirFunction): PrintPlan {
+  let p = plans.get(fn);
+  if (!p) plans.set(fn, (p = printPlan(fn)));
+  return p;
+}
+
 /** `new Uint32Array(n)` etc. for an array result. */
 function newArray(t: PType): string {
   if (t.t !== "arr") throw new Error("not an array type");
@@ -167,16 +186,69 @@ function newArray(t: PType): string {
   return big(t.elem) ? `new BigUint64Array(${t.n})` : `new Uint32Array(${t.n})`;
 }
 
-/** Writes the body of `fn` (statements, and the return of its results). */
-function writeBody(w: CodeBlockWriter, fn: PirFunction): void {
-  const plan = printPlan(fn);
+/**
+ * Routine bodies written into one CodeBlockWriter (making a writer costs more than writing a
+ * statement), with the span of each top-level statement recorded.
+ */
+class BodyWriter {
+  readonly w = new CodeBlockWriter();
+  private readonly spans: number[] = [];
+  private start = 0;
+
+  /** Ends the current top-level statement (if anything was written since the last one). */
+  flush(): void {
+    const end = this.w.getLength();
+    if (end > this.start) this.spans.push(this.start, end);
+    this.start = end;
+  }
+
+  /** Number of statements so far. */
+  get count(): number {
+    return this.spans.length / 2;
+  }
+
+  /** The statements written, each trimmed. */
+  statements(): string[] {
+    const text = this.w.toString();
+    const out: string[] = [];
+    for (let i = 0; i < this.spans.length; i += 2) {
+      const s = text.slice(this.spans[i], this.spans[i + 1]).trim();
+      out.push(s);
+    }
+    return out;
+  }
+}
+
+/**
+ * Writes the body of `fn` (statements, and the return of its results) to `bw`, one top-level
+ * statement at a time (a hoisted temporary is a statement of its own).
+ */
+function writeBody(bw: BodyWriter, fn: PirFunction): void {
+  const w = bw.w;
+  const plan = planOf(fn);
   let tempNo = 0;
   const fresh = () => `t${++tempNo}`;
-  for (const r of fn.results) if (r.type.t === "arr") w.writeLine(`const ${checkIdent(r.name)} = ${newArray(r.type)};`);
+  let depth = 0;
+  const end = () => {
+    if (depth === 0) bw.flush();
+  };
+  for (const r of fn.results)
+    if (r.type.t === "arr") {
+      w.writeLine(`const ${checkIdent(r.name)} = ${newArray(r.type)};`);
+      end();
+    }
   const exprs = (roots: PExpr[]) => {
     const p = printExprs(roots, plan, (e, kid) => jsNode(e, kid, plan), fresh);
-    for (const t of p.temps) w.writeLine(`const ${t.name} = ${unparen(t.text)};`);
+    for (const t of p.temps) {
+      w.writeLine(`const ${t.name} = ${unparen(t.text)};`);
+      end();
+    }
     return p.roots.map(unparen);
+  };
+  const nested = (ss: PStmt[]) => () => {
+    depth++;
+    stmts(ss);
+    depth--;
   };
   const stmts = (ss: PStmt[]): void => {
     for (const st of ss) {
@@ -190,14 +262,12 @@ function writeBody(w: CodeBlockWriter, fn: PirFunction): void {
           break;
         }
         case "for":
-          w.write(`for (let ${checkIdent(st.index)} = 0; ${st.index} < ${st.n}; ${st.index}++)`).block(() =>
-            stmts(st.body),
-          );
+          w.write(`for (let ${checkIdent(st.index)} = 0; ${st.index} < ${st.n}; ${st.index}++)`).block(nested(st.body));
           break;
         case "if": {
           const [c] = exprs([st.c]);
-          w.write(`if (${c})`).block(() => stmts(st.then));
-          if (st.else.length) w.write("else").block(() => stmts(st.else));
+          w.write(`if (${c})`).block(nested(st.then));
+          if (st.else.length) w.write("else").block(nested(st.else));
           break;
         }
         case "store": {
@@ -217,17 +287,38 @@ function writeBody(w: CodeBlockWriter, fn: PirFunction): void {
           break;
         }
       }
+      end();
     }
   };
   stmts(fn.body);
-  if (!fn.body.some((s) => s.s === "return"))
+  if (!fn.body.some((s) => s.s === "return")) {
     w.writeLine(`return { ${fn.results.map((r) => checkIdent(r.name)).join(", ")} };`);
+    end();
+  }
 }
 
 /** `text` as one block comment, safe against `*\/` in the text. */
 export function blockComment(text: string): string {
   const lines = text.replace(/\*\//g, "*\\/").split(/\r?\n|\u2028|\u2029/);
   return ["/*", ...lines.map((l) => (l ? ` * ${l}` : " *")), " */"].join("\n");
+}
+
+/**
+ * What prettier prints for the block comment `c` (a leading comment at the top level), or
+ * null if this cannot tell. Prettier's printComment: a comment of several lines that all
+ * start with `*` (after leading blanks; with the delimiters' stars) is printed with each line
+ * trimmed of leading blanks, every line but the last also of trailing ones, and a space
+ * before each but the first; any other comment as written. Prettier first turns `\r\n` and
+ * `\r` into `\n`, which would change the lines: such a comment returns null.
+ */
+export function prettierComment(c: string): string | null {
+  if (c.includes("\r") || !c.startsWith("/*") || !c.endsWith("*/") || c.length < 4) return null;
+  const value = c.slice(2, -2);
+  if (value.includes("*/")) return null;
+  const lines = `*${value}*`.split("\n").map((l) => l.trimStart());
+  if (lines.length < 2 || value[0] === "*" || !lines.every((l) => l.startsWith("*"))) return null;
+  const last = lines.length - 1;
+  return "/" + lines.map((l, i) => (i === 0 ? l.trimEnd() : i === last ? " " + l : " " + l.trimEnd())).join("\n") + "/";
 }
 
 /**
@@ -242,19 +333,113 @@ export async function printJsModule(routines: Routine[], opts: JsPrintOptions = 
     if (seen.has(checkIdent(r.name))) throw new Error(`duplicate routine ${r.name}`);
     seen.add(r.name);
   }
-  const project = new Project({ useInMemoryFileSystem: true });
-  const sf = project.createSourceFile("routines.js", opts.banner ? blockComment(opts.banner) + "\n" : "", {
-    overwrite: true,
+  const bw = new BodyWriter();
+  const spans = routines.map((r) => {
+    const first = bw.count;
+    writeBody(bw, r.fn);
+    return [first, bw.count] as const;
   });
-  sf.addFunctions(
-    routines.map((r) => ({
-      name: r.name,
-      isExported: true,
-      leadingTrivia: blockComment(r.header) + "\n",
-      parameters: r.fn.params.map((p) => ({ name: checkIdent(p.name) })),
-      statements: (w: CodeBlockWriter) => writeBody(w, r.fn),
-    })),
-  );
-  const text = sf.getFullText();
-  return opts.format === false ? text : prettier.format(text, { parser: "babel" });
+  const all = bw.statements();
+  const printed = routines.map((r, i) => ({
+    r,
+    params: r.fn.params.map((p) => checkIdent(p.name)).join(", "),
+    body: all.slice(spans[i]![0], spans[i]![1]),
+  }));
+  if (opts.format === false) return unformatted(printed, opts);
+  const fast = await formatPieces(printed, opts);
+  return fast ?? prettier.format(unformatted(printed, opts), { parser: "babel" });
+}
+
+interface PrintedRoutine {
+  r: Routine;
+  /** Parameter list, comma-separated. */
+  params: string;
+  /** Top-level statements of the body, unformatted. */
+  body: string[];
+}
+
+/** The module before formatting: comments as they are, functions written with a CodeBlockWriter. */
+function unformatted(printed: PrintedRoutine[], opts: JsPrintOptions): string {
+  const parts: string[] = opts.banner ? [blockComment(opts.banner) + "\n"] : [];
+  printed.forEach(({ r, params, body }, i) => {
+    const w = new CodeBlockWriter();
+    w.write(`export function ${r.name}(${params})`).block(() => {
+      for (const s of body) w.writeLine(s);
+    });
+    parts.push((i > 0 ? "\n" : "") + blockComment(r.header) + "\n" + w.toString() + "\n");
+  });
+  return parts.join("");
+}
+
+/** A routine name whose spelling cannot matter to a formatter beyond its length and the class of each character. */
+export function plainName(name: string): boolean {
+  return /^[a-z][a-z0-9_]*__[a-z0-9_]*$/.test(name);
+}
+
+/** `name` with each character replaced by its class (letter, digit, underscore). */
+export function nameShape(name: string): string {
+  return name.replace(/[a-z]/g, "a").replace(/[A-Z]/g, "A").replace(/[0-9]/g, "0");
+}
+
+/**
+ * The formatted module, assembled from pieces formatted once each (see the file comment), or
+ * null if a piece's formatted shape is not the one expected.
+ */
+async function formatPieces(printed: PrintedRoutine[], opts: JsPrintOptions): Promise<string | null> {
+  if (printed.length === 0) return null; // a module of comments only: nothing to gain
+  const headers: string[] = [];
+  for (const p of [...(opts.banner !== undefined && opts.banner !== "" ? [opts.banner] : []), ...printed.map((x) => x.r.header)]) {
+    const c = prettierComment(blockComment(p));
+    if (c === null) return null;
+    headers.push(c);
+  }
+  // Distinct signatures (one representative name per key) and distinct statements.
+  const sigs = new Map<string, { name: string; params: string; index: number }>();
+  const stmts = new Map<string, number>();
+  const sigKey = (x: PrintedRoutine) => (plainName(x.r.name) ? `${nameShape(x.r.name)}(${x.params})` : `=${x.r.name}(${x.params})`);
+  for (const x of printed) {
+    const key = sigKey(x);
+    if (!sigs.has(key)) sigs.set(key, { name: x.r.name, params: x.params, index: sigs.size });
+    for (const s of x.body) if (!stmts.has(s)) stmts.set(s, stmts.size);
+  }
+  const batch: string[] = [];
+  for (const { name, params } of sigs.values()) batch.push(`export function ${name}(${params}) {\n0;\n}`);
+  for (const s of stmts.keys()) batch.push(`(function () {\n${s}\n});`);
+  if (process.env.PL_DEBUG) console.error("batch", sigs.size, stmts.size, batch.join("\n").length, printed.reduce((n, x) => n + x.body.length, 0));
+  const out = (await prettier.format(batch.join("\n"), { parser: "babel" })).split("\n");
+
+  // Read the pieces back: each signature ends with ` {` before the line `  0;`; each statement
+  // is the lines between `(function () {` and `});`, at the indentation of a routine body.
+  let at = 0;
+  const sigText: string[] = [];
+  for (const { name } of sigs.values()) {
+    const start = at;
+    if (!out[at]?.startsWith(`export function ${name}(`)) return null;
+    while (at < out.length && out[at] !== "  0;") at++;
+    if (at === start || out[at + 1] !== "}" || !out[at - 1]!.endsWith(") {")) return null;
+    sigText.push(out.slice(start, at).join("\n"));
+    at += 2;
+  }
+  const stmtText: string[] = [];
+  for (let k = 0; k < stmts.size; k++) {
+    if (out[at] !== "(function () {") return null;
+    const start = ++at;
+    while (at < out.length && out[at] !== "});") at++;
+    if (at === start || at === out.length) return null;
+    for (let j = start; j < at; j++) if (!out[j]!.startsWith("  ")) return null;
+    stmtText.push(out.slice(start, at).join("\n"));
+    at++;
+  }
+  if (at !== out.length - 1 || out[at] !== "") return null;
+
+  const parts: string[] = [];
+  let h = 0;
+  if (opts.banner !== undefined && opts.banner !== "") parts.push(headers[h++]! + "\n");
+  printed.forEach((x, i) => {
+    const sig = sigs.get(sigKey(x))!;
+    let head = sigText[sig.index]!;
+    if (sig.name !== x.r.name) head = `export function ${x.r.name}` + head.slice(`export function ${sig.name}`.length);
+    parts.push((i > 0 ? "\n" : "") + headers[h++]! + "\n" + head + "\n" + x.body.map((s) => stmtText[stmts.get(s)!]!).join("\n") + "\n}\n");
+  });
+  return parts.join("");
 }

@@ -1,0 +1,141 @@
+/**
+ * @fileoverview Proves the whole matrix — every form × operand kinds × rule (shadowed ones
+ * included) × target (each AMDGPU mcpu; the PIR, which JS and C share) × profile — of the
+ * three families, and prints a table per family × target × profile (proved / refuted /
+ * unknown / gaps, distinct queries solved) with the wall time.
+ *
+ *   npx tsx scripts/prove-all.ts [--family szext|video|match|all] [--workers N]
+ *        [--timeout MS] [--every N] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
+ *
+ * How it fits in minutes (design.md appendix): identical queries are proved once (query
+ * keys: the emitted lines or PIR, contract layout, wave size and spec terms — the mcpus of a
+ * wave size and the two profiles mostly share); video routines with selectors are covered by
+ * the same routine without selectors through checked stage reductions (src/check/prove.ts
+ * `reduceSelectors`); match loops share their loop lemma (affinity); the match bug-finder
+ * runs only where a proof fails; every core runs a worker. `--out` gets one JSON line per
+ * form × kinds × rule × target × profile naming the proved query that covers it (its key and
+ * label, and the stage reduction if one was used); a combination no rule covers is a gap.
+ */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { availableParallelism } from "node:os";
+import type { Family } from "../src/ir/forms.js";
+import { FAMILIES, familyOf, formName } from "../src/ir/forms.js";
+import type { ProveItem } from "../src/check/prove_worker.js";
+import { matrixRows, proveMany } from "../src/check/prove_worker.js";
+
+const { values } = parseArgs({
+  options: {
+    family: { type: "string", default: "all" },
+    workers: { type: "string" },
+    timeout: { type: "string", default: "60000" },
+    every: { type: "string", default: "1" },
+    out: { type: "string", default: "prove-all.jsonl" },
+    "bug-lanes": { type: "string", default: "16" },
+    "bug-timeout": { type: "string", default: "60000" },
+  },
+});
+
+const families: Family[] = values.family === "all" ? [...FAMILIES] : [values.family as Family];
+const workers = Number(values.workers ?? availableParallelism());
+const every = Number(values.every);
+const t0 = performance.now();
+const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
+const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
+
+const rows = families.flatMap((f) => matrixRows(f, every));
+const items: ProveItem[] = [];
+const gaps = rows.filter((r) => r.rules.length === 0);
+for (const r of rows) for (const rule of r.rules) items.push({ spec: r.spec, target: r.target, profile: r.profile, rule });
+process.stderr.write(`prove-all: ${families.join(", ")}: ${rows.length} routine × target × profile rows, ${items.length} rule combinations, ${gaps.length} gaps; ${workers} workers\n`);
+
+let last = 0;
+const results = await proveMany(items, {
+  workers,
+  timeoutMs: Number(values.timeout),
+  bugFinder: "fallback",
+  bugLanes: Number(values["bug-lanes"]),
+  bugTimeoutMs: Number(values["bug-timeout"]),
+  onProgress: (done, total) => {
+    const now = performance.now();
+    if (now - last > 10_000 || done === total) {
+      last = now;
+      process.stderr.write(`  ${done}/${total} (${((now - t0) / 1000).toFixed(0)} s)\n`);
+    }
+  },
+});
+const wall = (performance.now() - t0) / 1000;
+
+// One line per combination, naming the query that covers it.
+const lines = results.map((r) =>
+  JSON.stringify(
+    {
+      form: formName(r.item.spec.form),
+      kinds: r.item.spec.kinds,
+      guarded: r.item.spec.guarded,
+      target: tname(r.item.target),
+      profile: r.item.profile,
+      rule: r.item.rule,
+      verdict: r.verdict.verdict,
+      coveredBy: r.query,
+      ...(r.via ? { via: r.via } : {}),
+      ...(r.verdict.verdict === "proved" ? { method: r.verdict.method } : {}),
+      ...(r.verdict.verdict === "unknown" ? { reason: r.verdict.reason } : {}),
+      ...(r.verdict.verdict === "refuted" ? { reason: r.verdict.reason, counterexample: r.verdict.counterexample } : {}),
+      ms: Math.round(r.verdict.ms),
+    },
+    big,
+  ),
+);
+for (const g of gaps) lines.push(JSON.stringify({ form: formName(g.spec.form), kinds: g.spec.kinds, guarded: g.spec.guarded, target: tname(g.target), profile: g.profile, verdict: "gap", reason: "no rule applies" }, big));
+writeFileSync(values.out!, lines.join("\n") + "\n");
+
+// The table: family × target × profile.
+type Cell = { combos: number; proved: number; refuted: number; unknown: number; gaps: number; queries: Set<string>; ms: number };
+const table = new Map<string, Cell>();
+const cell = (k: string) => {
+  let c = table.get(k);
+  if (!c) table.set(k, (c = { combos: 0, proved: 0, refuted: 0, unknown: 0, gaps: 0, queries: new Set(), ms: 0 }));
+  return c;
+};
+const solved = new Set<string>();
+for (const r of results) {
+  const c = cell(`${familyOf(r.item.spec.form)}|${tname(r.item.target)}|${r.item.profile}`);
+  c.combos++;
+  if (r.verdict.verdict === "proved") c.proved++;
+  else if (r.verdict.verdict === "refuted") c.refuted++;
+  else c.unknown++;
+  c.queries.add(r.query.key);
+  if (!solved.has(r.query.key)) {
+    solved.add(r.query.key);
+    c.ms += r.verdict.ms;
+  }
+}
+for (const g of gaps) cell(`${familyOf(g.spec.form)}|${tname(g.target)}|${g.profile}`).gaps++;
+const out: string[] = [];
+const pad = (x: string | number, n: number) => String(x).padStart(n);
+out.push(`${"family".padEnd(7)} ${"target".padEnd(8)} ${"profile".padEnd(7)} ${pad("combos", 7)} ${pad("proved", 7)} ${pad("refuted", 7)} ${pad("unknown", 7)} ${pad("gaps", 5)} ${pad("queries", 7)} ${pad("solver s", 9)}`);
+for (const [k, c] of [...table].sort()) {
+  const [fam, tgt, prof] = k.split("|");
+  out.push(`${fam!.padEnd(7)} ${tgt!.padEnd(8)} ${prof!.padEnd(7)} ${pad(c.combos, 7)} ${pad(c.proved, 7)} ${pad(c.refuted, 7)} ${pad(c.unknown, 7)} ${pad(c.gaps, 5)} ${pad(c.queries.size, 7)} ${pad((c.ms / 1000).toFixed(1), 9)}`);
+}
+const n = (v: string) => results.filter((r) => r.verdict.verdict === v).length;
+out.push("");
+out.push(`${results.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
+out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
+out.push(`wall time ${wall.toFixed(1)} s on ${workers} workers (every ${every} form${every > 1 ? "s: a sample" : ""}); details in ${values.out}`);
+const bad = results.filter((r) => r.verdict.verdict !== "proved");
+const seen = new Set<string>();
+for (const r of bad) {
+  if (seen.has(r.query.key)) continue;
+  seen.add(r.query.key);
+  out.push("", `${r.verdict.verdict.toUpperCase()}: ${r.query.label}`);
+  if (r.verdict.verdict === "refuted") out.push(r.verdict.counterexample);
+  if (r.verdict.verdict === "unknown") out.push(`  ${r.verdict.reason}`);
+  if (seen.size >= 20) {
+    out.push(`… (${bad.length} combinations not proved; see ${values.out})`);
+    break;
+  }
+}
+console.log(out.join("\n"));
+process.exit(bad.length || gaps.length ? 1 : 0);
