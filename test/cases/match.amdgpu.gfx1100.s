@@ -13,7 +13,7 @@
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s0..s2, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:11:2  match.any.sync.b32 	d, a, m;
+;   test/cases/match.ptx:11:2  match.any.sync.b32  d, a, m;
 match_any_sync_b32__v_v:
   s_mov_b32 s0, exec_lo
 .Lmatch_any_sync_b32__v_v0:
@@ -31,7 +31,7 @@ match_any_sync_b32__v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s0..s4, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:17:2  match.any.sync.b64 	d, a, 0xffffffff;
+;   test/cases/match.ptx:17:2  match.any.sync.b64  d, a, 0xffffffff;
 match_any_sync_b64__v_imm0xffffffff:
   s_mov_b32 s0, exec_lo
 .Lmatch_any_sync_b64__v_imm0xffffffff0:
@@ -50,7 +50,7 @@ match_any_sync_b64__v_imm0xffffffff:
 ; out: d = v0, p = vcc_lo; exec unchanged
 ; scratch: VGPR none, SGPR s0..s1, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:24:2  match.all.sync.b32 	d|p, a, 0x0000ffff;
+;   test/cases/match.ptx:24:2  match.all.sync.b32  d|p, a, 0x0000ffff;
 match_all_sync_b32_dp__v_imm65535:
   s_and_saveexec_b32 s0, 0xffff
   v_readfirstlane_b32 s1, v0
@@ -63,10 +63,10 @@ match_all_sync_b32_dp__v_imm65535:
 
 ; match.all.sync.b64 d  —  rule match_all_divergent_via_any, 12 instructions
 ; in: a = v[0:1], membermask = v2
-; out: d = v0, p = vcc_lo; exec unchanged
+; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v4, SGPR s0..s4, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:30:2  match.all.sync.b64 	d, a, m;
+;   test/cases/match.ptx:30:2  match.all.sync.b64  d, a, m;
 match_all_sync_b64__v_v:
   s_mov_b32 s0, exec_lo
 .Lmatch_all_sync_b64__v_v0:
@@ -85,10 +85,10 @@ match_all_sync_b64__v_v:
 
 ; match.all.sync.b32 _|p  —  rule match_all_divergent_via_any, 10 instructions
 ; in: a = v0, membermask = v1
-; out: d = v0, p = vcc_lo; exec unchanged
+; out: p = vcc_lo; exec unchanged
 ; scratch: VGPR v2..v3, SGPR s0..s2, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:36:2  match.all.sync.b32 	_|p, a, m;
+;   test/cases/match.ptx:36:2  match.all.sync.b32  _|p, a, m;
 match_all_sync_b32_p__v_v:
   s_mov_b32 s0, exec_lo
 .Lmatch_all_sync_b32_p__v_v0:
@@ -108,7 +108,7 @@ match_all_sync_b32_p__v_v:
 ; out: d = v0, p = vcc_lo; exec unchanged
 ; scratch: VGPR none, SGPR s1..s2, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:50:2  match.all.sync.b32 	%r4|%p1, %r3, %r1;
+;   test/cases/match.ptx:50:2  match.all.sync.b32  %r4|%p1, %r3, %r1;
 match_all_sync_b32_dp__v_s:
   s_and_saveexec_b32 s1, s0
   v_readfirstlane_b32 s2, v0
@@ -124,7 +124,7 @@ match_all_sync_b32_dp__v_s:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s2..s4, vcc_lo, scc
 ; serves:
-;   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32 	%r5, %r3, %r1;
+;   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32  %r5, %r3, %r1;
 match_any_sync_b32__v_s__g:
   s_and_saveexec_b32 s2, s1
 .Lmatch_any_sync_b32__v_s__g0:

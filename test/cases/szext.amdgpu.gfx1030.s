@@ -13,7 +13,7 @@
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:12:2  szext.clamp.s32 	d, a, b;
+;   test/cases/szext.ptx:12:2  szext.clamp.s32  d, a, b;
 szext_clamp_s32__v_v:
   v_bfe_i32 v2, v0, 0, v1
   v_cmp_lt_u32_e32 vcc_lo, 31, v1
@@ -25,7 +25,7 @@ szext_clamp_s32__v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:22:2  szext.clamp.u32 	d, a, b;
+;   test/cases/szext.ptx:22:2  szext.clamp.u32  d, a, b;
 szext_clamp_u32__v_v:
   v_bfe_u32 v2, v0, 0, v1
   v_cmp_lt_u32_e32 vcc_lo, 31, v1
@@ -37,7 +37,7 @@ szext_clamp_u32__v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:30:2  szext.wrap.s32 	d, a, b;
+;   test/cases/szext.ptx:30:2  szext.wrap.s32  d, a, b;
 szext_wrap_s32__v_v:
   v_bfe_i32 v0, v0, 0, v1
 
@@ -47,7 +47,7 @@ szext_wrap_s32__v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:39:2  szext.wrap.u32 	d, a, b;
+;   test/cases/szext.ptx:39:2  szext.wrap.u32  d, a, b;
 szext_wrap_u32__v_v:
   v_bfe_u32 v0, v0, 0, v1
 
@@ -57,7 +57,7 @@ szext_wrap_u32__v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
+;   test/cases/szext.ptx:47:2  szext.wrap.s32  d, a, 0;
 szext_wrap_s32__v_imm0:
   v_mov_b32_e32 v0, 0
 
@@ -67,7 +67,7 @@ szext_wrap_s32__v_imm0:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
+;   test/cases/szext.ptx:54:2  szext.wrap.u32  d, a, 40;
 szext_wrap_u32__v_imm40:
   v_bfe_u32 v0, v0, 0, 8
 
@@ -77,7 +77,7 @@ szext_wrap_u32__v_imm40:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
+;   test/cases/szext.ptx:61:2  szext.clamp.s32  d, a, 12;
 szext_clamp_s32__v_imm12:
   v_bfe_i32 v0, v0, 0, 12
 
@@ -87,7 +87,7 @@ szext_clamp_s32__v_imm12:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;
+;   test/cases/szext.ptx:68:2  szext.clamp.u32  d, a, 40;
 szext_clamp_u32__v_imm40:
 
 
@@ -96,7 +96,7 @@ szext_clamp_u32__v_imm40:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v1, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:75:2  szext.clamp.s32 	d, 0x80, b;
+;   test/cases/szext.ptx:75:2  szext.clamp.s32  d, 0x80, b;
 szext_clamp_s32__imm128_v:
   v_bfe_i32 v1, 0x80, 0, v0
   v_cmp_lt_u32_e32 vcc_lo, 31, v0
@@ -108,7 +108,7 @@ szext_clamp_s32__imm128_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v1, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:90:2  szext.clamp.u32 	%r3, %r1, %r2;
+;   test/cases/szext.ptx:90:2  szext.clamp.u32  %r3, %r1, %r2;
 szext_clamp_u32__s_s:
   v_bfe_u32 v1, s0, 0, s1
   v_cmp_lt_u32_e64 vcc_lo, 31, s1
@@ -120,7 +120,7 @@ szext_clamp_u32__s_s:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc_lo, scc
 ; serves:
-;   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32 	%r5, %r4, %r2;
+;   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32  %r5, %r4, %r2;
 szext_wrap_s32__v_s__g:
   v_bfe_i32 v0, v0, 0, s0
   v_cndmask_b32_e64 v0, v1, v0, s1

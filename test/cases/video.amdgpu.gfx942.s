@@ -11,9 +11,9 @@
 ; vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR none, vcc, scc
+; scratch: VGPR none, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap 	d, a, b;
+;   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap  d, a, b;
 vshl_u32_u32_wrap__v_v:
   v_lshlrev_b32_e32 v0, v1, v0
 
@@ -21,9 +21,9 @@ vshl_u32_u32_wrap__v_v:
 ; vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 3 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2..v3, SGPR none, vcc, scc
+; scratch: VGPR v2, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp 	d, a, b;
+;   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp  d, a, b;
 vshl_u32_u32_clamp__v_v:
   v_lshlrev_b32_e32 v2, v1, v0
   v_cmp_gt_u32_e32 vcc, 32, v1
@@ -33,9 +33,9 @@ vshl_u32_u32_clamp__v_v:
 ; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 2 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2..v3, SGPR none, vcc, scc
+; scratch: VGPR v2, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp 	d, a, b;
+;   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp  d, a, b;
 vshr_s32_s32_clamp__v_v:
   v_min_u32_e32 v2, 31, v1
   v_ashrrev_i32_e32 v0, v2, v0
@@ -44,9 +44,9 @@ vshr_s32_s32_clamp__v_v:
 ; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR none, vcc, scc
+; scratch: VGPR none, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap 	d, a, b;
+;   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap  d, a, b;
 vshr_u32_u32_wrap__v_v:
   v_lshrrev_b32_e32 v0, v1, v0
 
@@ -54,9 +54,9 @@ vshr_u32_u32_wrap__v_v:
 ; vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_stages_32bit_b64clamp, 3 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v6, SGPR none, vcc, scc
+; scratch: VGPR v3..v5, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
+;   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add  d, a, b, c;
 vshl_u32_u32_clamp_add__v_v_v:
   v_min_u32_e32 v3, 32, v1
   v_lshlrev_b64 v[4:5], v3, v[0:1]
@@ -66,9 +66,9 @@ vshl_u32_u32_clamp_add__v_v_v:
 ; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit, 2 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v4, SGPR none, vcc, scc
+; scratch: VGPR v3, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min 	d, a, b, c;
+;   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min  d, a, b, c;
 vshr_s32_s32_wrap_min__v_v_v:
   v_ashrrev_i32_e32 v3, v1, v0
   v_min_i32_e32 v0, v2, v3
@@ -77,9 +77,9 @@ vshr_s32_s32_wrap_min__v_v_v:
 ; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit, 8 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v7, SGPR none, vcc, scc
+; scratch: VGPR v3..v6, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max 	d, a, b, c;
+;   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max  d, a, b, c;
 vshl_u32_u32_clamp_max__v_v_v:
   v_mov_b32_e32 v3, 0
   v_mov_b32_e32 v4, v0
@@ -94,9 +94,9 @@ vshl_u32_u32_clamp_max__v_v_v:
 ; vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_stages_64bit, 10 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2..v9, SGPR none, vcc, scc
+; scratch: VGPR v2..v8, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp 	d, a, b;
+;   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp  d, a, b;
 vshl_s32_s32_sat_clamp__v_v:
   v_mov_b32_e32 v2, v0
   v_ashrrev_i32_e32 v3, 31, v0
@@ -113,9 +113,9 @@ vshl_s32_s32_sat_clamp__v_v:
 ; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit, 3 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v5, SGPR none, vcc, scc
+; scratch: VGPR v3..v4, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add 	d, a, b, c;
+;   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add  d, a, b, c;
 vshr_s32_u32_sat_wrap_add__v_v_v:
   v_lshrrev_b32_e32 v3, v1, v0
   v_min_u32_e32 v4, 0x7fffffff, v3
@@ -127,7 +127,7 @@ vshr_s32_u32_sat_wrap_add__v_v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v5, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
+;   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap  d.b1, a, b, c;
 vshl_u32_u32_wrap_db1__v_v_v:
   v_lshlrev_b32_e32 v3, v1, v0
   v_mov_b32_e32 v5, 0x7060004
@@ -139,7 +139,7 @@ vshl_u32_u32_wrap_db1__v_v_v:
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v8, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
+;   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp  d.h0, a.h1, b.b0, c;
 vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
   v_bfe_i32 v3, v0, 16, 16
   v_bfe_u32 v4, v1, 0, 8
@@ -152,9 +152,9 @@ vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
 ; vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_stages_32bit, 3 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2..v4, SGPR none, vcc, scc
+; scratch: VGPR v2..v3, SGPR none, vcc, scc
 ; serves:
-;   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
+;   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap  d, a.b2, b.h1;
 vshl_u32_u32_wrap_ab2_bh1__v_v:
   v_bfe_u32 v2, v0, 16, 8
   v_lshrrev_b32_e32 v3, 16, v1
