@@ -57,17 +57,16 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     m.emit("v_cndmask_b32", m.layout.d, prior!, m.d(), m.layout.guard!);
   }
   const lines = m.finish();
-  // The scratch window is what the code names, not what the builder reserved.
-  const end = (k: "v" | "s", start: number) =>
-    lines.reduce((e, l) => (isLabel(l) ? e : l.ops.reduce((e2, o) => (o.k === k && o.n + o.count > start ? Math.max(e2, o.n + o.count) : e2), e)), start);
+  // The scratch window is what the builder reserved: a rule that writes past it (a register
+  // it never allocated) breaks the contract, and the checker must see that.
   return {
     spec,
     target: t,
     rule: rule.name,
     lines,
     layout: m.layout,
-    vEnd: end("v", m.layout.vScratch),
-    sEnd: end("s", m.layout.sScratch),
+    vEnd: Math.max(m.vUsed, m.layout.vScratch),
+    sEnd: Math.max(m.sUsed, m.layout.sScratch),
     count: lines.filter((l) => !isLabel(l)).length,
   };
 }

@@ -11,7 +11,7 @@
 ; vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR none, SGPR none, vcc_lo, scc
+; scratch: VGPR v2, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap  d, a, b;
 vshl_u32_u32_wrap__v_v:
@@ -21,7 +21,7 @@ vshl_u32_u32_wrap__v_v:
 ; vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 3 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR none, vcc_lo, scc
+; scratch: VGPR v2..v3, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp  d, a, b;
 vshl_u32_u32_clamp__v_v:
@@ -33,7 +33,7 @@ vshl_u32_u32_clamp__v_v:
 ; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 2 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR none, vcc_lo, scc
+; scratch: VGPR v2..v3, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp  d, a, b;
 vshr_s32_s32_clamp__v_v:
@@ -44,7 +44,7 @@ vshr_s32_s32_clamp__v_v:
 ; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR none, SGPR none, vcc_lo, scc
+; scratch: VGPR v2, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap  d, a, b;
 vshr_u32_u32_wrap__v_v:
@@ -54,7 +54,7 @@ vshr_u32_u32_wrap__v_v:
 ; vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_stages_32bit_b64clamp, 3 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v5, SGPR none, vcc_lo, scc
+; scratch: VGPR v3..v6, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add  d, a, b, c;
 vshl_u32_u32_clamp_add__v_v_v:
@@ -66,7 +66,7 @@ vshl_u32_u32_clamp_add__v_v_v:
 ; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit, 2 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3, SGPR none, vcc_lo, scc
+; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min  d, a, b, c;
 vshr_s32_s32_wrap_min__v_v_v:
@@ -77,7 +77,7 @@ vshr_s32_s32_wrap_min__v_v_v:
 ; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit, 8 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v6, SGPR none, vcc_lo, scc
+; scratch: VGPR v3..v7, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max  d, a, b, c;
 vshl_u32_u32_clamp_max__v_v_v:
@@ -94,7 +94,7 @@ vshl_u32_u32_clamp_max__v_v_v:
 ; vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_stages_64bit, 10 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2..v8, SGPR none, vcc_lo, scc
+; scratch: VGPR v2..v9, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp  d, a, b;
 vshl_s32_s32_sat_clamp__v_v:
@@ -113,7 +113,7 @@ vshl_s32_s32_sat_clamp__v_v:
 ; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit, 3 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
+; scratch: VGPR v3..v5, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add  d, a, b, c;
 vshr_s32_u32_sat_wrap_add__v_v_v:
@@ -125,7 +125,7 @@ vshr_s32_u32_sat_wrap_add__v_v_v:
 ; vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_stages_32bit, 2 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3, SGPR none, vcc_lo, scc
+; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap  d.b1, a, b, c;
 vshl_u32_u32_wrap_db1__v_v_v:
@@ -136,7 +136,7 @@ vshl_u32_u32_wrap_db1__v_v_v:
 ; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit, 5 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v6, SGPR none, vcc_lo, scc
+; scratch: VGPR v3..v7, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp  d.h0, a.h1, b.b0, c;
 vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
@@ -150,7 +150,7 @@ vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
 ; vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_stages_32bit, 3 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2..v3, SGPR none, vcc_lo, scc
+; scratch: VGPR v2..v4, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap  d, a.b2, b.h1;
 vshl_u32_u32_wrap_ab2_bh1__v_v:
