@@ -1,0 +1,3 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({ test: { include: ["test/prove.test.ts"], testTimeout: 600_000, hookTimeout: 600_000 } });
