@@ -32,6 +32,10 @@
  *
  * This is conservative ("when in doubt, divergent"): a uniform answer is safe to put in an
  * SGPR; a divergent answer may be pessimistic.
+ *
+ * The pass reads the module's resolved instructions (`ParsedModule.resolved`, made while
+ * parsing; src/ir/build.ts `ResolvedModule`), not the syntax tree, and keeps its per-function
+ * facts in flat arrays: a module of 10^6 lines has 10^6 instructions.
  */
 import { type ParsedModule, type ResolvedFunction, type ResolvedModule, FAMILY_SOURCES, OPK, REF, resolveModule, specialRegister } from "../src/ir/build.js";
 import type { FamilyInst, OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
@@ -40,7 +44,9 @@ import { sourcesOf } from "../src/ir/ir.js";
 /**
  * The routine identity of every family instruction of `mod` (those in `mod.insts`).
  * Kinds: immediates → `imm` with the (already truncated) value; registers → `s` or `v`
- * per the rules above. `guarded` is true when the instruction has a guard.
+ * per the rules above. `guarded` is true when the instruction has a guard. Reads
+ * `mod.resolved`; without it (after src/lower.ts `collectRoutines`, which keeps the answer),
+ * resolves `mod.ast` again.
  */
 export function routineSpecs(mod: ParsedModule): Map<FamilyInst, RoutineSpec> {
   const out = new Map<FamilyInst, RoutineSpec>();
@@ -83,18 +89,21 @@ export interface FunctionUniformity {
   divergentBranches: number[];
 }
 
-/** Run the analysis on every function with a body. */
+/**
+ * Run the analysis on every function with a body, naming registers (the module is resolved
+ * again from its tree for their keys and names; `routineSpecs` needs neither).
+ */
 export function analyzeUniformity(mod: ParsedModule): FunctionUniformity[] {
-  const rm = resolvedOf(mod);
+  const rm = resolveModule(mod.ast, mod.insts, true);
   return rm.functions.map((fn) => {
     const fu = analyze(fn, rm);
     const divergentKeys = new Set<string>();
     const divergentNames = new Set<string>();
-    for (let r = 0; r <= fn.regKeys.length; r++) {
+    for (let r = 0; r <= fn.regCount; r++) {
       if (!fu.divergent[r]) continue;
-      divergentKeys.add(r === fn.regKeys.length ? CARRY : fn.regKeys[r]);
-      const n = fu.names[r];
-      if (n >= 0) divergentNames.add(rm.strings[n]);
+      divergentKeys.add(r === fn.regCount ? CARRY : fn.regKeys![r]!);
+      const n = r < fn.regCount ? fn.regNames![r] : undefined;
+      if (n !== undefined) divergentNames.add(n);
     }
     return { name: fn.name, divergentKeys, divergentNames, divergentBranches: fu.divergentBranches };
   });
@@ -145,131 +154,165 @@ function readsCarry(op: string): boolean {
   return op === "addc" || op === "subc" || op === "madc";
 }
 
-/** The carry flag's key in `FunctionUniformity.divergentKeys` (its register number is `regKeys.length`). */
+/** The carry flag's key in `FunctionUniformity.divergentKeys` (its register number is `regCount`). */
 const CARRY = "#cc";
 
-/**
- * What one instruction reads and writes: registers by number (`ResolvedFunction.regKeys`;
- * the carry flag is number `regKeys.length`).
- */
-interface InstFacts {
-  index: number;
-  block: number;
-  line: number;
-  defs: number[];
-  uses: number[];
-  /** The value it writes is divergent regardless of its register operands (rules 1 for special registers, 2). */
-  intrinsic: boolean;
-  guarded: boolean;
-  /** Registers that decide where a transfer goes: the guard, and `brx.idx`'s index. */
-  cond: number[];
-  /** The transfer's condition is divergent whatever the registers say (an undeclared guard). */
-  condUnknown: boolean;
-  kind: "plain" | "branch" | "exit" | "brx";
-  /** Branch target label (`strings` index), or -1. */
-  target: number;
-}
+/** Instruction kinds in `Facts.kind`. */
+const PLAIN = 0;
+const BRANCH = 1;
+const EXIT = 2;
+const BRX = 3;
 
 /**
- * The facts of every instruction of `fn`, and the name each register is written with (the
- * last one among the operands; -1 for none), by register number.
+ * What the instructions of one function read and write, in flat arrays indexed by
+ * instruction. Registers are numbers (see `ResolvedFunction`; the carry flag is number
+ * `regCount`). The lists of instruction `i` are `defs[defAt[i] .. defAt[i + 1])`, and
+ * likewise for `uses` and `cond`.
  */
-function factsOf(fn: ResolvedFunction, rm: ResolvedModule): { insts: InstFacts[]; names: Int32Array } {
+interface Facts {
+  count: number;
+  line: Int32Array;
+  kind: Uint8Array;
+  /** The value it writes is divergent regardless of its register operands (rules 1 for special registers, 2). */
+  intrinsic: Uint8Array;
+  guarded: Uint8Array;
+  /** The transfer's condition is divergent whatever the registers say (an undeclared guard). */
+  condUnknown: Uint8Array;
+  /** Branch target label (`strings` index), or -1. */
+  target: Int32Array;
+  defAt: Int32Array;
+  defs: number[];
+  useAt: Int32Array;
+  uses: number[];
+  /** Registers that decide where a transfer goes: the guard, and `brx.idx`'s index. */
+  condAt: Int32Array;
+  cond: number[];
+}
+
+/** The facts of every instruction of `fn`. */
+function factsOf(fn: ResolvedFunction, rm: ResolvedModule): Facts {
   const code = fn.code;
   const strings = rm.strings;
-  const carry = fn.regKeys.length;
-  const names = new Int32Array(carry + 1).fill(-1);
+  const n = fn.count;
+  const carry = fn.regCount;
   const labels = new Set<number>();
   for (let i = 0; i < fn.labels.length; i += 2) labels.add(fn.labels[i]);
-  const insts: InstFacts[] = [];
-  const opAt: number[] = [];
+  const F: Facts = {
+    count: n,
+    line: new Int32Array(n),
+    kind: new Uint8Array(n),
+    intrinsic: new Uint8Array(n),
+    guarded: new Uint8Array(n),
+    condUnknown: new Uint8Array(n),
+    target: new Int32Array(n).fill(-1),
+    defAt: new Int32Array(n + 1),
+    defs: [],
+    useAt: new Int32Array(n + 1),
+    uses: [],
+    condAt: new Int32Array(n + 1),
+    cond: [],
+  };
+  const { defs, uses, cond } = F;
+  // The current instruction's operands: kind, and symbols `opSym[k] .. opSym[k + 1]` of sRef/sName.
+  const opKind: number[] = [];
+  const opSym: number[] = [];
+  const sRef: number[] = [];
+  const sName: number[] = [];
   let p = 0;
-  for (let index = 0; index < fn.count; index++) {
-    const op = strings[code[p]];
-    const mods = rm.modifierLists[code[p + 1]];
-    const guard = code[p + 3];
-    const nOps = code[p + 4];
-    const f: InstFacts = { index, block: 0, line: code[p + 2], defs: [], uses: [], intrinsic: false, guarded: guard !== REF.noGuard, cond: [], condUnknown: false, kind: "plain", target: -1 };
-    p += 5;
+  for (let index = 0; index < n; index++) {
+    const { opcode: op, modifiers: mods } = rm.kinds[code[p++]];
+    const head = code[p++];
+    const nOps = head >> 1;
+    const guarded = (head & 1) === 1;
+    const guard = guarded ? code[p++] : 0;
+    const bra = op === "bra";
+    if (bra || op === "brx") F.line[index] = code[p++];
+    sRef.length = 0;
+    sName.length = 0;
     for (let k = 0; k < nOps; k++) {
-      opAt[k] = p;
-      const n = code[p + 1];
-      for (let j = 0; j < n; j++) {
-        const r = code[p + 3 + 2 * j];
-        if (r >= 0) names[r] = code[p + 2 + 2 * j];
+      const w = code[p++];
+      opKind[k] = w & 15;
+      opSym[k] = sRef.length;
+      for (let j = w >> 4; j > 0; j--) {
+        const r = code[p++];
+        sRef.push(r);
+        sName.push(r === REF.undeclared || bra ? code[p++] : -1);
       }
-      p += 2 + 2 * n;
     }
-    if (guard !== REF.noGuard) {
+    opSym[nOps] = sRef.length;
+    F.defAt[index] = defs.length;
+    F.useAt[index] = uses.length;
+    F.condAt[index] = cond.length;
+    let intrinsic = false;
+    if (guarded) {
+      F.guarded[index] = 1;
       if (guard >= 0) {
-        f.cond.push(guard);
-        f.uses.push(guard);
+        cond.push(guard);
+        uses.push(guard);
       } else {
-        f.intrinsic = true;
-        f.condUnknown = true;
+        intrinsic = true;
+        F.condUnknown[index] = 1;
       }
     }
-    const kind0 = nOps > 0 ? code[opAt[0]] : -1;
+    const kind0 = nOps > 0 ? opKind[0] : -1;
     const dest = nOps > 0 && hasDest(op, mods) && (op !== "call" || kind0 === OPK.list) && kind0 !== OPK.address && kind0 !== OPK.addressSym;
-    if (dest) {
-      const q = opAt[0];
-      for (let j = 0, n = code[q + 1]; j < n; j++) if (code[q + 3 + 2 * j] >= 0) f.defs.push(code[q + 3 + 2 * j]);
-    }
-    if (writesCarry(mods)) f.defs.push(carry);
-    if (readsCarry(op)) f.uses.push(carry);
+    if (dest) for (let j = opSym[0]; j < opSym[1]; j++) if (sRef[j] >= 0) defs.push(sRef[j]);
+    if (writesCarry(mods)) defs.push(carry);
+    if (readsCarry(op)) uses.push(carry);
 
     // Loads: uniform only from kernel parameters or constant memory, through a uniform address.
     let loadOk = false;
     if (op === "ld" || op === "ldu") {
       const space = mods.find((m) => m === "param" || m === "const" || m.startsWith("param::"));
       if (space === "const") loadOk = true;
-      else if (space && fn.entry) loadOk = nOps > 1 && code[opAt[1]] === OPK.addressSym && code[opAt[1] + 3] === REF.kernelParam;
+      else if (space && fn.entry) loadOk = nOps > 1 && opKind[1] === OPK.addressSym && sRef[opSym[1]] === REF.kernelParam;
     }
-    if (f.defs.length > 0 && !PURE.has(op) && !loadOk) f.intrinsic = true;
+    if (defs.length > F.defAt[index] && !PURE.has(op) && !loadOk) intrinsic = true;
 
-    for (let k = dest ? 1 : 0; k < nOps; k++) {
-      const q = opAt[k];
-      for (let j = 0, n = code[q + 1]; j < n; j++) {
-        const r = code[q + 3 + 2 * j];
-        if (r >= 0) {
-          f.uses.push(r);
-          continue;
-        }
-        if (r !== REF.undeclared) continue; // variables (addresses), functions: uniform
-        const name = strings[code[q + 2 + 2 * j]];
-        if (specialRegister(name)) {
-          if (!uniformSpecial(name)) f.intrinsic = true;
-          continue;
-        }
-        if (labels.has(code[q + 2 + 2 * j])) continue;
-        f.intrinsic = true; // unknown name: in doubt
+    for (let j = opSym[dest ? 1 : 0]; j < opSym[nOps]; j++) {
+      const r = sRef[j];
+      if (r >= 0) {
+        uses.push(r);
+        continue;
       }
+      if (r !== REF.undeclared) continue; // variables (addresses), functions: uniform
+      const name = strings[sName[j]];
+      if (specialRegister(name)) {
+        if (!uniformSpecial(name)) intrinsic = true;
+        continue;
+      }
+      if (labels.has(sName[j])) continue;
+      intrinsic = true; // unknown name: in doubt
     }
     if (op === "brx") {
-      f.cond.push(...f.uses);
-      if (f.intrinsic) f.condUnknown = true;
+      for (let k = F.useAt[index]; k < uses.length; k++) cond.push(uses[k]);
+      if (intrinsic) F.condUnknown[index] = 1;
     }
+    if (intrinsic) F.intrinsic[index] = 1;
 
-    if (op === "bra") {
-      f.kind = "branch";
-      f.target = kind0 === OPK.sym ? code[opAt[0] + 2] : -1;
-    } else if (op === "brx") f.kind = "brx";
-    else if (op === "ret" || op === "exit" || op === "trap") f.kind = "exit";
-    insts.push(f);
+    if (bra) {
+      F.kind[index] = BRANCH;
+      if (kind0 === OPK.sym) F.target[index] = sName[opSym[0]];
+    } else if (op === "brx") F.kind[index] = BRX;
+    else if (op === "ret" || op === "exit" || op === "trap") F.kind[index] = EXIT;
   }
-  return { insts, names };
+  F.defAt[n] = defs.length;
+  F.useAt[n] = uses.length;
+  F.condAt[n] = cond.length;
+  return F;
 }
 
 // ==================================================================== control flow
 
 interface Cfg {
   /** Block index of each instruction. */
-  blockOf: number[];
-  /** Instructions (indices into `insts`) of each block. */
-  blocks: number[][];
+  blockOf: Int32Array;
+  /** The instructions of block b are `blockStart[b] .. blockStart[b + 1]`. */
+  blockStart: Int32Array;
   succ: number[][];
   /** Immediate post-dominator of each block; `exit` is the virtual exit; -1 if none (cannot reach exit). */
   ipdom: number[];
+  /** Number of blocks, and the virtual exit block. */
   exit: number;
   /** Blocks that do nothing but leave (an unguarded `ret` / `exit`). */
   exitOnly: Set<number>;
@@ -277,53 +320,58 @@ interface Cfg {
   blockAtLabel(name: number): number;
 }
 
-function buildCfg(fn: ResolvedFunction, insts: InstFacts[]): Cfg {
+function buildCfg(fn: ResolvedFunction, F: Facts): Cfg {
+  const n = F.count;
   // Leaders: the first instruction, every labelled instruction, every instruction after a transfer.
   const labelAt = new Map<number, number>(); // label → index of the next instruction
-  const leader: boolean[] = new Array(insts.length).fill(false);
+  const leader = new Uint8Array(n);
   for (let i = 0; i < fn.labels.length; i += 2) {
-    const n = fn.labels[i + 1];
-    labelAt.set(fn.labels[i], n);
-    if (n < insts.length) leader[n] = true;
+    const at = fn.labels[i + 1];
+    labelAt.set(fn.labels[i], at);
+    if (at < n) leader[at] = 1;
   }
-  if (insts.length > 0) leader[0] = true;
-  for (let i = 0; i + 1 < insts.length; i++) if (insts[i].kind !== "plain") leader[i + 1] = true;
-  const blockOf: number[] = new Array(insts.length);
-  const blocks: number[][] = [];
-  for (let i = 0; i < insts.length; i++) {
-    if (leader[i]) blocks.push([]);
-    blockOf[i] = blocks.length - 1;
-    blocks[blocks.length - 1].push(i);
-    insts[i].block = blocks.length - 1;
+  if (n > 0) leader[0] = 1;
+  for (let i = 0; i + 1 < n; i++) if (F.kind[i] !== PLAIN) leader[i + 1] = 1;
+  const blockOf = new Int32Array(n);
+  const starts: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (leader[i]) starts.push(i);
+    blockOf[i] = starts.length - 1;
   }
-  const exit = blocks.length;
+  const exit = starts.length;
+  starts.push(n);
+  const blockStart = Int32Array.from(starts);
   const blockAtLabel = (name: number): number => {
     const i = name < 0 ? undefined : labelAt.get(name);
-    return i === undefined || i >= insts.length ? exit : blockOf[i];
+    return i === undefined || i >= n ? exit : blockOf[i];
   };
-  const succ: number[][] = blocks.map((b, bi) => {
-    const last = insts[b[b.length - 1]];
-    const next = bi + 1 < blocks.length ? bi + 1 : exit;
-    const guarded = last.guarded;
-    switch (last.kind) {
-      case "branch":
-        return guarded ? [blockAtLabel(last.target), next] : [blockAtLabel(last.target)];
-      case "brx": {
+  const succ: number[][] = [];
+  for (let bi = 0; bi < exit; bi++) {
+    const last = blockStart[bi + 1] - 1;
+    const next = bi + 1 < exit ? bi + 1 : exit;
+    const guarded = F.guarded[last] === 1;
+    switch (F.kind[last]) {
+      case BRANCH:
+        succ.push(guarded ? [blockAtLabel(F.target[last]), next] : [blockAtLabel(F.target[last])]);
+        break;
+      case BRX: {
         const all = [...new Set([...labelAt.keys()].map(blockAtLabel))];
-        return guarded ? [...all, next] : all;
+        succ.push(guarded ? [...all, next] : all);
+        break;
       }
-      case "exit":
-        return guarded ? [exit, next] : [exit];
+      case EXIT:
+        succ.push(guarded ? [exit, next] : [exit]);
+        break;
       default:
-        return [next];
+        succ.push([next]);
     }
-  });
+  }
   const exitOnly = new Set<number>();
-  blocks.forEach((b, bi) => {
-    const first = insts[b[0]!]!;
-    if (first.kind === "exit" && !first.guarded) exitOnly.add(bi);
-  });
-  return { blockOf, blocks, succ, ipdom: postDominators(succ, exit), exit, exitOnly, blockAtLabel };
+  for (let bi = 0; bi < exit; bi++) {
+    const first = blockStart[bi];
+    if (F.kind[first] === EXIT && !F.guarded[first]) exitOnly.add(bi);
+  }
+  return { blockOf, blockStart, succ, ipdom: postDominators(succ, exit), exit, exitOnly, blockAtLabel };
 }
 
 /** Immediate post-dominators (Cooper, Harvey & Kennedy on the reverse graph); -1 where undefined. */
@@ -398,59 +446,67 @@ function divergentRegion(cfg: Cfg, b: number): number[] {
 
 // ==================================================================== the fixed point
 
-/** The fixed point for one function: divergent registers (by number), names, divergent branches. */
-function analyze(fn: ResolvedFunction, rm: ResolvedModule): { divergent: Uint8Array; names: Int32Array; divergentBranches: number[] } {
-  const { insts, names } = factsOf(fn, rm);
-  const cfg = buildCfg(fn, insts);
-  const divergent = new Uint8Array(fn.regKeys.length + 1);
+/** The fixed point for one function: divergent registers (by number, the carry flag last) and branches. */
+function analyze(fn: ResolvedFunction, rm: ResolvedModule): { divergent: Uint8Array; divergentBranches: number[] } {
+  const F = factsOf(fn, rm);
+  const cfg = buildCfg(fn, F);
+  const n = F.count;
+  const nRegs = fn.regCount + 1;
+  const { defs, uses } = F;
+  const divergent = new Uint8Array(nRegs);
 
-  // Registers read but never written, and `.func` parameters, start divergent.
-  const defined = new Uint8Array(fn.regKeys.length + 1);
-  const users = new Map<number, number[]>();
-  for (const f of insts) {
-    for (const d of f.defs) defined[d] = 1;
-    for (const u of f.uses) {
-      const list = users.get(u);
-      if (list) list.push(f.index);
-      else users.set(u, [f.index]);
-    }
-  }
+  // Who reads each register (instructions in order, once per read), and which are written.
+  const defined = new Uint8Array(nRegs);
+  for (const d of defs) defined[d] = 1;
+  const userAt = new Int32Array(nRegs + 1);
+  const firstUse: number[] = [];
+  for (const u of uses) if (userAt[u + 1]++ === 0) firstUse.push(u);
+  for (let r = 0; r < nRegs; r++) userAt[r + 1] += userAt[r];
+  const users = new Int32Array(uses.length);
+  const fill = userAt.slice(0, nRegs);
+  for (let i = 0; i < n; i++) for (let k = F.useAt[i]; k < F.useAt[i + 1]; k++) users[fill[uses[k]]++] = i;
+
   const work: number[] = [];
   const markReg = (r: number) => {
     if (divergent[r]) return;
     divergent[r] = 1;
-    for (const i of users.get(r) ?? []) work.push(i);
+    for (let k = userAt[r]; k < userAt[r + 1]; k++) work.push(users[k]);
   };
-  for (const r of users.keys()) if (!defined[r]) markReg(r);
+  // Registers read but never written, and `.func` parameters, start divergent.
+  for (const r of firstUse) if (!defined[r]) markReg(r);
   for (const r of fn.paramRegs) markReg(r);
 
-  const inRegion = new Uint8Array(cfg.blocks.length);
-  const divergentInst = new Uint8Array(insts.length);
-  const branchDone = new Uint8Array(insts.length);
+  const inRegion = new Uint8Array(cfg.exit);
+  const divergentInst = new Uint8Array(n);
+  const branchDone = new Uint8Array(n);
   const divergentBranches: number[] = [];
-  for (let i = insts.length - 1; i >= 0; i--) work.push(i);
+  const anyDivergent = (list: number[], from: number, to: number) => {
+    for (let k = from; k < to; k++) if (divergent[list[k]] === 1) return true;
+    return false;
+  };
+  for (let i = n - 1; i >= 0; i--) work.push(i);
   while (work.length > 0) {
     const i = work.pop()!;
     if (divergentInst[i]) continue;
-    const f = insts[i];
-    const div = f.intrinsic || inRegion[f.block] === 1 || f.uses.some((u) => divergent[u] === 1);
+    const div = F.intrinsic[i] === 1 || inRegion[cfg.blockOf[i]] === 1 || anyDivergent(uses, F.useAt[i], F.useAt[i + 1]);
     if (!div) continue;
     divergentInst[i] = 1;
-    for (const d of f.defs) markReg(d);
+    for (let k = F.defAt[i]; k < F.defAt[i + 1]; k++) markReg(defs[k]);
     // A branch whose condition differs between lanes splits the warp: it opens a region.
     // (`@p ret` / `@p exit` need none: lanes that leave never see a value again. Neither does
     // `@p bra L` when L's block only returns — nvcc's `if (i >= n) return;` — for the same reason.)
-    const leaves = f.kind === "branch" && cfg.exitOnly.has(cfg.blockAtLabel(f.target));
-    const branch = (f.kind === "branch" && !leaves) || f.kind === "brx";
-    if (branch && !branchDone[i] && (f.condUnknown || f.cond.some((k) => divergent[k] === 1))) {
+    const kind = F.kind[i];
+    const leaves = kind === BRANCH && cfg.exitOnly.has(cfg.blockAtLabel(F.target[i]));
+    const branch = (kind === BRANCH && !leaves) || kind === BRX;
+    if (branch && !branchDone[i] && (F.condUnknown[i] === 1 || anyDivergent(F.cond, F.condAt[i], F.condAt[i + 1]))) {
       branchDone[i] = 1;
-      divergentBranches.push(f.line);
-      for (const b of divergentRegion(cfg, f.block)) {
+      divergentBranches.push(F.line[i]);
+      for (const b of divergentRegion(cfg, cfg.blockOf[i])) {
         if (inRegion[b]) continue;
         inRegion[b] = 1;
-        for (const j of cfg.blocks[b]) work.push(j);
+        for (let j = cfg.blockStart[b]; j < cfg.blockStart[b + 1]; j++) work.push(j);
       }
     }
   }
-  return { divergent, names, divergentBranches };
+  return { divergent, divergentBranches };
 }

@@ -16,12 +16,12 @@
  * form × kinds × rule × target × profile naming the proved query that covers it (its key and
  * label, and the stage reduction if one was used); a combination no rule covers is a gap.
  */
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formName } from "../src/ir/forms.js";
-import type { ProveItem } from "../src/check/prove_worker.js";
+import type { ItemResult, ProveItem } from "../src/check/prove_worker.js";
 import { matrixRows, proveMany } from "../src/check/prove_worker.js";
 
 const { values } = parseArgs({
@@ -49,25 +49,9 @@ const gaps = rows.filter((r) => r.rules.length === 0);
 for (const r of rows) for (const rule of r.rules) items.push({ spec: r.spec, target: r.target, profile: r.profile, rule });
 process.stderr.write(`prove-all: ${families.join(", ")}: ${rows.length} routine × target × profile rows, ${items.length} rule combinations, ${gaps.length} gaps; ${workers} workers\n`);
 
-let last = 0;
-const results = await proveMany(items, {
-  workers,
-  timeoutMs: Number(values.timeout),
-  bugFinder: "fallback",
-  bugLanes: Number(values["bug-lanes"]),
-  bugTimeoutMs: Number(values["bug-timeout"]),
-  onProgress: (done, total) => {
-    const now = performance.now();
-    if (now - last > 10_000 || done === total) {
-      last = now;
-      process.stderr.write(`  ${done}/${total} (${((now - t0) / 1000).toFixed(0)} s)\n`);
-    }
-  },
-});
-const wall = (performance.now() - t0) / 1000;
-
-// One line per combination, naming the query that covers it.
-const lines = results.map((r) =>
+// One line per combination, naming the query that covers it — appended as results arrive,
+// so a run that is stopped keeps what it proved.
+const lineOf = (r: ItemResult) =>
   JSON.stringify(
     {
       form: formName(r.item.spec.form),
@@ -82,13 +66,35 @@ const lines = results.map((r) =>
       ...(r.verdict.verdict === "proved" ? { method: r.verdict.method } : {}),
       ...(r.verdict.verdict === "unknown" ? { reason: r.verdict.reason } : {}),
       ...(r.verdict.verdict === "refuted" ? { reason: r.verdict.reason, counterexample: r.verdict.counterexample } : {}),
+      ...(r.verdict.verdict !== "refuted" && r.verdict.verdict !== "tested" && r.verdict.bugFinder ? { bugFinder: r.verdict.bugFinder } : {}),
       ms: Math.round(r.verdict.ms),
     },
     big,
-  ),
-);
-for (const g of gaps) lines.push(JSON.stringify({ form: formName(g.spec.form), kinds: g.spec.kinds, guarded: g.spec.guarded, target: tname(g.target), profile: g.profile, verdict: "gap", reason: "no rule applies" }, big));
-writeFileSync(values.out!, lines.join("\n") + "\n");
+  );
+writeFileSync(values.out!, "");
+let pending: string[] = [];
+let last = 0;
+const results = await proveMany(items, {
+  workers,
+  timeoutMs: Number(values.timeout),
+  bugFinder: "fallback",
+  bugLanes: Number(values["bug-lanes"]),
+  bugTimeoutMs: Number(values["bug-timeout"]),
+  onProgress: (done, total, r) => {
+    pending.push(lineOf(r));
+    const now = performance.now();
+    if (now - last > 10_000 || done === total) {
+      last = now;
+      appendFileSync(values.out!, pending.join("\n") + "\n");
+      pending = [];
+      process.stderr.write(`  ${done}/${total} (${((now - t0) / 1000).toFixed(0)} s)\n`);
+    }
+  },
+});
+const wall = (performance.now() - t0) / 1000;
+if (pending.length) appendFileSync(values.out!, pending.join("\n") + "\n");
+const gapLines = gaps.map((g) => JSON.stringify({ form: formName(g.spec.form), kinds: g.spec.kinds, guarded: g.spec.guarded, target: tname(g.target), profile: g.profile, verdict: "gap", reason: "no rule applies" }, big));
+if (gapLines.length) appendFileSync(values.out!, gapLines.join("\n") + "\n");
 
 // The table: family × target × profile.
 type Cell = { combos: number; proved: number; refuted: number; unknown: number; gaps: number; queries: Set<string>; ms: number };

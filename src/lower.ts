@@ -37,15 +37,25 @@ export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
   if (memo) return memo;
   const specs = routineSpecs(mod);
   const byName = new Map<string, ModuleRoutine>();
+  // Occurrences share form objects (src/ir/build.ts): name each form once.
+  const formIds = new Map<RoutineSpec["form"], string>();
+  const idOf = (f: RoutineSpec["form"]) => {
+    let id = formIds.get(f);
+    if (id === undefined) formIds.set(f, (id = formId(f)));
+    return id;
+  };
   mod.insts.forEach((inst) => {
     const spec = specs.get(inst)!;
-    const name = routineName(spec, formId);
+    const name = routineName(spec, idOf);
     const r = byName.get(name);
     if (r) r.insts.push(inst);
     else byName.set(name, { name, spec, insts: [inst] });
   });
   const out = [...byName.values()];
   routinesOf.set(mod, out);
+  // The resolved instructions served the uniformity pass; they are tens of MB in a large
+  // module, and nothing after this needs them (routineSpecs would resolve `mod.ast` again).
+  delete mod.resolved;
   return out;
 }
 
@@ -92,19 +102,15 @@ function portableContract(spec: RoutineSpec): string {
     : "contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value";
 }
 
-/** A routine's portable lowering, shared by the JS and C targets: the rule, its PIR, and the PIR under the routine's name. */
-type Portable = ReturnType<typeof lowerPortable> & { named: PirFunction };
+/** A routine's portable lowering (rule and PIR), made once for both the JS and the C target. */
+type Portable = ReturnType<typeof lowerPortable>;
 const portables = new WeakMap<ModuleRoutine, Map<Profile, Portable>>();
 
 function portableOf(r: ModuleRoutine, profile: Profile): Portable {
   let byProfile = portables.get(r);
   if (!byProfile) portables.set(r, (byProfile = new Map()));
   let p = byProfile.get(profile);
-  if (!p) {
-    const l = lowerPortable(r.spec, profile);
-    p = { ...l, named: { ...l.fn, name: r.name } };
-    byProfile.set(profile, p);
-  }
+  if (!p) byProfile.set(profile, (p = lowerPortable(r.spec, profile)));
   return p;
 }
 
@@ -132,7 +138,7 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
   }
   const out: LoweredModule["routines"] = [];
   const printable = routines.map((r) => {
-    const { rule, fn, named } = portableOf(r, opts.profile);
+    const { rule, fn } = portableOf(r, opts.profile);
     out.push({ name: r.name, spec: r.spec, rule: rule.name, insts: r.insts, pir: fn });
     const header = [
       `${r.name}: ${formName(r.spec.form)}  —  rule ${rule.name}`,
@@ -140,7 +146,7 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
       "serves:",
       ...where(r.insts).map((w) => `  ${w}`),
     ].join("\n");
-    return { name: r.name, fn: named, header };
+    return { name: r.name, fn: { ...fn, name: r.name }, header };
   });
   const text =
     opts.target === "js"

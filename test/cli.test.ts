@@ -132,7 +132,7 @@ describe("ptx-lower CLI", () => {
       [
         JSON.stringify({ id: "good", ptx: "szext.clamp.s32 d, a, b;", in: { a: "0x000000f0", b: "0x00000005" }, out: { d: "0xfffffff0" } }),
         JSON.stringify({ id: "wrong-expectation", ptx: "szext.clamp.s32 d, a, b;", in: { a: "0x000000f0", b: "0x00000005" }, out: { d: "0x00000010" } }),
-        JSON.stringify({ id: "other-profile", semantics: "sm90", ptx: "vshl.u32.u32.u32.clamp d, a, b;", in: { a: "0x1", b: "0x1" }, out: { d: "0x2" } }),
+        JSON.stringify({ id: "other-profile", semantics: "sm90", ptx: "vshl.u32.u32.u32.clamp d, a, b;", in: { a: "0x00000001", b: "0x00000001" }, out: { d: "0x00000002" } }),
       ].join("\n") + "\n",
     );
     const r = cli(["check", vectors, "--target", "ref"]);

@@ -113,6 +113,21 @@ function regKeys(o: MOp): string[] {
  * @returns null when data-independent, else the first offending use.
  */
 export function dataIndependence(lines: readonly MLine[], aReg: MOp): string | null {
+  return taintScan(lines, aReg).error;
+}
+
+/**
+ * Whether a data-independent routine compares the halves of a `.b64` value separately
+ * (a 32-bit compare of a half). If it never does, only whole-value equality matters and one
+ * small value per lane (high half 0) realises every pattern; otherwise the halves get
+ * independent small values (so comparing only the low halves is still caught).
+ */
+export function comparesHalves(lines: readonly MLine[], aReg: MOp): boolean {
+  return taintScan(lines, aReg).halves;
+}
+
+function taintScan(lines: readonly MLine[], aReg: MOp): { error: string | null; halves: boolean } {
+  let halves = false;
   const labels = new Map<string, number>();
   lines.forEach((l, i) => {
     if (isLabel(l)) labels.set(l.label, i);
@@ -168,6 +183,7 @@ export function dataIndependence(lines: readonly MLine[], aReg: MOp): string | n
           const [x, y] = [tagsOf(ins[0]!), tagsOf(ins[1]!)];
           if (x.some((v) => v === undefined) || y.some((v) => v === undefined) || x.join() !== y.join())
             throw new TaintError(`${where}: compares a value of a with something other than the same part of another value of a`);
+          if (aReg.k === "v" && aReg.count === 2 && x.length === 1) halves = true;
           for (const i of outs) for (const k of regKeys(line.ops[i]!)) result.set(k, undefined);
         } else if (tainted.length) {
           throw new TaintError(`${where}: a value of a reaches ${line.op} (only moves, lane reads and full-width equality compares are data-independent)`);
@@ -188,10 +204,10 @@ export function dataIndependence(lines: readonly MLine[], aReg: MOp): string | n
       for (const s of succ) if (join(s, t)) work.push(s);
     }
   } catch (e) {
-    if (e instanceof TaintError) return e.message;
+    if (e instanceof TaintError) return { error: e.message, halves: true };
     throw e;
   }
-  return null;
+  return { error: null, halves };
 }
 
 class TaintError extends Error {}
@@ -250,10 +266,35 @@ function writtenRegs(lines: readonly MLine[]): { v: Set<number>; s: Set<number>;
   return { v, s, vcc };
 }
 
-/** The key of a loop's cached facts: the lines up to the back-edge, a's register, value width. */
+/**
+ * The key of a loop's cached facts: the lines up to the back-edge with registers renamed in
+ * order of first appearance (a's register and the special registers kept), the value width
+ * and the wave size. Every register other than a's starts symbolic and is treated alike, so
+ * a consistent renaming maps a proof to a proof: routines whose loops differ only in
+ * register allocation (membermask kinds, guards) share one. `canon` names a VGPR the same
+ * way, for facts stored per register.
+ */
+function loopCanon(r: AmdRoutine, shape: { branch: number }): { text: string; canon: (n: number) => string } {
+  const a = r.layout.src.a!;
+  const fixed = new Set(a.k === "v" ? Array.from({ length: a.count }, (_, i) => `v${a.n + i}`) : []);
+  const names = new Map<string, string>();
+  const counts = { v: 0, s: 0 };
+  const name = (k: "v" | "s", n: number) => {
+    const key = `${k}${n}`;
+    if (fixed.has(key)) return key.toUpperCase();
+    let x = names.get(key);
+    if (!x) names.set(key, (x = `${k}'${counts[k]++}`));
+    return x;
+  };
+  const op = (o: MOp) => (o.k === "v" || o.k === "s" ? Array.from({ length: o.count }, (_, i) => name(o.k as "v" | "s", o.n + i)).join(":") : printOp(o));
+  const text = r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(op).join(",")}`));
+  return { text: [r.target.wave, printOp(a), ...text].join("\n"), canon: (n) => name("v", n) };
+}
+
 function loopKey(r: AmdRoutine, shape: { branch: number }, bits: number | null): string {
-  const text = r.lines.slice(0, shape.branch + 1).map((l) => (isLabel(l) ? `${l.label}:` : `${l.op} ${l.ops.map(printOp).join(",")}`));
-  return hash([r.target.wave, bits, printOp(r.layout.src.a!), ...text].join("\n"));
+  // The reduction (one small value per lane, or per half) is part of what was proved.
+  const halves = bits !== null && comparesHalves(r.lines, r.layout.src.a!);
+  return hash(`${bits} ${halves}\n${loopCanon(r, shape).text}`);
 }
 
 /** Routines with the same loop (so the same cached loop facts) share an affinity string. */
@@ -325,6 +366,7 @@ function outputBads<V, B>(bv: BV<V, B>, f: MatchForm, w: Warp<V, B>, after: Wave
 
 /** The initial state of a match routine; `activeLanes` < 32 makes the upper lanes exited. */
 function matchInit<V, B>(init: Init<V, B>, r: AmdRoutine, activeLanes: number, reduceBits: number | null): { st: WaveState<V, B>; active: V } {
+  const halves = reduceBits !== null && comparesHalves(r.lines, r.layout.src.a!);
   const bv = init.bv;
   const W = r.target.wave;
   let active = init.mk("active", 32);
@@ -334,7 +376,7 @@ function matchInit<V, B>(init: Init<V, B>, r: AmdRoutine, activeLanes: number, r
   if (reduceBits !== null && aReg.k === "v") {
     for (let part = 0; part < aReg.count; part++) {
       const lanes = st.vgpr.get(aReg.n + part)!;
-      for (let l = 0; l < W; l++) lanes[l] = bv.zext(init.mk(`a${part ? "hi" : "lo"}.${l}`, reduceBits), 32);
+      for (let l = 0; l < W; l++) lanes[l] = part && !halves ? bv.k(0, 32) : bv.zext(init.mk(`a${part ? "hi" : "lo"}.${l}`, reduceBits), 32);
     }
   }
   return { st, active };
@@ -553,6 +595,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   const epi = r.lines.slice(shape.branch + 1);
   const br = r.lines[shape.branch]! as Exclude<MLine, { label: string }>;
   const key = loopKey(r, shape, bits);
+  const { canon } = loopCanon(r, shape);
 
   // Prologue → S_h (no branches in it, by the loop shape).
   const ph = execPaths(bv, pro, cloneState(st), { maxBack: 0 });
@@ -602,7 +645,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
           const res = await solve(env, [lane(rem0, k), bv.notB(bv.eq(e, cand(k)))], timeoutMs, "QF_BV");
           if (process.env.PROVE_DEBUG) console.log("E", k, n, res.status, Math.round(res.ms));
           if (res.fault) return { set, ms: performance.now() - t1, queries, fault: res.reason ?? "fault" };
-          if (res.status === "unsat") set.add(`${k}:${n}`);
+          if (res.status === "unsat") set.add(`${k}:${canon(n)}`);
         }
       }
       return { set, ms: performance.now() - t1, queries };
@@ -614,7 +657,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     simpleE.delete(key);
     return { verdict: "unknown", ms: performance.now() - t0, reason: `solver fault: ${simpRes.fault}`, fault: true };
   }
-  const Ek = (k: number, n: number): BitVec => (simpRes.set.has(`${k}:${n}`) ? cand(k) : Eraw(k).get(n)!);
+  const Ek = (k: number, n: number): BitVec => (simpRes.set.has(`${k}:${canon(n)}`) ? cand(k) : Eraw(k).get(n)!);
 
   // The havoc'd loop-head state S.
   const rem = W === 64 ? bv.zext(init.mk("rem", 32), 64) : init.mk("rem", 32);

@@ -271,14 +271,23 @@ async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: 
     queues.get(a)!.push(i);
   });
   const retries = new Map<number, number>();
-  const next = (prefer: string | null): number | undefined => {
+  // A worker that takes an item of an affinity group owns the group: the others leave it
+  // alone while they have anything else to do (so a loop lemma is proved once, not twice).
+  const owner = new Map<string, number>();
+  const next = (me: number, prefer: string | null): number | undefined => {
     if (prefer && queues.get(prefer)?.length) return queues.get(prefer)!.shift();
-    for (const a of order) {
-      const q = queues.get(a)!;
-      if (q.length) return q.shift();
-    }
+    for (const pass of [0, 1])
+      for (const a of order) {
+        const q = queues.get(a)!;
+        if (!q.length) continue;
+        const o = owner.get(a);
+        if (pass === 0 && a !== "" && o !== undefined && o !== me) continue;
+        if (a !== "") owner.set(a, me);
+        return q.shift();
+      }
     return undefined;
   };
+  let workerIds = 0;
   const remaining = () => [...queues.values()].reduce((n, q) => n + q.length, 0);
   const requeue = (i: number) => queues.get(affinity[i]!)!.unshift(i);
   const nWorkers = Math.max(1, Math.min(opts.workers ?? availableParallelism(), tasks.length));
@@ -287,6 +296,7 @@ async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: 
     let live = 0;
     const spawn = () => {
       const w = startWorker();
+      const me = workerIds++;
       live++;
       let current: { id: number; index: number; timer: NodeJS.Timeout } | null = null;
       let lastAffinity: string | null = null;
@@ -295,6 +305,7 @@ async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: 
         if (dead) return;
         dead = true;
         live--;
+        for (const [a, o] of owner) if (o === me) owner.delete(a);
         void w.terminate();
       };
       // A crash or fault: the item is unknown; retried once in a fresh worker.
@@ -317,7 +328,7 @@ async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: 
         else if (live === 0) resolveAll();
       };
       const feed = () => {
-        const i = next(lastAffinity);
+        const i = next(me, lastAffinity);
         if (i === undefined) {
           stop();
           if (live === 0) resolveAll();

@@ -30,7 +30,8 @@
 import { type Diagnostic, error, messages } from "../diag.js";
 import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type TopLevel, type VarDecl, modifierLoc } from "../ptx/ast.js";
 import { parsePtx } from "../ptx/parser.js";
-import type { MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
+import type { Form, MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
+import { formId } from "./forms.js";
 import type { FamilyInst, Guard, Loc, PtxOperand } from "./ir.js";
 
 /** The result of `parseModule`. */
@@ -52,7 +53,8 @@ export interface ParsedModule {
   /**
    * Every function's instructions with their names resolved, packed (see `ResolvedModule`):
    * what passes/uniformity.ts reads instead of flattening the tree again. Absent on a module
-   * not made by `parseModule`; `resolveModule` computes it from `ast`.
+   * not made by `parseModule` (`resolveModule` computes it from `ast`), and released by
+   * `collectRoutines` (src/lower.ts) once the module's routines are known.
    */
   resolved?: ResolvedModule;
 }
@@ -89,9 +91,9 @@ export function parseModule(text: string, file: string, opts: ParseModuleOptions
 function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: ModuleContext | null): ParsedModule {
   const flattener = new Flattener();
   const resolver = new Resolver();
-  const census = new Map<string, number>();
   const candidates: FamilyInst[] = [];
   const familyDiags: Diagnostic[] = [];
+  const interner = new Interner();
   let ctxSeen: ModuleContext | null = fixedCtx;
   let ctxChanged = false;
   let failure: unknown = null;
@@ -107,22 +109,20 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
             ctxSeen = ctx;
           }
           const family = new Map<Instruction, FamilyInst>();
+          const kinds: number[] = [];
           for (const item of fn.items) {
             if (item.kind !== "inst") continue;
             const inst = item.inst;
-            if (!isFamilyOpcode(inst.opcode)) {
-              const key = inst.modifiers.length === 0 ? inst.opcode : inst.opcode + "." + inst.modifiers.join(".");
-              census.set(key, (census.get(key) ?? 0) + 1);
-              continue;
-            }
-            const r = checkFamily(inst, item.scope, fn, ctx!);
+            kinds.push(resolver.kind(inst));
+            if (!isFamilyOpcode(inst.opcode)) continue;
+            const r = checkFamily(inst, item.scope, fn, ctx!, interner);
             for (const d of r.diagnostics) familyDiags.push(d);
             if (r.inst) {
               candidates.push(r.inst);
               family.set(inst, r.inst);
             }
           }
-          resolver.add(fn, family);
+          resolver.add(fn, (inst) => family.get(inst), kinds);
         }
       } catch (e) {
         failure = e;
@@ -135,13 +135,15 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
     const final = moduleContext(parsed);
     if (ctxChanged || !sameContext(final, ctxSeen)) return parseWith(text, file, keepAst, final);
   }
+  // Census: every kind outside the families, in order of first appearance.
+  const census = new Map<string, number>();
+  resolver.module.kinds.forEach((k, i) => {
+    if (!isFamilyOpcode(k.opcode)) census.set(k.key, resolver.kindCounts[i]);
+  });
   const out: ParsedModule = { file, ast: parsed, insts: [], census, diagnostics };
   // After an internal failure some functions were not resolved; passes then resolve the tree.
   if (failure === null) out.resolved = resolver.module;
-  if (!keepAst) {
-    let ast: Module | null = null;
-    Object.defineProperty(out, "ast", { enumerable: true, configurable: true, get: () => (ast ??= parsePtx(text, file).module) });
-  }
+  if (!keepAst) parseAstOnRead(out, text);
   // A syntax error inside the instruction (say "Constant overflow") also disqualifies it.
   const syntaxLines = new Set(diagnostics.map((d) => d.loc.line));
   for (const fi of candidates) {
@@ -153,6 +155,12 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
   if (failure !== null) diagnostics.push(error({ file, line: 1, col: 1 }, messages.internalError(failure instanceof Error ? failure.message : String(failure))));
   diagnostics.sort((a, b) => a.loc.line - b.loc.line);
   return out;
+}
+
+/** Makes `mod.ast` parse `text` on its first read (a closure of its own, so that it keeps nothing else alive). */
+function parseAstOnRead(mod: ParsedModule, text: string): void {
+  let ast: Module | null = null;
+  Object.defineProperty(mod, "ast", { enumerable: true, configurable: true, get: () => (ast ??= parsePtx(text, mod.file).module) });
 }
 
 function countNewlines(s: string): number {
@@ -327,9 +335,9 @@ export interface FlatFunction {
 
 /**
  * Walk the module in order, declaring names as ptxas does (declare before use; inner blocks
- * shadow outer ones), and flatten every function body. Used by `parseModule` (one item at a
- * time, through `Flattener`) and by passes/uniformity.ts so that both agree on what each
- * register name means.
+ * shadow outer ones), and flatten every function body. `parseModule` does the same one item
+ * at a time (`Flattener`), and `resolveModule` builds on it, so that the checks here and the
+ * dataflow passes agree on what each register name means.
  */
 export function flattenModule(ast: Module): { globals: Scope; functions: FlatFunction[] } {
   const f = new Flattener();
@@ -384,14 +392,14 @@ class Flattener {
 /**
  * Every function of a module with its instructions' names resolved, packed into integers:
  * the facts a dataflow pass (passes/uniformity.ts) needs, without the syntax tree. One
- * module-wide table of strings (opcodes, names) and of modifier lists; per function, the
- * instructions in `ResolvedFunction.code`.
+ * module-wide table of instruction kinds (opcode with modifiers) and of strings; per function,
+ * the instructions in `ResolvedFunction.code`.
  */
 export interface ResolvedModule {
-  /** Interned strings: opcodes, symbol and label names. */
+  /** Instruction kinds, in order of first appearance: `ld.param.u64` → opcode `ld`, modifiers `["param", "u64"]`. */
+  kinds: { key: string; opcode: string; modifiers: readonly string[] }[];
+  /** Interned strings: the names kept in `code` and the labels. */
   strings: string[];
-  /** Interned modifier lists (`["param", "u64"]`). */
-  modifierLists: (readonly string[])[];
   functions: ResolvedFunction[];
 }
 
@@ -405,10 +413,8 @@ export const REF = {
   /** A `.param` of an `.entry`. */
   kernelParam: -2,
   function: -3,
-  /** Not declared: a special register, a label, or an unknown name (`strings[name]` tells). */
+  /** Not declared: a special register, a label, or an unknown name (its name is kept). */
   undeclared: -4,
-  /** No guard (guard field only). */
-  noGuard: -5,
 } as const;
 
 /** One function with a body, resolved. */
@@ -417,25 +423,31 @@ export interface ResolvedFunction {
   entry: boolean;
   /** Number of instructions. */
   count: number;
+  /** Number of registers its instructions (and `.func` parameters) name. */
+  regCount: number;
   /**
    * Per instruction, in program order:
-   *   opcode (`strings` index), modifiers (`modifierLists` index), line, guard, operand count,
-   *   then per operand: kind (`OPK`), symbol count, and per symbol: name (`strings` index), ref.
+   *   kind (`ResolvedModule.kinds` index); operand count × 2 + 1 if guarded; the guard's ref
+   *   if guarded; the line if the opcode is `bra` or `brx`; then per operand: symbol count × 16 +
+   *   kind (`OPK`), and per symbol: its ref, then its name if the ref is `REF.undeclared` or the
+   *   opcode is `bra` (its target).
    * Symbols are the `sym` operands nested in the operand, in order (a pair's halves; a
-   * vector's or list's elements; an address's base, then its elements). The guard and each
-   * symbol's ref is a register number (≥ 0), or a `REF` code (`REF.noGuard`: no guard).
+   * vector's or list's elements; an address's base, then its elements). A ref is a register
+   * number (≥ 0) or a `REF` code; a name is a `strings` index.
    */
   code: Int32Array;
   /** Labels in program order, as pairs: name (`strings` index), index of the instruction that follows. */
   labels: Int32Array;
-  /** Register number → declaration key (`SymInfo.key`). */
-  regKeys: string[];
   /** Register parameters and return registers of a `.func`, resolved where its first instruction is. */
   paramRegs: number[];
   /** The valid family instructions of the function (see `parseModule`), in order. */
   family: FamilyInst[];
   /** Per `family` entry, the refs of its sources a, b, c, membermask (in that order; REF.undeclared where absent or not a register). */
   familyRefs: Int32Array;
+  /** With `resolveModule(…, true)` only: register number → declaration key (`SymInfo.key`). */
+  regKeys?: string[];
+  /** With `resolveModule(…, true)` only: register number → the name it is last written with among the operands (undefined if none). */
+  regNames?: (string | undefined)[];
 }
 
 /** Source slots of `ResolvedFunction.familyRefs`. */
@@ -443,11 +455,38 @@ export const FAMILY_SOURCES = ["a", "b", "c", "membermask"] as const;
 
 /** Builds a `ResolvedModule` one flattened function at a time. */
 class Resolver {
-  readonly module: ResolvedModule = { strings: [], modifierLists: [], functions: [] };
+  readonly module: ResolvedModule = { kinds: [], strings: [], functions: [] };
+  /** Instructions per kind (`module.kinds`). */
+  readonly kindCounts: number[] = [];
+  private readonly kindIds = new Map<string, number>();
   private readonly stringIds = new Map<string, number>();
-  private readonly modifierIds = new Map<string, number>();
   private buf = new Int32Array(1 << 12);
   private len = 0;
+  // Per function:
+  private regIds = new Map<string, number>();
+  private regKeys: string[] = [];
+  private regNames: (string | undefined)[] = [];
+  private bra = false;
+  private scope: NameScope | null = null;
+  private symCount = 0;
+
+  /** @param detail also record each register's key and name (`ResolvedFunction.regKeys`, `regNames`) */
+  constructor(private readonly detail = false) {}
+
+  /** The kind of `inst` (counted). */
+  kind(inst: Instruction): number {
+    const m = inst.modifiers;
+    const key = m.length === 0 ? inst.opcode : m.length === 1 ? inst.opcode + "." + m[0] : inst.opcode + "." + m.join(".");
+    let id = this.kindIds.get(key);
+    if (id === undefined) {
+      id = this.module.kinds.length;
+      this.module.kinds.push({ key, opcode: inst.opcode, modifiers: m });
+      this.kindCounts.push(0);
+      this.kindIds.set(key, id);
+    }
+    this.kindCounts[id]++;
+    return id;
+  }
 
   private str(s: string): number {
     let id = this.stringIds.get(s);
@@ -455,17 +494,6 @@ class Resolver {
       id = this.module.strings.length;
       this.module.strings.push(s);
       this.stringIds.set(s, id);
-    }
-    return id;
-  }
-
-  private mods(m: readonly string[]): number {
-    const key = m.length === 0 ? "" : m.length === 1 ? m[0] : m.join(".");
-    let id = this.modifierIds.get(key);
-    if (id === undefined) {
-      id = this.module.modifierLists.length;
-      this.module.modifierLists.push(m);
-      this.modifierIds.set(key, id);
     }
     return id;
   }
@@ -479,53 +507,63 @@ class Resolver {
     this.buf[this.len++] = x;
   }
 
-  /** Resolves `fn`; `family` gives the valid family instruction built from an instruction, if any. */
-  add(fn: FlatFunction, family: ReadonlyMap<Instruction, FamilyInst> | ((inst: Instruction) => FamilyInst | undefined)): void {
-    const regIds = new Map<string, number>();
-    const regKeys: string[] = [];
-    const ref = (info: SymInfo | null): number => {
-      if (!info) return REF.undeclared;
-      if (info.kind === "reg") {
-        let id = regIds.get(info.key);
-        if (id === undefined) {
-          id = regKeys.length;
-          regKeys.push(info.key);
-          regIds.set(info.key, id);
-        }
-        return id;
+  private ref(info: SymInfo | null): number {
+    if (!info) return REF.undeclared;
+    if (info.kind === "reg") {
+      let id = this.regIds.get(info.key);
+      if (id === undefined) {
+        id = this.regKeys.length;
+        this.regKeys.push(info.key);
+        this.regIds.set(info.key, id);
       }
-      if (info.kind === "var") return info.kernelParam ? REF.kernelParam : REF.var;
-      return info.kind === "function" ? REF.function : REF.undeclared;
-    };
-    const famOf = typeof family === "function" ? family : (i: Instruction) => family.get(i);
+      return id;
+    }
+    if (info.kind === "var") return info.kernelParam ? REF.kernelParam : REF.var;
+    return info.kind === "function" ? REF.function : REF.undeclared;
+  }
+
+  private syms(o: Operand): void {
+    switch (o.kind) {
+      case "sym": {
+        const r = this.ref(this.scope!.lookup(o.name));
+        this.symCount++;
+        this.put(r);
+        if (r === REF.undeclared || this.bra) this.put(this.str(o.name));
+        if (this.detail && r >= 0) this.regNames[r] = o.name;
+        break;
+      }
+      case "pair":
+        this.syms(o.first);
+        this.syms(o.second);
+        break;
+      case "vector":
+      case "list":
+        for (const e of o.elems) this.syms(e);
+        break;
+      case "address":
+        if (o.base) this.syms(o.base);
+        for (const e of o.elems) this.syms(e);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /**
+   * Resolves `fn`. `family` gives the valid family instruction built from an instruction, if
+   * any; `kinds`, the kind of each instruction in order (as `kind` gave it), else they are
+   * computed here.
+   */
+  add(fn: FlatFunction, family: (inst: Instruction) => FamilyInst | undefined, kinds?: readonly number[]): void {
+    this.regIds = new Map();
+    this.regKeys = [];
+    this.regNames = [];
     const labels: number[] = [];
     const fam: FamilyInst[] = [];
     const famRefs: number[] = [];
     let firstScope: NameScope | null = null;
     let count = 0;
     this.len = 0;
-    const syms = (o: Operand, scope: NameScope): void => {
-      switch (o.kind) {
-        case "sym":
-          this.put(this.str(o.name));
-          this.put(ref(scope.lookup(o.name)));
-          break;
-        case "pair":
-          syms(o.first, scope);
-          syms(o.second, scope);
-          break;
-        case "vector":
-        case "list":
-          for (const e of o.elems) syms(e, scope);
-          break;
-        case "address":
-          if (o.base) syms(o.base, scope);
-          for (const e of o.elems) syms(e, scope);
-          break;
-        default:
-          break;
-      }
-    };
     for (const item of fn.items) {
       if (item.kind === "label") {
         labels.push(this.str(item.name), count);
@@ -533,25 +571,26 @@ class Resolver {
       }
       const { inst, scope } = item;
       firstScope ??= scope;
+      this.scope = scope;
+      this.bra = inst.opcode === "bra";
+      this.put(kinds ? kinds[count] : this.kind(inst));
       count++;
-      this.put(this.str(inst.opcode));
-      this.put(this.mods(inst.modifiers));
-      this.put(inst.loc.line);
-      this.put(inst.guard ? ref(scope.lookup(inst.guard.reg)) : REF.noGuard);
-      this.put(inst.operands.length);
+      this.put(inst.operands.length * 2 + (inst.guard ? 1 : 0));
+      if (inst.guard) this.put(this.ref(scope.lookup(inst.guard.reg)));
+      if (this.bra || inst.opcode === "brx") this.put(inst.loc.line);
       for (const o of inst.operands) {
-        this.put(o.kind === "address" ? (o.base?.kind === "sym" ? OPK.addressSym : OPK.address) : OPK[o.kind]);
         const at = this.len;
         this.put(0);
-        syms(o, scope);
-        this.buf[at] = (this.len - at - 1) / 2;
+        const before = this.symCount;
+        this.syms(o);
+        this.buf[at] = (this.symCount - before) * 16 + (o.kind === "address" ? (o.base?.kind === "sym" ? OPK.addressSym : OPK.address) : OPK[o.kind]);
       }
-      const fi = famOf(inst);
+      const fi = family(inst);
       if (fi) {
         fam.push(fi);
         for (const s of FAMILY_SOURCES) {
           const o = fi[s];
-          famRefs.push(o && o.kind === "reg" ? ref(scope.lookup(o.name)) : REF.undeclared);
+          famRefs.push(o && o.kind === "reg" ? this.ref(scope.lookup(o.name)) : REF.undeclared);
         }
       }
     }
@@ -559,34 +598,40 @@ class Resolver {
     if (firstScope && !fn.fn.entry) {
       for (const p of [...fn.fn.rets, ...fn.fn.params]) {
         for (const d of p.declarators) {
-          const r = ref(firstScope.lookup(d.name));
+          const r = this.ref(firstScope.lookup(d.name));
           if (r >= 0) paramRegs.push(r);
         }
       }
     }
-    this.module.functions.push({
+    const out: ResolvedFunction = {
       name: fn.fn.name,
       entry: fn.fn.entry,
       count,
+      regCount: this.regKeys.length,
       code: this.buf.slice(0, this.len),
       labels: Int32Array.from(labels),
-      regKeys,
       paramRegs,
       family: fam,
       familyRefs: Int32Array.from(famRefs),
-    });
+    };
+    if (this.detail) {
+      out.regKeys = this.regKeys;
+      out.regNames = this.regNames;
+    }
+    this.module.functions.push(out);
+    this.scope = null;
   }
 }
 
 /**
  * The `ResolvedModule` of a syntax tree, with `insts` (valid family instructions of that
  * module) matched to their instructions by position. `parseModule` builds the same while it
- * parses.
+ * parses (without `detail`: each register's key and name, for reports).
  */
-export function resolveModule(ast: Module, insts: readonly FamilyInst[]): ResolvedModule {
+export function resolveModule(ast: Module, insts: readonly FamilyInst[], detail = false): ResolvedModule {
   const byLoc = new Map<string, FamilyInst>();
   for (const fi of insts) byLoc.set(`${fi.loc.line}:${fi.loc.col}`, fi);
-  const r = new Resolver();
+  const r = new Resolver(detail);
   for (const fn of flattenModule(ast).functions) r.add(fn, (inst) => byLoc.get(`${inst.loc.line}:${inst.loc.col}`));
   return r.module;
 }
@@ -740,6 +785,7 @@ class FamilyChecker {
     readonly scope: NameScope,
     readonly fn: FlatFunction,
     readonly ctx: ModuleContext,
+    readonly interner: Interner | null = null,
   ) {
     this.op = inst.opcode;
     this.family = inst.opcode === "szext" ? "szext" : inst.opcode === "match" ? "match" : "vsh";
@@ -1029,8 +1075,8 @@ class FamilyChecker {
 }
 
 /** Check one family instruction; returns its diagnostics and, if there are none, its FamilyInst. */
-function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx: ModuleContext): { diagnostics: Diagnostic[]; inst: FamilyInst | null } {
-  const c = new FamilyChecker(inst, scope, fn, ctx);
+function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx: ModuleContext, interner: Interner | null = null): { diagnostics: Diagnostic[]; inst: FamilyInst | null } {
+  const c = new FamilyChecker(inst, scope, fn, ctx, interner);
   c.modifiers();
   c.names();
   const r = c.template();
@@ -1144,10 +1190,11 @@ function famInst(c: FamilyChecker, form: SzextForm | VshForm | MatchForm, r: Res
   const inst = c.inst;
   const g = inst.guard;
   const guard: Guard | null = g ? { reg: g.reg, negate: g.negate } : null;
-  const fi: FamilyInst = { form, d: irOperand(r.d, 32), a: irOperand(r.sources[0].op, aWidth), guard, loc: inst.loc, text: inst.text };
-  if (r.p && r.p.kind === "sym" && form.op === "match" && form.mode === "all") fi.p = irOperand(r.p, 1);
+  const x = c.interner;
+  const fi: FamilyInst = { form: x ? x.form(form) : form, d: irOperand(r.d, 32, x), a: irOperand(r.sources[0].op, aWidth, x), guard, loc: inst.loc, text: inst.text };
+  if (r.p && r.p.kind === "sym" && form.op === "match" && form.mode === "all") fi.p = irOperand(r.p, 1, x);
   for (const s of r.sources.slice(1)) {
-    const o = irOperand(s.op, 32);
+    const o = irOperand(s.op, 32, x);
     if (s.role === "b") fi.b = o;
     else if (s.role === "c") fi.c = o;
     else if (s.role === "membermask") fi.membermask = o;
@@ -1155,16 +1202,42 @@ function famInst(c: FamilyChecker, form: SzextForm | VshForm | MatchForm, r: Res
   return fi;
 }
 
-function irOperand(o: Operand, width: number): PtxOperand {
-  const mask = (1n << BigInt(width)) - 1n;
+const MASKS = new Map<number, bigint>([1, 32, 64].map((w) => [w, (1n << BigInt(w)) - 1n]));
+
+function irOperand(o: Operand, width: number, interner: Interner | null): PtxOperand {
+  const mask = MASKS.get(width) ?? (1n << BigInt(width)) - 1n;
   switch (o.kind) {
     case "sym":
-      return { kind: "reg", name: o.name, loc: o.loc };
+      return { kind: "reg", name: interner ? interner.name(o.name) : o.name, loc: o.loc };
     case "int":
       return { kind: "imm", value: o.value & mask, text: o.text, loc: o.loc };
     case "float":
       return { kind: "imm", value: o.bits & mask, text: o.text, loc: o.loc };
     default:
       return { kind: "sink", loc: o.loc };
+  }
+}
+
+/**
+ * Shares equal forms and equal register names among the FamilyInsts of one module (a large
+ * module has 10^5 of them; forms and names repeat).
+ */
+class Interner {
+  private readonly forms = new Map<string, Form>();
+  private readonly names = new Map<string, string>();
+
+  form<F extends Form>(f: F): F {
+    const key = formId(f);
+    const seen = this.forms.get(key);
+    if (seen) return seen as F;
+    this.forms.set(key, f);
+    return f;
+  }
+
+  name(s: string): string {
+    const seen = this.names.get(s);
+    if (seen !== undefined) return seen;
+    this.names.set(s, s);
+    return s;
   }
 }

@@ -13,12 +13,18 @@
  *     and xor), not with `>>` of negative numbers.
  * Unused parameters are marked `(void)x;` so the module builds with
  * `gcc -std=c99 -Wall -Wextra -pedantic -Werror`.
+ *
+ * clang-format over a whole module of 10^4 routines takes tens of seconds, so the module is
+ * formatted in pieces whose formatting does not depend on their context (see `formatPieces`):
+ * each distinct statement and signature once, comments not at all. The result is byte for
+ * byte what clang-format gives for the whole module; where a piece comes back in an
+ * unexpected shape, the whole module goes through clang-format instead.
  */
 import { format } from "@wasm-fmt/clang-format";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
-import { checkIdent, namesRead, printExprs, unparen, widthOf } from "../portable/pir.js";
+import { checkIdent, namesRead, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
 import type { Routine } from "../js/print.js";
-import { nameShape, planOf, plainName } from "../js/print.js";
+import { CHUNK, nameShape, plainName } from "../js/print.js";
 
 export type { Routine } from "../js/print.js";
 
@@ -155,94 +161,110 @@ interface CFunction {
   stmts: string[];
 }
 
-/** Prints one function; records helper use in `used`. */
-function printFunction(r: Routine, opts: CPrintOptions, used: Set<string>): CFunction {
-  const fn = r.fn;
-  const plan = planOf(fn);
-  const scalars = fn.results.filter((x) => x.type.t !== "arr");
-  if (scalars.length > 1) throw new Error(`${fn.name}: C routines return at most one scalar`);
-  const ret = scalars[0] ? container(scalars[0].type as Scalar) : "void";
-  const params = [
-    ...fn.params.map((p) => decl(p.name, p.type, true)),
-    ...fn.results.filter((x) => x.type.t === "arr").map((x) => decl(x.name, x.type, false)),
-  ];
-  const stmtsOut: string[] = [];
-  let out: string[] = [];
+/** Prints functions; records helper use in `used`. One printer serves a whole module. */
+class FunctionPrinter {
+  private plan: PrintPlan | null = null;
+  private read = new Set<string>();
+  private stmtsOut: string[] = [];
+  private out: string[] = [];
+  private tempNo = 0;
+  private readonly fresh = () => `t${++this.tempNo}`;
+  private readonly node = (e: PExpr, kid: (k: PExpr) => string) => cNode(e, kid, this.plan!, this.used);
+
+  constructor(
+    private readonly opts: CPrintOptions,
+    readonly used: Set<string>,
+  ) {}
+
+  print(r: Routine): CFunction {
+    const fn = r.fn;
+    this.plan = printPlan(fn);
+    this.tempNo = 0;
+    this.stmtsOut = [];
+    this.out = [];
+    const scalars = fn.results.filter((x) => x.type.t !== "arr");
+    if (scalars.length > 1) throw new Error(`${fn.name}: C routines return at most one scalar`);
+    const ret = scalars[0] ? container(scalars[0].type as Scalar) : "void";
+    const params = [
+      ...fn.params.map((p) => decl(p.name, p.type, true)),
+      ...fn.results.filter((x) => x.type.t === "arr").map((x) => decl(x.name, x.type, false)),
+    ];
+    this.read = namesRead(fn);
+    for (const p of fn.params)
+      if (!this.read.has(p.name)) {
+        this.out.push(`(void)${p.name};`);
+        this.flush();
+      }
+    this.stmts(fn, scalars[0]?.name, fn.body, "  ");
+    this.flush();
+    return { sig: `${this.opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.join(", ")}) {`, stmts: this.stmtsOut };
+  }
+
   /** Ends a top-level statement. */
-  const flush = () => {
-    if (out.length) stmtsOut.push(out.map((l) => (l.startsWith(" ") ? l : "  " + l)).join("\n"));
-    out = [];
-  };
-  const read = namesRead(fn);
-  for (const p of fn.params)
-    if (!read.has(p.name)) {
-      out.push(`(void)${p.name};`);
-      flush();
-    }
-  let tempNo = 0;
-  const fresh = () => `t${++tempNo}`;
-  const fmt = (e: PExpr, kid: (k: PExpr) => string) => cNode(e, kid, plan, used);
-  const exprs = (roots: PExpr[], ind: string) => {
-    const p = printExprs(roots, plan, fmt, fresh);
+  private flush(): void {
+    if (this.out.length) this.stmtsOut.push(this.out.map((l) => (l.startsWith(" ") ? l : "  " + l)).join("\n"));
+    this.out = [];
+  }
+
+  private exprs(roots: PExpr[], ind: string): string[] {
+    const p = printExprs(roots, this.plan!, this.node, this.fresh);
     for (const t of p.temps) {
-      out.push(`${ind}const ${container(t.node.type)} ${t.name} = ${unparen(t.text)};`);
-      if (ind === "  ") flush();
+      this.out.push(`${ind}const ${container(t.node.type)} ${t.name} = ${unparen(t.text)};`);
+      if (ind === "  ") this.flush();
     }
     return p.roots.map(unparen);
-  };
-  const stmts = (ss: PStmt[], ind: string): void => {
+  }
+
+  private stmts(fn: PirFunction, result: string | undefined, ss: PStmt[], ind: string): void {
     for (const st of ss) {
       switch (st.s) {
         case "let":
         case "var": {
-          const [v] = exprs([st.value], ind);
-          out.push(`${ind}${st.s === "let" ? "const " : ""}${container(st.value.type)} ${checkIdent(st.name)} = ${v};`);
-          if (!read.has(st.name)) {
-            if (ind === "  ") flush();
-            out.push(`${ind}(void)${st.name};`);
+          const [v] = this.exprs([st.value], ind);
+          this.out.push(`${ind}${st.s === "let" ? "const " : ""}${container(st.value.type)} ${checkIdent(st.name)} = ${v};`);
+          if (!this.read.has(st.name)) {
+            if (ind === "  ") this.flush();
+            this.out.push(`${ind}(void)${st.name};`);
           }
           break;
         }
         case "set": {
-          const [v] = exprs([st.value], ind);
-          out.push(`${ind}${checkIdent(st.name)} = ${v};`);
+          const [v] = this.exprs([st.value], ind);
+          this.out.push(`${ind}${checkIdent(st.name)} = ${v};`);
           break;
         }
         case "for":
-          out.push(`${ind}for (uint32_t ${checkIdent(st.index)} = 0; ${st.index} < ${st.n}u; ${st.index}++) {`);
-          stmts(st.body, ind + "  ");
-          out.push(`${ind}}`);
+          this.out.push(`${ind}for (uint32_t ${checkIdent(st.index)} = 0; ${st.index} < ${st.n}u; ${st.index}++) {`);
+          this.stmts(fn, result, st.body, ind + "  ");
+          this.out.push(`${ind}}`);
           break;
         case "if": {
-          const [c] = exprs([st.c], ind);
-          out.push(`${ind}if (${c}) {`);
-          stmts(st.then, ind + "  ");
+          const [c] = this.exprs([st.c], ind);
+          this.out.push(`${ind}if (${c}) {`);
+          this.stmts(fn, result, st.then, ind + "  ");
           if (st.else.length) {
-            out.push(`${ind}} else {`);
-            stmts(st.else, ind + "  ");
+            this.out.push(`${ind}} else {`);
+            this.stmts(fn, result, st.else, ind + "  ");
           }
-          out.push(`${ind}}`);
+          this.out.push(`${ind}}`);
           break;
         }
         case "store": {
-          const [i, v] = exprs([st.index, st.value], ind);
-          out.push(`${ind}${checkIdent(st.array)}[${i}] = ${v};`);
+          const [i, v] = this.exprs([st.index, st.value], ind);
+          this.out.push(`${ind}${checkIdent(st.array)}[${i}] = ${v};`);
           break;
         }
         case "return": {
-          const v = scalars[0] ? st.values[scalars[0].name] : undefined;
-          if (!v) throw new Error(`${fn.name}: return without ${scalars[0]?.name ?? "a result"}`);
-          const [x] = exprs([v], ind);
-          out.push(`${ind}return ${x};`);
+          const v = result !== undefined ? st.values[result] : undefined;
+          if (!v) throw new Error(`${fn.name}: return without ${result ?? "a result"}`);
+          const [x] = this.exprs([v], ind);
+          this.out.push(`${ind}return ${x};`);
           break;
         }
       }
-      if (ind === "  ") flush();
+      if (ind === "  ") this.flush();
     }
-  };
-  stmts(fn.body, "  ");
-  flush();
-  return { sig: `${opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.join(", ")}) {`, stmts: stmtsOut };
+  }
 }
 
 /** A function's text before formatting. */
@@ -250,11 +272,15 @@ function functionText(f: CFunction): string {
   return [f.sig, ...f.stmts, "}"].join("\n");
 }
 
+/** What `cComment` has to neutralise or split on (anything else is copied line by line). */
+const NEEDS_CARE = /\*\/|\/\*|\?\?|[\x00-\x08\x0b-\x1f\x7f\\\u2028\u2029]/;
+
 /**
  * `text` as one C block comment, neutralising what could end or nest it: `*\/`, `/*`,
  * trigraphs (`??/` is a backslash) and backslash line splices.
  */
 export function cComment(text: string): string {
+  if (!NEEDS_CARE.test(text)) return "/*\n" + text.split("\n").map((l) => (l ? ` * ${l}` : " *")).join("\n") + "\n */";
   const lines = text
     .replace(/\*\//g, "* /")
     .replace(/\/\*/g, "/ *")
@@ -281,7 +307,8 @@ export function printCModule(routines: Routine[], opts: CPrintOptions = {}): str
     seen.add(r.name);
   }
   const used = new Set<string>();
-  const fns = routines.map((r) => printFunction(r, opts, used));
+  const printer = new FunctionPrinter(opts, used);
+  const fns = routines.map((r) => printer.print(r));
   const banner = opts.banner ? [cComment(opts.banner)] : [];
   const preamble = ["#include <stdbool.h>\n#include <stdint.h>", ...[...used].sort().map((h) => HELPERS[h]!)];
   const text = () =>
@@ -291,31 +318,34 @@ export function printCModule(routines: Routine[], opts: CPrintOptions = {}): str
   return pieces ? [...banner, ...pieces].join("\n\n") + "\n" : format(text(), "routines.c", CLANG_FORMAT_STYLE);
 }
 
-const STMT_HEAD = "void pl_stmt_(void) {";
-const STMT_TAIL = "  (void)0;\n}";
 const SIG_TAIL = "\n  (void)0;\n  (void)0;\n}";
 const SEPARATOR = "int pl_piece_;";
+const STMTS_HEAD = "void pl_statements_(void) {";
 
 /**
  * The formatted module after the banner (comments, which clang-format leaves as they are with
  * `ReflowComments: Never`): the preamble, then each routine's header and function. Assembled
- * from pieces formatted once each by one clang-format run, or null if a piece's formatted
- * shape is not the one expected. clang-format formats each statement of a function body on
- * its own (LLVM style aligns nothing across statements and never puts a block on one line),
- * and the signature line on its own, so: each distinct statement once (in a function of two
- * statements, so that it is not put on the signature's line), each distinct signature once (by
- * everything but the routine name's spelling, see js/print.ts `plainName`), and a function of
- * one statement whole, as clang-format may put it on one line.
+ * from pieces formatted once each (a few clang-format runs, see `formatRuns`), or null if a
+ * piece's formatted shape is not the one expected. clang-format formats each line of a function on its own
+ * (LLVM style aligns nothing across statements and never puts a block on one line), so: each
+ * distinct statement once (all in one function, separated by a declaration), and each
+ * distinct signature once (in a function of two statements, so that nothing is put on its
+ * line; by everything but the routine name's spelling, see js/print.ts `plainName`). The one
+ * thing that joins lines is `AllowShortFunctionsOnASingleLine: All`: a function of one
+ * statement goes on one line when the signature and the statement, each on one line, fit
+ * together in the column limit (`LineJoiner::tryMergeSimpleBlock`, `nextTwoLinesFitInto`).
  */
 function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[]): string[] | null {
-  const ids = new Map<string, number>();
-  const batch: string[] = [];
-  const piece = (key: string, text: string): number => {
+  const topIds = new Map<string, number>();
+  const top: string[] = [];
+  const stmtIds = new Map<string, number>();
+  const stmts: string[] = [];
+  const piece = (ids: Map<string, number>, list: string[], key: string, text: string): number => {
     let id = ids.get(key);
     if (id === undefined) {
-      id = batch.length;
+      id = list.length;
       ids.set(key, id);
-      batch.push(text);
+      list.push(text);
     }
     return id;
   };
@@ -324,59 +354,76 @@ function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[])
     const at = plainName(name) ? nameAt(text, name) : -1;
     return at < 0 ? "=" + text : text.slice(0, at) + "\u0000" + nameShape(name) + "\u0000" + text.slice(at + name.length);
   };
-  const fixed = preamble.map((p) => piece(`p${p}`, p));
-  const plan = fns.map((f, i) => {
-    const name = routines[i]!.name;
-    if (f.stmts.length === 1 && !f.stmts[0]!.includes("\n")) {
-      const t = functionText(f);
-      return { whole: piece(`w${keyOf(t, name)}`, t), sig: -1, stmts: [] as number[] };
-    }
-    const sig = piece(`g${keyOf(f.sig, name)}`, f.sig + SIG_TAIL);
-    return { whole: -1, sig, stmts: f.stmts.map((s) => piece(`s${s}`, `${STMT_HEAD}\n${s}\n${STMT_TAIL}`)) };
+  const fixed = preamble.map((p) => piece(topIds, top, `p${p}`, p));
+  const plan = fns.map((f, i) => ({
+    sig: piece(topIds, top, `g${keyOf(f.sig, routines[i]!.name)}`, f.sig + SIG_TAIL),
+    stmts: f.stmts.map((s) => piece(stmtIds, stmts, s, s)),
+  }));
+  const formatted = formatRuns(top, (run) => run.join(`\n${SEPARATOR}\n`), (out, n) => {
+    const f = out.split(`\n${SEPARATOR}\n`);
+    return f.length === n ? f : null;
   });
-  const out = format(batch.join(`\n${SEPARATOR}\n`) + "\n", "routines.c", CLANG_FORMAT_STYLE);
-  if (!out.endsWith("\n")) return null;
-  const formatted = out.slice(0, -1).split(`\n${SEPARATOR}\n`);
-  if (formatted.length !== batch.length) return null;
-  // Check the shape of each piece, and cut the wrappers.
+  // The statements: the lines between separators in a function, at body indentation.
+  const stmtText = formatRuns(
+    stmts,
+    (run) => `${STMTS_HEAD}\n${run.map((s) => `${s}\n  ${SEPARATOR}\n`).join("")}}`,
+    (out, n) => {
+      if (!out.startsWith(STMTS_HEAD + "\n") || !out.endsWith(`\n  ${SEPARATOR}\n}`)) return null;
+      const body = out.slice(STMTS_HEAD.length + 1, out.length - SEPARATOR.length - 5).split(`\n  ${SEPARATOR}\n`);
+      return body.length === n && body.every((b) => b.split("\n").every((l) => l.startsWith("  "))) ? body : null;
+    },
+  );
+  if (!formatted || !stmtText) return null;
+  // Signatures: cut the two statements that follow.
   const text: (string | null)[] = formatted.map((f, id) => {
-    const src = batch[id]!;
-    if (src.startsWith(STMT_HEAD + "\n")) {
-      if (!f.startsWith(STMT_HEAD + "\n") || !f.endsWith("\n" + STMT_TAIL)) return null;
-      const body = f.slice(STMT_HEAD.length + 1, f.length - STMT_TAIL.length - 1);
-      return body.split("\n").every((l) => l.startsWith("  ")) ? body : null;
-    }
-    if (src.endsWith(SIG_TAIL)) {
-      if (!f.endsWith(" {" + SIG_TAIL)) return null;
-      const sig = f.slice(0, f.length - SIG_TAIL.length);
-      return sig.includes("{\n") ? null : sig;
-    }
-    return f;
+    if (!top[id]!.endsWith(SIG_TAIL)) return f;
+    if (!f.endsWith(" {" + SIG_TAIL)) return null;
+    const sig = f.slice(0, f.length - SIG_TAIL.length);
+    return sig.includes("{\n") ? null : sig;
   });
   if (text.some((t) => t === null)) return null;
   const parts: string[] = fixed.map((id) => text[id]!);
   for (let i = 0; i < fns.length; i++) {
     const p = plan[i]!;
     const name = routines[i]!.name;
-    /** Piece `id` with its routine's name replaced by `name`. */
-    const named = (id: number): string | null => {
-      const t = text[id]!;
-      const own = routineNameIn(batch[id]!);
-      if (own === name) return t;
-      const at = nameAt(t, own);
-      return at < 0 ? null : t.slice(0, at) + name + t.slice(at + own.length);
-    };
-    let fnText: string | null;
-    if (p.whole >= 0) fnText = named(p.whole);
-    else {
-      const sig = named(p.sig);
-      fnText = sig === null ? null : [sig, ...p.stmts.map((id) => text[id]!), "}"].join("\n");
+    let sig = text[p.sig]!;
+    const own = routineNameIn(top[p.sig]!);
+    if (own !== name) {
+      const at = nameAt(sig, own);
+      if (at < 0) return null;
+      sig = sig.slice(0, at) + name + sig.slice(at + own.length);
     }
-    if (fnText === null) return null;
+    let fnText: string;
+    const one = p.stmts.length === 1 ? stmtText[p.stmts[0]!]! : null;
+    if (one !== null && !one.includes("\n") && !sig.includes("\n") && sig.length + one.length + 1 <= COLUMN_LIMIT) {
+      fnText = `${sig} ${one.slice(2)} }`; // `sig {` + ` ` + statement + ` }`: sig.length + 1 + (one.length - 2) + 2
+    } else fnText = [sig, ...p.stmts.map((id) => stmtText[id]!), "}"].join("\n");
     parts.push(cComment(routines[i]!.header) + "\n" + fnText);
   }
   return parts;
 }
+
+/**
+ * `pieces` formatted by clang-format in runs of about CHUNK characters (the formatter's memory
+ * grows with its input and is never returned): `wrap` makes one input of a run, `unwrap` cuts
+ * its output (without the final newline) back into pieces, or says null.
+ */
+function formatRuns(pieces: string[], wrap: (run: string[]) => string, unwrap: (out: string, n: number) => string[] | null): string[] | null {
+  const out: string[] = [];
+  for (let i = 0; i < pieces.length; ) {
+    let j = i;
+    for (let size = 0; j < pieces.length && size < CHUNK; j++) size += pieces[j]!.length + 1;
+    const f = format(wrap(pieces.slice(i, j)) + "\n", "routines.c", CLANG_FORMAT_STYLE);
+    const cut = f.endsWith("\n") ? unwrap(f.slice(0, -1), j - i) : null;
+    if (!cut) return null;
+    for (const x of cut) out.push(x);
+    i = j;
+  }
+  return out;
+}
+
+/** LLVM style's ColumnLimit. */
+const COLUMN_LIMIT = 80;
 
 /** Where `name(` first appears after a blank (or at the start) in `text`; -1 if nowhere. */
 function nameAt(text: string, name: string): number {

@@ -15,7 +15,7 @@
  * context: each distinct top-level statement of a routine body once (routines share most of
  * them), each distinct signature once (by parameters and the name's length and shape), and
  * no comments at all — each routine's header comment is printed the way prettier prints a
- * block comment whose lines all start with `*` (trimmed, re-indented), see `prettierComment`.
+ * block comment whose lines all start with `*` (trimmed, re-indented), see `prettierBlockComment`.
  * The result is byte for byte what prettier gives for the whole module; where that cannot be
  * shown (a `\r` in a comment, an unexpected shape of prettier's output), the whole module goes
  * through prettier instead.
@@ -170,15 +170,6 @@ function jsNode(e: PExpr, kid: (k: PExpr) => string, plan: PrintPlan): string {
   }
 }
 
-const plans = new WeakMap<PirFunction, PrintPlan>();
-
-/** `printPlan(fn)`, once per function object (the JS and C printers of one module share it). */
-export function planOf(fn: PirFunction): PrintPlan {
-  let p = plans.get(fn);
-  if (!p) plans.set(fn, (p = printPlan(fn)));
-  return p;
-}
-
 /** `new Uint32Array(n)` etc. for an array result. */
 function newArray(t: PType): string {
   if (t.t !== "arr") throw new Error("not an array type");
@@ -187,20 +178,19 @@ function newArray(t: PType): string {
 }
 
 /**
- * Routine bodies written into one CodeBlockWriter (making a writer costs more than writing a
- * statement), with the span of each top-level statement recorded.
+ * Writes routine bodies (statements, and the return of the results) into one CodeBlockWriter
+ * (making a writer costs more than writing a statement), recording the span of each
+ * top-level statement; a hoisted temporary is a statement of its own.
  */
 class BodyWriter {
-  readonly w = new CodeBlockWriter();
+  private readonly w = new CodeBlockWriter();
   private readonly spans: number[] = [];
   private start = 0;
-
-  /** Ends the current top-level statement (if anything was written since the last one). */
-  flush(): void {
-    const end = this.w.getLength();
-    if (end > this.start) this.spans.push(this.start, end);
-    this.start = end;
-  }
+  private depth = 0;
+  private plan: PrintPlan | null = null;
+  private tempNo = 0;
+  private readonly fresh = () => `t${++this.tempNo}`;
+  private readonly node = (e: PExpr, kid: (k: PExpr) => string) => jsNode(e, kid, this.plan!);
 
   /** Number of statements so far. */
   get count(): number {
@@ -211,73 +201,79 @@ class BodyWriter {
   statements(): string[] {
     const text = this.w.toString();
     const out: string[] = [];
-    for (let i = 0; i < this.spans.length; i += 2) {
-      const s = text.slice(this.spans[i], this.spans[i + 1]).trim();
-      out.push(s);
-    }
+    for (let i = 0; i < this.spans.length; i += 2) out.push(text.slice(this.spans[i], this.spans[i + 1]).trim());
     return out;
   }
-}
 
-/**
- * Writes the body of `fn` (statements, and the return of its results) to `bw`, one top-level
- * statement at a time (a hoisted temporary is a statement of its own).
- */
-function writeBody(bw: BodyWriter, fn: PirFunction): void {
-  const w = bw.w;
-  const plan = planOf(fn);
-  let tempNo = 0;
-  const fresh = () => `t${++tempNo}`;
-  let depth = 0;
-  const end = () => {
-    if (depth === 0) bw.flush();
-  };
-  for (const r of fn.results)
-    if (r.type.t === "arr") {
-      w.writeLine(`const ${checkIdent(r.name)} = ${newArray(r.type)};`);
-      end();
+  /** Writes the body of `fn`. */
+  body(fn: PirFunction): void {
+    this.plan = printPlan(fn);
+    this.tempNo = 0;
+    const w = this.w;
+    for (const r of fn.results)
+      if (r.type.t === "arr") {
+        w.writeLine(`const ${checkIdent(r.name)} = ${newArray(r.type)};`);
+        this.end();
+      }
+    this.stmts(fn, fn.body);
+    if (!fn.body.some((s) => s.s === "return")) {
+      w.writeLine(`return { ${fn.results.map((r) => checkIdent(r.name)).join(", ")} };`);
+      this.end();
     }
-  const exprs = (roots: PExpr[]) => {
-    const p = printExprs(roots, plan, (e, kid) => jsNode(e, kid, plan), fresh);
+  }
+
+  /** Ends a top-level statement. */
+  private end(): void {
+    if (this.depth > 0) return;
+    const end = this.w.getLength();
+    if (end > this.start) this.spans.push(this.start, end);
+    this.start = end;
+  }
+
+  private exprs(roots: PExpr[]): string[] {
+    const p = printExprs(roots, this.plan!, this.node, this.fresh);
     for (const t of p.temps) {
-      w.writeLine(`const ${t.name} = ${unparen(t.text)};`);
-      end();
+      this.w.writeLine(`const ${t.name} = ${unparen(t.text)};`);
+      this.end();
     }
     return p.roots.map(unparen);
-  };
-  const nested = (ss: PStmt[]) => () => {
-    depth++;
-    stmts(ss);
-    depth--;
-  };
-  const stmts = (ss: PStmt[]): void => {
+  }
+
+  private block(fn: PirFunction, ss: PStmt[]): void {
+    this.depth++;
+    this.stmts(fn, ss);
+    this.depth--;
+  }
+
+  private stmts(fn: PirFunction, ss: PStmt[]): void {
+    const w = this.w;
     for (const st of ss) {
       switch (st.s) {
         case "let":
         case "var":
         case "set": {
-          const [v] = exprs([st.value]);
+          const [v] = this.exprs([st.value]);
           const kw = st.s === "let" ? "const " : st.s === "var" ? "let " : "";
           w.writeLine(`${kw}${checkIdent(st.name)} = ${v};`);
           break;
         }
         case "for":
-          w.write(`for (let ${checkIdent(st.index)} = 0; ${st.index} < ${st.n}; ${st.index}++)`).block(nested(st.body));
+          w.write(`for (let ${checkIdent(st.index)} = 0; ${st.index} < ${st.n}; ${st.index}++)`).block(() => this.block(fn, st.body));
           break;
         case "if": {
-          const [c] = exprs([st.c]);
-          w.write(`if (${c})`).block(nested(st.then));
-          if (st.else.length) w.write("else").block(nested(st.else));
+          const [c] = this.exprs([st.c]);
+          w.write(`if (${c})`).block(() => this.block(fn, st.then));
+          if (st.else.length) w.write("else").block(() => this.block(fn, st.else));
           break;
         }
         case "store": {
-          const [i, v] = exprs([st.index, st.value]);
+          const [i, v] = this.exprs([st.index, st.value]);
           w.writeLine(`${checkIdent(st.array)}[${i}] = ${v};`);
           break;
         }
         case "return": {
           const names = Object.keys(st.values);
-          const vals = exprs(names.map((n) => st.values[n]!));
+          const vals = this.exprs(names.map((n) => st.values[n]!));
           const arrays = fn.results.filter((r) => r.type.t === "arr").map((r) => r.name);
           if (names.length === 1 && arrays.length === 0) w.writeLine(`return ${vals[0]};`);
           else
@@ -287,13 +283,8 @@ function writeBody(bw: BodyWriter, fn: PirFunction): void {
           break;
         }
       }
-      end();
+      this.end();
     }
-  };
-  stmts(fn.body);
-  if (!fn.body.some((s) => s.s === "return")) {
-    w.writeLine(`return { ${fn.results.map((r) => checkIdent(r.name)).join(", ")} };`);
-    end();
   }
 }
 
@@ -304,21 +295,21 @@ export function blockComment(text: string): string {
 }
 
 /**
- * What prettier prints for the block comment `c` (a leading comment at the top level), or
- * null if this cannot tell. Prettier's printComment: a comment of several lines that all
- * start with `*` (after leading blanks; with the delimiters' stars) is printed with each line
- * trimmed of leading blanks, every line but the last also of trailing ones, and a space
- * before each but the first; any other comment as written. Prettier first turns `\r\n` and
- * `\r` into `\n`, which would change the lines: such a comment returns null.
+ * What prettier prints for `blockComment(text)` as a leading comment at the top level, or
+ * null if this cannot tell. Prettier's printComment prints a comment of several lines that all
+ * start with `*` (after leading blanks) with each line trimmed of leading blanks, every line
+ * but the last also of trailing ones, and a space before each line but the first: here, each
+ * ` * line` loses its trailing blanks. Prettier first turns a `\r` into a line break, which
+ * would change the lines: then null.
  */
-export function prettierComment(c: string): string | null {
-  if (c.includes("\r") || !c.startsWith("/*") || !c.endsWith("*/") || c.length < 4) return null;
-  const value = c.slice(2, -2);
-  if (value.includes("*/")) return null;
-  const lines = `*${value}*`.split("\n").map((l) => l.trimStart());
-  if (lines.length < 2 || value[0] === "*" || !lines.every((l) => l.startsWith("*"))) return null;
-  const last = lines.length - 1;
-  return "/" + lines.map((l, i) => (i === 0 ? l.trimEnd() : i === last ? " " + l : " " + l.trimEnd())).join("\n") + "/";
+export function prettierBlockComment(text: string): string | null {
+  let out = "/*";
+  for (const l of text.replace(/\*\//g, "*\\/").split(/\r?\n|\u2028|\u2029/)) {
+    if (l.includes("\r")) return null;
+    const t = l.trimEnd();
+    out += t ? "\n * " + t : "\n *";
+  }
+  return out + "\n */";
 }
 
 /**
@@ -336,7 +327,7 @@ export async function printJsModule(routines: Routine[], opts: JsPrintOptions = 
   const bw = new BodyWriter();
   const spans = routines.map((r) => {
     const first = bw.count;
-    writeBody(bw, r.fn);
+    bw.body(r.fn);
     return [first, bw.count] as const;
   });
   const all = bw.statements();
@@ -371,6 +362,9 @@ function unformatted(printed: PrintedRoutine[], opts: JsPrintOptions): string {
   return parts.join("");
 }
 
+/** Characters of pieces per formatter run (see `formatPieces`). */
+export const CHUNK = 1 << 14;
+
 /** A routine name whose spelling cannot matter to a formatter beyond its length and the class of each character. */
 export function plainName(name: string): boolean {
   return /^[a-z][a-z0-9_]*__[a-z0-9_]*$/.test(name);
@@ -389,24 +383,32 @@ async function formatPieces(printed: PrintedRoutine[], opts: JsPrintOptions): Pr
   if (printed.length === 0) return null; // a module of comments only: nothing to gain
   const headers: string[] = [];
   for (const p of [...(opts.banner !== undefined && opts.banner !== "" ? [opts.banner] : []), ...printed.map((x) => x.r.header)]) {
-    const c = prettierComment(blockComment(p));
+    const c = prettierBlockComment(p);
     if (c === null) return null;
     headers.push(c);
   }
   // Distinct signatures (one representative name per key) and distinct statements.
   const sigs = new Map<string, { name: string; params: string; index: number }>();
   const stmts = new Map<string, number>();
-  const sigKey = (x: PrintedRoutine) => (plainName(x.r.name) ? `${nameShape(x.r.name)}(${x.params})` : `=${x.r.name}(${x.params})`);
-  for (const x of printed) {
-    const key = sigKey(x);
+  const sigKeys = printed.map((x) => (plainName(x.r.name) ? `${nameShape(x.r.name)}(${x.params})` : `=${x.r.name}(${x.params})`));
+  printed.forEach((x, i) => {
+    const key = sigKeys[i]!;
     if (!sigs.has(key)) sigs.set(key, { name: x.r.name, params: x.params, index: sigs.size });
     for (const s of x.body) if (!stmts.has(s)) stmts.set(s, stmts.size);
-  }
+  });
   const batch: string[] = [];
   for (const { name, params } of sigs.values()) batch.push(`export function ${name}(${params}) {\n0;\n}`);
   for (const s of stmts.keys()) batch.push(`(function () {\n${s}\n});`);
-  if (process.env.PL_DEBUG) console.error("batch", sigs.size, stmts.size, batch.join("\n").length, printed.reduce((n, x) => n + x.body.length, 0));
-  const out = (await prettier.format(batch.join("\n"), { parser: "babel" })).split("\n");
+  // In runs of about CHUNK characters: prettier's syntax tree and documents for one run are
+  // garbage before the next, which keeps the memory peak down.
+  let formatted = "";
+  for (let i = 0; i < batch.length; ) {
+    let j = i;
+    for (let size = 0; j < batch.length && size < CHUNK; j++) size += batch[j]!.length + 1;
+    formatted += await prettier.format(batch.slice(i, j).join("\n"), { parser: "babel" });
+    i = j;
+  }
+  const out = formatted.split("\n");
 
   // Read the pieces back: each signature ends with ` {` before the line `  0;`; each statement
   // is the lines between `(function () {` and `});`, at the indentation of a routine body.
@@ -436,7 +438,7 @@ async function formatPieces(printed: PrintedRoutine[], opts: JsPrintOptions): Pr
   let h = 0;
   if (opts.banner !== undefined && opts.banner !== "") parts.push(headers[h++]! + "\n");
   printed.forEach((x, i) => {
-    const sig = sigs.get(sigKey(x))!;
+    const sig = sigs.get(sigKeys[i]!)!;
     let head = sigText[sig.index]!;
     if (sig.name !== x.r.name) head = `export function ${x.r.name}` + head.slice(`export function ${sig.name}`.length);
     parts.push((i > 0 ? "\n" : "") + headers[h++]! + "\n" + head + "\n" + x.body.map((s) => stmtText[stmts.get(s)!]!).join("\n") + "\n}\n");
