@@ -78,6 +78,8 @@ export const messages = {
   // --- syntax (ptxas wording where ptxas has one) ---
   parseError: (near: string) => `Parsing error near '${near}': syntax error`,
   constantOverflow: () => "Constant overflow",
+  /** The first statement of a module must be `.version`, the second `.target` (ptxas). */
+  missingHeader: (what: "version" | "target") => `Missing .${what} directive at start of file`,
   nonAscii: (line: number) => `Unexpected non-ASCII character encountered on line ${line}`,
   divisionByZero: () => "Constant expression has division by zero",
   // --- syntax (ptx-lower's own) ---

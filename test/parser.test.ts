@@ -374,8 +374,28 @@ describe("error recovery", () => {
 
   it("reports a missing closing brace and a non-ASCII byte (as ptxas does)", () => {
     expect(parsePtx(kernel("ret;").slice(0, -2), "t.ptx").diagnostics.map((d) => d.message)).toEqual(["Missing '}' at end of input"]);
-    const d = parsePtx(".version 8.7 // caf\u00e9\n", "t.ptx").diagnostics;
+    const d = parsePtx(".version 8.7 // caf\u00e9\n.target sm_90\n", "t.ptx").diagnostics;
     expect(d.map((x) => `${x.loc.line}:${x.loc.col} ${x.message}`)).toEqual(["1:20 Unexpected non-ASCII character encountered on line 1"]);
+  });
+
+  it("requires .version first and .target second, and neither again (as ptxas does)", () => {
+    const at = (src: string) => parsePtx(src, "t.ptx").diagnostics.map((x) => `${x.loc.line}:${x.loc.col} ${x.message}`);
+    expect(at("")).toEqual(["1:1 Missing .version directive at start of file"]);
+    expect(at(".target sm_90\n.address_size 64\n")).toEqual(["1:1 Missing .version directive at start of file"]);
+    expect(at("// c\n.address_size 64\n.version 8.0\n.target sm_90\n")).toEqual(["2:1 Missing .version directive at start of file"]);
+    expect(at(".version 8.0\n.version 8.0\n.target sm_90\n")).toEqual(["2:1 Missing .target directive at start of file"]);
+    expect(at(".version 8.0\n")).toEqual(["2:1 Missing .target directive at start of file"]);
+    expect(at(".version 8.0\n.target sm_90\n.address_size 64\n.target sm_80\n")).toEqual(["4:1 Parsing error near '.target': syntax error"]);
+    expect(at(kernel("ret;") + ".version 8.0\n").at(-1)).toMatch(/Parsing error near '\.version': syntax error$/);
+  });
+
+  it("ends a line at a lone CR, as ptxas does, and at CRLF", () => {
+    for (const eol of ["\r", "\r\n"]) {
+      const src = kernel("szext.clamp.s32 %r1, %r2, %r3;").replace(/\n/g, eol);
+      const r = parseModule(src, "cr.ptx");
+      expect(r.diagnostics).toEqual([]);
+      expect(r.insts.map((i) => i.loc.line)).toEqual([9]);
+    }
   });
 
   it("bounds nesting instead of recursing: deep blocks and deep expressions", () => {
@@ -403,7 +423,7 @@ describe("error recovery", () => {
 });
 
 function wellFormed(ds: Diagnostic[], text: string): void {
-  const lines = text.split("\n").length;
+  const lines = text.split(/\r\n|\r|\n/).length; // a lone CR ends a line too
   for (const d of ds) {
     expect(d.loc.line).toBeGreaterThanOrEqual(1);
     expect(d.loc.line).toBeLessThanOrEqual(lines);

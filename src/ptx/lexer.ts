@@ -15,7 +15,8 @@
  * - `punct`: one character, or one of `<< >> == != <= >= && ||` (second char in `ch2`);
  * - `bad`: anything malformed (`09`, `0x`, `0f123`, a stray byte); `badMessage` says why;
  * - `eof`.
- * `//` and `/* *\/` comments are skipped. Lines end at `\n` (a `\r` is whitespace).
+ * `//` and `/* *\/` comments are skipped. Lines end at `\n` (a `\r` is whitespace; the parser
+ * turns a lone `\r` into `\n` first).
  */
 
 /** The kinds of token (see the file comment). */

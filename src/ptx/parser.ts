@@ -148,12 +148,17 @@ class Parser {
   private readonly file: string;
   /** `{` of vector operands opened in the current statement, for recovery. */
   private openBraces = 0;
+  /** ptxas's module header: `.version` first, `.target` second, neither again (0, 1, 2 seen). */
+  private header = 0;
 
   constructor(
     src: string,
     file: string,
     private readonly onItem: ((item: TopLevel, module: Module) => boolean) | null,
   ) {
+    // A lone CR ends a line, as it does for ptxas (classic Mac line endings); CRLF stays one
+    // line break. One character for one, so every offset into the text is unchanged.
+    if (src.includes("\r")) src = src.replace(/\r(?!\n)/g, "\n");
     this.src = src;
     this.file = file;
     this.lx = new Lexer(src);
@@ -317,6 +322,23 @@ class Parser {
         this.skipTopLevel();
       }
     }
+    // An empty module, or one that ends after `.version`: ptxas says what is missing.
+    if (this.header < 2) this.report(this.header === 0 ? { file: this.file, line: 1, col: 1 } : this.here(), messages.missingHeader(this.header === 0 ? "version" : "target"));
+  }
+
+  /**
+   * ptxas requires `.version` as the first statement and `.target` as the second, and rejects
+   * either one anywhere later (a syntax error). Reported once; parsing goes on.
+   */
+  private checkHeader(name: string, loc: Loc): void {
+    if (this.header === 0 || this.header === 1) {
+      const want = this.header === 0 ? "version" : "target";
+      if (name === want) this.header++;
+      else {
+        this.report(loc, messages.missingHeader(want));
+        this.header = 3; // reported: no more header errors
+      }
+    } else if (this.header === 2 && (name === "version" || name === "target")) this.report(loc, messages.parseError(`.${name}`));
   }
 
   private parseTopLevel(): void {
@@ -333,6 +355,7 @@ class Parser {
     if (lx.k() !== "dot") this.fail("a directive");
     const loc = this.here();
     const name = this.dotName();
+    this.checkHeader(name, loc);
     if (LINE_DIRECTIVES.has(name)) {
       this.emit(this.lineDirective(name, loc));
       return;
