@@ -38,3 +38,10 @@ export type { Vector, VectorReport, CheckTargets } from "./check/vectors.js";
 export { readVectors, runVectors } from "./check/vectors.js";
 export type { VerifyRow, VerifyTarget, Verdict, VerifyOptions } from "./check/verify.js";
 export { verify } from "./check/verify.js";
+
+// Proof (z3): one routine, or many on a worker pool with identical queries shared.
+export type { ProveTarget, ProveOptions, AnyRule } from "./check/prove.js";
+export type { Verdict as ProofVerdict } from "./check/prove.js";
+export { proveRoutine, rulesFor, PIR, amdgpu } from "./check/prove.js";
+export type { ProveItem, ItemResult, ManyOptions } from "./check/prove_worker.js";
+export { proveMany, matrixRows } from "./check/prove_worker.js";
