@@ -345,6 +345,7 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
         table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", g.cases, g.bad]);
       }
       process.stdout.write(table.toString() + "\n");
+      process.stdout.write(perFormCounts(rows));
     }
     for (const r of rows) if (r.verdict.status === "refuted") process.stdout.write("\n" + r.verdict.counterexample + "\n");
     process.stdout.write(`verify: ${rows.length} checks in ${o.seconds.toFixed(1)} s\n`);
@@ -352,6 +353,31 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
     else process.stdout.write(`${counts.tested} tested, ${counts.refuted} refuted, ${counts.skipped} skipped\n`);
   }
   return counts.refuted > 0 || (o.prove && counts.unknown > 0) ? 1 : 0;
+}
+
+/**
+ * The AMDGPU instruction count of the chosen rule for every routine (form and operand
+ * kinds), one line each, a column per profile × mcpu — the per-form figure a table of
+ * classes cannot show. Forms the same under both profiles (szext, match.sync) have one set
+ * of columns filled.
+ */
+function perFormCounts(rows: VerifyRow[]): string {
+  const cols: string[] = [];
+  const per = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    if (r.target.kind !== "amdgpu" || !r.chosen || r.count === undefined) continue;
+    const col = `${r.profile} ${r.target.mcpu}`;
+    if (!cols.includes(col)) cols.push(col);
+    const key = `${formName(r.spec.form)}  ${kindsText(r.spec)}`;
+    let m = per.get(key);
+    if (!m) per.set(key, (m = new Map()));
+    m.set(col, r.count);
+  }
+  if (per.size === 0) return "";
+  const width = Math.max(...[...per.keys()].map((k) => k.length));
+  const head = `${"AMDGPU instructions per form (chosen rule)".padEnd(width)}  ${cols.map((c) => c.padStart(Math.max(4, c.length))).join(" ")}`;
+  const lines = [...per].map(([k, m]) => `${k.padEnd(width)}  ${cols.map((c) => String(m.get(c) ?? "-").padStart(Math.max(4, c.length))).join(" ")}`);
+  return [head, ...lines, ""].join("\n");
 }
 
 // ---------------------------------------------------------------------------------------
