@@ -9,6 +9,6 @@ import { hwgenDetailed } from "../src/hw/hwgen.js";
 export function hwgenFile(text: string, file: string): { text: string | null; count: number; diagnostics: Diagnostic[]; skipped: { id: string; reason: string }[] } {
   const { vectors, diagnostics } = readVectors(text, file);
   if (diagnostics.length) return { text: null, count: 0, diagnostics, skipped: [] };
-  const r = hwgenDetailed(text);
+  const r = hwgenDetailed(text, {}, file);
   return { text: r.cuda, count: vectors.length - r.skipped.length, diagnostics: [], skipped: r.skipped };
 }

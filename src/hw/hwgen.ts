@@ -23,7 +23,8 @@
  * hardware (the named lane never arrives); such vectors are left out (listed on stderr)
  * unless `unsafe` is set.
  */
-import { parseModule } from "../ir/build.js";
+import { PtxLowerError } from "../diag.js";
+import { readVectors } from "../check/vectors.js";
 import type { FamilyInst, PtxOperand } from "../ir/ir.js";
 import type { MatchForm, Sel, VshForm } from "../ir/forms.js";
 
@@ -57,27 +58,6 @@ export function hwgen(vectorsJsonl: string, opts: HwgenOptions = {}): string {
 
 const hex = (x: unknown): bigint => BigInt(String(x));
 const u32 = (x: bigint) => `0x${BigInt.asUintN(32, x).toString(16)}u`;
-
-/** Parses one vector's instruction with the project's parser. */
-export function parseVectorInst(v: Vector): FamilyInst {
-  const b64 = /\bmatch\b/.test(v.ptx) && /\.b64\b/.test(v.ptx);
-  const text = [
-    ".version 8.6",
-    ".target sm_90",
-    ".visible .func hwgen_f()",
-    "{",
-    `.reg .b32 d, ${b64 ? "" : "a, "}b, c, membermask;`,
-    b64 ? ".reg .b64 a;" : "",
-    ".reg .pred p, g;",
-    v.ptx,
-    "ret;",
-    "}",
-  ].join("\n");
-  const m = parseModule(text, `${v.id}.ptx`);
-  const errs = m.diagnostics.filter((d) => d.severity === "error");
-  if (m.insts.length !== 1 || errs.length) throw new Error(`vector ${v.id}: cannot parse ${JSON.stringify(v.ptx)}: ${errs.map((d) => d.message).join("; ") || "no family instruction"}`);
-  return m.insts[0]!;
-}
 
 /** Operand → inline-asm text: `%n` for a register (with its selector), the literal otherwise. */
 function opText(o: PtxOperand | undefined, slot: string | undefined, sel: Sel | null = null): string {
@@ -172,17 +152,21 @@ const uses = (asm: Asm, v: string) => asm.ins.some((x) => x.endsWith(`(${v})`));
 
 const cstr = (s: string) => JSON.stringify(s); // a JSON string is a valid C string literal here (ASCII)
 
-/** The CUDA program and the list of vectors left out. */
-export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}): HwgenResult {
-  const vectors: Vector[] = vectorsJsonl
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("//") && !l.startsWith("#"))
-    .map((l) => JSON.parse(l) as Vector);
+/**
+ * The CUDA program and the list of vectors left out. The vectors are read and validated by
+ * src/check/vectors.ts `readVectors` (FORMAT.md); throws `PtxLowerError` with its
+ * diagnostics (`file:line:1`) when a line is malformed or its instruction is rejected.
+ */
+export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}, file = "<vectors>"): HwgenResult {
+  // Validated and parsed as `check` reads them; the raw objects are kept for the output lines.
+  const checked = readVectors(vectorsJsonl, file);
+  if (checked.diagnostics.length) throw new PtxLowerError(checked.diagnostics);
+  const lines = vectorsJsonl.split("\n");
   const skipped: HwgenResult["skipped"] = [];
   const groups = new Map<string, { inst: FamilyInst; vs: Vector[] }>();
-  for (const v of vectors) {
-    const inst = parseVectorInst(v);
+  for (const cv of checked.vectors) {
+    const v = JSON.parse(lines[cv.line - 1]!) as Vector;
+    const inst = cv.inst;
     if (inst.form.op === "match" && !opts.unsafe) {
       const why = hangRisk(v, inst);
       if (why) {
@@ -201,7 +185,7 @@ export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}): Hw
     "// Runs each test vector's PTX instruction on the GPU (inline asm, exact form) and prints",
     "// the observed outputs in the vector format, one JSON line per vector.",
     "// Build: nvcc -arch=sm_90 -o harness harness.cu   Run: ./harness > observed.jsonl",
-    `// Vectors: ${vectors.length - skipped.length} run, ${skipped.length} left out (undefined by the ISA, may hang).`,
+    `// Vectors: ${checked.vectors.length - skipped.length} run, ${skipped.length} left out (undefined by the ISA, may hang).`,
     ...skipped.map((s) => `//   left out ${s.id}: ${s.reason}`),
     "#include <cstdint>",
     "#include <cstdio>",
