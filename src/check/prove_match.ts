@@ -772,6 +772,19 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     ...outputBads(bv, r.spec.form as MatchForm, w, fin.final!, LANES),
     ...contractBads(bv, r, before, fin.final!, (l) => (l < LANES ? w.activeB[l]! : bv.false)),
   ];
+  // One query per lane's outputs, one for the rest (the contract): 33 small queries solve
+  // faster than their disjunction (a guarded .all.b64 exit: 22.6 s as one query).
+  const laneGoals = (bads: ReturnType<typeof exitBads>) => {
+    const byLane = new Map<number, Bool[]>();
+    const rest: Bool[] = [];
+    for (const b of bads) {
+      if (b.lane !== undefined && b.lane < LANES && !/^v\d+ lane/.test(b.what)) {
+        if (!byLane.has(b.lane)) byLane.set(b.lane, []);
+        byLane.get(b.lane)!.push(b.cond);
+      } else rest.push(b.cond);
+    }
+    return [...[...byLane.entries()].map(([l, cs]) => ({ what: `outputs of lane ${l}`, bad: bv.any(cs) })), { what: "the contract", bad: bv.any(rest) }];
+  };
   let exit: LoopFacts;
   let exitHow: string;
   if (summary.ok) {
@@ -783,22 +796,12 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     for (const n of wr.v) Sx.vgpr.set(n, Sh.vgpr.get(n)!.map((old, l) => (bv.asBool(lane(rem0, l)) === false ? old : bv.ite(lane(rem0, l), Ek(l, n), old))));
     const fin = runEpilogue(Sx);
     if (typeof fin === "string") return { verdict: "unknown", ms: performance.now() - t0, reason: fin };
-    exit = await solveGoals(env, [], [{ what: "outputs and contract after the loop", bad: bv.any(exitBads(fin).map((b) => b.cond)) }], timeoutMs, "exit");
-    exitHow = `exit from the loop summary, ${exit.queries} query ${(exit.ms / 1000).toFixed(1)} s`;
+    exit = await solveGoals(env, [], laneGoals(exitBads(fin)), timeoutMs, "exit");
+    exitHow = `exit from the loop summary, ${exit.queries} queries ${(exit.ms / 1000).toFixed(1)} s`;
   } else {
-    // One query per lane's outputs, one for the rest (the contract).
     const fin = runEpilogue(cloneState(S1));
     if (typeof fin === "string") return { verdict: "unknown", ms: performance.now() - t0, reason: fin };
-    const byLane = new Map<number, Bool[]>();
-    const rest: Bool[] = [];
-    for (const b of exitBads(fin)) {
-      if (b.lane !== undefined && b.lane < LANES && !/^v\d+ lane/.test(b.what)) {
-        if (!byLane.has(b.lane)) byLane.set(b.lane, []);
-        byLane.get(b.lane)!.push(b.cond);
-      } else rest.push(b.cond);
-    }
-    const exitGoals = [...[...byLane.entries()].map(([l, cs]) => ({ what: `outputs of lane ${l}`, bad: bv.any(cs) })), { what: "the contract", bad: bv.any(rest) }];
-    exit = await solveGoals(env, [inv, bv.notB(c)], exitGoals, timeoutMs, "exit");
+    exit = await solveGoals(env, [inv, bv.notB(c)], laneGoals(exitBads(fin)), timeoutMs, "exit");
     exitHow = `exit under the invariant, ${exit.queries} queries ${(exit.ms / 1000).toFixed(1)} s`;
   }
   if (!exit.ok) return { verdict: "unknown", ms: performance.now() - t0, reason: exit.reason, ...(exit.fault ? { fault: true } : {}) };
