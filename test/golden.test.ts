@@ -197,7 +197,8 @@ describe.each(caseNames)("case %s", (name) => {
   });
 
   const runs = runLines(readFileSync(join(CASES, `${name}.ptx`), "utf8"));
-  it.skipIf(runs.length === 0)(`run: lines (${runs.length}) hold on the reference and every target`, async () => {
+  // A case without run: lines (match.sync is warp-wide) has no such test, rather than a skipped one.
+  if (runs.length > 0) it(`run: lines (${runs.length}) hold on the reference and every target`, async () => {
     const mod = moduleOf(name);
     const resolved = runs.map((r) => resolve(mod, r));
     const where = (x: Resolved) => `${name}.ptx:${x.run.line} ${x.run.fn}`;
