@@ -29,15 +29,26 @@ import { hwgenFile } from "./hwgen.js";
 export class UsageError extends Error {}
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
-function readInput(file: string): { text: string } | { error: string } {
+/** The name diagnostics give an input: `<stdin>` for `-`. */
+const shownName = (file: string) => (file === "-" ? "<stdin>" : file);
+
+/**
+ * Reads an input file, or standard input for `-` (as a stream: a pipe whose writer is still
+ * running is read to its end, not given up on with EAGAIN).
+ */
+async function readInput(file: string): Promise<{ text: string } | { error: string }> {
   try {
-    if (file === "-") return { text: readFileSync(0, "utf8") };
+    if (file === "-") {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return { text: Buffer.concat(chunks).toString("utf8") };
+    }
     if (statSync(file).isDirectory()) return { error: `${file}:1:1: error: is a directory` };
     return { text: readFileSync(file, "utf8") };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (e as Error).message;
-    return { error: `${file}:1:1: error: cannot read: ${why}` };
+    return { error: `${shownName(file)}:1:1: error: cannot read: ${why}` };
   }
 }
 
@@ -80,13 +91,13 @@ export function writeAtomic(files: { path: string; text: string }[], inputs: str
   }
 }
 
-function parseOrReport(file: string): ParsedModule | null {
-  const input = readInput(file);
+async function parseOrReport(file: string): Promise<ParsedModule | null> {
+  const input = await readInput(file);
   if ("error" in input) {
     process.stderr.write(input.error + "\n");
     return null;
   }
-  const mod = parseModule(input.text, file === "-" ? "<stdin>" : file);
+  const mod = parseModule(input.text, shownName(file));
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   for (const d of mod.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
   return errors.length ? null : mod;
@@ -98,7 +109,7 @@ const mcpusOf = (m: string | undefined): Mcpu[] => (m === undefined || m === "al
 // lower
 
 export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string }): Promise<number> {
-  const mod = parseOrReport(file);
+  const mod = await parseOrReport(file);
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? ["amdgpu", "js", "c"] : [o.target as OutputTarget];
   const jobs: { target: OutputTarget; mcpu?: Mcpu }[] = [];
@@ -114,7 +125,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : j.target === "js" ? ".js" : ".c";
     outputs.push({ name: base + ext, text: lowered.text });
   }
-  if (outputs.length === 1 && !o.output) {
+  if (outputs.length === 1 && (!o.output || o.output === "-")) {
     process.stdout.write(outputs[0]!.text);
     return 0;
   }
@@ -154,12 +165,12 @@ export function positiveInt(name: string) {
 // check
 
 export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string }): Promise<number> {
-  const input = readInput(file);
+  const input = await readInput(file);
   if ("error" in input) {
     process.stderr.write(input.error + "\n");
     return 1;
   }
-  const { vectors, diagnostics } = readVectors(input.text, file);
+  const { vectors, diagnostics } = readVectors(input.text, shownName(file));
   for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
   const all = o.target === "all";
   const rep = await runVectors(vectors, o.semantics, {
@@ -233,7 +244,7 @@ export async function verifyCommand(
     for (const profile of ps) specs.push({ spec, profile, ...(warps ? { warps } : {}) });
   };
   if (file) {
-    const mod = parseOrReport(file);
+    const mod = await parseOrReport(file);
     if (!mod) return 1;
     for (const r of collectRoutines(mod)) if (!o.family || familyOf(r.spec.form) === o.family) add(r.spec);
   } else {
@@ -387,7 +398,7 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
   const mods: ParsedModule[] = [];
   let bad = false;
   for (const f of files) {
-    const m = parseOrReport(f);
+    const m = await parseOrReport(f);
     if (m) mods.push(m);
     else bad = true;
   }
@@ -398,16 +409,20 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
 }
 
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
-  const input = readInput(file);
+  const input = await readInput(file);
   if ("error" in input) {
     process.stderr.write(input.error + "\n");
     return 1;
   }
-  const r = hwgenFile(input.text, file);
+  const r = hwgenFile(input.text, shownName(file));
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
   if (r.text === null) return 1;
-  writeAtomic([{ path: o.output, text: r.text }], [file]);
   for (const x of r.skipped) process.stderr.write(`note: vector ${x.id} left out: ${x.reason}\n`);
+  if (o.output === "-") {
+    process.stdout.write(r.text);
+    return 0;
+  }
+  writeAtomic([{ path: o.output, text: r.text }], [file]);
   process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
   return 0;
 }

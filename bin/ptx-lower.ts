@@ -35,7 +35,7 @@ program
   .addOption(new Option("--target <target>", "output: amdgpu, js, c, or all").default("amdgpu").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("gfx942").argParser(choice("--mcpu", MCPU)))
   .addOption(semantics().default("isa"))
-  .option("-o, --output <path>", "output file (a directory when several outputs are written)")
+  .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
   .action(async (file: string, o) => {
     process.exitCode = await lowerCommand(file, o);
   });
@@ -83,7 +83,7 @@ program
   .command("hwgen")
   .description("write a CUDA program that runs each vector on an NVIDIA GPU and prints what it observed, as vectors")
   .argument("<vectors>", "a .jsonl vector file")
-  .requiredOption("-o, --output <file>", "the .cu file to write")
+  .requiredOption("-o, --output <file>", "the .cu file to write (- for standard output)")
   .action(async (file: string, o) => {
     process.exitCode = await hwgenCommand(file, o);
   });
@@ -91,7 +91,8 @@ program
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as { code?: string; exitCode?: number; message?: string };
   if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") {
-    process.exitCode = 0;
+    // `--help`: 0; help shown because no command was given: commander's 1.
+    process.exitCode = err.exitCode ?? 0;
   } else if (err.code?.startsWith("commander.")) {
     process.exitCode = 1;
   } else if (e instanceof UsageError) {

@@ -64,7 +64,7 @@ describe("ptx-lower CLI", () => {
         const c = cli(["lower", file, "--target", "c", "--semantics", profile]);
         expect(c.code, c.err).toBe(0);
         writeFileSync(join(dir, "m.c"), c.out);
-        const gcc = spawnSync("gcc", ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c", "m.c", "-o", "m.o"], { cwd: dir, encoding: "utf8" });
+        const gcc = spawnSync("gcc", ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Wstrict-prototypes", "-Werror", "-c", "m.c", "-o", "m.o"], { cwd: dir, encoding: "utf8" });
         expect(gcc.stderr, file).toBe("");
         const js = cli(["lower", file, "--target", "js", "--semantics", profile]);
         expect(js.code, js.err).toBe(0);

@@ -177,7 +177,7 @@ describe.each(caseNames)("case %s", (name) => {
         o.target === "amdgpu"
           ? spawnSync("llvm-mc-19", ["-arch=amdgcn", `-mcpu=${o.mcpu}`, "-o", "/dev/null"], { input: text, encoding: "utf8" })
           : o.target === "c"
-            ? spawnSync(CC, ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fsyntax-only", "-x", "c", "-"], { input: text, encoding: "utf8" })
+            ? spawnSync(CC, ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Wstrict-prototypes", "-Werror", "-fsyntax-only", "-x", "c", "-"], { input: text, encoding: "utf8" })
             : spawnSync(process.execPath, ["--check", "--input-type=module"], { input: text, encoding: "utf8" });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toBe("");
@@ -235,7 +235,7 @@ describe.each(caseNames)("case %s", (name) => {
     const dir = mkdtempSync(join(tmpdir(), "ptx-lower-golden-c-"));
     try {
       writeFileSync(join(dir, "t.c"), src);
-      const flags = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all"];
+      const flags = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Wstrict-prototypes", "-Werror", "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all"];
       const cc = spawnSync(CC, [...flags, "t.c", "-o", "t"], { cwd: dir, encoding: "utf8" });
       expect(cc.status, cc.stderr).toBe(0);
       const run = spawnSync(join(dir, "t"), { encoding: "utf8" });

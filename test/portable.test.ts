@@ -138,7 +138,7 @@ function checks(family: string, cases: () => Case[]) {
 
   const cc = haveCc();
   it.skipIf(!cc.ok)(
-    `${family}: the printed C compiles with -std=c99 -Wall -Wextra -pedantic -Werror ${cc.reason}`,
+    `${family}: the printed C compiles with -std=c99 -Wall -Wextra -pedantic -Wstrict-prototypes -Werror ${cc.reason}`,
     () => {
       const r = compileC(
         printCModule(cases().map((c) => ({ name: c.id, fn: c.fn, header: c.header ?? `rule ${c.rule}` }))),

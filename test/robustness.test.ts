@@ -120,7 +120,7 @@ describe("input text never reaches the output unescaped", () => {
     const dir = mkdtempSync(join(tmpdir(), "ptx-lower-evil-c-"));
     try {
       writeFileSync(join(dir, "m.c"), c);
-      const r = spawnSync(CC, ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-Wcomment", "-Wtrigraphs", "-trigraphs", "-c", "m.c", "-o", "m.o"], { cwd: dir, encoding: "utf8" });
+      const r = spawnSync(CC, ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Wstrict-prototypes", "-Werror", "-Wcomment", "-Wtrigraphs", "-trigraphs", "-c", "m.c", "-o", "m.o"], { cwd: dir, encoding: "utf8" });
       expect(r.status, r.stderr).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

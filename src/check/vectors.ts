@@ -61,7 +61,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       bad(`not a JSON object: ${(e as Error).message}`);
       return;
     }
-    if (typeof v.id !== "string" || typeof v.ptx !== "string" || typeof v.in !== "object" || typeof v.out !== "object" || !v.in || !v.out) {
+    if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v.id !== "string" || typeof v.ptx !== "string" || typeof v.in !== "object" || typeof v.out !== "object" || !v.in || !v.out) {
       bad("a vector needs string fields id and ptx and objects in and out");
       return;
     }

@@ -12,7 +12,7 @@
  *   - arithmetic right shift and signed compares are written on unsigned values (sign flip
  *     and xor), not with `>>` of negative numbers.
  * Unused parameters are marked `(void)x;` so the module builds with
- * `gcc -std=c99 -Wall -Wextra -pedantic -Werror`.
+ * `gcc -std=c99 -Wall -Wextra -pedantic -Wstrict-prototypes -Werror`.
  *
  * clang-format over a whole module of 10^4 routines takes tens of seconds, so the module is
  * formatted in pieces whose formatting does not depend on their context (see `formatPieces`):
@@ -197,7 +197,7 @@ class FunctionPrinter {
       }
     this.stmts(fn, scalars[0]?.name, fn.body, "  ");
     this.flush();
-    return { sig: `${this.opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.join(", ")}) {`, stmts: this.stmtsOut };
+    return { sig: `${this.opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.length ? params.join(", ") : "void"}) {`, stmts: this.stmtsOut };
   }
 
   /** Ends a top-level statement. */

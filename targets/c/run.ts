@@ -16,7 +16,7 @@ import { printCModule } from "./print.js";
 /** The C compiler (`$CC`, default gcc). */
 export const CC = process.env.CC ?? "gcc";
 /** The warning gate every printed module must pass. */
-export const STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"];
+export const STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Wstrict-prototypes", "-Werror"];
 /** The build the vectors run under. */
 export const UBSAN_FLAGS = ["-std=c99", "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all"];
 
