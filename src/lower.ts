@@ -7,7 +7,7 @@
  * identity → lower each routine for the target (targets/amdgpu, targets/portable) → print.
  */
 import type { Profile } from "./ir/forms.js";
-import { formId, formName } from "./ir/forms.js";
+import { PROFILES, formId, formName } from "./ir/forms.js";
 import type { FamilyInst, RoutineSpec } from "./ir/ir.js";
 import { routineName } from "./ir/ir.js";
 import type { ParsedModule } from "./ir/build.js";
@@ -117,12 +117,16 @@ function portableOf(r: ModuleRoutine, profile: Profile): Portable {
 /**
  * Lowers every supported occurrence of `mod` for one target.
  * @throws PtxLowerError when the module has error diagnostics (nothing is lowered then);
- *   Error for an unknown mcpu, or if a routine has no rule (a coverage gap; never expected).
+ *   Error for an unknown mcpu, target or profile, or if a routine has no rule (a coverage
+ *   gap; never expected).
  */
 export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promise<LoweredModule> {
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new PtxLowerError(errors);
   if (opts.mcpu !== undefined && !isMcpu(opts.mcpu)) throw new Error(`unknown mcpu '${String(opts.mcpu)}' (one of ${MCPUS.join(", ")})`);
+  // Options from untyped callers: an unknown target or profile is an error, not a default.
+  if (!(["amdgpu", "js", "c"] as unknown[]).includes(opts.target)) throw new Error(`unknown target '${String(opts.target)}' (one of amdgpu, js, c)`);
+  if (!(PROFILES as readonly unknown[]).includes(opts.profile)) throw new Error(`unknown semantics profile '${String(opts.profile)}' (one of ${PROFILES.join(", ")})`);
   const routines = collectRoutines(mod);
   const head = banner(mod, opts, mod.insts.length, routines.length);
   if (opts.target === "amdgpu") {
