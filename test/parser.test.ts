@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Diagnostic, formatDiagnostic } from "../src/diag.js";
 import { parseModule } from "../src/ir/build.js";
+import { formName } from "../src/ir/forms.js";
 import { type Instruction, type Operand, type VarDecl, modifierLoc, selectorLoc } from "../src/ptx/ast.js";
 import { Lexer, parseIntLiteral } from "../src/ptx/lexer.js";
 import { instructionsOf, parsePtx } from "../src/ptx/parser.js";
@@ -387,6 +388,14 @@ describe("error recovery", () => {
     expect(at(".version 8.0\n")).toEqual(["2:1 Missing .target directive at start of file"]);
     expect(at(".version 8.0\n.target sm_90\n.address_size 64\n.target sm_80\n")).toEqual(["4:1 Parsing error near '.target': syntax error"]);
     expect(at(kernel("ret;") + ".version 8.0\n").at(-1)).toMatch(/Parsing error near '\.version': syntax error$/);
+  });
+
+  it("allows whitespace before modifiers and selectors, as ptxas does", () => {
+    const spaced = parseModule(kernel("szext .clamp .s32 %r1, %r2, %r3;\nvshl.u32.u32.u32.clamp %r1, %r2 .b1, %r3;"), "sp.ptx");
+    const tight = parseModule(kernel("szext.clamp.s32 %r1, %r2, %r3;\nvshl.u32.u32.u32.clamp %r1, %r2.b1, %r3;"), "t.ptx");
+    expect(spaced.diagnostics).toEqual([]);
+    expect(spaced.insts.map((i) => formName(i.form))).toEqual(tight.insts.map((i) => formName(i.form)));
+    expect(spaced.insts.map((i) => formName(i.form))[1]).toContain("a.b1");
   });
 
   it("ends a line at a lone CR, as ptxas does, and at CRLF", () => {

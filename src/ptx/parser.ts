@@ -686,7 +686,8 @@ class Parser {
   private parseInstruction(guard: AstGuard | null, opcode: string, loc: Loc, start: number): Instruction {
     const lx = this.lx;
     const modifiers: string[] = [];
-    while (lx.k() === "dot" && !lx.spaced) {
+    // Whitespace may separate the opcode's modifiers (`szext .clamp.s32`), as ptxas allows.
+    while (lx.k() === "dot") {
       modifiers.push(this.dotName());
       lx.next();
     }
@@ -782,10 +783,11 @@ class Parser {
     lx.next();
     if (name === "_") return { kind: "sink", loc };
     let sel: string | null = null;
-    if (lx.k() === "dot" && !lx.spaced) {
+    // A selector may follow after whitespace (`%r2 .b1`), as ptxas allows.
+    if (lx.k() === "dot") {
       sel = this.dotName();
       lx.next();
-      if (lx.k() === "dot" && !lx.spaced) this.fail();
+      if (lx.k() === "dot") this.fail();
     }
     return { kind: "sym", name, sel, neg: false, loc };
   }
