@@ -21,6 +21,11 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${d.loc.file}:${d.loc.line}:${d.loc.col}: ${d.severity}: ${d.message}`;
 }
 
+/** A warning at `loc` (printed; does not fail the command). */
+export function warning(loc: Loc, message: string): Diagnostic {
+  return { loc, severity: "warning", message };
+}
+
 /** An error diagnostic at `loc`. */
 export function error(loc: Loc, message: string): Diagnostic {
   return { loc, severity: "error", message };
@@ -78,6 +83,8 @@ export const messages = {
   // --- syntax (ptxas wording where ptxas has one) ---
   parseError: (near: string) => `Parsing error near '${near}': syntax error`,
   constantOverflow: () => "Constant overflow",
+  /** A warning here (ptxas: a fatal error): ptx-lower does not validate other instructions. */
+  unknownInstruction: (name: string) => `Not a name of any known instruction: '${name}'`,
   /** The first statement of a module must be `.version`, the second `.target` (ptxas). */
   missingHeader: (what: "version" | "target") => `Missing .${what} directive at start of file`,
   nonAscii: (line: number) => `Unexpected non-ASCII character encountered on line ${line}`,

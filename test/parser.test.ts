@@ -398,6 +398,11 @@ describe("error recovery", () => {
     expect(spaced.insts.map((i) => formName(i.form))[1]).toContain("a.b1");
   });
 
+  it("warns, once per name, about an opcode that is not a PTX instruction (a misspelt szext)", () => {
+    const d = parseModule(kernel("szxt.clamp.s32 %r1, %r2, %r3;\nszxt.clamp.s32 %r1, %r2, %r3;\nfrobnicate.u32 %r1, %r2;\nadd.u32 %r1, %r2, %r3;"), "t.ptx").diagnostics;
+    expect(d.map(formatDiagnostic)).toEqual(["t.ptx:9:1: warning: Not a name of any known instruction: 'szxt'", "t.ptx:11:1: warning: Not a name of any known instruction: 'frobnicate'"]);
+  });
+
   it("ends a line at a lone CR, as ptxas does, and at CRLF", () => {
     for (const eol of ["\r", "\r\n"]) {
       const src = kernel("szext.clamp.s32 %r1, %r2, %r3;").replace(/\n/g, eol);

@@ -27,7 +27,8 @@ function mod(body: string, header = ".visible .entry k(.param .u32 k_n, .param .
 /** Routine names of the family instructions, in order. */
 function routines(src: string): string[] {
   const m = parseModule(src, "u.ptx");
-  expect(m.diagnostics.map(formatDiagnostic)).toEqual([]);
+  // Warnings allowed (an unknown opcode gets one); no errors.
+  expect(m.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic)).toEqual([]);
   const specs = routineSpecs(m);
   expect(specs.size).toBe(m.insts.length);
   return m.insts.map((i) => routineName(specs.get(i)!, formId));

@@ -27,7 +27,8 @@
  * `.sync`, `d|_` on every family (same as `d`), a `0f…` immediate as a `.b32` match `a`
  * and a `0d…` one as a `.b64` match `a`.
  */
-import { type Diagnostic, error, messages } from "../diag.js";
+import { type Diagnostic, error, messages, warning } from "../diag.js";
+import { PTX_OPCODES } from "../ptx/opcodes.js";
 import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type TopLevel, type VarDecl, modifierLoc } from "../ptx/ast.js";
 import { parsePtx } from "../ptx/parser.js";
 import type { Form, MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
@@ -94,6 +95,7 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
   const candidates: FamilyInst[] = [];
   const familyDiags: Diagnostic[] = [];
   const interner = new Interner();
+  const unknownSeen = new Set<string>();
   let ctxSeen: ModuleContext | null = fixedCtx;
   let ctxChanged = false;
   let failure: unknown = null;
@@ -114,7 +116,14 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
             if (item.kind !== "inst") continue;
             const inst = item.inst;
             kinds.push(resolver.kind(inst));
-            if (!isFamilyOpcode(inst.opcode)) continue;
+            if (!isFamilyOpcode(inst.opcode)) {
+              // An unknown opcode (a typo of szext?): warned once per name, where first seen.
+              if (!PTX_OPCODES.has(inst.opcode) && !unknownSeen.has(inst.opcode)) {
+                unknownSeen.add(inst.opcode);
+                familyDiags.push(warning(inst.loc, messages.unknownInstruction(inst.opcode)));
+              }
+              continue;
+            }
             const r = checkFamily(inst, item.scope, fn, ctx!, interner);
             for (const d of r.diagnostics) familyDiags.push(d);
             if (r.inst) {
