@@ -104,8 +104,12 @@ export function contractHeader(r: AmdRoutine): string[] {
   const range = (p: string, lo: number, hi: number) => (hi <= lo ? "none" : hi - lo === 1 ? `${p}${lo}` : `${p}${lo}..${p}${hi - 1}`);
   const scratchV = range("v", l.vScratch, r.vEnd);
   const scratchS = range("s", l.sScratch, r.sEnd);
+  // The routine contract: on wave64 a uniform 32-bit membermask is read as the aligned pair
+  // it starts; the high half (a scratch SGPR) is don't-care, because exec[63:32] is 0.
+  const mm = l.src.membermask;
+  const pairNote = r.target.wave === 64 && mm?.k === "s" && mm.count === 1 ? ` (read as the lane mask s[${mm.n}:${mm.n + 1}]; s${mm.n + 1} is don't-care: exec[63:32] = 0)` : "";
   const lines = [
-    `in: ${ins}${l.guard ? `, guard = ${printOp(l.guard)}, prior d = ${printOp(l.dPrior!)}` : ""}`,
+    `in: ${ins}${pairNote}${l.guard ? `, guard = ${printOp(l.guard)}, prior d = ${printOp(l.dPrior!)}` : ""}`,
     `out: ${outs.length ? outs.join(", ") : "nothing (both results are sunk)"}; exec unchanged`,
     `scratch: VGPR ${scratchV}, SGPR ${scratchS}, ${mask}, scc`,
   ];

@@ -104,7 +104,7 @@ match_all_sync_b32_p__v_v:
 
 
 ; match.all.sync.b32 d|p  —  rule match_all_uniform_saveexec, 7 instructions
-; in: a = v0, membermask = s0
+; in: a = v0, membermask = s0 (read as the lane mask s[0:1]; s1 is don't-care: exec[63:32] = 0)
 ; out: d = v0, p = vcc; exec unchanged
 ; scratch: VGPR none, SGPR s1..s4, vcc, scc
 ; serves:
@@ -120,7 +120,7 @@ match_all_sync_b32_dp__v_s:
 
 
 ; match.any.sync.b32  —  rule match_any_waterfall, 9 instructions
-; in: a = v0, membermask = s0, guard = s[2:3], prior d = v1
+; in: a = v0, membermask = s0 (read as the lane mask s[0:1]; s1 is don't-care: exec[63:32] = 0), guard = s[2:3], prior d = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s4..s9, vcc, scc
 ; serves:
