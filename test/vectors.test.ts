@@ -26,3 +26,19 @@ describe("shared vectors (../shared/vectors/public.jsonl), as they are", () => {
       for (const op of ["szext", "vshl", "vshr", "match"]) expect(vectors.some((v) => v.inst.form.op === op)).toBe(true);
     });
 });
+
+describe("readVectors on malformed files", () => {
+  const msgs = (text: string) => readVectors(text, "v.jsonl").diagnostics.map((d) => `${d.loc.line}: ${d.message}`);
+  it("reports a JSON null, number or array line as a malformed vector, not a crash", () => {
+    for (const line of ["null", "42", "[1,2]", '"s"'])
+      expect(msgs(line)).toEqual(["1: a vector needs string fields id and ptx and objects in and out"]);
+  });
+  it("reports a file without vectors", () => {
+    expect(msgs("")).toEqual(["1: no vectors (the file has no non-blank line)"]);
+    expect(msgs("\n  \n")).toEqual(["1: no vectors (the file has no non-blank line)"]);
+  });
+  it("reads past a UTF-8 byte-order mark", () => {
+    const one = readFileSync(FILE, "utf8").split("\n")[0]!;
+    expect(readVectors("\ufeff" + one, "v.jsonl").vectors.length).toBe(1);
+  });
+});

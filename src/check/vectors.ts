@@ -50,6 +50,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
   const vectors: Vector[] = [];
   const diagnostics: Diagnostic[] = [];
   const ids = new Map<string, number>();
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte-order mark
   text.split("\n").forEach((raw, i) => {
     const line = i + 1;
     if (!raw.trim()) return;
@@ -116,6 +117,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
     }
     vectors.push(vector);
   });
+  if (vectors.length === 0 && diagnostics.length === 0) diagnostics.push({ loc: { file, line: 1, col: 1 }, severity: "error", message: "no vectors (the file has no non-blank line)" });
   return { vectors, diagnostics };
 }
 
