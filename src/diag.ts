@@ -93,7 +93,8 @@ export const messages = {
   expected: (what: string, near: string) => `Parsing error near '${near}': expected ${what}`,
   unterminatedComment: () => "Unterminated /* comment",
   unterminatedString: () => "Unterminated string literal",
-  invalidCharacter: (ch: string) => `Invalid character '${ch}'`,
+  /** Invisible characters (controls, DEL, a byte-order mark, …) are shown as code points. */
+  invalidCharacter: (ch: string) => `Invalid character '${[...ch].map((c) => (/^[\x21-\x7e]$/.test(c) ? c : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`)).join("")}'`,
   nestingTooDeep: (max: number) => `Nesting too deep (more than ${max} levels)`,
   unknownDirective: (name: string) => `Unknown directive '.${name}'`,
   unbalancedBrace: () => "Unmatched '}'",

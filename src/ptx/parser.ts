@@ -323,7 +323,7 @@ class Parser {
       }
     }
     // An empty module, or one that ends after `.version`: ptxas says what is missing.
-    if (this.header < 2) this.report(this.header === 0 ? { file: this.file, line: 1, col: 1 } : this.here(), messages.missingHeader(this.header === 0 ? "version" : "target"));
+    if (this.header < 2 && this.diags.length === 0) this.report(this.header === 0 ? { file: this.file, line: 1, col: 1 } : this.here(), messages.missingHeader(this.header === 0 ? "version" : "target"));
   }
 
   /**
@@ -334,6 +334,7 @@ class Parser {
     if (this.header === 0 || this.header === 1) {
       const want = this.header === 0 ? "version" : "target";
       if (name === want) this.header++;
+      else if (this.diags.length > 0) this.header = 3; // an earlier error explains it already
       else {
         this.report(loc, messages.missingHeader(want));
         this.header = 3; // reported: no more header errors
