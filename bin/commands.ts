@@ -267,7 +267,10 @@ export async function verifyCommand(
   bar?.start(specs.length, 0);
   const started = Date.now();
   let rows: VerifyRow[];
-  if (o.prove) rows = await proveRows(specs, targets, { onProgress: (d) => bar?.update(d) });
+  // The match.sync bug-finder (full width, ≤ 16 lanes, up to 60 s per loop; it can only
+  // refute) runs before each loop proof for a FILE's routines, and only where a proof fails
+  // for whole families (as in `npm run prove:all`), where it would cost hours.
+  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress: (d) => bar?.update(d) });
   else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress: (d) => bar?.update(d) });
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;

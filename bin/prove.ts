@@ -31,7 +31,7 @@ function toVerdict(r: ItemResult): Verdict {
 export async function proveRows(
   specs: { spec: RoutineSpec; profile: Profile }[],
   targets: VerifyTarget[],
-  o: { onProgress?: (done: number) => void; timeoutMs?: number },
+  o: { onProgress?: (done: number) => void; timeoutMs?: number; bugFinder?: "first" | "fallback" },
 ): Promise<VerifyRow[]> {
   const items: ProveItem[] = [];
   const rowsOf: { spec: RoutineSpec; profile: Profile; targets: VerifyTarget[]; chosen: boolean; count?: number }[] = [];
@@ -58,7 +58,7 @@ export async function proveRows(
     }
   }
   let done = 0;
-  const results = await proveMany(items, { ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), onProgress: () => o.onProgress?.(Math.floor((++done * specs.length) / Math.max(1, items.length))) });
+  const results = await proveMany(items, { ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), bugFinder: o.bugFinder ?? "first", onProgress: () => o.onProgress?.(Math.floor((++done * specs.length) / Math.max(1, items.length))) });
   const rows: VerifyRow[] = [];
   results.forEach((r, i) => {
     const meta = rowsOf[i]!;
