@@ -148,7 +148,7 @@ class Parser {
   private readonly file: string;
   /** `{` of vector operands opened in the current statement, for recovery. */
   private openBraces = 0;
-  /** ptxas's module header: `.version` first, `.target` second, neither again (0, 1, 2 seen). */
+  /** ptxas's module header: `.version` first, `.target` second, neither again. 0: `.version` expected, 1: `.target` expected, 2: both seen, 3: an error was reported. */
   private header = 0;
 
   constructor(
