@@ -338,12 +338,12 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
       process.stdout.write(table.toString() + "\n(* = the rule selection picks; the others are shadowed and checked too)\n");
     } else {
       // Too many rows for one table: totals per (instruction, tail, target), refutations in full.
-      const groups = new Map<string, { n: number; insts: number; maxInsts: number; bad: number; cases: number }>();
+      const groups = new Map<string, { n: number; insts: number; maxInsts: number; bad: number; cases: number; proved: number; unknown: number }>();
       for (const r of rows) {
         const f = r.spec.form;
         const cls = f.op === "vshl" || f.op === "vshr" ? `${f.op}${f.sat ? ".sat" : ""} ${f.tail.kind === "op2" ? f.tail.op2 : f.tail.kind}` : formName(f);
         const key = `${cls}|${r.profile}|${targetName(r.target)}`;
-        const g = groups.get(key) ?? { n: 0, insts: 0, maxInsts: 0, bad: 0, cases: 0 };
+        const g = groups.get(key) ?? { n: 0, insts: 0, maxInsts: 0, bad: 0, cases: 0, proved: 0, unknown: 0 };
         g.n++;
         if (r.chosen && r.count !== undefined) {
           g.insts += r.count;
@@ -351,12 +351,16 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
         }
         if (r.verdict.status === "refuted") g.bad++;
         if (r.verdict.status === "tested") g.cases += r.verdict.n;
+        if (r.verdict.status === "proved") g.proved++;
+        if (r.verdict.status === "unknown") g.unknown++;
         groups.set(key, g);
       }
-      const table = new Table({ head: ["class", "profile", "target", "rows", "insts (max)", "cases run", "refuted"], ...COMPACT });
+      // Tested: the cases run; proved: proved / refuted / unknown.
+      const head = o.prove ? ["proved", "refuted", "unknown"] : ["cases run", "refuted"];
+      const table = new Table({ head: ["class", "profile", "target", "rows", "insts (max)", ...head], ...COMPACT });
       for (const [k, g] of groups) {
         const [cls, profile, target] = k.split("|");
-        table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", g.cases, g.bad]);
+        table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", ...(o.prove ? [g.proved, g.bad, g.unknown] : [g.cases, g.bad])]);
       }
       process.stdout.write(table.toString() + "\n");
       process.stdout.write(perFormCounts(rows));
