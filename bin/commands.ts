@@ -14,7 +14,7 @@ import { parseModule } from "../src/ir/build.js";
 import type { ParsedModule } from "../src/ir/build.js";
 import { formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
-import { collectRoutines, lowerModule } from "../src/lower.js";
+import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
 import type { VerifyRow, VerifyTarget } from "../src/check/verify.js";
 import { targetName, verify } from "../src/check/verify.js";
@@ -111,7 +111,7 @@ const mcpusOf = (m: string | undefined): Mcpu[] => (m === undefined || m === "al
 export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string }): Promise<number> {
   const mod = await parseOrReport(file);
   if (!mod) return 1;
-  const targets: OutputTarget[] = o.target === "all" ? ["amdgpu", "js", "c"] : [o.target as OutputTarget];
+  const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];
   const jobs: { target: OutputTarget; mcpu?: Mcpu }[] = [];
   for (const t of targets) {
     if (t === "amdgpu") for (const m of mcpusOf(o.mcpu)) jobs.push({ target: t, mcpu: m });

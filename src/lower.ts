@@ -59,7 +59,9 @@ export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
   return out;
 }
 
-export type OutputTarget = "amdgpu" | "js" | "c";
+/** The output targets of `lowerModule`. */
+export const OUTPUT_TARGETS = ["amdgpu", "js", "c"] as const;
+export type OutputTarget = (typeof OUTPUT_TARGETS)[number];
 
 export interface LowerOptions {
   target: OutputTarget;
@@ -125,7 +127,7 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
   if (errors.length) throw new PtxLowerError(errors);
   if (opts.mcpu !== undefined && !isMcpu(opts.mcpu)) throw new Error(`unknown mcpu '${String(opts.mcpu)}' (one of ${MCPUS.join(", ")})`);
   // Options from untyped callers: an unknown target or profile is an error, not a default.
-  if (!(["amdgpu", "js", "c"] as unknown[]).includes(opts.target)) throw new Error(`unknown target '${String(opts.target)}' (one of amdgpu, js, c)`);
+  if (!(OUTPUT_TARGETS as readonly unknown[]).includes(opts.target)) throw new Error(`unknown target '${String(opts.target)}' (one of ${OUTPUT_TARGETS.join(", ")})`);
   if (!(PROFILES as readonly unknown[]).includes(opts.profile)) throw new Error(`unknown semantics profile '${String(opts.profile)}' (one of ${PROFILES.join(", ")})`);
   const routines = collectRoutines(mod);
   const head = banner(mod, opts, mod.insts.length, routines.length);
