@@ -23,7 +23,7 @@ import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { TARGETS } from "../targets/amdgpu/regs.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
 import { lowerRoutine } from "../targets/amdgpu/lower.js";
-import { execRoutine } from "../targets/amdgpu/exec.js";
+import { execRoutine, runFailure } from "../targets/amdgpu/exec.js";
 import { selectPortableRule } from "../targets/portable/rules/index.js";
 
 /** Version of the report's JSON shape (docs/report.schema.json); bumped on incompatible change. */
@@ -360,9 +360,9 @@ export function dynamicCount(r: AmdRoutine, checkerMax: number | null = null): D
   const guard = spec.guarded ? { guard: new Array<boolean>(32).fill(true), dPrior: new Array<CV>(32).fill(u(0)), pPrior: new Array<boolean>(32).fill(false) } : {};
   const once = (src: Partial<Record<SourceName, CV | CV[]>>) => {
     const run = execRoutine(concrete, r, { src, active: full, ...guard }, { stepLimit: 10_000 });
-    if (run.status !== "ok") throw new Error(`no termination within 10000 steps`);
-    if (run.violations.length) throw new Error(`contract violation: ${run.violations.join("; ")}`);
-    return run.steps;
+    const failure = runFailure(run);
+    if (failure) throw new Error(failure);
+    return run.cycles;
   };
   if (f.op !== "match") {
     const src: Partial<Record<SourceName, CV | CV[]>> = {};

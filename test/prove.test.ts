@@ -114,6 +114,15 @@ describe("broken corpus (test/check/broken): every wrong lowering is refuted", a
       const cx = r.verdict.counterexample;
       expect(cx).toMatch(new RegExp(`^check ${formName(c.spec.form).replace(/[.|*+?()[\]{}^$\\]/g, "\\$&")} → .* rule ${c.rule.name} .*REFUTED`));
       expect(cx).toContain("ERROR: ");
+      if (c.expect?.kind === "hazard") {
+        // Refuted for its own reason: a hazard, naming the rule and both instructions.
+        expect(r.verdict.reason).toMatch(/^Hazard: /);
+        expect(r.verdict.reason).toContain(`${c.expect.rule}: `);
+        expect(r.verdict.reason).toContain(c.expect.producer);
+        expect(r.verdict.reason).toContain(`→ \`${c.expect.consumer}`);
+        return;
+      }
+      expect(r.verdict.reason).not.toMatch(/^Hazard/);
       if (!/interpreter rejects/.test(r.verdict.reason)) {
         expect(cx).toContain("Example:");
         expect(cx).toMatch(/#x[0-9a-f]+ \(\d+/); // inputs in hex and decimal

@@ -8,7 +8,7 @@ import { concrete, u } from "../sem/bv.js";
 import { szext } from "../sem/szext.js";
 import { vsh } from "../sem/vsh.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
-import { execRoutine } from "../../targets/amdgpu/exec.js";
+import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
 import type { ScalarCase } from "./inputs.js";
 
 /** The reference semantics of a scalar form, at the given profile, run on `bv`. */
@@ -75,9 +75,9 @@ export function amdgpuExecutor(r: AmdRoutine, stats: { maxSteps: number } = { ma
             }
           : {}),
       });
-      stats.maxSteps = Math.max(stats.maxSteps, run.steps);
-      if (run.status !== "ok") throw new CheckFailure(batch[0]!, `step limit exceeded after ${run.steps} steps`);
-      if (run.violations.length) throw new CheckFailure(batch[0]!, `contract violation: ${run.violations.join("; ")}`);
+      const failure = runFailure(run);
+      if (failure) throw new CheckFailure(batch[0]!, failure);
+      stats.maxSteps = Math.max(stats.maxSteps, run.cycles);
       batch.forEach((_, l) => out.push(run.d[l]!.x));
     }
     return out;

@@ -17,7 +17,7 @@ import { matchSync } from "../sem/match_sync.js";
 import type { Mcpu } from "../../targets/amdgpu/regs.js";
 import { TARGETS } from "../../targets/amdgpu/regs.js";
 import { lowerRoutine } from "../../targets/amdgpu/lower.js";
-import { execRoutine } from "../../targets/amdgpu/exec.js";
+import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
 import { lowerPortable } from "../../targets/portable/rules/index.js";
 import type { PirFunction, PirValue } from "../../targets/portable/pir.js";
 import { evalPirConcrete } from "../../targets/portable/pir.js";
@@ -420,8 +420,8 @@ function amdgpuScalar(v: Vector, spec: RoutineSpec, mcpu: Mcpu, profile: Profile
     active: u(0xffffffff),
     ...(spec.guarded ? { guard: new Array<boolean>(32).fill(g), dPrior: new Array<CV>(32).fill(u(big(v.in.d))) } : {}),
   });
-  if (run.status !== "ok") return `step limit exceeded (rule ${r.rule})`;
-  if (run.violations.length) return `contract violation (rule ${r.rule}): ${run.violations.join("; ")}`;
+  const failure = runFailure(run);
+  if (failure) return `${failure} (rule ${r.rule})`;
   const want = big(v.out.d);
   if (run.d[0]!.x !== want) return `d = ${fmt(run.d[0]!.x)}, expected ${fmt(want)} (rule ${r.rule})`;
   return null;
@@ -442,8 +442,8 @@ function amdgpuWarp(v: Vector, spec: RoutineSpec, mcpu: Mcpu, profile: Profile):
     active: u(w.active),
     ...(spec.guarded ? { guard: w.g, dPrior: w.dPrior.map((x) => u(x)), pPrior: w.pPrior } : {}),
   });
-  if (run.status !== "ok") return `step limit exceeded (rule ${r.rule})`;
-  if (run.violations.length) return `contract violation (rule ${r.rule}): ${run.violations.join("; ")}`;
+  const failure = runFailure(run);
+  if (failure) return `${failure} (rule ${r.rule})`;
   const msg = compareWarp(v, { d: run.d.map((x) => x.x), p: run.p });
   return msg ? `${msg} (rule ${r.rule})` : null;
 }

@@ -15,7 +15,7 @@ import type { Mcpu } from "../../targets/amdgpu/regs.js";
 import { TARGETS } from "../../targets/amdgpu/regs.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
 import { applicableRules, lowerRoutine, lowerWithRule, printRoutine } from "../../targets/amdgpu/lower.js";
-import { execRoutine } from "../../targets/amdgpu/exec.js";
+import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
 import { portableRulesFor } from "../../targets/portable/rules/index.js";
 import type { PirFunction, PirValue } from "../../targets/portable/pir.js";
 import { evalPirConcrete } from "../../targets/portable/pir.js";
@@ -195,12 +195,11 @@ function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Ver
       ...(spec.guarded ? { guard: c.guard!, dPrior: c.dPrior.map((x) => u(x)), pPrior: c.pPrior } : {}),
     }, { stepLimit: 5000 });
     const where = `amdgpu ${r.target.mcpu}`;
-    if (run.status !== "ok") return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, 0, `no termination within 5000 steps`), dynMax, overBound };
-    if (run.violations.length)
-      return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, 0, `contract violation: ${run.violations.join("; ")}`), dynMax, overBound };
-    dynMax = Math.max(dynMax, run.steps);
+    const failure = runFailure(run);
+    if (failure) return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, 0, failure), dynMax, overBound };
+    dynMax = Math.max(dynMax, run.cycles);
     const bound = matchBound(spec, distinctActive(c));
-    if (bound !== undefined) overBound = Math.max(overBound, run.steps - bound);
+    if (bound !== undefined) overBound = Math.max(overBound, run.cycles - bound);
     const want = expectedWarp(f, c);
     for (let l = 0; l < 32; l++) {
       const wd = want.d[l];

@@ -42,21 +42,20 @@ export const MNEMONIC_ALIASES: Readonly<Record<string, string>> = {
   s_ctz_i32_b64: "s_ff1_i32_b64",
 };
 
-/** Instructions that do nothing the interpreter models (waits, hints, the return). */
-export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set([
-  "s_waitcnt",
-  "s_waitcnt_vscnt",
-  "s_waitcnt_expcnt",
-  "s_waitcnt_lgkmcnt",
-  "s_waitcnt_vmcnt",
-  "s_delay_alu",
-  "s_clause",
-  "s_nop",
-  "s_setpc_b64",
-  "s_endpgm",
-  "s_sleep",
-  "s_set_inst_prefetch_distance",
-]);
+/**
+ * Instructions outside the interpreter's model that end or pace a function but compute
+ * nothing it checks: the return, the end of a program, clause markers, prefetch hints. The
+ * waits (`s_nop`, `s_waitcnt*`, `s_delay_alu`) are records (isa/sopp.ts) and are kept: the
+ * hazard check and the cycle counts need them.
+ */
+export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set(["s_clause", "s_setpc_b64", "s_endpgm", "s_sleep", "s_set_inst_prefetch_distance"]);
+
+/**
+ * Waits whose operand llvm-mc writes symbolically (`s_waitcnt lgkmcnt(0)`,
+ * `s_delay_alu instid0(VALU_DEP_1) | …`): the operand becomes the immediate 0 (wait for
+ * everything; the counters are not modelled, only the instruction's one issue cycle).
+ */
+const SYMBOLIC_WAITS: ReadonlySet<string> = new Set(["s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_vmcnt", "s_delay_alu"]);
 
 /** Instructions whose `op_sel:[x,y]` is carried as a last immediate operand (x | y << 1). */
 const OPSEL_OPERAND: ReadonlySet<string> = new Set(["v_pk_mov_b32"]);
@@ -137,6 +136,11 @@ export function parseAsm(text: string, opts: ParseOptions = {}): MLine[] {
     s = sp < 0 ? "" : s.slice(sp).trim();
     if (IGNORED_MNEMONICS.has(mn)) {
       if (!drop) out.push({ op: mn, ops: [], rule });
+      return;
+    }
+    if (SYMBOLIC_WAITS.has(mn)) {
+      const numeric = /^(0x[0-9a-f]+|\d+)$/i.test(s) ? BigInt(s) : 0n;
+      out.push({ op: mn === "s_delay_alu" || mn === "s_waitcnt" ? mn : "s_waitcnt", ops: [{ k: "imm", value: numeric }], rule });
       return;
     }
     if (/_(sdwa|dpp|dpp8)$/.test(mn) || mn.startsWith("v_dual_")) throw new AsmError(`encoding of ${mn} is not modelled (SDWA/DPP/VOPD)`, lineNo, raw);

@@ -10,6 +10,8 @@ import { sourcesOf } from "../../src/ir/ir.js";
 import type { AmdRoutine } from "./lower.js";
 import type { RunResult, WaveState } from "./interp.js";
 import { run } from "./interp.js";
+import { formatViolation, hazardTarget } from "./hazards.js";
+import { boundaryOf } from "./routine.js";
 import type { MOp } from "./minst.js";
 
 /** Inputs of one run: per-lane values (32 lanes) for divergent sources, one value for uniform ones. */
@@ -26,11 +28,21 @@ export interface RoutineInputs<V, B> {
 export interface RoutineRun<V, B> {
   status: RunResult<V>["status"];
   steps: number;
+  /** Issue cycles (`RunResult.cycles`): the dynamic count the reports use. */
+  cycles: number;
+  /** The part of `cycles` spent in waits (`RunResult.waitCycles`). */
+  waitCycles: number;
   /** v0 per lane (lanes 0..31), p = vcc bit per lane. */
   d: V[];
   p: B[];
   /** Contract violations found (empty when the routine changed only what it may). */
   violations: string[];
+  /**
+   * Hazard violations (targets/amdgpu/hazards.ts) of the routine on its processor under the
+   * contract's boundary, one line each naming the two instructions, the register and the
+   * wait states missing; when there are any, the routine was not run (`status: "hazard"`).
+   */
+  hazards: string[];
   trace: RunResult<V>["trace"];
 }
 
@@ -121,7 +133,15 @@ export function execRoutine<V, B>(
     if (inp.pPrior) st.vcc = maskOf(bv, inp.pPrior, W);
   }
   const before = { vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), exec: st.exec };
-  const res = run(bv, r.lines, st, { stepLimit: opts.stepLimit ?? 100_000, trace: opts.trace ?? false });
+  const res = run(bv, r.lines, st, {
+    stepLimit: opts.stepLimit ?? 100_000,
+    trace: opts.trace ?? false,
+    hazards: { target: hazardTarget(r.target), boundary: boundaryOf(r.spec, r.layout, r.target) },
+  });
+  if (res.status === "hazard") {
+    const hazards = res.hazards!.map(formatViolation);
+    return { status: "hazard", steps: 0, cycles: 0, waitCycles: 0, d: [], p: [], violations: [], hazards, trace: [] };
+  }
 
   // Contract: exec restored; registers outside scratch and v0 unchanged; inactive lanes of
   // v0 unchanged. (Checked exactly when concrete; symbolic callers assert these as terms.)
@@ -146,5 +166,17 @@ export function execRoutine<V, B>(
   }
   const d = st.vgpr.get(0)!.slice(0, 32);
   const p = Array.from({ length: 32 }, (_, l) => bv.bitAt(st.vcc, l));
-  return { status: res.status, steps: res.steps, d, p, violations, trace: res.trace };
+  return { status: res.status, steps: res.steps, cycles: res.cycles, waitCycles: res.waitCycles, d, p, violations, hazards: [], trace: res.trace };
+}
+
+/**
+ * Why a checked run of a routine is not a value to compare, or null: a hazard of the
+ * sequence (`hazard: …`, the kind of error the broken corpus pins), a step limit, or a
+ * contract violation.
+ */
+export function runFailure<V, B>(run: RoutineRun<V, B>): string | null {
+  if (run.status === "hazard") return `hazard: ${run.hazards.join("; ")}`;
+  if (run.status === "step-limit") return `step limit exceeded after ${run.steps} steps`;
+  if (run.violations.length) return `contract violation: ${run.violations.join("; ")}`;
+  return null;
 }

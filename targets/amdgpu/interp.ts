@@ -12,6 +12,8 @@ import { record } from "./isa/index.js";
 import type { IsaRecord, WaveIO, Width } from "./isa/record.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
+import type { Boundary, HazardTarget, HazardViolation } from "./hazards.js";
+import { checkHazards } from "./hazards.js";
 
 /** Machine state of one wave. VGPRs hold `wave` lanes of 32 bits; SGPRs 32 bits. */
 export interface WaveState<V, B> {
@@ -37,12 +39,27 @@ export interface RunOptions {
   /** Dynamic instruction limit (labels do not count). Default 100,000. */
   stepLimit?: number;
   trace?: boolean;
+  /**
+   * Checking mode: the sequence must satisfy the wait-state rules of this processor under
+   * this boundary (targets/amdgpu/hazards.ts); if it does not, nothing runs and the result
+   * is `status: "hazard"` with the violations.
+   */
+  hazards?: { target: HazardTarget; boundary: Boundary };
 }
 
 export interface RunResult<V> {
-  status: "ok" | "step-limit";
+  status: "ok" | "step-limit" | "hazard";
+  /** With `status: "hazard"`: every violated rule (the two instructions, the register, the wait states). */
+  hazards?: HazardViolation[];
   /** Dynamic instruction count. */
   steps: number;
+  /**
+   * Dynamic issue cycles: each executed instruction's `issueCycles` (1, or N + 1 for
+   * `s_nop N`, 0 for `s_delay_alu`). This is the count the reports and the bench compare.
+   */
+  cycles: number;
+  /** The part of `cycles` spent in waits (`s_nop`, `s_waitcnt*`: records without value semantics). */
+  waitCycles: number;
   trace: StepTrace<V>[];
 }
 
@@ -57,20 +74,29 @@ function widthOf(w: Width, wave: 32 | 64): number {
  */
 export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V, B>, opts: RunOptions = {}): RunResult<V> {
   const limit = opts.stepLimit ?? 100_000;
+  if (opts.hazards) {
+    const hazards = hazardsOf(code, opts.hazards);
+    if (hazards.length) return { status: "hazard", hazards, steps: 0, cycles: 0, waitCycles: 0, trace: [] };
+  }
   const labels = new Map<string, number>();
   code.forEach((l, i) => {
     if (isLabel(l)) labels.set(l.label, i);
   });
   const trace: StepTrace<V>[] = [];
   let steps = 0;
+  let cycles = 0;
+  let waitCycles = 0;
   let pc = 0;
   while (pc < code.length) {
     const line = code[pc]!;
     pc++;
     if (isLabel(line)) continue;
-    if (steps >= limit) return { status: "step-limit", steps, trace };
+    if (steps >= limit) return { status: "step-limit", steps, cycles, waitCycles, trace };
     steps++;
     const rec = record(line.op);
+    const c = issueCyclesOf(rec, line);
+    cycles += c;
+    if ("none" in rec.sem) waitCycles += c;
     const writes: StepTrace<V>["writes"] = [];
     const target = step(bv, rec, line, st, opts.trace ? writes : null);
     if (opts.trace) trace.push({ inst: line, writes });
@@ -80,7 +106,23 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
       pc = to;
     }
   }
-  return { status: "ok", steps, trace };
+  return { status: "ok", steps, cycles, waitCycles, trace };
+}
+
+/** Issue cycles of one instruction (its record's `issueCycles` over its immediates; 1 by default). */
+export function issueCyclesOf(rec: IsaRecord, inst: MInst): number {
+  return rec.issueCycles ? rec.issueCycles(inst.ops.map((o) => (o.k === "imm" ? o.value : 0n))) : 1;
+}
+
+const hazardCache = new WeakMap<readonly MLine[], Map<string, HazardViolation[]>>();
+/** `checkHazards`, once per (code, processor, boundary): checking runs the same routine many times. */
+function hazardsOf(code: readonly MLine[], h: NonNullable<RunOptions["hazards"]>): HazardViolation[] {
+  let m = hazardCache.get(code);
+  if (!m) hazardCache.set(code, (m = new Map()));
+  const key = `${h.target.mcpu}/${h.target.wave}/${h.boundary.name}`;
+  let v = m.get(key);
+  if (!v) m.set(key, (v = checkHazards(code, h.target, h.boundary)));
+  return v;
 }
 
 /** Reads operand `o` as a uniform value of `w` bits. */
@@ -236,6 +278,7 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
     },
   };
 
+  if ("none" in sem) return null;
   if ("scalar" in sem) {
     const src = srcIdx.map((i) => io.read(i));
     const r = sem.scalar(bv, src, st.scc);

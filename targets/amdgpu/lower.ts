@@ -8,7 +8,10 @@ import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { MLine } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Target } from "./regs.js";
-import { Builder } from "./routine.js";
+import { boundaryOf, Builder, outputsOf } from "./routine.js";
+import { hazardPass, hazardTarget } from "./hazards.js";
+import { record } from "./isa/index.js";
+import { issueCyclesOf } from "./interp.js";
 import type { Layout } from "./routine.js";
 import type { AmdRule, RuleCtx } from "./rules/rule.js";
 import { szextRules } from "./rules/szext.js";
@@ -25,8 +28,10 @@ export interface AmdRoutine {
   /** Scratch VGPRs [layout.vScratch, vEnd) and SGPRs [layout.sScratch, sEnd). */
   vEnd: number;
   sEnd: number;
-  /** Static instruction count. */
+  /** Static count in issue cycles: one per instruction, N + 1 for `s_nop N`, 0 for `s_delay_alu`. */
   count: number;
+  /** The part of `count` spent in waits the hazard pass inserted (`count - waits`: the rule's own work). */
+  waits: number;
 }
 
 /** Every rule of a family's form, in definition order. */
@@ -56,7 +61,9 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     // take the prior d back. One v_cndmask on the guard mask.
     m.emit("v_cndmask_b32", m.layout.d, prior!, m.d(), m.layout.guard!);
   }
-  const lines = m.finish();
+  // Wait states last: the sequence as emitted, reordered where that hides them, padded where
+  // it does not (targets/amdgpu/hazards.ts), under the contract's boundary table.
+  const lines = rule.waits === "as-emitted" ? m.finish() : hazardPass(m.finish(), hazardTarget(t), boundaryOf(spec, m.layout, t));
   // The scratch window is what the builder reserved: a rule that writes past it (a register
   // it never allocated) breaks the contract, and the checker must see that.
   return {
@@ -67,7 +74,8 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     layout: m.layout,
     vEnd: Math.max(m.vUsed, m.layout.vScratch),
     sEnd: Math.max(m.sUsed, m.layout.sScratch),
-    count: lines.filter((l) => !isLabel(l)).length,
+    count: staticCycles(lines),
+    waits: staticCycles(lines.filter((l) => !isLabel(l) && "none" in record(l.op).sem)),
   };
 }
 
@@ -90,6 +98,11 @@ export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile): Am
   return best!;
 }
 
+/** Static issue cycles of a sequence (labels are free). */
+export function staticCycles(lines: readonly MLine[]): number {
+  return lines.reduce((n, l) => n + (isLabel(l) ? 0 : issueCyclesOf(record(l.op), l)), 0);
+}
+
 /** The contract header of a routine, as assembly comment lines. */
 export function contractHeader(r: AmdRoutine): string[] {
   const l = r.layout;
@@ -97,10 +110,8 @@ export function contractHeader(r: AmdRoutine): string[] {
     .map(([k, o]) => `${k} = ${printOp(o)}`)
     .join(", ");
   const mask = r.target.wave === 64 ? "vcc" : "vcc_lo";
-  const f = r.spec.form;
-  const hasP = f.op === "match" && f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
-  const hasD = f.op !== "match" || f.mode === "any" || f.dest === "d|p" || f.dest === "d" || f.dest === "d|_";
-  const outs = [...(hasD ? ["d = v0"] : []), ...(hasP ? [`p = ${mask}`] : [])];
+  const o = outputsOf(r.spec, r.target);
+  const outs = [...(o.d ? ["d = v0"] : []), ...(o.p ? [`p = ${mask}`] : [])];
   const range = (p: string, lo: number, hi: number) => (hi <= lo ? "none" : hi - lo === 1 ? `${p}${lo}` : `${p}${lo}..${p}${hi - 1}`);
   const scratchV = range("v", l.vScratch, r.vEnd);
   const scratchS = range("s", l.sScratch, r.sEnd);
@@ -127,7 +138,9 @@ export function asmCommentText(s: string): string {
 /** Prints a routine: a label, a header, and the instructions (labels made unique by name). */
 export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []): string {
   const out: string[] = [];
-  out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${r.count} instruction${r.count === 1 ? "" : "s"}`);
+  const n = r.lines.filter((l) => !isLabel(l)).length;
+  const cycles = n === r.count ? "" : ` (${r.count} issue cycles: s_nop N counts N + 1)`;
+  out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${n} instruction${n === 1 ? "" : "s"}${cycles}`);
   for (const h of [...contractHeader(r), ...extra]) out.push(`; ${asmCommentText(h)}`);
   out.push(`${name}:`);
   const lab = (x: string) => `.L${name}${x.slice(2)}`;

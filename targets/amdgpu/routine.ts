@@ -20,6 +20,8 @@ import { record } from "./isa/index.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { imm, isLabel, printOp, s, v } from "./minst.js";
 import type { Target } from "./regs.js";
+import type { Boundary } from "./hazards.js";
+import { contractBoundary } from "./hazards.js";
 import { isInlineConstant } from "./regs.js";
 
 /** Where each input of a routine lives. */
@@ -33,6 +35,28 @@ export interface Layout {
   /** First VGPR / SGPR of the scratch window. */
   vScratch: number;
   sScratch: number;
+}
+
+/** The contract's outputs of a routine: `d` in v0 (unless sunk), `p` in vcc / vcc_lo (`.all` with p). */
+export function outputsOf(spec: RoutineSpec, t: Target): { d?: MOp; p?: MOp } {
+  const f = spec.form;
+  const hasP = f.op === "match" && f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
+  const hasD = f.op !== "match" || f.mode === "any" || f.dest === "d|p" || f.dest === "d" || f.dest === "d|_";
+  return { ...(hasD ? { d: v(0) } : {}), ...(hasP ? { p: { k: t.wave === 64 ? "vcc" : "vcc_lo" } } : {}) };
+}
+
+/**
+ * The hazard boundary of a routine under the contract (targets/amdgpu/hazards.ts
+ * `contractBoundary`): its register inputs — sources, guard mask, prior d, and prior p in
+ * vcc when a guarded routine writes p — and its outputs.
+ */
+export function boundaryOf(spec: RoutineSpec, layout: Layout, t: Target): Boundary {
+  const outs = outputsOf(spec, t);
+  const ins: MOp[] = Object.values(layout.src).filter((o) => o.k !== "imm");
+  if (layout.guard) ins.push(layout.guard);
+  if (layout.dPrior) ins.push(layout.dPrior);
+  if (spec.guarded && outs.p) ins.push(outs.p);
+  return contractBoundary(ins, [outs.d, outs.p].filter((o): o is MOp => o !== undefined));
 }
 
 /** Width in bits of a source operand of a form. */

@@ -10,7 +10,7 @@
 import type { BV } from "../../../src/sem/bv.js";
 
 export type Gen = 9 | 10 | 11;
-export type Encoding = "SOP1" | "SOP2" | "SOPC" | "SOPK" | "SOPP" | "VOP1" | "VOP2" | "VOP3" | "VOPC" | "VOP3B";
+export type Encoding = "SOP1" | "SOP2" | "SOPC" | "SOPK" | "SOPP" | "VOP1" | "VOP2" | "VOP3" | "VOPC" | "VOP3B" | "DS";
 
 /** Operand width in bits, or the wave size (lane masks). */
 export type Width = number | "wave";
@@ -48,7 +48,33 @@ export type WaveSem = <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => void;
 /** A branch: taken when the returned boolean holds; operand 0 is the label. */
 export type BranchSem = <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => B;
 
-export type Sem = { lane: LaneSem } | { cmp: CmpSem } | { scalar: ScalarSem } | { wave: WaveSem } | { branch: BranchSem };
+/** No value semantics: the instruction only occupies issue slots (waits and hints). */
+export type NoSem = { none: true };
+
+export type Sem = { lane: LaneSem } | { cmp: CmpSem } | { scalar: ScalarSem } | { wave: WaveSem } | { branch: BranchSem } | NoSem;
+
+/**
+ * The functional unit an instruction issues to, as the hazard rules name it (AMD ISA
+ * manuals, "Manually Inserted Wait States"; LLVM `SIInstrInfo::isVALU/isSALU/isSOPP/isDS`).
+ */
+export type Unit = "VALU" | "SALU" | "SOPP" | "DS";
+
+/**
+ * What the hazard rules (targets/amdgpu/hazards.ts) need to know about one record besides its
+ * operands and implicit state. Absent fields are false.
+ */
+export interface HazardRoles {
+  /** Operand index of a lane select (`v_readlane`/`v_writelane` src1: LLVM `checkRWLaneHazards`). */
+  laneSelect?: number;
+  /** Operand index of the VGPR a `v_readlane`/`v_readfirstlane` reads across lanes. */
+  readlaneSrc?: number;
+  /** A DPP instruction: its VGPR sources cross lanes (LLVM `checkDPPHazards`). */
+  dpp?: boolean;
+  /** `v_readlane`, `v_readfirstlane` or `v_writelane`: EXEC-sensitive lane access on gfx940. */
+  rwLane?: boolean;
+  /** A 64-bit VALU shift whose src0 is the count (gfx90a `fixShift64HighRegBug`). */
+  shift64?: boolean;
+}
 
 export interface IsaRecord {
   mnemonic: string;
@@ -62,6 +88,22 @@ export interface IsaRecord {
   uses?: readonly ("exec" | "scc" | "vcc")[];
   defs?: readonly ("exec" | "scc" | "vcc")[];
   sem: Sem;
+  /** Hazard-relevant roles (see `HazardRoles`). */
+  hazard?: HazardRoles;
+  /**
+   * Issue cycles the instruction takes, which are also the wait states it provides to a
+   * later instruction (LLVM `SIInstrInfo::getNumWaitStates`): 1 unless given; `s_nop N` is
+   * N + 1, `s_delay_alu` 0 (a scheduling hint). `ops` are the operands' immediate values.
+   */
+  issueCycles?: (imms: readonly bigint[]) => number;
+}
+
+/** The unit an instruction of `rec` issues to. */
+export function unitOf(rec: IsaRecord): Unit {
+  if (rec.enc.startsWith("VOP")) return "VALU";
+  if (rec.enc === "SOPP") return "SOPP";
+  if (rec.enc === "DS") return "DS";
+  return "SALU";
 }
 
 const out = (name: string, w: Width = 32): OpSpec => ({ name, out: true, w });

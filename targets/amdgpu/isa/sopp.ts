@@ -1,5 +1,10 @@
 /**
- * @fileoverview SOPP records: branches (AMD "Vega" ISA manual §12.5, "RDNA3" §16.5).
+ * @fileoverview SOPP records: branches, waits and hints (AMD "Vega" ISA manual §12.5,
+ * "RDNA3" §16.5). The waits have no value semantics; they exist for the hazard rules
+ * (targets/amdgpu/hazards.ts): `s_nop N` provides N + 1 wait states, `s_waitcnt_depctr` one
+ * (and, on gfx10+, waits for the dependency counters its immediate names), `s_delay_alu` none
+ * (a gfx11 scheduling hint). `s_waitcnt` waits for memory counters (llc emits it; the DS
+ * instructions of the warp family will need it).
  */
 import type { BranchSem, IsaRecord } from "./record.js";
 import { nonzero } from "./util.js";
@@ -13,7 +18,24 @@ const branch = (mnemonic: string, desc: string, uses: readonly ("exec" | "scc" |
   sem: { branch: taken },
 });
 
+const wait = (mnemonic: string, desc: string, issueCycles: (imms: readonly bigint[]) => number, only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
+  mnemonic,
+  enc: "SOPP",
+  desc,
+  ops: [{ name: "simm16", w: 16 }],
+  sem: { none: true },
+  issueCycles,
+  ...(only ? { only } : {}),
+});
+
 export const SOPP: IsaRecord[] = [
+  // Vega §4.5 / RDNA3 §4.5: "S_NOP: insert 0–15 wait states" (the 3-bit field SIMM16[3:0] on gfx9+).
+  wait("s_nop", "Do nothing for SIMM16[3:0] + 1 wait states", ([n]) => Number((n ?? 0n) & 15n) + 1),
+  // RDNA2/RDNA3: "S_WAITCNT_DEPCTR: wait for the dependency counters in SIMM16 to drain".
+  wait("s_waitcnt_depctr", "Wait until the dependency counters named in SIMM16 are satisfied", () => 1, [10, 11]),
+  // RDNA3 §4.5: a hint to the instruction scheduler; no wait states are counted for it.
+  wait("s_delay_alu", "Delay the next VALU/SALU until the dependency in SIMM16 resolves (hint)", () => 0, [11]),
+  wait("s_waitcnt", "Wait until the memory counters (vmcnt, expcnt, lgkmcnt) reach SIMM16's values", () => 1),
   branch("s_branch", "PC = label", [], (bv) => bv.true),
   branch("s_cbranch_scc0", "if (SCC == 0) PC = label", ["scc"], (bv, io) => bv.notB(io.scc())),
   branch("s_cbranch_scc1", "if (SCC == 1) PC = label", ["scc"], (_bv, io) => io.scc()),

@@ -23,6 +23,7 @@ function bytePermute<V, B>(bv: BV<V, B>, in64: V, sel: V): V {
 const shift64 = (mnemonic: string, desc: string, op: "shl" | "lshr" | "ashr"): IsaRecord => ({
   mnemonic,
   enc: "VOP3",
+  hazard: { shift64: true },
   desc,
   ops: [
     { name: "vdst", out: true, w: 64 },
@@ -98,6 +99,7 @@ export const VOP3: IsaRecord[] = [
   {
     mnemonic: "v_readfirstlane_b32",
     enc: "VOP1",
+    hazard: { readlaneSrc: 1, rwLane: true },
     desc: "SDST = S0[EXEC == 0 ? 0 : ff1(EXEC)] (VOP1 opcode writing an SGPR)",
     ops: [
       { name: "sdst", out: true, w: 32 },
@@ -117,6 +119,7 @@ export const VOP3: IsaRecord[] = [
   {
     mnemonic: "v_readlane_b32",
     enc: "VOP3",
+    hazard: { readlaneSrc: 1, laneSelect: 2, rwLane: true },
     desc: "SDST = S0[S1.u[5:0]] (wave32: S1.u[4:0]); ignores EXEC",
     ops: [
       { name: "sdst", out: true, w: 32 },

@@ -23,4 +23,10 @@ export interface AmdRule<F extends Form = Form> {
   prio: number;
   when(f: F, c: RuleCtx): boolean;
   emit(f: F, m: Builder, c: RuleCtx): void;
+  /**
+   * "as-emitted": the rule places its own waits (a hand-scheduled fragment) and the hazard
+   * pass leaves its sequence alone; the checker and the prover still check every rule of the
+   * processor on it. Default: the hazard pass schedules and pads the emitted sequence.
+   */
+  waits?: "as-emitted";
 }

@@ -9,9 +9,15 @@ import type { Mcpu } from "../../../targets/amdgpu/regs.js";
 import type { AmdRule } from "../../../targets/amdgpu/rules/rule.js";
 import type { PortableRule } from "../../../targets/portable/rules/index.js";
 
+/**
+ * The kind of error a case must be refuted with, when pinned: `hazard` names the two
+ * instructions of the violated wait-state rule (substrings of the counterexample's pair).
+ */
+export type Expected = { kind: "hazard"; rule: string; producer: string; consumer: string };
+
 export type BrokenCase =
-  | { target: "amdgpu"; mcpu: Mcpu; spec: RoutineSpec; profile: Profile; rule: AmdRule; why: string }
-  | { target: "pir"; spec: RoutineSpec; profile: Profile; rule: PortableRule; why: string };
+  | { target: "amdgpu"; mcpu: Mcpu; spec: RoutineSpec; profile: Profile; rule: AmdRule; why: string; expect?: Expected }
+  | { target: "pir"; spec: RoutineSpec; profile: Profile; rule: PortableRule; why: string; expect?: Expected };
 
 /** Shorthand specs. */
 export const v = { kind: "v" } as const;
