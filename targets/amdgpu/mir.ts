@@ -98,12 +98,24 @@ export interface McInfo {
 const NO_ENC_SUFFIX = /^(V_READFIRSTLANE_B32|V_READLANE_B32|V_WRITELANE_B32|V_NOP)$|_(e32|e64|dpp|sdwa|e64_dpp)$/;
 
 /**
+ * GFX10+ real opcodes whose pseudo keeps the GFX9 name (`v_add_nc_u32` is the pseudo
+ * `V_ADD_U32`; the carry-in adds `v_add_co_ci_u32` are `V_ADDC_U32`).
+ */
+const RENAMED: readonly [RegExp, string][] = [
+  [/^V_(ADD|SUB|SUBREV)_NC_U32_/, "V_$1_U32_"],
+  [/^V_ADD_CO_CI_U32_/, "V_ADDC_U32_"],
+  [/^V_SUB_CO_CI_U32_/, "V_SUBB_U32_"],
+  [/^V_SUBREV_CO_CI_U32_/, "V_SUBBREV_U32_"],
+];
+
+/**
  * The pseudo opcode of an MC opcode: the real suffix dropped (`_vi`, `_gfx9`, `_gfx10`,
  * `_gfx11`, `_gfx6_gfx7`, …); a VALU opcode left without an encoding suffix is VOP3-only
  * and gets `_e64` (hazards.md §1: `V_BFE_I32_vi` is the pseudo `V_BFE_I32_e64`).
  */
 export function pseudoOf(real: string): string {
-  const p = real.replace(/_(?:vi|si|ci|gfx\d\w*)$/, "");
+  let p = real.replace(/_(?:vi|si|ci|gfx\d\w*)$/, "");
+  for (const [from, to] of RENAMED) p = p.replace(from, to);
   if (p.startsWith("V_") && !NO_ENC_SUFFIX.test(p)) return `${p}_e64`;
   return p;
 }
@@ -241,7 +253,13 @@ export function mcText(i: MInst): string {
 /** Explicit definitions of an instruction in MC operand order (VOPC e32: none, vcc is implicit). */
 function defCount(i: MInst): number {
   const rec = RECORDS.get(i.op);
-  if (!rec) return 0; // s_nop, s_waitcnt*, s_delay_alu (not yet records): no defs
+  if (!rec) {
+    // Not (yet) a record: s_nop, s_waitcnt*, s_delay_alu, branches and compares define
+    // nothing explicit; v_cmpx_* e32 neither; any other instruction its first operand.
+    if (/^s_(nop|waitcnt\w*|delay_alu|cbranch_\w+|branch|cmp_\w+|bitcmp\w+|endpgm|sleep)$/.test(i.op)) return 0;
+    if (/^v_cmpx?_/.test(i.op) && i.enc !== "e64") return 0;
+    return i.ops.length ? 1 : 0;
+  }
   if (rec.enc === "VOPC" && i.enc !== "e64") return 0;
   return rec.ops.filter((o) => o.out).length;
 }
@@ -521,6 +539,110 @@ export interface Inserted {
   after: MirLine | null;
   /** Its MIR text (or `entry`). */
   afterText: string;
+  /** The original instruction right after it (the reader whose hazard it covers; `null`: none). */
+  before: MirLine | null;
+  /** The likely hazard (see `hazardCause`). */
+  cause: HazardCause | null;
+}
+
+/**
+ * The likely hazard an insertion covers: the reader is the original instruction right after
+ * it; the producer an earlier original instruction (in layout order) that writes a register
+ * the reader reads, the most hazard-like first (a VALU-written SGPR/VCC read by a VALU, a
+ * VALU-written exec, a VALU-written VGPR read by DPP or a lane read, then SALU writes),
+ * the nearest among equals. Not only the last writer: LLVM's checks look for the last VALU
+ * write (`getWaitStatesSinceDef` with an `isVALU` predicate), past a later SALU write.
+ * A heuristic for reports; LLVM does not say which check fired.
+ */
+export interface HazardCause {
+  producer: MirLine | null;
+  /** The register (32-bit unit: `v0`, `s4`, `vcc_lo`, `exec_lo`). */
+  reg: string;
+  /** `VALU`/`SALU` and the register class written: `VALU writes SGPR`, `VALU writes VCC`, … */
+  producerKind: string;
+  /** How the reader reads it: `VALU operand`, `lane mask`, `lane select`, `DPP`, `readlane VGPR`, `SALU operand`, `implicit exec`, … */
+  readKind: string;
+}
+
+/** 32-bit register units of a MIR register name (`$sgpr4_sgpr5` → s4, s5; `$vcc` → vcc_lo, vcc_hi). */
+export function regUnits(name: string): string[] {
+  const n = name.replace(/^\$/, "");
+  if (n === "vcc" || n === "exec") return [`${n}_lo`, `${n}_hi`];
+  return n.split("_").every((x) => /^(vgpr|sgpr)\d+$/.test(x)) ? n.split("_").map((x) => x.replace("vgpr", "v").replace("sgpr", "s")) : [n];
+}
+
+/** Defined units, explicit read units and implicit read units of a MIR line. */
+function regAccess(l: string): { defs: string[]; uses: string[]; implicitUses: string[]; useOps: string[] } {
+  const eq = l.indexOf(" = ");
+  const defs: string[] = [];
+  if (eq >= 0) for (const m of l.slice(0, eq).matchAll(/\$[\w]+/g)) defs.push(...regUnits(m[0]));
+  const rest = eq >= 0 ? l.slice(eq + 3) : l;
+  const ops = rest.split(/,\s*/);
+  ops[0] = ops[0]!.split(/\s+/).slice(1).join(" ");
+  const uses: string[] = [];
+  const implicitUses: string[] = [];
+  const useOps: string[] = [];
+  for (const o of ops) {
+    const r = /\$[\w]+/.exec(o);
+    if (/^implicit-def\b/.test(o.trim())) {
+      if (r) defs.push(...regUnits(r[0]));
+      continue;
+    }
+    if (/^implicit\b/.test(o.trim())) {
+      if (r) implicitUses.push(...regUnits(r[0]));
+      continue;
+    }
+    useOps.push(o.trim());
+    if (r) uses.push(...regUnits(r[0]));
+  }
+  return { defs, uses, implicitUses, useOps };
+}
+
+function regClass(u: string): string {
+  return u.startsWith("v") && /^v\d/.test(u) ? "VGPR" : u.startsWith("vcc") ? "VCC" : u.startsWith("exec") ? "EXEC" : u.startsWith("s") ? "SGPR" : u;
+}
+
+/** The likely cause of an insertion before `orig[at]` (see `HazardCause`). */
+export function hazardCause(orig: readonly MirLine[], at: number): HazardCause | null {
+  const reader = orig[at];
+  if (!reader) return null;
+  const ra = regAccess(reader.text);
+  const opc = opcodeOf(reader.text);
+  const readKind = (u: string, implicit: boolean): string => {
+    if (implicit) return u.startsWith("exec") ? "implicit exec" : opc.startsWith("V_CNDMASK") ? "lane mask" : `implicit ${u}`;
+    const idx = ra.useOps.findIndex((o) => /\$[\w]+/.test(o) && regUnits(/\$[\w]+/.exec(o)![0]).includes(u));
+    if (/^V_(READLANE|WRITELANE)_B32/.test(opc)) return regClass(u) === "VGPR" ? "readlane VGPR" : idx === 1 ? "lane select" : "VALU operand";
+    if (opc === "V_READFIRSTLANE_B32") return "readfirstlane VGPR";
+    if (/_dpp$/.test(opc)) return regClass(u) === "VGPR" ? "DPP" : "VALU operand";
+    if (opc.startsWith("V_CNDMASK") && regClass(u) !== "VGPR") return "lane mask";
+    return opc.startsWith("V_") ? "VALU operand" : "SALU operand";
+  };
+  // Every unit the reader reads, with its nearest earlier writer; the most hazard-like wins.
+  const rank = (pv: boolean, cls: string, kind: string): number => {
+    if (pv && cls !== "VGPR" && kind !== "implicit exec" && opc.startsWith("V_")) return 0; // VALU-written SGPR/VCC read by a VALU
+    if (pv && cls === "EXEC") return 1; // VALU-written exec (v_cmpx)
+    if (pv && cls === "VGPR" && /DPP|readlane|readfirstlane/.test(kind)) return 2;
+    if (!pv && kind !== "implicit exec") return 3; // SALU writes, read by anything
+    if (!pv) return 4;
+    return 5;
+  };
+  let best: (HazardCause & { r: number; d: number }) | null = null;
+  for (const implicit of [false, true])
+    for (const u of implicit ? ra.implicitUses : ra.uses)
+      for (let k = at - 1; k >= 0; k--) {
+        const p = orig[k]!;
+        if (!regAccess(p.text).defs.includes(u)) continue;
+        const po = opcodeOf(p.text);
+        const kind = readKind(u, implicit);
+        const r = rank(po.startsWith("V_"), regClass(u), kind);
+        const cand = { producer: p, reg: u, producerKind: `${po.startsWith("V_") ? "VALU" : po.startsWith("S_") ? "SALU" : po} writes ${regClass(u)}`, readKind: kind, r, d: at - k };
+        if (!best || r < best.r || (r === best.r && cand.d < best.d)) best = cand;
+      }
+  if (best) {
+    const { r: _r, d: _d, ...c } = best;
+    return c;
+  }
+  return { producer: null, reg: "?", producerKind: "unknown", readKind: "unknown" };
 }
 
 /** Instruction lines per function of llc's MIR output. */
@@ -540,6 +662,12 @@ export function parseMirOutput(text: string): Map<string, string[]> {
     res.set(nm[1]!, lines);
   }
   return res;
+}
+
+/** The opcode of a MIR instruction line (`$vgpr0 = V_MOV_B32_e32 …` → `V_MOV_B32_e32`). */
+export function opcodeOf(l: string): string {
+  const eq = l.indexOf(" = ");
+  return (eq >= 0 ? l.slice(eq + 3) : l).split(/[\s,]/)[0] ?? "";
 }
 
 /** The opcode and the defs of a MIR instruction line: what the diff matches on. */
@@ -564,23 +692,28 @@ export function diffInserted(f: MirFunction, out: readonly string[]): Inserted[]
   const m = b.length;
   const L: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i]![j] = a[i] === b[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
-  const ins: Inserted[] = [];
+  const ins: (Inserted & { at: number })[] = [];
+  const kept: number[] = [];
   let i = 0;
   let j = 0;
   let prev: MirLine | null = null;
   while (j < m) {
     if (i < n && a[i] === b[j] && L[i]![j] === L[i + 1]![j + 1]! + 1) {
       prev = orig[i]!;
+      kept.push(i);
       i++;
       j++;
     } else if (i < n && L[i + 1]![j]! >= L[i]![j + 1]!) i++;
     else {
-      ins.push({ text: out[j]!, after: prev, afterText: prev ? prev.text : "entry" });
+      ins.push({ text: out[j]!, after: prev, afterText: prev ? prev.text : "entry", before: null, cause: null, at: i });
       j++;
     }
   }
-  if (i < n && L[0]![0]! !== n) throw new MirError(`${f.name}: llc dropped original instructions (${n - L[0]![0]!})`);
-  return ins;
+  if (L[0]![0]! !== n) throw new MirError(`${f.name}: llc dropped original instructions (${n - L[0]![0]!})`);
+  return ins.map(({ at, ...x }) => {
+    const k = kept.find((q) => q >= at);
+    return { ...x, before: k === undefined ? null : orig[k]!, cause: k === undefined ? null : hazardCause(orig, k) };
+  });
 }
 
 /** Runs one llc process on a module; rejects with llc's message on failure. */
@@ -698,6 +831,27 @@ export async function oracle(t: Target, items: readonly OracleItem[], pass: Orac
     }
     return { item, functions: fns.length, clean: findings.length === 0, findings };
   });
+}
+
+/**
+ * Runs one hand-built sequence (no contract needed) through llc with an optional pairing:
+ * what LLVM inserted, in order. For tests and for checking a single site.
+ * @throws MirError when a line does not translate or llc fails.
+ */
+export async function runSequence(t: Target, lines: readonly MLine[], pass: OraclePass = "post-RA-hazard-rec", pairing: Pairing = {}): Promise<Inserted[]> {
+  const texts = [...new Set(lines.filter((l): l is MInst => !isLabel(l)).map(mcText))];
+  const [mc, regs] = await Promise.all([mcAssemble(t, texts), registerTable(t)]);
+  const f = mirFunction("seq", lines, t, mc, regs, pairing);
+  const r = (await runFunctions(t, pass, [f])).get("seq")!;
+  if ("error" in r) throw new MirError(r.error);
+  return r.inserted;
+}
+
+/** The MIR text of a hand-built sequence with an optional pairing (what `runSequence` runs). */
+export async function sequenceMir(t: Target, lines: readonly MLine[], pairing: Pairing = {}): Promise<string> {
+  const texts = [...new Set(lines.filter((l): l is MInst => !isLabel(l)).map(mcText))];
+  const [mc, regs] = await Promise.all([mcAssemble(t, texts), registerTable(t)]);
+  return printMirFunction(mirFunction("seq", lines, t, mc, regs, pairing));
 }
 
 // ---------------------------------------------------------------------------------------
