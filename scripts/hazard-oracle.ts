@@ -153,15 +153,23 @@ export async function hazardOracleMatrix(o: HazardOracleOptions = {}): Promise<M
           const side = (l: typeof x.after) => (l ? `${l.role === "routine" ? "" : `${l.role} `}${opcodeOf(l.text)}` : "entry");
           const c = x.cause;
           const where = (l: typeof x.after) => (l ? (l.role === "routine" ? "internal" : l.role) : "?");
-          const pair = c ? `${c.producerKind} → ${c.readKind}` : `? → ${side(x.before)}`;
-          const site = c ? `${where(c.producer)}→${where(x.before)}` : "?";
-          const key = `${x.text}|${site}|${pair}`;
+          let pair = c ? `${c.producerKind} → ${c.readKind}` : `? → ${side(x.before)}`;
+          let site = c ? `${where(c.producer)}→${where(x.before)}` : "?";
+          let text = x.text;
+          // gfx90a: LLVM moves a 64-bit shift's amount out of v(8k+7) with V_SWAP_B32
+          // (and an S_WAITCNT 0 first): GCNHazardRecognizer::fixShift64HighRegBug, a rewrite.
+          if (/V_SWAP_B32|^S_WAITCNT \d+$/.test(x.text) && [x.after, x.before].some((l) => l && /^V_(LSHLREV|LSHRREV|ASHRREV)_[BI]64/.test(opcodeOf(l.text)))) {
+            pair = "fixShift64HighRegBug: 64-bit shift amount in v(8k+7)";
+            site = "internal";
+            text = x.text.replace(/\$vgpr\d+/g, "$vgpr#");
+          }
+          const key = `${text}|${site}|${pair}`;
           const ops = `${c ? side(c.producer) : "?"} → ${side(x.before)}`;
           const k = kinds.get(key);
           if (k) {
             k.count++;
             if (k.opcodes.length < 4 && !k.opcodes.includes(ops)) k.opcodes.push(ops);
-          } else kinds.set(key, { inserted: x.text, site, pair, opcodes: [ops], count: 1, example: `${v.item.label}: ${findingText(f)}` });
+          } else kinds.set(key, { inserted: text, site, pair, opcodes: [ops], count: 1, example: `${v.item.label}: ${findingText(f)}` });
         }
     const withWaits = items.filter((it) => waitVariants(it.routine.lines).length > 0);
     const waits = withWaits.reduce((n, it) => n + waitVariants(it.routine.lines).length, 0);
