@@ -131,6 +131,17 @@ describe("LLVM's recognizer reproduces hazards.md §1", () => {
   });
 });
 
+describe("wave64 on gfx11 (for the crosscheck of llc's own wave64 code)", () => {
+  // hazards.md §1: v_cndmask reads s[4:5] as a mask → SALU writes s[4:5] → read again.
+  const seq = (mask: MOp): MLine[] => [I("v_cndmask_b32", [v(0), v(1), v(2), mask], "e64"), I(mask.k === "s" && mask.count === 2 ? "s_mov_b64" : "s_mov_b32", [mask, imm(0)]), I("v_cndmask_b32", [v(3), v(1), v(2), mask], "e64")];
+  itLlvm("gfx1100 wave64 gets S_WAITCNT_DEPCTR (fixVALUMaskWriteHazard); wave32 nothing", async () => {
+    const ins = await runSequence({ ...TARGETS.gfx1100, wave: 64 }, seq(s(4, 2)));
+    expect(ins.map((x) => x.text.replace(/\d+$/, "N"))).toEqual(["S_WAITCNT_DEPCTR N"]);
+    expect(ins[0]!.after?.index).toBe(1);
+    expect(await runSequence(TARGETS.gfx1100, seq(s(4)))).toEqual([]);
+  });
+});
+
 describe("minimality and the waitcnt pass", () => {
   itLlvm("gfx942: s_nop 1 between v_cmp and v_cndmask is minimal; s_nop 2 is not", async () => {
     const [b, c, m] = clamp(VCC);

@@ -43,9 +43,14 @@ export function mirToolsAvailable(): { ok: true } | { ok: false; reason: string 
   return { ok: true };
 }
 
-/** `-mcpu` and, for the wave32 processors, `-mattr=+wavefrontsize32`. */
+/**
+ * `-mcpu` and, on gfx10/gfx11, the wave size as `-mattr=+wavefrontsize32` (hazards.md §1)
+ * or `+wavefrontsize64` (a wave64 target, e.g. `{ ...TARGETS.gfx1100, wave: 64 }`, for the
+ * wave64-only rules such as `fixVALUMaskWriteHazard`).
+ */
 export function targetArgs(t: Pick<Target, "mcpu" | "wave">): string[] {
-  return [`-mcpu=${t.mcpu}`, ...(t.wave === 32 && (t.mcpu === "gfx1030" || t.mcpu === "gfx1100") ? ["-mattr=+wavefrontsize32"] : [])];
+  const gfx10plus = t.mcpu === "gfx1030" || t.mcpu === "gfx1100";
+  return [`-mcpu=${t.mcpu}`, ...(gfx10plus ? [`-mattr=+wavefrontsize${t.wave}`] : [])];
 }
 
 // ---------------------------------------------------------------------------------------
