@@ -68,6 +68,8 @@ export interface McpuReport {
   functions: number;
   clean: number;
   failing: OracleVerdict[];
+  /** Routines with at least one insertion at each site (`internal→consumer`, …). */
+  sites: Record<string, number>;
   kinds: InsertionKind[];
   waits: number;
   minimality: MinimalityResult[];
@@ -147,7 +149,9 @@ export async function hazardOracleMatrix(o: HazardOracleOptions = {}): Promise<M
     const verdicts = await oracle(TARGETS[mcpu], items, pass);
     const failing = verdicts.filter((v) => !v.clean);
     const kinds = new Map<string, InsertionKind>();
-    for (const v of failing)
+    const sites = new Map<string, number>();
+    for (const v of failing) {
+      const here = new Set<string>();
       for (const f of v.findings)
         for (const x of f.inserted) {
           const side = (l: typeof x.after) => (l ? `${l.role === "routine" ? "" : `${l.role} `}${opcodeOf(l.text)}` : "entry");
@@ -163,6 +167,7 @@ export async function hazardOracleMatrix(o: HazardOracleOptions = {}): Promise<M
             site = "internal";
             text = x.text.replace(/\$vgpr\d+/g, "$vgpr#");
           }
+          here.add(site);
           const key = `${text}|${site}|${pair}`;
           const ops = `${c ? side(c.producer) : "?"} → ${side(x.before)}`;
           const k = kinds.get(key);
@@ -171,12 +176,14 @@ export async function hazardOracleMatrix(o: HazardOracleOptions = {}): Promise<M
             if (k.opcodes.length < 4 && !k.opcodes.includes(ops)) k.opcodes.push(ops);
           } else kinds.set(key, { inserted: text, site, pair, opcodes: [ops], count: 1, example: `${v.item.label}: ${findingText(f)}` });
         }
+      for (const x of here) sites.set(x, (sites.get(x) ?? 0) + 1);
+    }
     const withWaits = items.filter((it) => waitVariants(it.routine.lines).length > 0);
     const waits = withWaits.reduce((n, it) => n + waitVariants(it.routine.lines).length, 0);
     const mins = waits ? await minimality(TARGETS[mcpu], withWaits, pass) : [];
     const seconds = (performance.now() - t0) / 1000;
     const functions = verdicts.reduce((n, v) => n + v.functions, 0);
-    const rep: McpuReport = { mcpu, combinations, routines: items.length, emissionFailures, functions, clean: verdicts.length - failing.length, failing, kinds: [...kinds.values()].sort((a, b) => b.count - a.count), waits, minimality: mins, seconds };
+    const rep: McpuReport = { mcpu, combinations, routines: items.length, emissionFailures, functions, clean: verdicts.length - failing.length, failing, sites: Object.fromEntries([...sites].sort((a, b) => b[1] - a[1])), kinds: [...kinds.values()].sort((a, b) => b.count - a.count), waits, minimality: mins, seconds };
     reports.push(rep);
     for (const l of reportLines(rep, pass, show)) log(l);
   }
@@ -188,6 +195,7 @@ export function reportLines(r: McpuReport, pass: OraclePass, show = 5): string[]
   const out: string[] = [];
   out.push(`${r.mcpu}: ${r.combinations} combinations → ${r.routines} distinct routines, ${r.functions} MIR functions${r.emissionFailures ? `, ${r.emissionFailures} emission failures` : ""}`);
   out.push(`  ${pass} adds nothing: ${r.clean}/${r.routines} routines${r.failing.length ? ` (${r.failing.length} failing)` : ""}`);
+  if (r.failing.length) out.push(`  failing routines by site: ${Object.entries(r.sites).map(([k, n]) => `${k} ${n}`).join(", ")}`);
   if (r.kinds.length) {
     out.push(`  insertions by kind (inserted · site · likely producer → reader: count):`);
     for (const k of r.kinds.slice(0, 40)) out.push(`    ${k.inserted} · ${k.site} · ${k.pair}: ${k.count}   e.g. ${k.opcodes.join("; ")}`);
