@@ -159,6 +159,21 @@ describe("minimality and the waitcnt pass", () => {
     // With the wait in place LLVM adds nothing inside the routine.
     expect(await runSequence(t, [b!, c!, I("s_nop", [imm(1)]), m!])).toEqual([]);
   });
+  itLlvm("a boundary wait LLVM adds anyway (d → DPP at exit) does not make a wait minimal", async () => {
+    const [b, c, m] = clamp(VCC);
+    const t = TARGETS.gfx942;
+    // d = v0 is an output: every variant, and the routine itself, get S_NOP 1 before the DPP consumer.
+    const routine = { spec: { form: { op: "szext", mode: "clamp", type: "s32" }, guarded: false }, target: t, layout: { src: {}, d: v(0) } } as never;
+    const got = await minimality(t, [
+      { label: "nop1", routine, lines: [b!, c!, I("s_nop", [imm(1)]), m!] },
+      { label: "nop2", routine, lines: [b!, c!, I("s_nop", [imm(2)]), m!] },
+    ]);
+    expect(got.map((x) => [x.label, x.minimal])).toEqual([
+      ["nop1", true],
+      ["nop2", false],
+    ]);
+    expect(got[1]!.findings.length).toBeGreaterThan(0);
+  });
   itLlvm("si-insert-waitcnts: the entry S_WAITCNT 0 is not counted", async () => {
     expect(await runSequence(TARGETS.gfx942, clamp(VCC), "si-insert-waitcnts")).toEqual([]);
     expect(await runSequence(TARGETS.gfx1100, clamp(VCC_LO), "si-insert-waitcnts")).toEqual([]);

@@ -896,23 +896,44 @@ export interface MinimalityResult {
   label: string;
   variant: WaitVariant;
   minimal: boolean;
-  /** What LLVM added back (empty: not minimal by LLVM's model), or a translation error. */
+  /** What LLVM inserted into the variant (all pairings), or a translation error. */
   findings: OracleFinding[];
+}
+
+/** Wait states an inserted line stands for: `S_NOP N` N + 1; any other instruction 1. */
+export function insertedWaitStates(x: Inserted): number {
+  const m = /^S_NOP (\d+)/.exec(x.text);
+  return m ? Number(m[1]) + 1 : 1;
 }
 
 /**
  * Minimality (issue 11 "Done when"): for each routine with waits, each wait weakened by one
- * (`waitVariants`) is run through the oracle with every pairing; the wait is minimal when
- * LLVM's recognizer then inserts something.
+ * (`waitVariants`) is run through the oracle with every pairing, next to the routine as it
+ * is; the wait is minimal when, in some pairing, LLVM inserts more wait states into the
+ * variant than into the original (so a boundary wait LLVM adds to both does not count).
  */
 export async function minimality(t: Target, items: readonly OracleItem[], pass: OraclePass = "post-RA-hazard-rec"): Promise<MinimalityResult[]> {
   const vs = items.flatMap((it) => waitVariants(it.lines ?? it.routine.lines).map((variant) => ({ it, variant })));
-  const got = await oracle(
-    t,
-    vs.map(({ it, variant }) => ({ label: it.label, routine: it.routine, lines: variant.lines })),
-    pass,
-  );
-  return got.map((g, k) => ({ label: vs[k]!.it.label, variant: vs[k]!.variant, minimal: !g.clean && g.findings.every((f) => !f.error), findings: g.findings }));
+  const [base, got] = await Promise.all([
+    oracle(t, items, pass),
+    oracle(
+      t,
+      vs.map(({ it, variant }) => ({ label: it.label, routine: it.routine, lines: variant.lines })),
+      pass,
+    ),
+  ]);
+  const states = (v: OracleVerdict) => {
+    const m = new Map<string, number>();
+    for (const f of v.findings) if (!f.error) m.set(`${f.pairing.producer?.mir ?? ""}|${f.pairing.consumer?.mir ?? ""}`, f.inserted.reduce((n, x) => n + insertedWaitStates(x), 0));
+    return m;
+  };
+  const baseOf = new Map(items.map((it, k) => [it, states(base[k]!)]));
+  return got.map((g, k) => {
+    const before = baseOf.get(vs[k]!.it)!;
+    const after = states(g);
+    const more = [...after].some(([key, n]) => n > (before.get(key) ?? 0));
+    return { label: vs[k]!.it.label, variant: vs[k]!.variant, minimal: more && g.findings.every((f) => !f.error), findings: g.findings };
+  });
 }
 
 /** A short text of one finding: the pairing and each insertion with its position. */
