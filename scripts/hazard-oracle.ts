@@ -4,6 +4,7 @@
  *
  *   npx tsx scripts/hazard-oracle.ts [--mcpu gfx942|all] [--family szext|match|video|all]
  *        [--every N] [--pass post-RA-hazard-rec|si-insert-waitcnts] [--show N] [--json FILE]
+ *        [--llvm-padded]
  *   npm run hazard:oracle -- --mcpu gfx942
  *
  * Routines: the union of what `verify --all` enumerates (bin/commands.ts `kindsFor`, with
@@ -12,7 +13,9 @@
  * kind, every applicable rule (shadowed included), both profiles — lowered with
  * `lowerWithRule`, deduplicated per mcpu by routine text and contract registers. Each runs
  * through targets/amdgpu/mir.ts `oracle` (every boundary pairing). Exits 1 when LLVM adds
- * something to any routine, or a wait is not minimal.
+ * something to any routine, or a wait is not minimal. `--llvm-padded` also pads each failing
+ * routine with the `s_nop`s LLVM inserted (`padWithLlvm`) and checks that LLVM then adds
+ * nothing and that each of those waits is minimal — a reference for the hazard pass.
  *
  * `hazardOracleMatrix` is exported for scripts/crosscheck-llvm.ts.
  */
@@ -30,7 +33,8 @@ import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 import type { MinimalityResult, OracleItem, OraclePass, OracleVerdict } from "../targets/amdgpu/mir.js";
 import { findingText, minimality, mirToolsAvailable, opcodeOf, oracle, routineInputs, routineOutputs, waitVariants } from "../targets/amdgpu/mir.js";
-import { isLabel } from "../targets/amdgpu/minst.js";
+import type { MInst, MLine } from "../targets/amdgpu/minst.js";
+import { imm, isLabel } from "../targets/amdgpu/minst.js";
 
 /** Options of a matrix run. */
 export interface HazardOracleOptions {
@@ -43,6 +47,8 @@ export interface HazardOracleOptions {
   show?: number;
   /** Progress and the report lines (default: console.log). */
   log?: (line: string) => void;
+  /** Also pad each failing routine as LLVM did (`padWithLlvm`) and run the oracle and minimality on that. */
+  llvmPadded?: boolean;
 }
 
 /** An insertion kind: the instruction LLVM inserted, where, and the likely producer → reader pair. */
@@ -186,8 +192,53 @@ export async function hazardOracleMatrix(o: HazardOracleOptions = {}): Promise<M
     const rep: McpuReport = { mcpu, combinations, routines: items.length, emissionFailures, functions, clean: verdicts.length - failing.length, failing, sites: Object.fromEntries([...sites].sort((a, b) => b[1] - a[1])), kinds: [...kinds.values()].sort((a, b) => b.count - a.count), waits, minimality: mins, seconds };
     reports.push(rep);
     for (const l of reportLines(rep, pass, show)) log(l);
+    if (o.llvmPadded && failing.length) {
+      const t1 = performance.now();
+      const padded = failing.map((v) => ({ label: v.item.label, routine: v.item.routine, lines: padWithLlvm(v) }));
+      const again = await oracle(TARGETS[mcpu], padded, pass);
+      const still = again.filter((v) => !v.clean);
+      const mins = await minimality(TARGETS[mcpu], padded, pass);
+      const notMin = mins.filter((m) => !m.minimal);
+      log(`  LLVM-padded (${padded.length} routines, ${mins.length} waits): ${pass} adds nothing: ${again.length - still.length}/${again.length}; minimal: ${mins.length - notMin.length}/${mins.length}; ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+      for (const v of still.slice(0, show)) log(`    STILL ${v.item.label}: ${findingText(v.findings[0]!)}`);
+      for (const m of notMin.slice(0, show)) log(`    NOT MINIMAL ${m.label}: ${m.variant.was} → ${m.variant.now ?? "deleted"} at line ${m.variant.line}`);
+    }
   }
   return reports;
+}
+
+/**
+ * A routine padded the way LLVM padded it: each `S_NOP N` LLVM inserted before a routine
+ * instruction (or before the exit consumer) becomes an `s_nop N` there, taking the largest
+ * N over all pairings. Other insertions (rewrites) are left out. A reference for the
+ * hazard pass, and a check of the minimality machinery (`--llvm-padded`).
+ */
+export function padWithLlvm(v: OracleVerdict): MLine[] {
+  const lines = v.item.lines ?? v.item.routine.lines;
+  const at = new Map<number, number>(); // routine instruction index (count = the end) → N
+  const count = lines.filter((l) => !isLabel(l)).length;
+  for (const f of v.findings) {
+    const here = new Map<number, number>();
+    for (const x of f.inserted) {
+      const m = /^S_NOP (\d+)$/.exec(x.text);
+      if (!m || !x.before) continue;
+      const pos = x.before.role === "routine" ? x.before.index : count;
+      here.set(pos, (here.get(pos) ?? -1) + Number(m[1]) + 1);
+    }
+    for (const [pos, n] of here) at.set(pos, Math.max(at.get(pos) ?? -1, n));
+  }
+  const out: MLine[] = [];
+  let k = 0;
+  const nop = (n: number): MInst => ({ op: "s_nop", ops: [imm(n)], rule: "llvm-padded" });
+  for (const l of lines) {
+    if (!isLabel(l)) {
+      if (at.has(k)) out.push(nop(at.get(k)!));
+      k++;
+    }
+    out.push(l);
+  }
+  if (at.has(count)) out.push(nop(at.get(count)!));
+  return out;
 }
 
 /** The printed lines of one mcpu's report. */
@@ -227,6 +278,7 @@ async function main(): Promise<number> {
       pass: { type: "string", default: "post-RA-hazard-rec" },
       show: { type: "string", default: "5" },
       json: { type: "string" },
+      "llvm-padded": { type: "boolean", default: false },
     },
   });
   const mcpus = values.mcpu === "all" ? MCPUS : (values.mcpu!.split(",") as Mcpu[]);
@@ -235,7 +287,7 @@ async function main(): Promise<number> {
   const pass = values.pass as OraclePass;
   if (pass !== "post-RA-hazard-rec" && pass !== "si-insert-waitcnts") throw new Error(`unknown pass ${pass}`);
   const t0 = performance.now();
-  const reps = await hazardOracleMatrix({ mcpus, families, every: Number(values.every), pass, show: Number(values.show) });
+  const reps = await hazardOracleMatrix({ mcpus, families, every: Number(values.every), pass, show: Number(values.show), llvmPadded: values["llvm-padded"] });
   console.log(`total wall time ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   if (values.json)
     writeFileSync(
