@@ -13,7 +13,7 @@ import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import type { Inserted } from "../targets/amdgpu/mir.js";
 import { entryProducers, exitConsumers, minimality, mirToolsAvailable, oracle, pairings, parseShowInst, pseudoOf, runSequence, sequenceMir, waitVariants } from "../targets/amdgpu/mir.js";
-import { matrixOfSpecs, matrixRoutines } from "../scripts/hazard-oracle.js";
+import { matrixOfSpecs, matrixRoutines, padWithLlvm } from "../scripts/hazard-oracle.js";
 
 const have = mirToolsAvailable();
 if (!have.ok) console.log(`hazard_oracle: skipped, ${have.reason}`);
@@ -173,6 +173,19 @@ describe("minimality and the waitcnt pass", () => {
       ["nop2", false],
     ]);
     expect(got[1]!.findings.length).toBeGreaterThan(0);
+  });
+  itLlvm("gfx942: szext.clamp padded with LLVM's own s_nops is clean, and each of those waits is minimal", async () => {
+    const specs = matrixOfSpecs(["szext"], 1).filter((x) => x.form.op === "szext" && x.form.mode === "clamp" && x.form.type === "s32" && x.kinds.a?.kind === "v" && x.kinds.b?.kind === "v" && !x.guarded);
+    const { items } = matrixRoutines("gfx942", specs, ["isa"]);
+    const t = TARGETS.gfx942;
+    const [g] = await oracle(t, items.slice(0, 1));
+    expect(g!.clean).toBe(false);
+    const padded = { ...items[0]!, lines: padWithLlvm(g!) };
+    expect(padded.lines.filter((l) => "op" in l && l.op === "s_nop").length).toBeGreaterThanOrEqual(2); // after v_cmp, and before the exit consumer
+    const [again] = await oracle(t, [padded]);
+    expect(again!.findings.map((f) => f.inserted.map((x) => x.text))).toEqual([]);
+    const mins = await minimality(t, [padded]);
+    expect(mins.map((m) => m.minimal)).toEqual(mins.map(() => true));
   });
   itLlvm("si-insert-waitcnts: the entry S_WAITCNT 0 is not counted", async () => {
     expect(await runSequence(TARGETS.gfx942, clamp(VCC), "si-insert-waitcnts")).toEqual([]);
