@@ -310,6 +310,27 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
 ];
 
+/**
+ * gfx90a: a 64-bit VALU shift (`v_lshlrev_b64`, `v_lshrrev_b64`, `v_ashrrev_i64`) whose count
+ * (src0) is the last VGPR of an 8-register allocation block, v(8k+7), reads a wrong count when
+ * v(8k+8) is not allocated (LLVM `fixShift64HighRegBug`, `hasShift64HighRegBug`: gfx90a only;
+ * LLVM treats v(8k+8) as allocated when the function uses it). Not a wait-state rule: the fix
+ * is the register choice (`lowerWithRule` renames such a scratch count).
+ * @returns the count registers (VGPR numbers) that break the rule
+ */
+export function shift64HighRegHits(lines: readonly MLine[], t: HazardTarget): number[] {
+  if (t.mcpu !== "gfx90a") return [];
+  const used = new Set<number>();
+  for (const l of lines) if (!isLabel(l)) for (const o of l.ops) if (o.k === "v") for (let i = 0; i < o.count; i++) used.add(o.n + i);
+  const hits = new Set<number>();
+  for (const l of lines) {
+    if (isLabel(l) || !record(l.op).hazard?.shift64) continue;
+    const amt = l.ops[1];
+    if (amt?.k === "v" && amt.count === 1 && amt.n % 8 === 7 && !used.has(amt.n + 1)) hits.add(amt.n);
+  }
+  return [...hits];
+}
+
 // ---------------------------------------------------------------------------------------
 // Boundaries
 
@@ -534,6 +555,11 @@ export function checkHazards(lines: readonly MLine[], t: HazardTarget, boundary:
   for (let i = 0; i <= lines.length; i++) {
     deficitAt(a, i, t, out);
     patternsAt(a, i, t, out);
+  }
+  for (const n of shift64HighRegHits(lines, t)) {
+    const at = lines.findIndex((l) => !isLabel(l) && record(l.op).hazard?.shift64 && l.ops[1]?.k === "v" && l.ops[1].n === n);
+    const text = showInst(lines[at] as MInst);
+    out.push({ rule: "shift64-high-reg", producer: text, consumer: text, producerAt: at, consumerAt: at, reg: `v${n}`, needed: 1, have: 0, fix: `a count register other than v(8k+7)`, manual: "MI200: 64-bit shift with the count in the last VGPR of an allocation block (LLVM fixShift64HighRegBug)" });
   }
   return out;
 }

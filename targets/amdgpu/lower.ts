@@ -9,7 +9,7 @@ import type { MLine } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Target } from "./regs.js";
 import { boundaryOf, Builder, outputsOf } from "./routine.js";
-import { hazardPass, hazardTarget } from "./hazards.js";
+import { hazardPass, hazardTarget, shift64HighRegHits } from "./hazards.js";
 import { record } from "./isa/index.js";
 import { issueCyclesOf } from "./interp.js";
 import type { Layout } from "./routine.js";
@@ -61,9 +61,19 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     // take the prior d back. One v_cndmask on the guard mask.
     m.emit("v_cndmask_b32", m.layout.d, prior!, m.d(), m.layout.guard!);
   }
+  // gfx90a: no 64-bit shift count in v(8k+7) (hazards.ts shift64HighRegHits): such a scratch
+  // count is renamed to a fresh scratch VGPR, which is register choice, not semantics.
+  let emitted = m.finish();
+  for (const n of shift64HighRegHits(emitted, hazardTarget(t))) {
+    const inPair = emitted.some((l) => !isLabel(l) && l.ops.some((o) => o.k === "v" && o.count === 2 && (o.n === n || o.n + 1 === n)));
+    if (n < m.layout.vScratch || inPair) continue;
+    let fresh = m.vtmp();
+    while (fresh.k === "v" && fresh.n % 8 === 7) fresh = m.vtmp();
+    emitted = emitted.map((l) => (isLabel(l) ? l : { ...l, ops: l.ops.map((o) => (o.k === "v" && o.count === 1 && o.n === n ? fresh : o)) }));
+  }
   // Wait states last: the sequence as emitted, reordered where that hides them, padded where
   // it does not (targets/amdgpu/hazards.ts), under the contract's boundary table.
-  const lines = rule.waits === "as-emitted" ? m.finish() : hazardPass(m.finish(), hazardTarget(t), boundaryOf(spec, m.layout, t));
+  const lines = rule.waits === "as-emitted" ? emitted : hazardPass(emitted, hazardTarget(t), boundaryOf(spec, m.layout, t));
   // The scratch window is what the builder reserved: a rule that writes past it (a register
   // it never allocated) breaks the contract, and the checker must see that.
   return {
