@@ -10,6 +10,9 @@ import type { Report } from "../src/report.js";
 import { formatReportJson, formatReportTables, report } from "../bin/report.js";
 import { matchBound } from "../src/check/verify.js";
 import { collectRoutines } from "../src/lower.js";
+import { lowerRoutine } from "../targets/amdgpu/lower.js";
+import { TARGETS } from "../targets/amdgpu/regs.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
 
 const PTX = `.version 9.0
 .target sm_90
@@ -122,7 +125,10 @@ describe("report", () => {
           else expect(t.dynamic.k32!).toBeGreaterThanOrEqual(t.dynamic.k1);
           expect(t.dynamic.checkerMax).not.toBeNull();
           const bound = matchBound(spec, 32);
-          if (bound !== undefined) expect(t.dynamic.k32!).toBeLessThanOrEqual(bound);
+          // The issue's bound counts the rule's own instructions; the hazard pass's waits come
+          // on top, at most once per executed copy of the routine's text (32 rounds at k = 32).
+          const waits = lowerRoutine(spec, TARGETS[t.mcpu as Mcpu], "isa").waits;
+          if (bound !== undefined) expect(t.dynamic.k32!).toBeLessThanOrEqual(bound + 32 * waits);
         }
       }
   });

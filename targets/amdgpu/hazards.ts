@@ -372,10 +372,14 @@ const virtual = (text: string, unit: Unit, op: string, rest: Partial<HazInst>): 
  * written by a SALU; at exit every VGPR output may next be read by DPP or by
  * `v_readlane`/`v_readfirstlane`, and every SGPR/VCC output by a VALU as an operand or a lane
  * mask, or by `v_readlane`/`v_writelane` as the lane select.
+ * On wave64 a VALU that writes an SGPR input as a lane mask (`v_cmp_*_e64 s[n:n+1]`) writes
+ * the aligned pair, so the other half of each SGPR input's pair counts as written too (LLVM
+ * looks past a later SALU write of that half: a scratch SGPR the routine sets and a VALU
+ * reads still waits).
  * @param inputs the routine's input operands (sources, guard, prior d, prior p)
  * @param outputs its output operands (d, p)
  */
-export function contractBoundary(inputs: readonly MOp[], outputs: readonly MOp[]): Boundary {
+export function contractBoundary(inputs: readonly MOp[], outputs: readonly MOp[], wave: 32 | 64): Boundary {
   const exit: HazInst[] = [];
   for (const o of outputs) {
     const us = unitsOf(o);
@@ -390,7 +394,9 @@ export function contractBoundary(inputs: readonly MOp[], outputs: readonly MOp[]
       exit.push(virtual(`next: v_writelane_b32 uses ${printOp(o)} as the lane select`, "VALU", "v_writelane_b32", { roles: { rwLane: true }, srcs: us, laneSelect: us }));
     }
   }
-  return { name: "the routine contract", entryValu: [...new Set(inputs.flatMap(unitsOf))], exit };
+  const entry = inputs.flatMap(unitsOf);
+  if (wave === 64) for (const u of [...entry]) if (regKind(u) === "SGPR") entry.push(`s${Number(u.slice(1)) ^ 1}`);
+  return { name: "the routine contract", entryValu: [...new Set(entry)], exit };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ export function boundaryOf(spec: RoutineSpec, layout: Layout, t: Target): Bounda
   if (layout.guard) ins.push(layout.guard);
   if (layout.dPrior) ins.push(layout.dPrior);
   if (spec.guarded && outs.p) ins.push(outs.p);
-  return contractBoundary(ins, [outs.d, outs.p].filter((o): o is MOp => o !== undefined));
+  return contractBoundary(ins, [outs.d, outs.p].filter((o): o is MOp => o !== undefined), t.wave);
 }
 
 /** Width in bits of a source operand of a form. */

@@ -8,7 +8,7 @@
 
 	.text
 
-; match.any.sync.b32  —  rule match_any_waterfall, 8 instructions
+; match.any.sync.b32  —  rule match_any_waterfall, 9 instructions (10 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s0..s5, vcc, scc
@@ -24,9 +24,10 @@ match_any_sync_b32__v_v:
   s_cbranch_scc1 .Lmatch_any_sync_b32__v_v0
   s_mov_b64 exec, s[0:1]
   v_and_b32_e32 v0, v1, v2
+  s_nop 1
 
 
-; match.any.sync.b64  —  rule match_any_waterfall, 9 instructions
+; match.any.sync.b64  —  rule match_any_waterfall, 10 instructions (11 issue cycles: s_nop N counts N + 1)
 ; in: a = v[0:1], membermask = 0xffffffff
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s0..s5, vcc, scc
@@ -43,9 +44,10 @@ match_any_sync_b64__v_imm0xffffffff:
   s_cbranch_scc1 .Lmatch_any_sync_b64__v_imm0xffffffff0
   s_mov_b64 exec, s[0:1]
   v_mov_b32_e32 v0, v2
+  s_nop 1
 
 
-; match.all.sync.b32 d|p  —  rule match_all_uniform_saveexec, 7 instructions
+; match.all.sync.b32 d|p  —  rule match_all_uniform_saveexec, 8 instructions (9 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = 0xffff
 ; out: d = v0, p = vcc; exec unchanged
 ; scratch: VGPR none, SGPR s0..s2, vcc, scc
@@ -59,9 +61,10 @@ match_all_sync_b32_dp__v_imm65535:
   s_cselect_b64 vcc, exec, 0
   s_mov_b64 exec, s[0:1]
   v_mov_b32_e32 v0, vcc_lo
+  s_nop 1
 
 
-; match.all.sync.b64 d  —  rule match_all_divergent_via_any, 12 instructions
+; match.all.sync.b64 d  —  rule match_all_divergent_via_any, 13 instructions (14 issue cycles: s_nop N counts N + 1)
 ; in: a = v[0:1], membermask = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v4, SGPR s0..s5, vcc, scc
@@ -81,9 +84,10 @@ match_all_sync_b64__v_v:
   v_and_b32_e32 v3, v3, v4
   v_cmp_eq_u32_e32 vcc, v3, v4
   v_cndmask_b32_e32 v0, 0, v4, vcc
+  s_nop 1
 
 
-; match.all.sync.b32 _|p  —  rule match_all_divergent_via_any, 10 instructions
+; match.all.sync.b32 _|p  —  rule match_all_divergent_via_any, 11 instructions (14 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = v1
 ; out: p = vcc; exec unchanged
 ; scratch: VGPR v2..v3, SGPR s0..s5, vcc, scc
@@ -101,9 +105,10 @@ match_all_sync_b32_p__v_v:
   v_and_b32_e32 v3, exec_lo, v1
   v_and_b32_e32 v2, v2, v3
   v_cmp_eq_u32_e32 vcc, v2, v3
+  s_nop 3
 
 
-; match.all.sync.b32 d|p  —  rule match_all_uniform_saveexec, 7 instructions
+; match.all.sync.b32 d|p  —  rule match_all_uniform_saveexec, 8 instructions (9 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = s0 (read as the lane mask s[0:1]; s1 is don't-care: exec[63:32] = 0)
 ; out: d = v0, p = vcc; exec unchanged
 ; scratch: VGPR none, SGPR s1..s4, vcc, scc
@@ -117,9 +122,10 @@ match_all_sync_b32_dp__v_s:
   s_cselect_b64 vcc, exec, 0
   s_mov_b64 exec, s[2:3]
   v_mov_b32_e32 v0, vcc_lo
+  s_nop 1
 
 
-; match.any.sync.b32  —  rule match_any_waterfall, 9 instructions
+; match.any.sync.b32  —  rule match_any_waterfall, 10 instructions (11 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = s0 (read as the lane mask s[0:1]; s1 is don't-care: exec[63:32] = 0), guard = s[2:3], prior d = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR s4..s9, vcc, scc
@@ -136,4 +142,5 @@ match_any_sync_b32__v_s__g:
   s_mov_b64 exec, s[4:5]
   v_and_b32_e32 v2, s0, v2
   v_cndmask_b32_e64 v0, v1, v2, s[2:3]
+  s_nop 1
 

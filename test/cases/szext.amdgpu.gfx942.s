@@ -8,31 +8,35 @@
 
 	.text
 
-; szext.clamp.s32  —  rule szext_clamp_bfe_cndmask, 3 instructions
+; szext.clamp.s32  —  rule szext_clamp_bfe_cndmask, 5 instructions (6 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/szext.ptx:12:2  szext.clamp.s32  d, a, b;
 szext_clamp_s32__v_v:
-  v_bfe_i32 v2, v0, 0, v1
   v_cmp_lt_u32_e32 vcc, 31, v1
+  v_bfe_i32 v2, v0, 0, v1
+  s_nop 0
   v_cndmask_b32_e32 v0, v2, v0, vcc
+  s_nop 1
 
 
-; szext.clamp.u32  —  rule szext_clamp_bfe_cndmask, 3 instructions
+; szext.clamp.u32  —  rule szext_clamp_bfe_cndmask, 5 instructions (6 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/szext.ptx:22:2  szext.clamp.u32  d, a, b;
 szext_clamp_u32__v_v:
-  v_bfe_u32 v2, v0, 0, v1
   v_cmp_lt_u32_e32 vcc, 31, v1
+  v_bfe_u32 v2, v0, 0, v1
+  s_nop 0
   v_cndmask_b32_e32 v0, v2, v0, vcc
+  s_nop 1
 
 
-; szext.wrap.s32  —  rule szext_wrap_bfe, 1 instruction
+; szext.wrap.s32  —  rule szext_wrap_bfe, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
@@ -40,9 +44,10 @@ szext_clamp_u32__v_v:
 ;   test/cases/szext.ptx:30:2  szext.wrap.s32  d, a, b;
 szext_wrap_s32__v_v:
   v_bfe_i32 v0, v0, 0, v1
+  s_nop 1
 
 
-; szext.wrap.u32  —  rule szext_wrap_bfe, 1 instruction
+; szext.wrap.u32  —  rule szext_wrap_bfe, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
@@ -50,9 +55,10 @@ szext_wrap_s32__v_v:
 ;   test/cases/szext.ptx:39:2  szext.wrap.u32  d, a, b;
 szext_wrap_u32__v_v:
   v_bfe_u32 v0, v0, 0, v1
+  s_nop 1
 
 
-; szext.wrap.s32  —  rule szext_imm_zero, 1 instruction
+; szext.wrap.s32  —  rule szext_imm_zero, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = 0
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
@@ -60,9 +66,10 @@ szext_wrap_u32__v_v:
 ;   test/cases/szext.ptx:47:2  szext.wrap.s32  d, a, 0;
 szext_wrap_s32__v_imm0:
   v_mov_b32_e32 v0, 0
+  s_nop 1
 
 
-; szext.wrap.u32  —  rule szext_imm_bfe, 1 instruction
+; szext.wrap.u32  —  rule szext_imm_bfe, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = 40
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
@@ -70,9 +77,10 @@ szext_wrap_s32__v_imm0:
 ;   test/cases/szext.ptx:54:2  szext.wrap.u32  d, a, 40;
 szext_wrap_u32__v_imm40:
   v_bfe_u32 v0, v0, 0, 8
+  s_nop 1
 
 
-; szext.clamp.s32  —  rule szext_imm_bfe, 1 instruction
+; szext.clamp.s32  —  rule szext_imm_bfe, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = 12
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
@@ -80,50 +88,57 @@ szext_wrap_u32__v_imm40:
 ;   test/cases/szext.ptx:61:2  szext.clamp.s32  d, a, 12;
 szext_clamp_s32__v_imm12:
   v_bfe_i32 v0, v0, 0, 12
+  s_nop 1
 
 
-; szext.clamp.u32  —  rule szext_imm_keep, 0 instructions
+; szext.clamp.u32  —  rule szext_imm_keep, 1 instruction (2 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = 40
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/szext.ptx:68:2  szext.clamp.u32  d, a, 40;
 szext_clamp_u32__v_imm40:
+  s_nop 1
 
 
-; szext.clamp.s32  —  rule szext_clamp_bfe_cndmask, 4 instructions
+; szext.clamp.s32  —  rule szext_clamp_bfe_cndmask, 5 instructions (6 issue cycles: s_nop N counts N + 1)
 ; in: a = 0x80, b = v0
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v1..v2, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/szext.ptx:75:2  szext.clamp.s32  d, 0x80, b;
 szext_clamp_s32__imm128_v:
+  v_cmp_lt_u32_e32 vcc, 31, v0
   v_mov_b32_e32 v1, 0x80
   v_bfe_i32 v2, v1, 0, v0
-  v_cmp_lt_u32_e32 vcc, 31, v0
   v_cndmask_b32_e32 v0, v2, v1, vcc
+  s_nop 1
 
 
-; szext.clamp.u32  —  rule szext_clamp_bfe_cndmask, 4 instructions
+; szext.clamp.u32  —  rule szext_clamp_salu_bfe_cselect, 6 instructions (7 issue cycles: s_nop N counts N + 1)
 ; in: a = s0, b = s1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v1..v2, SGPR none, vcc, scc
+; scratch: VGPR none, SGPR s2..s3, vcc, scc
 ; serves:
 ;   test/cases/szext.ptx:90:2  szext.clamp.u32  %r3, %r1, %r2;
 szext_clamp_u32__s_s:
-  v_mov_b32_e32 v1, s0
-  v_bfe_u32 v2, v1, 0, s1
-  v_cmp_lt_u32_e64 vcc, 31, s1
-  v_cndmask_b32_e32 v0, v2, v1, vcc
+  s_lshl_b32 s2, s1, 16
+  s_bfe_u32 s3, s0, s2
+  s_cmp_lt_u32 s1, 32
+  s_cselect_b32 s3, s3, s0
+  v_mov_b32_e32 v0, s3
+  s_nop 1
 
 
-; szext.wrap.s32  —  rule szext_wrap_bfe, 2 instructions
+; szext.wrap.s32  —  rule szext_wrap_bfe, 4 instructions (6 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = s0, guard = s[2:3], prior d = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR none, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32  %r5, %r4, %r2;
 szext_wrap_s32__v_s__g:
+  s_nop 1
   v_bfe_i32 v0, v0, 0, s0
   v_cndmask_b32_e64 v0, v1, v0, s[2:3]
+  s_nop 1
 

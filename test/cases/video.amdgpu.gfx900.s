@@ -8,7 +8,7 @@
 
 	.text
 
-; vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
+; vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc, scc
@@ -16,9 +16,10 @@
 ;   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap  d, a, b;
 vshl_u32_u32_wrap__v_v:
   v_lshlrev_b32_e32 v0, v1, v0
+  s_nop 1
 
 
-; vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 3 instructions
+; vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 4 instructions (5 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v3, SGPR none, vcc, scc
@@ -28,9 +29,10 @@ vshl_u32_u32_clamp__v_v:
   v_lshlrev_b32_e32 v2, v1, v0
   v_cmp_gt_u32_e32 vcc, 32, v1
   v_cndmask_b32_e32 v0, 0, v2, vcc
+  s_nop 1
 
 
-; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 2 instructions
+; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 3 instructions (4 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v3, SGPR none, vcc, scc
@@ -39,9 +41,10 @@ vshl_u32_u32_clamp__v_v:
 vshr_s32_s32_clamp__v_v:
   v_min_u32_e32 v2, 31, v1
   v_ashrrev_i32_e32 v0, v2, v0
+  s_nop 1
 
 
-; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
+; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc, scc
@@ -49,9 +52,10 @@ vshr_s32_s32_clamp__v_v:
 ;   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap  d, a, b;
 vshr_u32_u32_wrap__v_v:
   v_lshrrev_b32_e32 v0, v1, v0
+  s_nop 1
 
 
-; vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_stages_32bit_b64clamp, 3 instructions
+; vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_stages_32bit_b64clamp, 4 instructions (5 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v6, SGPR none, vcc, scc
@@ -61,9 +65,10 @@ vshl_u32_u32_clamp_add__v_v_v:
   v_min_u32_e32 v3, 32, v1
   v_lshlrev_b64 v[4:5], v3, v[0:1]
   v_add_u32_e32 v0, v2, v4
+  s_nop 1
 
 
-; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit, 2 instructions
+; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit, 3 instructions (4 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v4, SGPR none, vcc, scc
@@ -72,9 +77,10 @@ vshl_u32_u32_clamp_add__v_v_v:
 vshr_s32_s32_wrap_min__v_v_v:
   v_ashrrev_i32_e32 v3, v1, v0
   v_min_i32_e32 v0, v2, v3
+  s_nop 1
 
 
-; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit, 8 instructions
+; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit, 9 instructions (10 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v7, SGPR none, vcc, scc
@@ -89,9 +95,10 @@ vshl_u32_u32_clamp_max__v_v_v:
   v_bfe_i32 v5, v5, 0, 2
   v_cmp_lt_i64_e32 vcc, v[4:5], v[2:3]
   v_cndmask_b32_e32 v0, v4, v2, vcc
+  s_nop 1
 
 
-; vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_stages_64bit, 10 instructions
+; vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_stages_64bit, 11 instructions (12 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v9, SGPR none, vcc, scc
@@ -108,9 +115,10 @@ vshl_s32_s32_sat_clamp__v_v:
   v_xor_b32_e32 v8, 0x7fffffff, v7
   v_cmp_eq_u32_e32 vcc, v6, v7
   v_cndmask_b32_e32 v0, v8, v2, vcc
+  s_nop 1
 
 
-; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit, 3 instructions
+; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit, 4 instructions (5 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v5, SGPR none, vcc, scc
@@ -120,9 +128,10 @@ vshr_s32_u32_sat_wrap_add__v_v_v:
   v_lshrrev_b32_e32 v3, v1, v0
   v_min_u32_e32 v4, 0x7fffffff, v3
   v_add_u32_e32 v0, v2, v4
+  s_nop 1
 
 
-; vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_stages_32bit, 3 instructions
+; vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_stages_32bit, 4 instructions (5 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v5, SGPR none, vcc, scc
@@ -132,9 +141,10 @@ vshl_u32_u32_wrap_db1__v_v_v:
   v_lshlrev_b32_e32 v3, v1, v0
   v_mov_b32_e32 v5, 0x7060004
   v_perm_b32 v0, v2, v3, v5
+  s_nop 1
 
 
-; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit, 6 instructions
+; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit, 7 instructions (8 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v8, SGPR none, vcc, scc
@@ -147,9 +157,10 @@ vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v:
   v_ashrrev_i32_e32 v6, v5, v3
   v_mov_b32_e32 v8, 0x7060100
   v_perm_b32 v0, v2, v6, v8
+  s_nop 1
 
 
-; vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_stages_32bit, 3 instructions
+; vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_stages_32bit, 4 instructions (5 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v4, SGPR none, vcc, scc
@@ -159,4 +170,5 @@ vshl_u32_u32_wrap_ab2_bh1__v_v:
   v_bfe_u32 v2, v0, 16, 8
   v_lshrrev_b32_e32 v3, 16, v1
   v_lshlrev_b32_e32 v0, v3, v2
+  s_nop 1
 
