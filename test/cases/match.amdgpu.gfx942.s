@@ -8,20 +8,20 @@
 
 	.text
 
-; match.any.sync.b32  —  rule match_any_waterfall, 11 instructions (14 issue cycles: s_nop N counts N + 1)
+; match.any.sync.b32  —  rule match_any_waterfall_salu_copy, 11 instructions (12 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR s0..s5, vcc, scc
+; scratch: VGPR v2, SGPR s0..s6, vcc, scc
 ; serves:
 ;   test/cases/match.ptx:11:2  match.any.sync.b32  d, a, m;
 match_any_sync_b32__v_v:
   s_mov_b64 s[0:1], exec
 .Lmatch_any_sync_b32__v_v0:
   v_readfirstlane_b32 s2, v0
-  s_nop 1
-  v_cmp_eq_u32_e64 s[4:5], s2, v0
-  s_nop 1
-  v_mov_b32_e32 v2, s4
+  s_mov_b32 s3, s2
+  v_cmp_eq_u32_e64 s[4:5], s3, v0
+  s_mov_b32 s6, s4
+  v_mov_b32_e32 v2, s6
   s_andn2_b64 exec, exec, s[4:5]
   s_cbranch_scc1 .Lmatch_any_sync_b32__v_v0
   s_mov_b64 exec, s[0:1]
@@ -29,10 +29,10 @@ match_any_sync_b32__v_v:
   s_nop 1
 
 
-; match.any.sync.b64  —  rule match_any_waterfall, 12 instructions (15 issue cycles: s_nop N counts N + 1)
+; match.any.sync.b64  —  rule match_any_waterfall_salu_copy, 12 instructions (13 issue cycles: s_nop N counts N + 1)
 ; in: a = v[0:1], membermask = 0xffffffff
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR s0..s5, vcc, scc
+; scratch: VGPR v2, SGPR s0..s8, vcc, scc
 ; serves:
 ;   test/cases/match.ptx:17:2  match.any.sync.b64  d, a, 0xffffffff;
 match_any_sync_b64__v_imm0xffffffff:
@@ -40,11 +40,11 @@ match_any_sync_b64__v_imm0xffffffff:
 .Lmatch_any_sync_b64__v_imm0xffffffff0:
   v_readfirstlane_b32 s2, v0
   v_readfirstlane_b32 s3, v1
-  s_nop 1
-  v_cmp_eq_u64_e64 s[4:5], s[2:3], v[0:1]
-  s_nop 1
-  v_mov_b32_e32 v2, s4
-  s_andn2_b64 exec, exec, s[4:5]
+  s_mov_b64 s[4:5], s[2:3]
+  v_cmp_eq_u64_e64 s[6:7], s[4:5], v[0:1]
+  s_mov_b32 s8, s6
+  v_mov_b32_e32 v2, s8
+  s_andn2_b64 exec, exec, s[6:7]
   s_cbranch_scc1 .Lmatch_any_sync_b64__v_imm0xffffffff0
   s_mov_b64 exec, s[0:1]
   v_mov_b32_e32 v0, v2
@@ -136,20 +136,20 @@ match_all_sync_b32_dp__v_s:
   s_nop 1
 
 
-; match.any.sync.b32  —  rule match_any_waterfall, 12 instructions (15 issue cycles: s_nop N counts N + 1)
+; match.any.sync.b32  —  rule match_any_waterfall_salu_copy, 12 instructions (13 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, membermask = s0 (read as the lane mask s[0:1]; s1 is don't-care: exec[63:32] = 0), guard = s[2:3], prior d = v1
 ; out: d = v0; exec unchanged
-; scratch: VGPR v2, SGPR s4..s9, vcc, scc
+; scratch: VGPR v2, SGPR s4..s10, vcc, scc
 ; serves:
 ;   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32  %r5, %r3, %r1;
 match_any_sync_b32__v_s__g:
   s_and_saveexec_b64 s[4:5], s[2:3]
 .Lmatch_any_sync_b32__v_s__g0:
   v_readfirstlane_b32 s6, v0
-  s_nop 1
-  v_cmp_eq_u32_e64 s[8:9], s6, v0
-  s_nop 1
-  v_mov_b32_e32 v2, s8
+  s_mov_b32 s7, s6
+  v_cmp_eq_u32_e64 s[8:9], s7, v0
+  s_mov_b32 s10, s8
+  v_mov_b32_e32 v2, s10
   s_andn2_b64 exec, exec, s[8:9]
   s_cbranch_scc1 .Lmatch_any_sync_b32__v_s__g0
   s_mov_b64 exec, s[4:5]

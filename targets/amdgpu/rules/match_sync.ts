@@ -59,24 +59,57 @@ function maskAsWave(m: Builder, mm: MOp): MOp | null {
 const isFullImm = (k: OperandKind | undefined): boolean => k?.kind === "imm" && (k.value & 0xffffffffn) === 0xffffffffn;
 const fullImm = (m: Builder): boolean => isFullImm(m.spec.kinds.membermask);
 
-/** The rounds of the waterfall over the current exec; leaves exec = 0. */
-function waterfallRounds(f: MatchForm, m: Builder, ballotLanes: MOp): void {
+/**
+ * The rounds of the waterfall over the current exec; leaves exec = 0. With `saluCopies` each
+ * SGPR a VALU writes in the round is copied by a SALU before a VALU reads it: on gfx942 a
+ * VALU that reads an SGPR another VALU wrote needs 2 wait states (hazards.ts
+ * `valu-reads-valu-sgpr`), which a one-cycle `s_mov` (no VALU producer for the copy) avoids
+ * where an `s_nop 1` would cost two.
+ */
+function waterfallRounds(f: MatchForm, m: Builder, ballotLanes: MOp, saluCopies = false): void {
   const a = m.src("a");
   const first = f.type === "b64" ? m.stmp(2) : m.stmp();
+  const firstCopy = saluCopies ? (f.type === "b64" ? m.stmp(2) : m.stmp()) : first;
   const k = m.mask();
+  const kCopy = saluCopies ? m.stmp() : lo(k);
   const loop = m.newLabel();
   m.place(loop);
   if (first.k !== "s" || a.k !== "v") throw new Error("match waterfall: a must be a VGPR");
   // readfirstlane of the remaining lanes: the value of this round.
   m.emit("v_readfirstlane_b32", s(first.n), { k: "v", n: a.n, count: 1 });
   if (f.type === "b64") m.emit("v_readfirstlane_b32", s(first.n + 1), { k: "v", n: a.n + 1, count: 1 });
+  if (saluCopies && f.type === "b64" && m.wave === 64) m.emit("s_mov_b64", firstCopy, first);
+  else if (saluCopies && firstCopy.k === "s") for (let i = 0; i < firstCopy.count; i++) m.emit("s_mov_b32", s(firstCopy.n + i), s(first.n + i));
   // The compare is the ballot: the remaining lanes holding that value (0 in other lanes).
-  m.emit(f.type === "b64" ? "v_cmp_eq_u64" : "v_cmp_eq_u32", k, first, a);
+  m.emit(f.type === "b64" ? "v_cmp_eq_u64" : "v_cmp_eq_u32", k, firstCopy, a);
+  if (saluCopies) m.emit("s_mov_b32", kCopy, lo(k));
   // Every remaining lane gets this round's ballot; the matched ones keep it (they retire).
-  m.emit("v_mov_b32", ballotLanes, lo(k));
+  m.emit("v_mov_b32", ballotLanes, kCopy);
   // Retire the matched lanes; SCC = (exec != 0) loops while lanes remain.
   m.emit(m.w("s_andn2"), m.exec(), m.exec(), k);
   m.emit("s_cbranch_scc1", { k: "label", name: loop });
+}
+
+/**
+ * `.any` with a divergent a: the waterfall (see `match_any_waterfall`), its rounds with or
+ * without the SALU copies of `waterfallRounds`.
+ */
+function anyWaterfall(f: MatchForm, m: Builder, saluCopies: boolean): void {
+  const sv = m.mask();
+  const t = m.vtmp();
+  const g = m.layout.guard;
+  if (g) m.emit(m.w("s_and_saveexec"), sv, g);
+  else m.emit(m.w("s_mov"), sv, m.exec());
+  waterfallRounds(f, m, t, saluCopies);
+  m.emit(m.w("s_mov"), m.exec(), sv);
+  const mm = m.src("membermask");
+  if (!g) {
+    if (fullImm(m)) m.emit("v_mov_b32", m.d(), t);
+    else m.emit("v_and_b32", m.d(), mm, t);
+    return;
+  }
+  if (!fullImm(m)) m.emit("v_and_b32", t, mm, t);
+  m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, t, g);
 }
 
 export const matchRules: AmdRule<MatchForm>[] = [
@@ -158,23 +191,20 @@ export const matchRules: AmdRule<MatchForm>[] = [
     //     v_and_b32           d, mask, t          ; guarded: t &= mask; v_cndmask d, prior, t, g
     // Dynamic: 3 + 5k (b64: 3 + 6k); guarded 4 + 5k. Wave32: the _b32 forms, exec_lo.
     when: (f, c) => f.mode === "any" && (c.spec.kinds.a?.kind ?? "v") === "v",
-    emit: (f, m) => {
-      const sv = m.mask();
-      const t = m.vtmp();
-      const g = m.layout.guard;
-      if (g) m.emit(m.w("s_and_saveexec"), sv, g);
-      else m.emit(m.w("s_mov"), sv, m.exec());
-      waterfallRounds(f, m, t);
-      m.emit(m.w("s_mov"), m.exec(), sv);
-      const mm = m.src("membermask");
-      if (!g) {
-        if (fullImm(m)) m.emit("v_mov_b32", m.d(), t);
-        else m.emit("v_and_b32", m.d(), mm, t);
-        return;
-      }
-      if (!fullImm(m)) m.emit("v_and_b32", t, mm, t);
-      m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, t, g);
-    },
+    emit: (f, m) => anyWaterfall(f, m, false),
+  },
+  {
+    name: "match_any_waterfall_salu_copy",
+    prio: 0,
+    // The same waterfall with each VALU-written SGPR copied by a SALU before the next VALU
+    // reads it: exact for the same reason (an s_mov copies the value), and on gfx942 it
+    // replaces the two 2-cycle waits per round (v_readfirstlane → v_cmp, v_cmp → v_mov) by
+    // two 1-cycle copies. Elsewhere the copies only cost, so selection leaves it shadowed.
+    //   L:  v_readfirstlane_b32 sl, a ; s_mov_b32 sc, sl ; v_cmp_eq_u32_e64 k, sc, a
+    //       s_mov_b32 kc, k_lo ; v_mov_b32 t, kc ; s_andn2_b64 exec, exec, k ; s_cbranch_scc1 L
+    // Dynamic: 3 + 7k (b64: 3 + 8k) cycles on every processor, no waits inside the loop.
+    when: (f, c) => f.mode === "any" && (c.spec.kinds.a?.kind ?? "v") === "v",
+    emit: (f, m) => anyWaterfall(f, m, true),
   },
   {
     name: "match_all_full_mask",
