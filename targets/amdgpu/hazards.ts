@@ -690,23 +690,30 @@ function orders(views: HazInst[], cap: number): number[][] {
  * waits (`insertWaits`). A reordering is a scheduling choice like any other: the checker and
  * the prover run on the result.
  */
-export function hazardPass(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): MLine[] {
+export function hazardPass(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): Padded {
   const rules = [...new Set(lines.map((l) => (isLabel(l) ? "" : l.rule)))].join(",");
   const key = `${rules}|${t.mcpu}/${t.wave}|${boundary.entryValu.join(",")}|${boundary.exit.map((x) => x.text).join(",")}|${lines.map((l) => (isLabel(l) ? `${l.label}:` : showInst(l))).join(";")}`;
   const hit = passCache.get(key);
-  if (hit) return [...hit];
+  if (hit) return { lines: [...hit.lines], hidden: hit.hidden };
   const best = schedule(lines, t, boundary);
   if (passCache.size > 20_000) passCache.clear();
   passCache.set(key, best);
-  return best;
+  return { lines: [...best.lines], hidden: best.hidden };
 }
 
-const passCache = new Map<string, MLine[]>();
+/** A padded sequence, and the wait cycles its reordering hid (weighted as `waitCost`: loop bodies ×32). */
+export interface Padded {
+  lines: MLine[];
+  hidden: number;
+}
 
-function schedule(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): MLine[] {
+const passCache = new Map<string, Padded>();
+
+function schedule(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): Padded {
   let best = insertWaits(lines, t, boundary);
-  let bestCost = waitCost(best);
-  if (bestCost === 0) return best;
+  const original = waitCost(best);
+  let bestCost = original;
+  if (bestCost === 0) return { lines: best, hidden: 0 };
   let cur = [...lines];
   for (const [s, e] of blocks(cur)) {
     const block = cur.slice(s, e) as MInst[];
@@ -724,7 +731,7 @@ function schedule(lines: readonly MLine[], t: HazardTarget, boundary: Boundary):
     }
     if (bestCost === 0) break;
   }
-  return best;
+  return { lines: best, hidden: original - bestCost };
 }
 
 /** Processor view of a `Target` (targets/amdgpu/regs.ts) at its wave size. */

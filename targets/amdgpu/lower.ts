@@ -32,6 +32,8 @@ export interface AmdRoutine {
   count: number;
   /** The part of `count` spent in waits the hazard pass inserted (`count - waits`: the rule's own work). */
   waits: number;
+  /** Wait cycles the hazard pass hid by reordering (a loop body's counted 32 times). */
+  hidden: number;
 }
 
 /** Every rule of a family's form, in definition order. */
@@ -73,7 +75,8 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
   }
   // Wait states last: the sequence as emitted, reordered where that hides them, padded where
   // it does not (targets/amdgpu/hazards.ts), under the contract's boundary table.
-  const lines = rule.waits === "as-emitted" ? emitted : hazardPass(emitted, hazardTarget(t), boundaryOf(spec, m.layout, t));
+  const padded = rule.waits === "as-emitted" ? { lines: emitted, hidden: 0 } : hazardPass(emitted, hazardTarget(t), boundaryOf(spec, m.layout, t));
+  const lines = padded.lines;
   // The scratch window is what the builder reserved: a rule that writes past it (a register
   // it never allocated) breaks the contract, and the checker must see that.
   return {
@@ -86,6 +89,7 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     sEnd: Math.max(m.sUsed, m.layout.sScratch),
     count: staticCycles(lines),
     waits: staticCycles(lines.filter((l) => !isLabel(l) && "none" in record(l.op).sem)),
+    hidden: padded.hidden,
   };
 }
 
