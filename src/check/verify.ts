@@ -6,7 +6,7 @@
  * counterexample; nothing here says "proved" (that is src/check/prove.ts).
  */
 import type { Form, Profile } from "../ir/forms.js";
-import { formName } from "../ir/forms.js";
+import { formName, formWrites } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
@@ -206,7 +206,7 @@ function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Ver
       if (wd !== null && wd !== undefined && run.d[l]!.x !== wd && f.dest !== "_|p" && f.dest !== "_")
         return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, l, `lane ${l}: d = 0x${run.d[l]!.x.toString(16)}, spec 0x${wd.toString(16)}`), dynMax, overBound };
       const wp = want.p[l];
-      const hasP = f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
+      const hasP = formWrites(f).p;
       if (hasP && wp !== null && wp !== undefined && run.p[l] !== wp)
         return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, l, `lane ${l}: p = ${run.p[l]}, spec ${wp}`), dynMax, overBound };
     }

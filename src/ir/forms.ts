@@ -142,3 +142,13 @@ export function* formsOf(family: Family): Generator<Form> {
 }
 
 export const FAMILIES: readonly Family[] = ["szext", "match", "video"];
+
+/**
+ * The results a form writes: `d` (every form but `.all` with `d` sunk) and `p` (`match.all`
+ * with `d|p` or `_|p`). Stated once for the lowerings, the checker and the contract.
+ */
+export function formWrites(f: Form): { d: boolean; p: boolean } {
+  if (f.op !== "match") return { d: true, p: false };
+  if (f.mode === "any") return { d: true, p: false };
+  return { d: f.dest === "d" || f.dest === "d|p" || f.dest === "d|_", p: f.dest === "d|p" || f.dest === "_|p" };
+}

@@ -97,24 +97,28 @@ export interface HazInst {
   simm16?: bigint;
 }
 
+/** A hazard view with nothing read or written yet (a boundary instruction, or the start of `hazInst`). */
+const virtual = (text: string, unit: Unit, op: string, rest: Partial<HazInst>): HazInst => ({
+  text,
+  unit,
+  op,
+  roles: {},
+  defs: [],
+  srcs: [],
+  masks: [],
+  laneSelect: [],
+  readlaneSrc: [],
+  implicit: [],
+  literal: false,
+  cycles: 1,
+  ...rest,
+});
+
 /** The hazard view of one emitted instruction. */
 export function hazInst(line: MInst): HazInst {
   const rec: IsaRecord = record(line.op);
   const roles = rec.hazard ?? {};
-  const h: HazInst = {
-    text: showInst(line),
-    unit: unitOf(rec),
-    op: line.op,
-    roles,
-    defs: [],
-    srcs: [],
-    masks: [],
-    laneSelect: [],
-    readlaneSrc: [],
-    implicit: [],
-    literal: false,
-    cycles: issueCyclesOf(rec, line),
-  };
+  const h = virtual(showInst(line), unitOf(rec), line.op, { roles, cycles: issueCyclesOf(rec, line) });
   rec.ops.forEach((spec, i) => {
     const o = line.ops[i];
     if (!o) return;
@@ -350,21 +354,7 @@ export interface Boundary {
 /** LLVM's own assumption for a whole function: nothing pending at entry, nothing after it. */
 export const LLVM_ENTRY: Boundary = { name: "LLVM's function entry", entryValu: [], exit: [] };
 
-const virtual = (text: string, unit: Unit, op: string, rest: Partial<HazInst>): HazInst => ({
-  text,
-  unit,
-  op,
-  roles: {},
-  defs: [],
-  srcs: [],
-  masks: [],
-  laneSelect: [],
-  readlaneSrc: [],
-  implicit: [],
-  literal: false,
-  cycles: 1,
-  ...rest,
-});
+
 
 /**
  * The routine contract's safe default (README table): at entry every VGPR, SGPR and VCC

@@ -14,6 +14,7 @@
  * scc. Nothing else is written.
  */
 import type { Form } from "../../src/ir/forms.js";
+import { formWrites } from "../../src/ir/forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../../src/ir/ir.js";
 import { sourcesOf } from "../../src/ir/ir.js";
 import { record } from "./isa/index.js";
@@ -39,10 +40,8 @@ export interface Layout {
 
 /** The contract's outputs of a routine: `d` in v0 (unless sunk), `p` in vcc / vcc_lo (`.all` with p). */
 export function outputsOf(spec: RoutineSpec, t: Target): { d?: MOp; p?: MOp } {
-  const f = spec.form;
-  const hasP = f.op === "match" && f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
-  const hasD = f.op !== "match" || f.mode === "any" || f.dest === "d|p" || f.dest === "d" || f.dest === "d|_";
-  return { ...(hasD ? { d: v(0) } : {}), ...(hasP ? { p: { k: t.wave === 64 ? "vcc" : "vcc_lo" } } : {}) };
+  const w = formWrites(spec.form);
+  return { ...(w.d ? { d: v(0) } : {}), ...(w.p ? { p: { k: t.wave === 64 ? "vcc" : "vcc_lo" } } : {}) };
 }
 
 /**

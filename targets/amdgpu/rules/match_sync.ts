@@ -24,6 +24,7 @@
  * `s_and_saveexec_b32` exists on gfx10+ only, which are exactly the wave32 targets here.
  */
 import type { MatchForm } from "../../../src/ir/forms.js";
+import { formWrites } from "../../../src/ir/forms.js";
 import type { OperandKind } from "../../../src/ir/ir.js";
 import type { MOp } from "../minst.js";
 import { imm, s } from "../minst.js";
@@ -31,9 +32,9 @@ import type { Builder } from "../routine.js";
 import type { AmdRule } from "./rule.js";
 
 /** The form writes d (v0). `.any` always does; `.all` unless d is the sink. */
-export const writesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
+export const writesD = (f: MatchForm): boolean => formWrites(f).d;
 /** The form writes p (vcc / vcc_lo): `.all` with `d|p` or `_|p`. */
-export const writesP = (f: MatchForm): boolean => f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
+export const writesP = (f: MatchForm): boolean => formWrites(f).p;
 
 /** The low 32 lanes of a lane-mask operand: `s[n:n+1]` → `sn`, `vcc` → `vcc_lo`, `exec` → `exec_lo`. */
 function lo(o: MOp): MOp {

@@ -1,8 +1,8 @@
 // gfx942 match.any waterfall with every wait but the one after v_readfirstlane: the compare
 // reads the SGPR the VALU v_readfirstlane wrote in the instruction before; MI300 needs 2.
-import { imm, s } from "../../../targets/amdgpu/minst.js";
 import type { BrokenCase } from "./case.js";
 import { v } from "./case.js";
+import { hazardWaterfall } from "./hazard_waterfall.js";
 
 export const broken: BrokenCase = {
   target: "amdgpu",
@@ -16,23 +16,6 @@ export const broken: BrokenCase = {
     prio: 0,
     waits: "as-emitted",
     when: () => true,
-    emit: (_f, m) => {
-      const sv = m.mask();
-      const t = m.vtmp();
-      const first = m.stmp();
-      const k = m.mask();
-      m.emit("s_mov_b64", sv, m.exec());
-      const loop = m.newLabel();
-      m.place(loop);
-      m.emit("v_readfirstlane_b32", first, m.src("a"));
-      m.emit("v_cmp_eq_u32", k, first, m.src("a"));
-      m.emit("s_nop", imm(1));
-      m.emit("v_mov_b32", t, s((k as { n: number }).n));
-      m.emit("s_andn2_b64", m.exec(), m.exec(), k);
-      m.emit("s_cbranch_scc1", { k: "label", name: loop });
-      m.emit("s_mov_b64", m.exec(), sv);
-      m.emit("v_and_b32", m.d(), m.src("membermask"), t);
-      m.emit("s_nop", imm(1));
-    },
+    emit: (_f, m) => hazardWaterfall(m, "noReadfirstlaneWait"),
   },
 };
