@@ -33,7 +33,6 @@ import type { RunResult, StepTrace, WaveState } from "../../targets/amdgpu/inter
 import { InterpError, run } from "../../targets/amdgpu/interp.js";
 import { record } from "../../targets/amdgpu/isa/index.js";
 import { checkHazards, formatViolation, hazardTarget } from "../../targets/amdgpu/hazards.js";
-import { boundaryOf } from "../../targets/amdgpu/routine.js";
 import type { WaveIO } from "../../targets/amdgpu/isa/record.js";
 import type { MInst, MLine, MOp } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
@@ -127,7 +126,7 @@ export async function proveRoutine(spec: RoutineSpec, target: ProveTarget, profi
     if (gen) return refutedStatic(spec, target, profile, rule.name, r, gen, t0);
     // Wait states first: a sequence that violates its processor's hazard rules is wrong on
     // the chip whatever its values (targets/amdgpu/hazards.ts), so it is refuted as such.
-    const hz = checkHazards(r.lines, hazardTarget(t), boundaryOf(spec, r.layout, t));
+    const hz = checkHazards(r.lines, hazardTarget(t), r.boundary);
     if (hz.length) return refutedStatic(spec, target, profile, rule.name, r, `Hazard: ${hz.map(formatViolation).join("; ")}`, t0);
     return spec.form.op === "match" ? await proveAmdMatch(env, r, profile, { ...opts, timeoutMs }, t0) : await proveAmdScalar(env, r, profile, timeoutMs, t0);
   } catch (e) {

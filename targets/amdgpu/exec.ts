@@ -11,7 +11,6 @@ import type { AmdRoutine } from "./lower.js";
 import type { RunResult, WaveState } from "./interp.js";
 import { run } from "./interp.js";
 import { formatViolation, hazardTarget } from "./hazards.js";
-import { boundaryOf } from "./routine.js";
 import type { MOp } from "./minst.js";
 
 /** Inputs of one run: per-lane values (32 lanes) for divergent sources, one value for uniform ones. */
@@ -136,7 +135,7 @@ export function execRoutine<V, B>(
   const res = run(bv, r.lines, st, {
     stepLimit: opts.stepLimit ?? 100_000,
     trace: opts.trace ?? false,
-    hazards: { target: hazardTarget(r.target), boundary: boundaryOf(r.spec, r.layout, r.target) },
+    hazards: { target: hazardTarget(r.target), boundary: r.boundary },
   });
   if (res.status === "hazard") {
     const hazards = res.hazards!.map(formatViolation);

@@ -9,7 +9,8 @@ import type { MLine } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Target } from "./regs.js";
 import { boundaryOf, Builder, outputsOf } from "./routine.js";
-import { hazardPass, hazardTarget, shift64HighRegHits } from "./hazards.js";
+import type { Boundary } from "./hazards.js";
+import { hazardPass, hazardTarget, LLVM_ENTRY, shift64HighRegHits } from "./hazards.js";
 import { record } from "./isa/index.js";
 import { issueCyclesOf } from "./interp.js";
 import type { Layout } from "./routine.js";
@@ -34,6 +35,8 @@ export interface AmdRoutine {
   waits: number;
   /** Wait cycles the hazard pass hid by reordering (a loop body's counted 32 times). */
   hidden: number;
+  /** The hazard boundary the routine was padded for and is checked under (hazards.ts). */
+  boundary: Boundary;
 }
 
 /** Every rule of a family's form, in definition order. */
@@ -49,8 +52,16 @@ export function applicableRules(spec: RoutineSpec, t: Target, profile: Profile):
   return rulesOf(spec.form).filter((r) => r.when(spec.form, c));
 }
 
+/**
+ * Which hazard boundary a routine is padded for: `contract` (the default; README "Hazards at
+ * the routine boundary": a fragment spliced between unknown instructions) or `function`
+ * (LLVM's own assumption for a whole function: nothing pending before it, nothing after it —
+ * what the bench uses to compare with llc's functions on equal terms).
+ */
+export type BoundaryKind = "contract" | "function";
+
 /** Emits one routine with a given rule, applying the contract's guard wrapper. */
-export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, rule: AmdRule): AmdRoutine {
+export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, rule: AmdRule, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
   const m = new Builder(spec, t, rule.name);
   const wrap = spec.guarded && spec.form.op !== "match";
   // With no divergent source the prior d is in v0 itself: the body then writes a scratch
@@ -75,7 +86,8 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
   }
   // Wait states last: the sequence as emitted, reordered where that hides them, padded where
   // it does not (targets/amdgpu/hazards.ts), under the contract's boundary table.
-  const padded = rule.waits === "as-emitted" ? { lines: emitted, hidden: 0 } : hazardPass(emitted, hazardTarget(t), boundaryOf(spec, m.layout, t));
+  const boundary = boundaryKind === "contract" ? boundaryOf(spec, m.layout, t) : LLVM_ENTRY;
+  const padded = rule.waits === "as-emitted" ? { lines: emitted, hidden: 0 } : hazardPass(emitted, hazardTarget(t), boundary);
   const lines = padded.lines;
   // The scratch window is what the builder reserved: a rule that writes past it (a register
   // it never allocated) breaks the contract, and the checker must see that.
@@ -90,6 +102,7 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     count: staticCycles(lines),
     waits: staticCycles(lines.filter((l) => !isLabel(l) && "none" in record(l.op).sem)),
     hidden: padded.hidden,
+    boundary,
   };
 }
 
@@ -97,13 +110,13 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
  * Lowers a routine with the cheapest applicable rule (ties: higher priority).
  * @throws Error when no rule applies (a coverage gap, reported by the coverage test).
  */
-export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile): AmdRoutine {
+export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
   const rules = applicableRules(spec, t, profile);
   if (rules.length === 0) throw new Error(`no AMDGPU rule for ${formName(spec.form)} on ${t.mcpu}`);
   let best: AmdRoutine | null = null;
   let bestPrio = 0;
   for (const r of rules) {
-    const x = lowerWithRule(spec, t, profile, r);
+    const x = lowerWithRule(spec, t, profile, r, boundaryKind);
     if (!best || x.count < best.count || (x.count === best.count && r.prio > bestPrio)) {
       best = x;
       bestPrio = r.prio;
