@@ -2,8 +2,8 @@
  * @fileoverview The actions of the `ptx-lower` commands: read inputs, call the library, print
  * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
@@ -24,9 +24,9 @@ import { MCPUS } from "../targets/amdgpu/regs.js";
 import { report } from "./report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
+import { OutputError, UsageError, reasonOf, shellQuote, writeOutputs } from "./output.js";
 
-/** A command-line mistake (bad option combination): exit 1 with a message. */
-export class UsageError extends Error {}
+export { OutputError, UsageError } from "./output.js";
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
 /** The name diagnostics give an input: `<stdin>` for `-`. */
@@ -52,52 +52,14 @@ async function readInput(file: string): Promise<{ text: string } | { error: stri
   }
 }
 
-/** An output that cannot be written: `path: error: cannot write: why`, exit 1. */
-export class OutputError extends UsageError {}
-
-function why(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such directory" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a directory" : code === "EEXIST" ? "exists and is not a directory" : code === "ENOTDIR" ? "a parent is not a directory" : (e as Error).message;
-}
-
-/**
- * Writes every output atomically and as one unit: each text goes to a temporary file beside
- * its target first; only when all are written are they renamed into place. On any failure
- * the temporaries are removed and no target has changed. Refuses to overwrite an input.
- * @throws OutputError
- */
-export function writeAtomic(files: { path: string; text: string }[], inputs: string[] = []): void {
-  const resolvedInputs = new Set(inputs.filter((f) => f !== "-").map((f) => resolve(f)));
-  for (const f of files) {
-    if (resolvedInputs.has(resolve(f.path))) throw new OutputError(`${f.path}: error: refusing to overwrite the input file`);
-    if (isDir(f.path)) throw new OutputError(`${f.path}: error: cannot write: is a directory`);
-  }
-  const temps: string[] = [];
-  try {
-    for (const f of files) {
-      const tmp = join(dirname(f.path), `.${basename(f.path)}.${process.pid}.${Date.now()}.tmp`);
-      try {
-        writeFileSync(tmp, f.text, { flag: "wx" });
-      } catch (e) {
-        throw new OutputError(`${f.path}: error: cannot write: ${why(e)}`);
-      }
-      temps.push(tmp);
-    }
-    files.forEach((f, i) => renameSync(temps[i]!, f.path));
-  } catch (e) {
-    for (const t of temps) rmSync(t, { force: true });
-    if (e instanceof OutputError) throw e;
-    throw new OutputError(`error: cannot write outputs: ${why(e)}`);
-  }
-}
-
-async function parseOrReport(file: string): Promise<ParsedModule | null> {
+/** Reads and parses `file` (named `name` in diagnostics); prints its diagnostics; null on errors. */
+async function parseOrReport(file: string, name = shownName(file)): Promise<ParsedModule | null> {
   const input = await readInput(file);
   if ("error" in input) {
     process.stderr.write(input.error + "\n");
     return null;
   }
-  const mod = parseModule(input.text, shownName(file));
+  const mod = parseModule(input.text, name);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   for (const d of mod.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
   return errors.length ? null : mod;
@@ -108,8 +70,31 @@ const mcpusOf = (m: string | undefined): Mcpu[] => (m === undefined || m === "al
 // ---------------------------------------------------------------------------------------
 // lower
 
-export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string }): Promise<number> {
-  const mod = await parseOrReport(file);
+/**
+ * The name a module is given in outputs (banners, `serves:` lines): the path relative to the
+ * working directory, so that absolute build paths do not leak into generated files.
+ */
+export function outputName(file: string): string {
+  if (file === "-") return "<stdin>";
+  const rel = relative(process.cwd(), resolve(file));
+  return rel === "" ? file : rel;
+}
+
+/** The command line the banner records when the caller gives no argv (library, tests). */
+function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string {
+  return `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+}
+
+/** File extension per output: C is a header of `static inline` routines, JS an ES module. */
+export const OUTPUT_EXT = { c: ".h", js: ".mjs" } as const;
+
+/**
+ * `ptx-lower lower`. `argv` (the arguments after `ptx-lower`) is recorded, shell-quoted, in
+ * the banner; without it a canonical command line is. @returns the exit code.
+ * @throws UsageError, OutputError
+ */
+export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[] }): Promise<number> {
+  const mod = await parseOrReport(file, outputName(file));
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];
   const jobs: { target: OutputTarget; mcpu?: Mcpu }[] = [];
@@ -117,12 +102,13 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     if (t === "amdgpu") for (const m of mcpusOf(o.mcpu)) jobs.push({ target: t, mcpu: m });
     else jobs.push({ target: t });
   }
-  const command = `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+  if (jobs.length > 1 && o.output === "-") throw new UsageError(`${jobs.length} outputs cannot go to standard output (-o -): name a directory with -o, or choose one --target and --mcpu`);
+  const command = o.argv ? shellQuote(["ptx-lower", ...o.argv]) : rebuiltCommand(file, o);
   const outputs: { name: string; text: string }[] = [];
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
   for (const j of jobs) {
     const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command });
-    const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : j.target === "js" ? ".js" : ".c";
+    const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : OUTPUT_EXT[j.target];
     outputs.push({ name: base + ext, text: lowered.text });
   }
   if (outputs.length === 1 && (!o.output || o.output === "-")) {
@@ -131,15 +117,15 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   }
   if (!o.output) throw new UsageError(`${outputs.length} outputs (${outputs.map((x) => x.name).join(", ")}): name a directory with -o`);
   if (outputs.length === 1 && !isDir(o.output)) {
-    writeAtomic([{ path: o.output, text: outputs[0]!.text }], [file]);
+    writeOutputs([{ path: o.output, text: outputs[0]!.text }], [file]);
     return 0;
   }
   try {
     mkdirSync(o.output, { recursive: true });
   } catch (e) {
-    throw new OutputError(`${o.output}: error: cannot create the output directory: ${why(e)}`);
+    throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
   }
-  writeAtomic(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
+  writeOutputs(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
   process.stderr.write(`wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
   return 0;
 }
@@ -429,7 +415,7 @@ export async function hwgenCommand(file: string, o: { output: string }): Promise
     process.stdout.write(r.text);
     return 0;
   }
-  writeAtomic([{ path: o.output, text: r.text }], [file]);
+  writeOutputs([{ path: o.output, text: r.text }], [file]);
   process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
   return 0;
 }

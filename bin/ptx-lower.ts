@@ -5,7 +5,25 @@
  * (diagnostics on stderr), 2 internal error.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand, UsageError } from "./commands.js";
+import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
+import { OutputError, UsageError, reasonOf } from "./output.js";
+
+// Standard output: a reader that went away (`| head -1`) ends the command quietly; any other
+// write error (`> /dev/full`) is one line and exit 1, never a stack trace.
+for (const [stream, name] of [[process.stdout, "<stdout>"], [process.stderr, "<stderr>"]] as const)
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE" && stream === process.stdout) {
+      try {
+        process.stderr.write(`ptx-lower: error: cannot write ${name}: ${reasonOf(e)}\n`);
+      } catch {
+        // stderr is gone too
+      }
+      process.exit(1);
+    }
+    process.exit(e.code === "EPIPE" ? (typeof process.exitCode === "number" ? process.exitCode : 0) : 1);
+  });
+/** The arguments after `ptx-lower`, as given: recorded in output banners. */
+const ARGV = process.argv.slice(2);
 
 const choice = (name: string, values: readonly string[]) => (x: string) => {
   if (!values.includes(x)) throw new InvalidArgumentError(`${name} must be one of ${values.join(", ")}`);
@@ -37,7 +55,7 @@ program
   .addOption(semantics().default("isa"))
   .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
   .action(async (file: string, o) => {
-    process.exitCode = await lowerCommand(file, o);
+    process.exitCode = await lowerCommand(file, { ...o, argv: ARGV });
   });
 
 program
@@ -95,6 +113,8 @@ program.parseAsync(process.argv).catch((e: unknown) => {
     process.exitCode = err.exitCode ?? 0;
   } else if (err.code?.startsWith("commander.")) {
     process.exitCode = 1;
+  } else if (e instanceof OutputError && e.quiet) {
+    // EPIPE on an output: the reader went away; quietly, like standard output.
   } else if (e instanceof UsageError) {
     process.stderr.write(/^\S*: error: |^error: /.test(e.message) ? `${e.message}\n` : `ptx-lower: error: ${e.message}\n`);
     process.exitCode = 1;
