@@ -104,6 +104,16 @@ function portableContract(spec: RoutineSpec): string {
     : "contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value";
 }
 
+/**
+ * The include guard of a routine in C output: its name, and for vshl/vshr (whose meaning
+ * depends on it) the profile, so that including an `isa` and an `sm90` header that both
+ * define a video routine fails to compile (a redefinition) instead of silently picking one.
+ */
+function cGuard(r: ModuleRoutine, profile: Profile): string {
+  const op = r.spec.form.op;
+  return `PTX_LOWER_${r.name}${op === "vshl" || op === "vshr" ? `_${profile}` : ""}`;
+}
+
 /** A routine's portable lowering (rule and PIR), made once for both the JS and the C target. */
 type Portable = ReturnType<typeof lowerPortable>;
 const portables = new WeakMap<ModuleRoutine, Map<Profile, Portable>>();
@@ -157,6 +167,6 @@ export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promis
   const text =
     opts.target === "js"
       ? await printJsModule(printable, { banner: head.join("\n") })
-      : printCModule(printable, { banner: head.join("\n") });
+      : printCModule(printable, { banner: head.join("\n"), inline: true, guards: routines.map((r) => cGuard(r, opts.profile)) });
   return { text, routines: out };
 }
