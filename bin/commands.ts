@@ -94,7 +94,7 @@ export const OUTPUT_EXT = { c: ".h", js: ".mjs" } as const;
  * @throws UsageError, OutputError
  */
 export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[] }): Promise<number> {
-  const mod = await parseOrReport(file, outputName(file));
+  const mod = await parseOrReport(file);
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];
   const jobs: { target: OutputTarget; mcpu?: Mcpu }[] = [];
@@ -107,7 +107,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   const outputs: { name: string; text: string }[] = [];
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
   for (const j of jobs) {
-    const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command });
+    const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command, sourceName: outputName(file) });
     const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : OUTPUT_EXT[j.target];
     outputs.push({ name: base + ext, text: lowered.text });
   }

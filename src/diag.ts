@@ -87,6 +87,8 @@ export const messages = {
   unknownInstruction: (name: string) => `Not a name of any known instruction: '${name}'`,
   /** The first statement of a module must be `.version`, the second `.target` (ptxas). */
   missingHeader: (what: "version" | "target") => `Missing .${what} directive at start of file`,
+  /** ptxas stops reading at a NUL byte; ptx-lower too, and says so (a warning). */
+  nulEndsInput: () => "NUL character: the input ends here (ptxas reads no further)",
   nonAscii: (line: number) => `Unexpected non-ASCII character encountered on line ${line}`,
   divisionByZero: () => "Constant expression has division by zero",
   // --- syntax (ptx-lower's own) ---
