@@ -7,12 +7,12 @@ import { basename, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
-import { FAMILIES, formName, formsOf, PROFILES, vshForms } from "../src/ir/forms.js";
+import { FAMILIES, formId, formName, formsOf, PROFILES, vshForms } from "../src/ir/forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
-import { sourcesOf } from "../src/ir/ir.js";
+import { routineName, sourcesOf } from "../src/ir/ir.js";
 import { parseModule } from "../src/ir/build.js";
 import type { ParsedModule } from "../src/ir/build.js";
-import { formatDiagnostic } from "../src/diag.js";
+import { escapeControls, formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
 import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
@@ -21,7 +21,8 @@ import { targetName, verify } from "../src/check/verify.js";
 import { Rng } from "../src/check/random.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
-import { report } from "./report.js";
+import { reportWithVerdict } from "./report.js";
+import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
 import { OutputError, UsageError, reasonOf, shellQuote, writeOutputs } from "./output.js";
@@ -56,12 +57,12 @@ async function readInput(file: string): Promise<{ text: string } | { error: stri
 async function parseOrReport(file: string, name = shownName(file)): Promise<ParsedModule | null> {
   const input = await readInput(file);
   if ("error" in input) {
-    process.stderr.write(input.error + "\n");
+    printLine(process.stderr, input.error);
     return null;
   }
   const mod = parseModule(input.text, name);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
-  for (const d of mod.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of mod.diagnostics) printLine(process.stderr, formatDiagnostic(d));
   return errors.length ? null : mod;
 }
 
@@ -220,10 +221,13 @@ export function videoSample(seed: number, perClass = 2): Form[] {
 
 export async function verifyCommand(
   file: string | undefined,
-  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number },
+  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number; allowEmpty?: boolean },
 ): Promise<number> {
+  if (file && o.all) throw new UsageError("--all is for the families without a FILE (every legal form); with a FILE, every routine of the file is verified");
   const profiles: Profile[] = o.semantics ? [o.semantics] : [...PROFILES];
   const specs: { spec: RoutineSpec; profile: Profile; warps?: number }[] = [];
+  /** Per routine (spec), its name and, for a FILE, the PTX locations it serves. */
+  const where = new Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }>();
   const add = (spec: RoutineSpec, warps?: number) => {
     // szext and match.sync are the same under both profiles: checked once, under the first.
     const ps = spec.form.op === "szext" || spec.form.op === "match" ? profiles.slice(0, 1) : profiles;
@@ -232,7 +236,11 @@ export async function verifyCommand(
   if (file) {
     const mod = await parseOrReport(file);
     if (!mod) return 1;
-    for (const r of collectRoutines(mod)) if (!o.family || familyOf(r.spec.form) === o.family) add(r.spec);
+    for (const r of collectRoutines(mod))
+      if (!o.family || familyOf(r.spec.form) === o.family) {
+        where.set(r.spec, { routine: r.name, locations: r.insts.map((i) => ({ file: i.loc.file, line: i.loc.line, col: i.loc.col, text: i.text })) });
+        add(r.spec);
+      }
   } else {
     const families = o.family ? [o.family] : [...FAMILIES];
     for (const fam of families) {
@@ -244,6 +252,10 @@ export async function verifyCommand(
       if (fam === "video" && o.all) for (const f of videoSample(o.seed)) for (const k of kindsFor(f, true).slice(1)) add({ form: f, ...k });
     }
   }
+  if (specs.length === 0) {
+    const what = file ? `${shownName(file)} has no ${o.family ? `${o.family === "video" ? "vshl/vshr" : o.family === "match" ? "match.sync" : "szext"} ` : "szext / vshl / vshr / match.sync "}occurrence` : "no form";
+    if (!o.allowEmpty) throw new UsageError(`no routine matched (${what}): nothing to verify; --allow-empty accepts that`);
+  }
   const targets: VerifyTarget[] = [];
   if (o.target === "all" || o.target === "amdgpu") for (const m of mcpusOf(o.mcpu)) targets.push({ kind: "amdgpu", mcpu: m });
   if (o.target === "all" || o.target === "js") targets.push({ kind: "js" });
@@ -252,15 +264,35 @@ export async function verifyCommand(
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(specs.length, 0);
   const started = Date.now();
+  const lines = bar ? null : progressLines(specs.length, started);
   let rows: VerifyRow[];
   // The match.sync bug-finder (full width, ≤ 16 lanes, up to 60 s per loop; it can only
   // refute) runs before each loop proof for a FILE's routines, and only where a proof fails
   // for whole families (as in `npm run prove:all`), where it would cost hours.
-  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress: (d) => bar?.update(d) });
-  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress: (d) => bar?.update(d) });
+  const onProgress = (d: number) => (bar ? bar.update(d) : lines!(d));
+  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress });
+  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress });
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
-  return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds });
+  return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds, where });
+}
+
+/**
+ * Progress for a log (stderr not a terminal): a line `verify: D/T routines done, S s` each
+ * time another twentieth of the routines is done, and at least every 10 s while any
+ * progresses; never the same count twice.
+ */
+function progressLines(total: number, started: number): (done: number) => void {
+  const step = Math.max(1, Math.ceil(total / 20));
+  let shown = 0;
+  let last = started;
+  return (done) => {
+    const now = Date.now();
+    if (done <= shown || (done < total && Math.floor(done / step) === Math.floor(shown / step) && now - last < 10_000)) return;
+    shown = done;
+    last = now;
+    process.stderr.write(`verify: ${done}/${total} routines done, ${((now - started) / 1000).toFixed(1)} s\n`);
+  };
 }
 
 function isMainMatchKind(k: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }): boolean {
@@ -295,12 +327,27 @@ function verdictText(r: VerifyRow): string {
   }
 }
 
-function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number }): number {
+/** A PTX location a routine serves, in `verify --json` (docs/verify.schema.json). */
+interface VerifyLocation {
+  file: string;
+  line: number;
+  col: number;
+  text: string;
+}
+
+/** Version of `verify --json`'s shape (docs/verify.schema.json). */
+export const VERIFY_SCHEMA_VERSION = 1;
+
+function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number; where: Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }> }): number {
   const counts = { tested: 0, proved: 0, refuted: 0, unknown: 0, skipped: 0 };
   for (const r of rows) counts[r.verdict.status]++;
   if (o.json) {
     const doc = {
+      tool: "ptx-lower verify",
+      schemaVersion: VERIFY_SCHEMA_VERSION,
       rows: rows.map((r) => ({
+        routine: o.where.get(r.spec)?.routine ?? routineName(r.spec, formId),
+        locations: o.where.get(r.spec)?.locations ?? [],
         form: formName(r.spec.form),
         kinds: kindsText(r.spec),
         profile: r.profile,
@@ -387,18 +434,31 @@ function perFormCounts(rows: VerifyRow[]): string {
 // ---------------------------------------------------------------------------------------
 // report, hwgen
 
+/**
+ * `ptx-lower report`: every file is reported, those that cannot be read or have errors as
+ * failed (their diagnostics on stderr too); exit 1 when the overall verdict is not ok.
+ */
 export async function reportCommand(files: string[], o: { mcpu: string; semantics: Profile; json?: boolean }): Promise<number> {
-  const mods: ParsedModule[] = [];
-  let bad = false;
+  const mods: (ParsedModule | UnreadableModule)[] = [];
   for (const f of files) {
-    const m = await parseOrReport(f);
-    if (m) mods.push(m);
-    else bad = true;
+    const input = await readInput(f);
+    if ("error" in input) {
+      printLine(process.stderr, input.error);
+      mods.push({ file: shownName(f), unreadable: input.error.replace(/^.*?:1:1: error: /, "") });
+      continue;
+    }
+    const mod = parseModule(input.text, shownName(f));
+    for (const d of mod.diagnostics) printLine(process.stderr, formatDiagnostic(d));
+    mods.push(mod);
   }
-  if (bad) return 1;
-  const text = await report(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
-  process.stdout.write(text);
-  return 0;
+  const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
+  process.stdout.write(r.text);
+  return r.verdict === "ok" ? 0 : 1;
+}
+
+/** Writes one line of text that may hold input text, control characters escaped. */
+function printLine(stream: NodeJS.WriteStream, line: string): void {
+  stream.write(escapeControls(line) + "\n");
 }
 
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {

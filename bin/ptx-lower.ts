@@ -79,6 +79,7 @@ program
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addOption(new Option("--target <target>", "amdgpu, js, c, or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
   .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
+  .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
   .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
   .option("--warps <n>", "random warps per match.sync routine", wrap(positiveInt("--warps")), 10000)

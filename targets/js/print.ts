@@ -24,6 +24,7 @@ import { CodeBlockWriter } from "ts-morph";
 import * as prettier from "prettier";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
 import { checkIdent, printExprs, printPlan, stmtRoots, unparen, widthOf } from "../portable/pir.js";
+import { escapeControls } from "../../src/diag.js";
 
 /** One routine to print: its name, PIR, and the text of its header comment. */
 export interface Routine {
@@ -286,18 +287,6 @@ class BodyWriter {
       this.end();
     }
   }
-}
-
-/**
- * Control characters (C0 but tab and line breaks, DEL, C1) and the bidirectional overrides
- * and isolates, which would act on a terminal or an editor showing the file, as the text
- * `\xNN` / `\uNNNN`. A `\r` not before `\n` is one of them.
- */
-export function escapeControls(text: string): string {
-  return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g, (c) => {
-    const n = c.charCodeAt(0);
-    return n < 0x100 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`;
-  });
 }
 
 /** `text` as one block comment, safe against `*\/` in the text; control characters escaped. */
