@@ -64,9 +64,11 @@ export const OUTPUT_TARGETS = ["amdgpu", "js", "c"] as const;
 export type OutputTarget = (typeof OUTPUT_TARGETS)[number];
 
 export interface LowerOptions {
+  /** Default amdgpu. */
   target: OutputTarget;
   /** AMDGPU processor (default gfx942). */
   mcpu?: Mcpu;
+  /** Default isa. */
   profile: Profile;
   /** The command line to record in the banner. */
   command?: string;
@@ -129,18 +131,23 @@ function portableOf(r: ModuleRoutine, profile: Profile): Portable {
 }
 
 /**
- * Lowers every supported occurrence of `mod` for one target.
+ * Lowers every supported occurrence of `mod` for one target. `options` default to
+ * `{ target: "amdgpu", mcpu: "gfx942", profile: "isa" }`.
  * @throws PtxLowerError when the module has error diagnostics (nothing is lowered then);
- *   Error for an unknown mcpu, target or profile, or if a routine has no rule (a coverage
- *   gap; never expected).
+ *   TypeError naming the argument for a `mod` that is not a parsed module or an unknown
+ *   target, mcpu or profile; Error if a routine has no rule (a coverage gap; never expected).
  */
-export async function lowerModule(mod: ParsedModule, opts: LowerOptions): Promise<LoweredModule> {
+export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptions> = {}): Promise<LoweredModule> {
+  if (typeof mod !== "object" || mod === null || !Array.isArray((mod as Partial<ParsedModule>).diagnostics) || !Array.isArray((mod as Partial<ParsedModule>).insts))
+    throw new TypeError(`lowerModule: mod must be a ParsedModule (what parseModule returns), not ${mod === null ? "null" : typeof mod}`);
+  if (typeof options !== "object" || options === null) throw new TypeError(`lowerModule: options must be an object ({ target, mcpu, profile }), not ${String(options)}`);
+  const opts: LowerOptions = { ...options, target: options.target ?? "amdgpu", profile: options.profile ?? "isa" };
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new PtxLowerError(errors);
-  if (opts.mcpu !== undefined && !isMcpu(opts.mcpu)) throw new Error(`unknown mcpu '${String(opts.mcpu)}' (one of ${MCPUS.join(", ")})`);
-  // Options from untyped callers: an unknown target or profile is an error, not a default.
-  if (!(OUTPUT_TARGETS as readonly unknown[]).includes(opts.target)) throw new Error(`unknown target '${String(opts.target)}' (one of ${OUTPUT_TARGETS.join(", ")})`);
-  if (!(PROFILES as readonly unknown[]).includes(opts.profile)) throw new Error(`unknown semantics profile '${String(opts.profile)}' (one of ${PROFILES.join(", ")})`);
+  // Options from untyped callers: an unknown target, mcpu or profile is an error, not a default.
+  if (opts.mcpu !== undefined && !isMcpu(opts.mcpu)) throw new TypeError(`lowerModule: options.mcpu must be one of ${MCPUS.join(", ")}, not '${String(opts.mcpu)}'`);
+  if (!(OUTPUT_TARGETS as readonly unknown[]).includes(opts.target)) throw new TypeError(`lowerModule: options.target must be one of ${OUTPUT_TARGETS.join(", ")}, not '${String(opts.target)}'`);
+  if (!(PROFILES as readonly unknown[]).includes(opts.profile)) throw new TypeError(`lowerModule: options.profile must be one of ${PROFILES.join(", ")}, not '${String(opts.profile)}'`);
   const routines = collectRoutines(mod);
   const head = banner(mod, opts, mod.insts.length, routines.length);
   if (opts.target === "amdgpu") {
