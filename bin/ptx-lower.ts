@@ -4,6 +4,9 @@
  * in bin/commands.ts over the library. Exit codes: 0 success, 1 bad input or a failed check
  * (diagnostics on stderr), 2 internal error.
  */
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
@@ -22,6 +25,15 @@ for (const [stream, name] of [[process.stdout, "<stdout>"], [process.stderr, "<s
     }
     process.exit(e.code === "EPIPE" ? (typeof process.exitCode === "number" ? process.exitCode : 0) : 1);
   });
+/** docs/vectors.md of this installation (bin/ and dist/bin/ are both two levels below it). */
+const VECTORS_DOC = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const up of ["..", "../.."]) {
+    const p = resolve(here, up, "docs", "vectors.md");
+    if (existsSync(p)) return p;
+  }
+  return "docs/vectors.md";
+})();
 /** The arguments after `ptx-lower`, as given: recorded in output banners. */
 const ARGV = process.argv.slice(2);
 
@@ -60,11 +72,12 @@ program
 
 program
   .command("check")
-  .description("run test vectors (.jsonl, see the README) on the reference and every lowering")
-  .argument("<vectors>", "a .jsonl vector file")
+  .description("run test vectors (.jsonl; the format: docs/vectors.md) on the reference and every lowering")
+  .argument("<vectors>", "a .jsonl vector file (format: docs/vectors.md)")
   .addOption(new Option("--target <target>", "ref, amdgpu, js, c, or all").default("all").argParser(choice("--target", ["ref", "amdgpu", "js", "c", "all"])))
   .addOption(semantics().default("isa"))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
+  .addHelpText("after", `\nThe vector format (one JSON object a line: id, ptx, in, out, warp, semantics) is documented in\ndocs/vectors.md, in the package (${VECTORS_DOC}).`)
   .action(async (file: string, o) => {
     process.exitCode = await checkCommand(file, o);
   });
@@ -101,7 +114,7 @@ program
 program
   .command("hwgen")
   .description("write a CUDA program that runs each vector on an NVIDIA GPU and prints what it observed, as vectors")
-  .argument("<vectors>", "a .jsonl vector file")
+  .argument("<vectors>", "a .jsonl vector file (format: docs/vectors.md)")
   .requiredOption("-o, --output <file>", "the .cu file to write (- for standard output)")
   .action(async (file: string, o) => {
     process.exitCode = await hwgenCommand(file, o);
