@@ -154,11 +154,11 @@ export function positiveInt(name: string) {
 export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string }): Promise<number> {
   const input = await readInput(file);
   if ("error" in input) {
-    process.stderr.write(input.error + "\n");
+    printLine(process.stderr, input.error);
     return 1;
   }
   const { vectors, diagnostics } = readVectors(input.text, shownName(file));
-  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of diagnostics) printLine(process.stderr, formatDiagnostic(d));
   const all = o.target === "all";
   const rep = await runVectors(vectors, o.semantics, {
     ref: all || o.target === "ref",
@@ -166,8 +166,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     js: all || o.target === "js",
     c: all || o.target === "c",
   });
-  for (const f of rep.failures) process.stdout.write(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}\n`);
-  for (const n of rep.notes) process.stdout.write(`note: ${n}\n`);
+  for (const f of rep.failures) printLine(process.stdout, `${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}`);
+  for (const n of rep.notes) printLine(process.stdout, `note: ${n}`);
   const failed = rep.failed + diagnostics.length;
   process.stdout.write(`${rep.passed} passed, ${failed} failed, ${rep.skipped} skipped\n`);
   return failed > 0 ? 1 : 0;
@@ -464,13 +464,13 @@ function printLine(stream: NodeJS.WriteStream, line: string): void {
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
   const input = await readInput(file);
   if ("error" in input) {
-    process.stderr.write(input.error + "\n");
+    printLine(process.stderr, input.error);
     return 1;
   }
   const r = hwgenFile(input.text, shownName(file));
-  for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of r.diagnostics) printLine(process.stderr, formatDiagnostic(d));
   if (r.text === null) return 1;
-  for (const x of r.skipped) process.stderr.write(`note: vector ${x.id} left out: ${x.reason}\n`);
+  for (const x of r.skipped) printLine(process.stderr, `note: vector ${x.id} left out: ${x.reason}`);
   if (o.output === "-") {
     process.stdout.write(r.text);
     return 0;
