@@ -86,21 +86,29 @@ describe("a modifier repeated 200,000 times", () => {
 
   it("doubling the input at most doubles the time (growth ratio, not an absolute time)", () => {
     const text = (n: number) => HEAD + kernel(repeated("szext", "clamp", n) + ".s32 %r1, %r2, %r3;");
-    const time = (t: string) => {
-      let best = Infinity;
-      for (let k = 0; k < 5; k++) {
-        const s = performance.now();
-        parseModule(t, "t.ptx");
-        best = Math.min(best, performance.now() - s);
-      }
-      return best;
-    };
     const small = text(N);
     const large = text(2 * N);
-    time(small); // warm up the JIT
-    const ratio = time(large) / time(small);
-    // Linear work gives about 2; quadratic work (one modifierLoc walk per diagnostic) gave 4.
-    // The margin over 2 absorbs timer and GC noise on a shared machine.
-    expect(ratio, `time(2N) / time(N) = ${ratio.toFixed(2)}`).toBeLessThan(2.8);
+    /** time(2N) / time(N), each the best of 5 runs, interleaved (so load hits both alike). */
+    const measure = () => {
+      let s = Infinity;
+      let l = Infinity;
+      for (let k = 0; k < 5; k++) {
+        let t = performance.now();
+        parseModule(small, "t.ptx");
+        s = Math.min(s, performance.now() - t);
+        t = performance.now();
+        parseModule(large, "t.ptx");
+        l = Math.min(l, performance.now() - t);
+      }
+      return l / s;
+    };
+    measure(); // warm up the JIT
+    // Linear work gives about 2 (measured: 2.06 to 2.19 from 100k to 1.6M modifiers); the
+    // quadratic work this replaced (one modifierLoc walk per diagnostic) gave about 4. A
+    // shared machine's noise can push one measurement up, never a quadratic one down: the
+    // best of three measurements counts.
+    let ratio = Infinity;
+    for (let k = 0; k < 3 && ratio >= 2.6; k++) ratio = Math.min(ratio, measure());
+    expect(ratio, `time(2N) / time(N) = ${ratio.toFixed(2)}`).toBeLessThan(2.6);
   });
 });
