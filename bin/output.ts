@@ -117,21 +117,41 @@ function plan(path: string, text: string, inputs: Set<string>): Plan {
   return { path, text, how: "replace", real, mode: s.mode & 0o7777 };
 }
 
-/** Writes `text` to an already existing non-regular file (device, FIFO, descriptor). */
+/** The descriptor a path names (`/dev/stdout` 1, `/dev/stderr` 2, `/dev/fd/N`, `/proc/self/fd/N`), or null. */
+function descriptorOf(abs: string): number | null {
+  const m = /^\/dev\/(stdout|stderr|fd\/(\d+))$|^\/proc\/self\/fd\/(\d+)$/.exec(abs);
+  if (!m) return null;
+  return m[1] === "stdout" ? 1 : m[1] === "stderr" ? 2 : Number(m[2] ?? m[3]);
+}
+
+/**
+ * Writes `text` to an already existing non-regular file (device, FIFO), or to the process's
+ * own descriptor that `/dev/stdout` and the like name — that descriptor itself, so that a
+ * shell's `>>` (append) or an earlier write's offset is respected.
+ */
 function writeDirect(path: string, text: string): void {
   let fd: number;
+  const own = descriptorOf(resolve(path));
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_NOCTTY);
+    fd = own ?? openSync(path, constants.O_WRONLY | constants.O_NOCTTY);
   } catch (e) {
     throw new OutputError(`cannot write ${path}: ${reasonOf(e)}`, (e as NodeJS.ErrnoException).code === "EPIPE");
   }
   try {
     const buf = Buffer.from(text, "utf8");
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    for (let off = 0; off < buf.length; ) {
+      try {
+        off += writeSync(fd, buf, off, buf.length - off);
+      } catch (e) {
+        // A descriptor Node has made non-blocking (a pipe on standard output): wait, retry.
+        if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      }
+    }
   } catch (e) {
     throw new OutputError(`cannot write ${path}: ${reasonOf(e)}`, (e as NodeJS.ErrnoException).code === "EPIPE");
   } finally {
-    closeSync(fd);
+    if (own === null) closeSync(fd);
   }
 }
 
