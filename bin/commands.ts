@@ -2,17 +2,17 @@
  * @fileoverview The actions of the `ptx-lower` commands: read inputs, call the library, print
  * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
-import { FAMILIES, formName, formsOf, PROFILES, vshForms } from "../src/ir/forms.js";
+import { FAMILIES, formId, formName, formsOf, PROFILES, vshForms } from "../src/ir/forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
-import { sourcesOf } from "../src/ir/ir.js";
+import { routineName, sourcesOf } from "../src/ir/ir.js";
 import { parseModule } from "../src/ir/build.js";
 import type { ParsedModule } from "../src/ir/build.js";
-import { formatDiagnostic } from "../src/diag.js";
+import { escapeControls, formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
 import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
@@ -21,12 +21,13 @@ import { targetName, verify } from "../src/check/verify.js";
 import { Rng } from "../src/check/random.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
-import { report } from "./report.js";
+import { reportWithVerdict } from "./report.js";
+import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
+import { OutputError, UsageError, reasonOf, shellQuote, writeOutputs } from "./output.js";
 
-/** A command-line mistake (bad option combination): exit 1 with a message. */
-export class UsageError extends Error {}
+export { OutputError, UsageError } from "./output.js";
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
 /** The name diagnostics give an input: `<stdin>` for `-`. */
@@ -52,54 +53,16 @@ async function readInput(file: string): Promise<{ text: string } | { error: stri
   }
 }
 
-/** An output that cannot be written: `path: error: cannot write: why`, exit 1. */
-export class OutputError extends UsageError {}
-
-function why(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such directory" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a directory" : code === "EEXIST" ? "exists and is not a directory" : code === "ENOTDIR" ? "a parent is not a directory" : (e as Error).message;
-}
-
-/**
- * Writes every output atomically and as one unit: each text goes to a temporary file beside
- * its target first; only when all are written are they renamed into place. On any failure
- * the temporaries are removed and no target has changed. Refuses to overwrite an input.
- * @throws OutputError
- */
-export function writeAtomic(files: { path: string; text: string }[], inputs: string[] = []): void {
-  const resolvedInputs = new Set(inputs.filter((f) => f !== "-").map((f) => resolve(f)));
-  for (const f of files) {
-    if (resolvedInputs.has(resolve(f.path))) throw new OutputError(`${f.path}: error: refusing to overwrite the input file`);
-    if (isDir(f.path)) throw new OutputError(`${f.path}: error: cannot write: is a directory`);
-  }
-  const temps: string[] = [];
-  try {
-    for (const f of files) {
-      const tmp = join(dirname(f.path), `.${basename(f.path)}.${process.pid}.${Date.now()}.tmp`);
-      try {
-        writeFileSync(tmp, f.text, { flag: "wx" });
-      } catch (e) {
-        throw new OutputError(`${f.path}: error: cannot write: ${why(e)}`);
-      }
-      temps.push(tmp);
-    }
-    files.forEach((f, i) => renameSync(temps[i]!, f.path));
-  } catch (e) {
-    for (const t of temps) rmSync(t, { force: true });
-    if (e instanceof OutputError) throw e;
-    throw new OutputError(`error: cannot write outputs: ${why(e)}`);
-  }
-}
-
-async function parseOrReport(file: string): Promise<ParsedModule | null> {
+/** Reads and parses `file` (named `name` in diagnostics); prints its diagnostics; null on errors. */
+async function parseOrReport(file: string, name = shownName(file)): Promise<ParsedModule | null> {
   const input = await readInput(file);
   if ("error" in input) {
-    process.stderr.write(input.error + "\n");
+    printLine(process.stderr, input.error);
     return null;
   }
-  const mod = parseModule(input.text, shownName(file));
+  const mod = parseModule(input.text, name);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
-  for (const d of mod.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of mod.diagnostics) printLine(process.stderr, formatDiagnostic(d));
   return errors.length ? null : mod;
 }
 
@@ -108,7 +71,30 @@ const mcpusOf = (m: string | undefined): Mcpu[] => (m === undefined || m === "al
 // ---------------------------------------------------------------------------------------
 // lower
 
-export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string }): Promise<number> {
+/**
+ * The name a module is given in outputs (banners, `serves:` lines): the path relative to the
+ * working directory, so that absolute build paths do not leak into generated files.
+ */
+export function outputName(file: string): string {
+  if (file === "-") return "<stdin>";
+  const rel = relative(process.cwd(), resolve(file));
+  return rel === "" ? file : rel;
+}
+
+/** The command line the banner records when the caller gives no argv (library, tests). */
+function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string {
+  return `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+}
+
+/** File extension per output: C is a header of `static inline` routines, JS an ES module. */
+export const OUTPUT_EXT = { c: ".h", js: ".mjs" } as const;
+
+/**
+ * `ptx-lower lower`. `argv` (the arguments after `ptx-lower`) is recorded, shell-quoted, in
+ * the banner; without it a canonical command line is. @returns the exit code.
+ * @throws UsageError, OutputError
+ */
+export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[] }): Promise<number> {
   const mod = await parseOrReport(file);
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];
@@ -117,12 +103,13 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     if (t === "amdgpu") for (const m of mcpusOf(o.mcpu)) jobs.push({ target: t, mcpu: m });
     else jobs.push({ target: t });
   }
-  const command = `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+  if (jobs.length > 1 && o.output === "-") throw new UsageError(`${jobs.length} outputs cannot go to standard output (-o -): name a directory with -o, or choose one --target and --mcpu`);
+  const command = o.argv ? shellQuote(["ptx-lower", ...o.argv]) : rebuiltCommand(file, o);
   const outputs: { name: string; text: string }[] = [];
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
   for (const j of jobs) {
-    const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command });
-    const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : j.target === "js" ? ".js" : ".c";
+    const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command, sourceName: outputName(file) });
+    const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : OUTPUT_EXT[j.target];
     outputs.push({ name: base + ext, text: lowered.text });
   }
   if (outputs.length === 1 && (!o.output || o.output === "-")) {
@@ -131,15 +118,15 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   }
   if (!o.output) throw new UsageError(`${outputs.length} outputs (${outputs.map((x) => x.name).join(", ")}): name a directory with -o`);
   if (outputs.length === 1 && !isDir(o.output)) {
-    writeAtomic([{ path: o.output, text: outputs[0]!.text }], [file]);
+    writeOutputs([{ path: o.output, text: outputs[0]!.text }], [file]);
     return 0;
   }
   try {
     mkdirSync(o.output, { recursive: true });
   } catch (e) {
-    throw new OutputError(`${o.output}: error: cannot create the output directory: ${why(e)}`);
+    throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
   }
-  writeAtomic(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
+  writeOutputs(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
   process.stderr.write(`wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
   return 0;
 }
@@ -167,11 +154,11 @@ export function positiveInt(name: string) {
 export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string }): Promise<number> {
   const input = await readInput(file);
   if ("error" in input) {
-    process.stderr.write(input.error + "\n");
+    printLine(process.stderr, input.error);
     return 1;
   }
   const { vectors, diagnostics } = readVectors(input.text, shownName(file));
-  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of diagnostics) printLine(process.stderr, formatDiagnostic(d));
   const all = o.target === "all";
   const rep = await runVectors(vectors, o.semantics, {
     ref: all || o.target === "ref",
@@ -179,8 +166,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     js: all || o.target === "js",
     c: all || o.target === "c",
   });
-  for (const f of rep.failures) process.stdout.write(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}\n`);
-  for (const n of rep.notes) process.stdout.write(`note: ${n}\n`);
+  for (const f of rep.failures) printLine(process.stdout, `${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}`);
+  for (const n of rep.notes) printLine(process.stdout, `note: ${n}`);
   const failed = rep.failed + diagnostics.length;
   process.stdout.write(`${rep.passed} passed, ${failed} failed, ${rep.skipped} skipped\n`);
   return failed > 0 ? 1 : 0;
@@ -234,10 +221,13 @@ export function videoSample(seed: number, perClass = 2): Form[] {
 
 export async function verifyCommand(
   file: string | undefined,
-  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number },
+  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number; allowEmpty?: boolean },
 ): Promise<number> {
+  if (file && o.all) throw new UsageError("--all is for the families without a FILE (every legal form); with a FILE, every routine of the file is verified");
   const profiles: Profile[] = o.semantics ? [o.semantics] : [...PROFILES];
   const specs: { spec: RoutineSpec; profile: Profile; warps?: number }[] = [];
+  /** Per routine (spec), its name and, for a FILE, the PTX locations it serves. */
+  const where = new Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }>();
   const add = (spec: RoutineSpec, warps?: number) => {
     // szext and match.sync are the same under both profiles: checked once, under the first.
     const ps = spec.form.op === "szext" || spec.form.op === "match" ? profiles.slice(0, 1) : profiles;
@@ -246,7 +236,11 @@ export async function verifyCommand(
   if (file) {
     const mod = await parseOrReport(file);
     if (!mod) return 1;
-    for (const r of collectRoutines(mod)) if (!o.family || familyOf(r.spec.form) === o.family) add(r.spec);
+    for (const r of collectRoutines(mod))
+      if (!o.family || familyOf(r.spec.form) === o.family) {
+        where.set(r.spec, { routine: r.name, locations: r.insts.map((i) => ({ file: i.loc.file, line: i.loc.line, col: i.loc.col, text: i.text })) });
+        add(r.spec);
+      }
   } else {
     const families = o.family ? [o.family] : [...FAMILIES];
     for (const fam of families) {
@@ -258,6 +252,10 @@ export async function verifyCommand(
       if (fam === "video" && o.all) for (const f of videoSample(o.seed)) for (const k of kindsFor(f, true).slice(1)) add({ form: f, ...k });
     }
   }
+  if (specs.length === 0) {
+    const what = file ? `${shownName(file)} has no ${o.family ? `${o.family === "video" ? "vshl/vshr" : o.family === "match" ? "match.sync" : "szext"} ` : "szext / vshl / vshr / match.sync "}occurrence` : "no form";
+    if (!o.allowEmpty) throw new UsageError(`no routine matched (${what}): nothing to verify; --allow-empty accepts that`);
+  }
   const targets: VerifyTarget[] = [];
   if (o.target === "all" || o.target === "amdgpu") for (const m of mcpusOf(o.mcpu)) targets.push({ kind: "amdgpu", mcpu: m });
   if (o.target === "all" || o.target === "js") targets.push({ kind: "js" });
@@ -266,15 +264,35 @@ export async function verifyCommand(
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(specs.length, 0);
   const started = Date.now();
+  const lines = bar ? null : progressLines(specs.length, started);
   let rows: VerifyRow[];
   // The match.sync bug-finder (full width, ≤ 16 lanes, up to 60 s per loop; it can only
   // refute) runs before each loop proof for a FILE's routines, and only where a proof fails
   // for whole families (as in `npm run prove:all`), where it would cost hours.
-  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress: (d) => bar?.update(d) });
-  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress: (d) => bar?.update(d) });
+  const onProgress = (d: number) => (bar ? bar.update(d) : lines!(d));
+  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress });
+  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress });
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
-  return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds });
+  return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds, where });
+}
+
+/**
+ * Progress for a log (stderr not a terminal): a line `verify: D/T routines done, S s` each
+ * time another twentieth of the routines is done, and at least every 10 s while any
+ * progresses; never the same count twice.
+ */
+function progressLines(total: number, started: number): (done: number) => void {
+  const step = Math.max(1, Math.ceil(total / 20));
+  let shown = 0;
+  let last = started;
+  return (done) => {
+    const now = Date.now();
+    if (done <= shown || (done < total && Math.floor(done / step) === Math.floor(shown / step) && now - last < 10_000)) return;
+    shown = done;
+    last = now;
+    process.stderr.write(`verify: ${done}/${total} routines done, ${((now - started) / 1000).toFixed(1)} s\n`);
+  };
 }
 
 function isMainMatchKind(k: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }): boolean {
@@ -309,12 +327,27 @@ function verdictText(r: VerifyRow): string {
   }
 }
 
-function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number }): number {
+/** A PTX location a routine serves, in `verify --json` (docs/verify.schema.json). */
+interface VerifyLocation {
+  file: string;
+  line: number;
+  col: number;
+  text: string;
+}
+
+/** Version of `verify --json`'s shape (docs/verify.schema.json). */
+export const VERIFY_SCHEMA_VERSION = 1;
+
+function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number; where: Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }> }): number {
   const counts = { tested: 0, proved: 0, refuted: 0, unknown: 0, skipped: 0 };
   for (const r of rows) counts[r.verdict.status]++;
   if (o.json) {
     const doc = {
+      tool: "ptx-lower verify",
+      schemaVersion: VERIFY_SCHEMA_VERSION,
       rows: rows.map((r) => ({
+        routine: o.where.get(r.spec)?.routine ?? routineName(r.spec, formId),
+        locations: o.where.get(r.spec)?.locations ?? [],
         form: formName(r.spec.form),
         kinds: kindsText(r.spec),
         profile: r.profile,
@@ -401,35 +434,48 @@ function perFormCounts(rows: VerifyRow[]): string {
 // ---------------------------------------------------------------------------------------
 // report, hwgen
 
+/**
+ * `ptx-lower report`: every file is reported, those that cannot be read or have errors as
+ * failed (their diagnostics on stderr too); exit 1 when the overall verdict is not ok.
+ */
 export async function reportCommand(files: string[], o: { mcpu: string; semantics: Profile; json?: boolean }): Promise<number> {
-  const mods: ParsedModule[] = [];
-  let bad = false;
+  const mods: (ParsedModule | UnreadableModule)[] = [];
   for (const f of files) {
-    const m = await parseOrReport(f);
-    if (m) mods.push(m);
-    else bad = true;
+    const input = await readInput(f);
+    if ("error" in input) {
+      printLine(process.stderr, input.error);
+      mods.push({ file: shownName(f), unreadable: input.error.replace(/^.*?:1:1: error: /, "") });
+      continue;
+    }
+    const mod = parseModule(input.text, shownName(f));
+    for (const d of mod.diagnostics) printLine(process.stderr, formatDiagnostic(d));
+    mods.push(mod);
   }
-  if (bad) return 1;
-  const text = await report(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
-  process.stdout.write(text);
-  return 0;
+  const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
+  process.stdout.write(r.text);
+  return r.verdict === "ok" ? 0 : 1;
+}
+
+/** Writes one line of text that may hold input text, control characters escaped. */
+function printLine(stream: NodeJS.WriteStream, line: string): void {
+  stream.write(escapeControls(line) + "\n");
 }
 
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
   const input = await readInput(file);
   if ("error" in input) {
-    process.stderr.write(input.error + "\n");
+    printLine(process.stderr, input.error);
     return 1;
   }
   const r = hwgenFile(input.text, shownName(file));
-  for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of r.diagnostics) printLine(process.stderr, formatDiagnostic(d));
   if (r.text === null) return 1;
-  for (const x of r.skipped) process.stderr.write(`note: vector ${x.id} left out: ${x.reason}\n`);
+  for (const x of r.skipped) printLine(process.stderr, `note: vector ${x.id} left out: ${x.reason}`);
   if (o.output === "-") {
     process.stdout.write(r.text);
     return 0;
   }
-  writeAtomic([{ path: o.output, text: r.text }], [file]);
+  writeOutputs([{ path: o.output, text: r.text }], [file]);
   process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
   return 0;
 }

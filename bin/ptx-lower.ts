@@ -4,8 +4,38 @@
  * in bin/commands.ts over the library. Exit codes: 0 success, 1 bad input or a failed check
  * (diagnostics on stderr), 2 internal error.
  */
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand, UsageError } from "./commands.js";
+import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
+import { OutputError, UsageError, reasonOf } from "./output.js";
+
+// Standard output: a reader that went away (`| head -1`) ends the command quietly; any other
+// write error (`> /dev/full`) is one line and exit 1, never a stack trace.
+for (const [stream, name] of [[process.stdout, "<stdout>"], [process.stderr, "<stderr>"]] as const)
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE" && stream === process.stdout) {
+      try {
+        process.stderr.write(`ptx-lower: error: cannot write ${name}: ${reasonOf(e)}\n`);
+      } catch {
+        // stderr is gone too
+      }
+      process.exit(1);
+    }
+    process.exit(e.code === "EPIPE" ? (typeof process.exitCode === "number" ? process.exitCode : 0) : 1);
+  });
+/** docs/vectors.md of this installation (bin/ and dist/bin/ are both two levels below it). */
+const VECTORS_DOC = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const up of ["..", "../.."]) {
+    const p = resolve(here, up, "docs", "vectors.md");
+    if (existsSync(p)) return p;
+  }
+  return "docs/vectors.md";
+})();
+/** The arguments after `ptx-lower`, as given: recorded in output banners. */
+const ARGV = process.argv.slice(2);
 
 const choice = (name: string, values: readonly string[]) => (x: string) => {
   if (!values.includes(x)) throw new InvalidArgumentError(`${name} must be one of ${values.join(", ")}`);
@@ -37,16 +67,17 @@ program
   .addOption(semantics().default("isa"))
   .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
   .action(async (file: string, o) => {
-    process.exitCode = await lowerCommand(file, o);
+    process.exitCode = await lowerCommand(file, { ...o, argv: ARGV });
   });
 
 program
   .command("check")
-  .description("run test vectors (.jsonl, see the README) on the reference and every lowering")
-  .argument("<vectors>", "a .jsonl vector file")
+  .description("run test vectors (.jsonl; the format: docs/vectors.md) on the reference and every lowering")
+  .argument("<vectors>", "a .jsonl vector file (format: docs/vectors.md)")
   .addOption(new Option("--target <target>", "ref, amdgpu, js, c, or all").default("all").argParser(choice("--target", ["ref", "amdgpu", "js", "c", "all"])))
   .addOption(semantics().default("isa"))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
+  .addHelpText("after", `\nThe vector format (one JSON object a line: id, ptx, in, out, warp, semantics) is documented in\ndocs/vectors.md, in the package (${VECTORS_DOC}).`)
   .action(async (file: string, o) => {
     process.exitCode = await checkCommand(file, o);
   });
@@ -61,6 +92,7 @@ program
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addOption(new Option("--target <target>", "amdgpu, js, c, or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
   .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
+  .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
   .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
   .option("--warps <n>", "random warps per match.sync routine", wrap(positiveInt("--warps")), 10000)
@@ -82,7 +114,7 @@ program
 program
   .command("hwgen")
   .description("write a CUDA program that runs each vector on an NVIDIA GPU and prints what it observed, as vectors")
-  .argument("<vectors>", "a .jsonl vector file")
+  .argument("<vectors>", "a .jsonl vector file (format: docs/vectors.md)")
   .requiredOption("-o, --output <file>", "the .cu file to write (- for standard output)")
   .action(async (file: string, o) => {
     process.exitCode = await hwgenCommand(file, o);
@@ -95,6 +127,8 @@ program.parseAsync(process.argv).catch((e: unknown) => {
     process.exitCode = err.exitCode ?? 0;
   } else if (err.code?.startsWith("commander.")) {
     process.exitCode = 1;
+  } else if (e instanceof OutputError && e.quiet) {
+    // EPIPE on an output: the reader went away; quietly, like standard output.
   } else if (e instanceof UsageError) {
     process.stderr.write(/^\S*: error: |^error: /.test(e.message) ? `${e.message}\n` : `ptx-lower: error: ${e.message}\n`);
     process.exitCode = 1;

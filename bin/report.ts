@@ -5,14 +5,23 @@
 import Table from "cli-table3";
 import type { ParsedModule } from "../src/ir/build.js";
 import type { Profile } from "../src/ir/forms.js";
-import type { DynamicCount, ModuleReport, Report, ReportOptions, ReportVerdict } from "../src/report.js";
+import type { DynamicCount, ModuleReport, Report, ReportOptions, ReportVerdict, UnreadableModule } from "../src/report.js";
+import { escapeControls } from "../src/diag.js";
 import { buildReport } from "../src/report.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 
-/** The report of `mods` as text: tables, or with `json` one JSON document (trailing newline). */
-export async function report(mods: ParsedModule[], o: { mcpus: Mcpu[]; profile: Profile; json: boolean; check?: ReportOptions["check"] }): Promise<string> {
+/**
+ * The report of `mods` as text: tables, or with `json` one JSON document (trailing newline),
+ * and its overall verdict.
+ */
+export async function reportWithVerdict(mods: (ParsedModule | UnreadableModule)[], o: { mcpus: Mcpu[]; profile: Profile; json: boolean; check?: ReportOptions["check"] }): Promise<{ text: string; verdict: Report["verdict"] }> {
   const rep = await buildReport(mods, { mcpus: o.mcpus, profile: o.profile, ...(o.check !== undefined ? { check: o.check } : {}) });
-  return o.json ? formatReportJson(rep) : formatReportTables(rep);
+  return { text: o.json ? formatReportJson(rep) : formatReportTables(rep), verdict: rep.verdict };
+}
+
+/** The report of `mods` as text: tables, or with `json` one JSON document (trailing newline). */
+export async function report(mods: (ParsedModule | UnreadableModule)[], o: { mcpus: Mcpu[]; profile: Profile; json: boolean; check?: ReportOptions["check"] }): Promise<string> {
+  return (await reportWithVerdict(mods, o)).text;
 }
 
 export function formatReportJson(rep: Report): string {
@@ -23,7 +32,7 @@ const style = { head: [] as string[], border: [] as string[] };
 /** No rule between body rows (the header rule stays). */
 const compact = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
 /** One line: whitespace runs (newlines, tabs) become one space, so table cells stay aligned. */
-const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+const oneLine = (s: string) => escapeControls(s).replace(/\s+/g, " ").trim();
 
 export function verdictText(v: ReportVerdict): string {
   switch (v.status) {
@@ -53,6 +62,12 @@ function moduleTables(m: ModuleReport, rep: Report): string {
   const out: string[] = [];
   const s = m.summary;
   out.push(`== ${oneLine(m.file)}`);
+  if (m.status === "failed") {
+    const n = m.diagnostics.filter((d) => d.severity === "error").length;
+    out.push(`FAILED: ${n} error${n === 1 ? "" : "s"}; not reported`);
+    for (const d of m.diagnostics) out.push(`${oneLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${oneLine(d.message)}`);
+    return out.join("\n");
+  }
   out.push(
     `${s.occurrences} occurrence${s.occurrences === 1 ? "" : "s"} (szext ${s.byFamily.szext}, vshl/vshr ${s.byFamily.video}, match.sync ${s.byFamily.match}) → ${s.routines} routine${s.routines === 1 ? "" : "s"}; ` +
       `${s.otherInstructions} other instruction${s.otherInstructions === 1 ? "" : "s"} (${s.otherOpcodes} opcode${s.otherOpcodes === 1 ? "" : "s"})`,
@@ -97,23 +112,20 @@ function moduleTables(m: ModuleReport, rep: Report): string {
   return out.join("\n");
 }
 
+/**
+ * The report as tables for a terminal. Control characters from the input (file names,
+ * instruction text, messages) are shown escaped (`\x1b`), never sent to the terminal.
+ */
 export function formatReportTables(rep: Report): string {
   const parts = rep.modules.map((m) => moduleTables(m, rep));
-  const total = { occ: 0, routines: 0, tested: 0, refuted: 0, skipped: 0, notRun: 0, error: 0 };
-  for (const m of rep.modules) {
-    total.occ += m.summary.occurrences;
-    total.routines += m.summary.routines;
-    total.tested += m.summary.verdicts.tested;
-    total.refuted += m.summary.verdicts.refuted;
-    total.skipped += m.summary.verdicts.skipped;
-    total.notRun += m.summary.verdicts["not-run"];
-    total.error += m.summary.verdicts.error;
-  }
+  const t = rep.totals;
+  const total = { occ: t.occurrences, routines: t.routines, tested: t.verdicts.tested, refuted: t.verdicts.refuted, skipped: t.verdicts.skipped, notRun: t.verdicts["not-run"], error: t.verdicts.error };
   const budget = rep.check ? `checker: ${rep.check.random} random cases / ${rep.check.warps} warps per routine, seed ${rep.check.seed}` : "checker not run";
   parts.push(
     "",
-    `report: ${rep.modules.length} module${rep.modules.length === 1 ? "" : "s"}, ${total.occ} occurrences, ${total.routines} routines; targets: ${rep.mcpus.map((m) => `amdgpu ${m}`).join(", ")}, js, c; semantics ${rep.semantics}; ${budget}`,
+    `report: ${rep.modules.length} module${rep.modules.length === 1 ? "" : "s"}${t.failedModules ? ` (${t.failedModules} FAILED)` : ""}, ${total.occ} occurrences, ${total.routines} routines; targets: ${rep.mcpus.map((m) => `amdgpu ${m}`).join(", ")}, js, c; semantics ${rep.semantics}; ${budget}`,
     `verdicts: ${total.tested} tested, ${total.refuted} refuted, ${total.skipped} skipped, ${total.error} error${total.notRun ? `, ${total.notRun} not run` : ""}`,
+    `overall: ${rep.verdict === "ok" ? "ok" : "FAILED"}`,
   );
-  return parts.join("\n") + "\n";
+  return escapeControls(parts.join("\n") + "\n");
 }

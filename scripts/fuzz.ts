@@ -16,6 +16,16 @@
  *   stray-comment   a `*\/` in JS or C output outside a comment the printer closes;
  *   asm-leak        an AMDGPU output line that is neither a comment, a label, a directive
  *                   nor an instruction (input text escaping a `;` comment);
+ *   raw-control     a raw control character (C0 but tab and line breaks, DEL) in the JS or C
+ *                   output or in the report tables a terminal shows; inputs with terminal
+ *                   controls in comments, in instruction text and in the file name are made
+ *                   on purpose (source "controls");
+ *   past-nul        code after a NUL byte (where ptxas stops reading) parsed or lowered, or no
+ *                   warning at the NUL (source "nul");
+ *   device          `-o` to a character device (mknod 1,3 and 1,7), a FIFO or a symlink in a
+ *                   scratch directory did not behave as bin/output.ts says (type, inode or
+ *                   device numbers changed, content not written through, no one-line error);
+ *                   run once per `npm run fuzz`, as root (skipped, saying so, otherwise);
  *   slow / hang     an input over the time bound; a worker that stops answering is killed
  *                   and its input saved.
  * Inputs are a pure function of (seed, index), so any finding is reproducible from its index.
@@ -25,8 +35,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { fork } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
@@ -39,6 +49,8 @@ import { MCPUS } from "../targets/amdgpu/regs.js";
 import { lowerPortable } from "../targets/portable/rules/index.js";
 import { printJsModule } from "../targets/js/print.js";
 import { printCModule } from "../targets/c/print.js";
+import { buildReport } from "../src/report.js";
+import { formatReportTables } from "../bin/report.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -279,7 +291,7 @@ const FILES = ["fuzz.ptx", "fuzz.ptx", "fuzz.ptx", "dir/sub dir/x.ptx", 'evil */
 
 export interface FuzzInput {
   index: number;
-  source: "generated" | "bytes" | "tokens";
+  source: "generated" | "bytes" | "tokens" | "controls" | "nul";
   /** For mutations: the corpus module mutated. */
   base?: string;
   file: string;
@@ -296,14 +308,55 @@ export function inputAt(index: number, seed: number, mods: readonly { name: stri
     return { index, source: "generated", file, text: text! };
   }
   const base = rng.pick(mods);
+  // Every 7th input (across the kinds above): hostile bytes on purpose.
+  if (index % 7 === 5) {
+    if (rng.chance(0.5)) return { index, source: "nul", base: base.name, file, text: withNul(base.text, rng) };
+    return { index, source: "controls", base: base.name, file: rng.chance(0.3) ? `ctl${rng.pick(CONTROLS)}.ptx` : file, text: withControls(base.text, rng) };
+  }
   if (kind < 7) return { index, source: "bytes", base: base.name, file, text: mutateBytes(base.text, rng, mods.map((m) => m.text)) };
   return { index, source: "tokens", base: base.name, file, text: mutateTokens(base.text, rng) };
+}
+
+/** Terminal controls: window title, clear screen, colour, cursor moves, bell, C0, DEL. */
+const CONTROLS = ["\x1b]0;pwned\x07", "\x1b[2J", "\x1b[31m", "\x1b[1A\x1b[2K", "\x07", "\x01", "\x08", "\x7f", "\x1b", "\x0c", "\x0b", "\r"];
+
+/** `text` with terminal controls in comments: on their own line and inside family instructions (so in their text). */
+export function withControls(text: string, rng: Prng): string {
+  const lines = text.split("\n");
+  for (let k = 1 + rng.below(4); k > 0; k--) {
+    const at = rng.below(lines.length);
+    const ctl = Array.from({ length: 1 + rng.below(3) }, () => rng.pick(CONTROLS)).join("");
+    const l = lines[at]!;
+    const semi = l.lastIndexOf(";");
+    if (/^\s*(@\S+\s+)?(szext|vshl|vshr|match)\./.test(l) && semi > 0 && rng.chance(0.7)) lines[at] = `${l.slice(0, semi)} /* ${ctl} */${l.slice(semi)}`;
+    else lines.splice(at, 0, `// ${ctl} comment`);
+  }
+  return lines.join("\n");
+}
+
+/** `text` with a NUL byte: in a comment, or anywhere; what follows it is real code. */
+export function withNul(text: string, rng: Prng): string {
+  if (rng.chance(0.6)) {
+    const lines = text.split("\n");
+    const at = rng.below(lines.length);
+    lines.splice(at, 0, `// before\0after: szext.s32 %r1, %r2, %r3;`);
+    return lines.join("\n");
+  }
+  const at = rng.below(text.length + 1);
+  return text.slice(0, at) + "\0" + text.slice(at);
 }
 
 // =======================================================================================
 // The checks
 
-export type FindingKind = "crash" | "internal-error" | "bad-location" | "silent-reject" | "bad-js" | "bad-c" | "stray-comment" | "asm-leak" | "slow" | "hang";
+export type FindingKind = "crash" | "internal-error" | "bad-location" | "silent-reject" | "bad-js" | "bad-c" | "stray-comment" | "asm-leak" | "raw-control" | "past-nul" | "device" | "slow" | "hang";
+
+/** A raw control character a terminal would act on (tab and line breaks allowed). */
+const RAW_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+const rawControlAt = (s: string) => {
+  const m = RAW_CONTROL.exec(s);
+  return m ? `${JSON.stringify(m[0])} in ${JSON.stringify(s.slice(Math.max(0, m.index - 30), m.index + 10))}` : null;
+};
 
 export interface Finding {
   kind: FindingKind;
@@ -323,6 +376,8 @@ export interface CheckOptions {
   lowerWithErrors: boolean;
   /** An input taking longer is a `slow` finding. */
   slowMs: number;
+  /** Also build the report tables (as `ptx-lower report` shows them, checker off) and look for raw controls. */
+  report?: boolean;
 }
 
 export interface CheckResult {
@@ -418,7 +473,25 @@ export async function checkInput(text: string, file: string, o: CheckOptions): P
     return { findings, ms: performance.now() - t0, occurrences: 0, diagnostics: 0 };
   }
   checkDiagnostics(mod, text, file, findings);
+  const nul = text.indexOf("\0");
+  if (nul >= 0) {
+    const head = text.slice(0, nul);
+    const line = head.split("\n").length;
+    const col = nul - (head.lastIndexOf("\n") + 1) + 1;
+    const past = mod.insts.find((i) => i.loc.line > line || (i.loc.line === line && i.loc.col > col));
+    if (past) findings.push({ kind: "past-nul", stage: "parseModule", message: `an occurrence at ${past.loc.line}:${past.loc.col}, after the NUL at ${line}:${col}` });
+    if (!mod.diagnostics.some((d) => d.severity === "warning" && d.loc.line === line && d.loc.col === col && /NUL/.test(d.message))) findings.push({ kind: "past-nul", stage: "parseModule", message: `no warning at the NUL (${line}:${col})` });
+  }
   const hasErrors = mod.diagnostics.some((d) => d.severity === "error");
+  if (o.report && !hasErrors) {
+    try {
+      const tables = formatReportTables(await buildReport([mod], { mcpus: [o.mcpus[0] ?? "gfx942"], profile: "isa", check: false }));
+      const raw = rawControlAt(tables);
+      if (raw) findings.push({ kind: "raw-control", stage: "report", message: raw });
+    } catch (e) {
+      findings.push({ kind: "crash", stage: "report", ...errOf(e) });
+    }
+  }
   if (mod.insts.length > 0 && (o.lowerWithErrors || !hasErrors)) {
     for (const mcpu of o.mcpus) {
       try {
@@ -468,6 +541,10 @@ export async function checkInput(text: string, file: string, o: CheckOptions): P
         findings.push({ kind: "crash", stage: "lower portable", ...errOf(e) });
       }
     }
+    for (const [stage, out] of [["js", js], ["c", c]] as const) {
+      const raw = out === null ? null : rawControlAt(out);
+      if (raw) findings.push({ kind: "raw-control", stage, message: raw });
+    }
     if (js !== null) {
       const bad = jsCompiles(js);
       if (bad) findings.push({ kind: "bad-js", stage: "js", message: bad });
@@ -496,7 +573,74 @@ export function optionsFor(index: number, slowMs: number): CheckOptions {
     compileC: index % 250 === 13,
     lowerWithErrors: false, // lowerModule refuses modules with error diagnostics (by design)
     slowMs,
+    report: index % 25 === 3 || index % 7 === 5,
   };
+}
+
+// =======================================================================================
+// Device cases: -o to things that are not regular files, through the real CLI
+
+/**
+ * Runs `ptx-lower lower -o TARGET` (from source, with tsx) against a character device made
+ * with mknod (1, 3: a null device; 1, 7: a full device), a FIFO with a reader, a symlink and
+ * a dangling symlink, all in a fresh scratch directory, and checks bin/output.ts's rules:
+ * type, inode and device numbers unchanged; content written through; one-line errors.
+ * Never names a real /dev entry. @returns findings, or a reason it was skipped (not root).
+ */
+export function deviceChecks(): { findings: Finding[]; skipped?: string } {
+  if (process.getuid?.() !== 0) return { findings: [], skipped: "not root (mknod needs it)" };
+  const dir = mkdtempSync(join(tmpdir(), "ptx-lower-fuzz-dev-"));
+  const findings: Finding[] = [];
+  const bad = (stage: string, message: string) => findings.push({ kind: "device", stage, message });
+  const input = join(ROOT, "examples", "bitfields.sm_90.ptx");
+  const tsx = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+  const cliArgs = (out: string) => [process.execPath, "--import", tsx, join(ROOT, "bin", "ptx-lower.ts"), "lower", input, "--target", "js", "-o", out];
+  const run = (out: string) => {
+    const [cmd, ...args] = cliArgs(out);
+    return spawnSync(cmd!, args, { encoding: "utf8", timeout: 60_000 });
+  };
+  const shape = (p: string) => {
+    const st = lstatSync(p);
+    return `${st.isSymbolicLink() ? "symlink" : st.isCharacterDevice() ? "char" : st.isFIFO() ? "fifo" : st.isFile() ? "file" : "other"} ino ${st.ino} rdev ${st.rdev}`;
+  };
+  try {
+    for (const [name, minor, wantCode, wantErr] of [["null", "3", 0, ""], ["full", "7", 1, "no space left on device"]] as const) {
+      const dev = join(dir, name);
+      if (spawnSync("mknod", [dev, "c", "1", minor]).status !== 0) {
+        bad(name, "mknod failed");
+        continue;
+      }
+      const before = shape(dev);
+      const r = run(dev);
+      if (r.status !== wantCode) bad(name, `exit ${r.status}, expected ${wantCode}: ${r.stderr.slice(0, 300)}`);
+      if (wantErr && r.stderr !== `ptx-lower: error: cannot write ${dev}: ${wantErr}\n`) bad(name, `stderr ${JSON.stringify(r.stderr.slice(0, 300))}`);
+      if (!wantErr && r.stderr !== "") bad(name, `stderr ${JSON.stringify(r.stderr.slice(0, 300))}`);
+      if (shape(dev) !== before) bad(name, `changed: ${before} → ${shape(dev)}`);
+    }
+    const fifo = join(dir, "fifo");
+    spawnSync("mkfifo", [fifo]);
+    const before = shape(fifo);
+    // The reader (a shell) and the writer run together; the reader's output is the byte count.
+    const r = spawnSync("sh", ["-c", `cat '${fifo}' | wc -c & ${cliArgs(fifo).map((a) => `'${a}'`).join(" ")}; rc=$?; wait; echo "rc=$rc"`], { encoding: "utf8", timeout: 60_000 });
+    const m = /^\s*(\d+)\s*\nrc=(\d+)\s*$/.exec(r.stdout);
+    if (!m || m[2] !== "0" || Number(m[1]) < 1000) bad("fifo", `reader/writer: ${JSON.stringify(r.stdout)} ${r.stderr.slice(0, 300)}`);
+    if (shape(fifo) !== before) bad("fifo", `changed: ${before} → ${shape(fifo)}`);
+    const real = join(dir, "real.mjs");
+    const link = join(dir, "link.mjs");
+    writeFileSync(real, "old\n");
+    symlinkSync("real.mjs", link);
+    const linkBefore = shape(link);
+    const rl = run(link);
+    if (rl.status !== 0) bad("symlink", `exit ${rl.status}: ${rl.stderr.slice(0, 300)}`);
+    if (shape(link) !== linkBefore) bad("symlink", `the link changed: ${linkBefore} → ${shape(link)}`);
+    if (!readFileSync(real, "utf8").includes("export function")) bad("symlink", "the link's target was not written");
+    symlinkSync("missing.mjs", join(dir, "dangling"));
+    const rd = run(join(dir, "dangling"));
+    if (rd.status !== 1 || !/cannot write .*: a symbolic link to a missing file\n$/.test(rd.stderr) || existsSync(join(dir, "missing.mjs"))) bad("dangling symlink", `exit ${rd.status}: ${rd.stderr.slice(0, 300)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { findings };
 }
 
 // =======================================================================================
@@ -551,6 +695,8 @@ async function worker(): Promise<void> {
 async function main(): Promise<void> {
   const a = parseArgs(process.argv.slice(2));
   mkdirSync(a.out, { recursive: true });
+  const dev = deviceChecks();
+  process.stderr.write(dev.skipped ? `fuzz: device cases skipped: ${dev.skipped}\n` : `fuzz: device cases (mknod 1,3 and 1,7, FIFO, symlinks): ${dev.findings.length} findings\n`);
   const mods = corpus();
   const t0 = performance.now();
   const stats = { done: 0, occ: 0, maxMs: 0, maxAt: -1, bySource: new Map<string, number>() };
@@ -562,12 +708,14 @@ async function main(): Promise<void> {
     if (e) e.count++;
     else {
       findings.set(key, { ...f, count: 1, first: i });
+      if (i < 0) return; // not an input's finding (the device cases)
       const inp = inputAt(i, a.seed, mods);
       writeFileSync(join(a.out, `${f.kind}-${i}.ptx`), inp.text);
       writeFileSync(join(a.out, `${f.kind}-${i}.txt`), `input ${i} (seed ${a.seed}, ${inp.source}${inp.base ? ` of ${inp.base}` : ""}), file name ${JSON.stringify(inp.file)}\n${f.kind} in ${f.stage}: ${f.message}\n${f.stack ?? ""}\n`);
     }
   };
 
+  for (const f of dev.findings) record(-1, f);
   // Split [from, from + inputs) into chunks handed to workers; a hung worker is killed and
   // its chunk resumed after the hanging input.
   const end = a.from + a.inputs;

@@ -21,6 +21,18 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${d.loc.file}:${d.loc.line}:${d.loc.col}: ${d.severity}: ${d.message}`;
 }
 
+/**
+ * Control characters (C0 but tab and line breaks, DEL, C1) and the bidirectional overrides
+ * and isolates, which would act on a terminal or an editor showing the file, as the text
+ * `\xNN` / `\uNNNN`. A `\r` not before `\n` is one of them.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g, (c) => {
+    const n = c.charCodeAt(0);
+    return n < 0x100 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`;
+  });
+}
+
 /** A warning at `loc` (printed; does not fail the command). */
 export function warning(loc: Loc, message: string): Diagnostic {
   return { loc, severity: "warning", message };
@@ -87,6 +99,8 @@ export const messages = {
   unknownInstruction: (name: string) => `Not a name of any known instruction: '${name}'`,
   /** The first statement of a module must be `.version`, the second `.target` (ptxas). */
   missingHeader: (what: "version" | "target") => `Missing .${what} directive at start of file`,
+  /** ptxas stops reading at a NUL byte; ptx-lower too, and says so (a warning). */
+  nulEndsInput: () => "NUL character: the input ends here (ptxas reads no further)",
   nonAscii: (line: number) => `Unexpected non-ASCII character encountered on line ${line}`,
   divisionByZero: () => "Constant expression has division by zero",
   // --- syntax (ptx-lower's own) ---

@@ -35,13 +35,16 @@ export { printJsModule } from "../targets/js/print.js";
 export { printCModule } from "../targets/c/print.js";
 
 export type { Vector, VectorReport, CheckTargets } from "./check/vectors.js";
-export { readVectors, runVectors } from "./check/vectors.js";
+export { readVectors } from "./check/vectors.js";
 export type { VerifyRow, VerifyTarget, Verdict, VerifyOptions } from "./check/verify.js";
-export { verify } from "./check/verify.js";
+// One target vocabulary ({ kind: "amdgpu", mcpu } | { kind: "js" } | { kind: "c" }, and
+// "ref" / "pir" where they mean something) and checked arguments: src/check/api.ts.
+export type { LibraryTarget } from "./check/api.js";
+export { verify, runVectors, proveRoutine, rulesFor } from "./check/api.js";
 
 // Proof (z3): one routine, or many on a worker pool with identical queries shared.
 export type { ProveTarget, ProveOptions, AnyRule } from "./check/prove.js";
 export type { Verdict as ProofVerdict } from "./check/prove.js";
-export { proveRoutine, rulesFor, PIR, amdgpu } from "./check/prove.js";
+export { PIR, amdgpu } from "./check/prove.js";
 export type { ProveItem, ItemResult, ManyOptions } from "./check/prove_worker.js";
 export { proveMany, matrixRows } from "./check/prove_worker.js";

@@ -27,7 +27,7 @@ import { execRoutine, runFailure } from "../targets/amdgpu/exec.js";
 import { selectPortableRule } from "../targets/portable/rules/index.js";
 
 /** Version of the report's JSON shape (docs/report.schema.json); bumped on incompatible change. */
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 export interface ReportOptions {
   /** AMDGPU processors to report on, in order. */
@@ -127,7 +127,12 @@ export interface CensusEntry {
 export interface ModuleReport {
   /** The file name as given. */
   file: string;
-  /** Warnings (a module with errors is not reported; the CLI prints them instead). */
+  /**
+   * `ok`: parsed and reported in full. `failed`: unreadable or with errors; its diagnostics
+   * say why, and it has no occurrences, routines or census.
+   */
+  status: "ok" | "failed";
+  /** Every diagnostic of the module: warnings, and for a failed module its errors. */
   diagnostics: { line: number; col: number; severity: "error" | "warning"; message: string }[];
   occurrences: ReportOccurrence[];
   routines: ReportRoutine[];
@@ -151,6 +156,25 @@ export interface Report {
   /** The checker budget used, or null when the checker did not run. */
   check: CheckBudget | null;
   modules: ModuleReport[];
+  /** Sums over every module. */
+  totals: {
+    modules: number;
+    failedModules: number;
+    occurrences: number;
+    routines: number;
+    verdicts: Record<ReportVerdict["status"], number>;
+  };
+  /**
+   * `ok` when every module was reported and no verdict is `refuted` or `error`; `failed`
+   * otherwise (the CLI then exits 1).
+   */
+  verdict: "ok" | "failed";
+}
+
+/** A module that could not be read: reported as failed with this message at 1:1. */
+export interface UnreadableModule {
+  file: string;
+  unreadable: string;
 }
 
 const hex = (x: bigint) => `0x${x.toString(16)}`;
@@ -160,15 +184,43 @@ function kindText(k: OperandKind | undefined): string {
   return k.kind === "s" ? "s" : `imm ${hex(k.value)}`;
 }
 
-/** Builds the report of `mods` (in order). Never throws for a module that parsed. */
-export async function buildReport(mods: readonly ParsedModule[], opts: ReportOptions): Promise<Report> {
+/**
+ * Builds the report of `mods` (in order): every module, those with errors (or unreadable)
+ * as `failed` with their diagnostics, the others in full; totals and an overall verdict.
+ * Never throws for a module that parsed.
+ */
+export async function buildReport(mods: readonly (ParsedModule | UnreadableModule)[], opts: ReportOptions): Promise<Report> {
   const check = opts.check === false ? null : (opts.check ?? DEFAULT_CHECK);
   const modules: ModuleReport[] = [];
   for (const mod of mods) {
-    modules.push(await moduleReport(mod, opts, check));
+    modules.push("unreadable" in mod ? failedReport(mod.file, [{ line: 1, col: 1, severity: "error", message: mod.unreadable }]) : mod.diagnostics.some((d) => d.severity === "error") ? failedReport(mod.file, mod.diagnostics.map(diagOf)) : await moduleReport(mod, opts, check));
     opts.onProgress?.(modules.length, mods.length);
   }
-  return { tool: "ptx-lower", schemaVersion: REPORT_SCHEMA_VERSION, semantics: opts.profile, mcpus: [...opts.mcpus], check, modules };
+  const verdicts: Record<ReportVerdict["status"], number> = { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 };
+  const totals = { modules: modules.length, failedModules: 0, occurrences: 0, routines: 0, verdicts };
+  for (const m of modules) {
+    if (m.status === "failed") totals.failedModules++;
+    totals.occurrences += m.summary.occurrences;
+    totals.routines += m.summary.routines;
+    for (const k of Object.keys(verdicts) as ReportVerdict["status"][]) verdicts[k] += m.summary.verdicts[k];
+  }
+  const verdict = totals.failedModules > 0 || verdicts.refuted > 0 || verdicts.error > 0 ? "failed" : "ok";
+  return { tool: "ptx-lower", schemaVersion: REPORT_SCHEMA_VERSION, semantics: opts.profile, mcpus: [...opts.mcpus], check, modules, totals, verdict };
+}
+
+const diagOf = (d: ParsedModule["diagnostics"][number]): ModuleReport["diagnostics"][number] => ({ line: d.loc.line, col: d.loc.col, severity: d.severity, message: d.message });
+
+/** The report of a module that is not reported in full: its diagnostics, nothing else. */
+function failedReport(file: string, diagnostics: ModuleReport["diagnostics"]): ModuleReport {
+  return {
+    file,
+    status: "failed",
+    diagnostics,
+    occurrences: [],
+    routines: [],
+    census: [],
+    summary: { occurrences: 0, byFamily: { szext: 0, video: 0, match: 0 }, routines: 0, otherInstructions: 0, otherOpcodes: 0, verdicts: { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 } },
+  };
 }
 
 async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: CheckBudget | null): Promise<ModuleReport> {
@@ -212,7 +264,8 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
   for (const r of out) for (const t of r.targets) verdicts[t.verdict.status]++;
   return {
     file: mod.file,
-    diagnostics: mod.diagnostics.map((d) => ({ line: d.loc.line, col: d.loc.col, severity: d.severity, message: d.message })),
+    status: "ok",
+    diagnostics: mod.diagnostics.map(diagOf),
     occurrences,
     routines: out,
     census,

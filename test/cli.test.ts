@@ -82,7 +82,7 @@ describe("ptx-lower CLI", () => {
     const r = cli(["lower", join(ROOT, "examples", "bitfields.sm_90.ptx"), "--target", "all", "--mcpu", "all", "-o", dir]);
     expect(r.code, r.err).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(
-      [...MCPUS.map((m) => `bitfields.sm_90.amdgpu.${m}.s`), "bitfields.sm_90.c", "bitfields.sm_90.js"].sort(),
+      [...MCPUS.map((m) => `bitfields.sm_90.amdgpu.${m}.s`), "bitfields.sm_90.h", "bitfields.sm_90.mjs"].sort(),
     );
   });
 
@@ -153,6 +153,6 @@ describe("ptx-lower CLI", () => {
     const verify = cli(["verify", "examples/bitfields.sm_90.ptx", "--target", "amdgpu", "--mcpu", "gfx942"]);
     expect(verify.code, verify.out + verify.err).toBe(0);
     expect(verify.out).toMatch(/\d+ tested, 0 refuted/);
-    expect(existsSync(join(dir, "bitfields.sm_90.js"))).toBe(true);
+    expect(existsSync(join(dir, "bitfields.sm_90.mjs"))).toBe(true);
   });
 });

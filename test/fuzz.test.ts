@@ -8,7 +8,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Finding } from "../scripts/fuzz.js";
-import { checkInput, corpus, inputAt, moduleArb, optionsFor } from "../scripts/fuzz.js";
+import { checkInput, corpus, deviceChecks, inputAt, moduleArb, optionsFor } from "../scripts/fuzz.js";
+import { parseModule } from "../src/ir/build.js";
 
 const SEED = 20261129;
 /** Per-input bound: generous, as CI machines are shared; a typical input takes a few ms. */
@@ -55,5 +56,37 @@ describe("fuzz (seeded sample)", () => {
     // The mutations keep most instructions valid, so the lowering side is exercised too.
     expect(occurrences).toBeGreaterThan(1400);
     expect(maxMs).toBeLessThan(SLOW_MS);
+  });
+
+  it("hostile inputs: terminal controls (comments, instruction text, file names) and NUL bytes", async () => {
+    const mods = corpus();
+    const bad: string[] = [];
+    const sources = new Map<string, number>();
+    for (let i = 5; i < 5 + 7 * 300; i += 7) {
+      const inp = inputAt(i, SEED, mods);
+      sources.set(inp.source, (sources.get(inp.source) ?? 0) + 1);
+      const o = optionsFor(i, SLOW_MS);
+      expect(o.report).toBe(true);
+      const r = await checkInput(inp.text, inp.file, o);
+      const h = hard(r.findings);
+      if (h.length) bad.push(`input ${i} (${inp.source} of ${inp.base}, file ${JSON.stringify(inp.file)}):\n${show(h)}`);
+    }
+    expect(bad.slice(0, 5).join("\n\n")).toBe("");
+    expect(sources.get("controls")).toBeGreaterThan(60);
+    expect(sources.get("nul")).toBeGreaterThan(60);
+  });
+
+  it("a NUL at the very start: nothing is parsed, the NUL check finds the warning at 1:1", async () => {
+    const text = ".version 8.5\n.target sm_90\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nszext.clamp.s32 %r1, %r2, %r3;\nret;\n}\n";
+    const withNul = "\0" + text;
+    const r = await checkInput(withNul, "n.ptx", { mcpus: ["gfx942"], format: false, compileC: false, lowerWithErrors: true, slowMs: SLOW_MS });
+    expect(r.findings.filter((f) => f.kind === "past-nul")).toEqual([]); // the real parser stops
+    expect(parseModule(withNul, "n.ptx").insts).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("device cases (npm run fuzz runs them too): mknod 1,3 and 1,7, a FIFO, symlinks", () => {
+    const r = deviceChecks();
+    expect(r.skipped).toBeUndefined();
+    expect(r.findings).toEqual([]);
   });
 });

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hwgen, hwgenDetailed } from "../src/hw/hwgen.js";
+import { cstr, hwgen, hwgenDetailed } from "../src/hw/hwgen.js";
+import { spawnSync } from "node:child_process";
 
 const NVCC = ["/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc"].find((p) => existsSync(p));
 const PUBLIC = new URL("../../shared/vectors/public.jsonl", import.meta.url);
@@ -78,6 +79,27 @@ describe("hwgen", () => {
       writeFileSync(join(dir, "harness.cu"), cuda);
       execFileSync(NVCC!, ["-arch=sm_90", "-o", join(dir, "harness"), join(dir, "harness.cu")], { stdio: "pipe", timeout: 300_000 });
       expect(existsSync(join(dir, "harness"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a vector id with ??/ (a trigraph) and other hostile text: no ?? anywhere in the harness", () => {
+    const text = line({ id: "x??/y\\ ??= \"q\" ??'", ptx: "szext.wrap.u32 d, a, b;", in: { a: "0x00000001", b: "0x00000002" }, out: { d: "0x00000001" } });
+    const cu = hwgen(text);
+    expect(cu).toContain("x\\?\\?/y");
+    expect(cu).not.toContain("??");
+  });
+
+  it.skipIf(spawnSync("g++", ["--version"]).status !== 0)("cstr: string literals that g++ reads back exactly, with trigraphs on (-trigraphs -Wtrigraphs -Werror)", () => {
+    const strings = ["x??/y", "??=??(??)??!??<??>??-??'", 'a"b\\c', "tab\tnl\nesc\x1bA", "caf\u00e9 \u2028", "???/", "\\"];
+    const dir = mkdtempSync(join(tmpdir(), "hwgen-cstr-"));
+    try {
+      writeFileSync(join(dir, "s.cc"), `#include <cstdio>\nint main() {\n${strings.map((x) => `  std::fputs(${cstr(x)}, stdout); std::fputs("\\x01", stdout);\n`).join("")}  return 0;\n}\n`);
+      const cc = spawnSync("g++", ["-std=c++11", "-trigraphs", "-Wall", "-Wtrigraphs", "-Werror", "s.cc", "-o", "s"], { cwd: dir, encoding: "utf8" });
+      expect(cc.stderr).toBe("");
+      const out = spawnSync(join(dir, "s"), { encoding: "utf8" }).stdout;
+      expect(out.split("\x01").slice(0, -1)).toEqual(strings);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -23,7 +23,7 @@
  * hardware (the named lane never arrives); such vectors are left out (listed on stderr)
  * unless `unsafe` is set.
  */
-import { PtxLowerError } from "../diag.js";
+import { escapeControls, PtxLowerError } from "../diag.js";
 import { readVectors } from "../check/vectors.js";
 import type { FamilyInst, PtxOperand } from "../ir/ir.js";
 import type { MatchForm, Sel, VshForm } from "../ir/forms.js";
@@ -150,7 +150,29 @@ function asmFor(inst: FamilyInst): Asm {
 /** Whether the asm reads variable `v`. */
 const uses = (asm: Asm, v: string) => asm.ins.some((x) => x.endsWith(`(${v})`));
 
-const cstr = (s: string) => JSON.stringify(s); // a JSON string is a valid C string literal here (ASCII)
+/**
+ * `s` as a C/C++ string literal: printable ASCII as it is except `"`, `\\` and `?` (escaped,
+ * so that no trigraph such as `??/` can form, with trigraphs on or off); every other byte of
+ * its UTF-8 as a three-digit octal escape (never a hex escape, which would swallow a
+ * following hex digit).
+ */
+export function cstr(s: string): string {
+  let out = '"';
+  for (const b of Buffer.from(s, "utf8")) {
+    if (b === 0x22 || b === 0x5c || b === 0x3f) out += "\\" + String.fromCharCode(b);
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += "\\" + b.toString(8).padStart(3, "0");
+  }
+  return out + '"';
+}
+
+/**
+ * `s` as the text of a `//` comment line: control characters escaped, no `??` (a trigraph
+ * `??/` would splice the next line into the comment), no backslash at the end (a splice).
+ */
+export function lineCommentText(s: string): string {
+  return escapeControls(s.replace(/[\r\n\u2028\u2029]+/g, " ")).replace(/\?(?=\?)/g, "?\\").replace(/\\+\s*$/, (m) => m + ".");
+}
 
 /**
  * The CUDA program and the list of vectors left out. The vectors are read and validated by
@@ -186,7 +208,7 @@ export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}, fil
     "// the observed outputs in the vector format, one JSON line per vector.",
     "// Build: nvcc -arch=sm_90 -o harness harness.cu   Run: ./harness > observed.jsonl",
     `// Vectors: ${checked.vectors.length - skipped.length} run, ${skipped.length} left out (undefined by the ISA, may hang).`,
-    ...skipped.map((s) => `//   left out ${s.id}: ${s.reason}`),
+    ...skipped.map((s) => `//   left out ${lineCommentText(s.id)}: ${lineCommentText(s.reason)}`),
     "#include <cstdint>",
     "#include <cstdio>",
     "#include <cstdlib>",
@@ -205,7 +227,7 @@ export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}, fil
     const isMatch = inst.form.op === "match";
     const b64 = isMatch && (inst.form as MatchForm).type === "b64";
     const constraints = `asm volatile(${cstr(asm.text)} : ${asm.outs.join(", ")}${asm.ins.length ? ` : ${asm.ins.join(", ")}` : ""});`;
-    out.push(`// ${vs[0]!.ptx.replace(/\n/g, " ")}  (${vs.length} vector${vs.length > 1 ? "s" : ""})`);
+    out.push(`// ${lineCommentText(vs[0]!.ptx)}  (${vs.length} vector${vs.length > 1 ? "s" : ""})`);
     if (!isMatch) {
       // Per vector: a, b, c, g, d (prior) → d.
       out.push(

@@ -80,8 +80,28 @@ export const KEEP_AST_MAX_CHARS = 1 << 20;
  * One pass: each function is checked and resolved as soon as it has been parsed, so that
  * (unless the tree is kept) only one function's syntax tree is alive at a time.
  */
-export function parseModule(text: string, file: string, opts: ParseModuleOptions = {}): ParsedModule {
-  return parseWith(text, file, opts.keepAst ?? text.length <= KEEP_AST_MAX_CHARS, null);
+export function parseModule(text: string | Uint8Array, file: string, opts: ParseModuleOptions = {}): ParsedModule {
+  if (typeof text !== "string") {
+    if (!(text instanceof Uint8Array)) throw new TypeError(`parseModule: text must be a string or a Uint8Array (Buffer), not ${describe(text)}`);
+    text = new TextDecoder("utf-8").decode(text);
+  }
+  if (typeof file !== "string") throw new TypeError(`parseModule: file must be a string (the name diagnostics give the module), not ${describe(file)}`);
+  // ptxas reads the module as a C string: it ends at the first NUL, wherever it is (a
+  // comment included), and nothing after it is parsed. A warning says so.
+  const nul = text.indexOf("\0");
+  if (nul < 0) return parseWith(text, file, opts.keepAst ?? text.length <= KEEP_AST_MAX_CHARS, null);
+  const head = text.slice(0, nul);
+  const mod = parseWith(head, file, opts.keepAst ?? head.length <= KEEP_AST_MAX_CHARS, null);
+  const line = countNewlines(head) + 1;
+  const col = nul - (head.lastIndexOf("\n") + 1) + 1;
+  mod.diagnostics.push(warning({ file, line, col }, messages.nulEndsInput()));
+  mod.diagnostics.sort((a, b) => a.loc.line - b.loc.line);
+  return mod;
+}
+
+/** What a wrong argument is, for a TypeError message. */
+function describe(x: unknown): string {
+  return x === null ? "null" : Array.isArray(x) ? "an array" : typeof x === "object" ? `a ${(x as object).constructor?.name ?? "object"}` : typeof x;
 }
 
 /**
@@ -804,16 +824,33 @@ class FamilyChecker {
     this.diags.push(error(loc, message));
   }
 
+  /** Column of each modifier's dot, computed once (modifierLoc per modifier is quadratic). */
+  private modCols: number[] | null = null;
+
   modLoc(i: number): Loc {
-    return modifierLoc(this.inst, i);
+    if (this.modCols === null) {
+      const ms = this.inst.modifiers;
+      this.modCols = new Array<number>(ms.length + 1);
+      let col = this.inst.loc.col + this.inst.opcode.length;
+      for (let j = 0; j <= ms.length; j++) {
+        this.modCols[j] = col;
+        if (j < ms.length) col += ms[j]!.length + 1;
+      }
+    }
+    const col = this.modCols[Math.max(0, Math.min(i, this.modCols.length - 1))]!;
+    return { file: this.inst.loc.file, line: this.inst.loc.line, col };
   }
 
   /** Phase 1a: classify modifiers as written; "Unknown modifier" and "Multiple clamp modifiers". */
   modifiers(): void {
+    // One diagnostic per kind of repeated modifier (ptxas: one), however many repeats.
+    const unknownSeen = new Set<string>();
+    const otherSeen = new Set<string>();
+    let anyAllReported = false;
     this.inst.modifiers.forEach((m, i) => {
       if (TYPE_NAMES.has(m)) this.types.push(m);
       else if (m === "clamp" || m === "wrap") {
-        if (this.modeCount++ > 0) this.err(this.modLoc(i), messages.multipleClamp());
+        if (this.modeCount++ === 1) this.err(this.modLoc(i), messages.multipleClamp());
         else this.mode = m;
         if (this.family === "match") this.matchClamp ??= i;
       } else if (m === "sat") this.sat++;
@@ -822,7 +859,10 @@ class FamilyChecker {
         if (this.family !== "vsh" && !this.templateIllegal) this.templateIllegal = { m, i };
       } else if (m === "any" || m === "all" || m === "uni") {
         this.votes.push(m);
-        if (this.votes.length > 1 && m !== "uni" && this.vote !== null && this.vote !== "uni") this.err(this.modLoc(i), messages.multipleAnyAll());
+        if (this.votes.length > 1 && m !== "uni" && this.vote !== null && this.vote !== "uni" && !anyAllReported) {
+          anyAllReported = true;
+          this.err(this.modLoc(i), messages.multipleAnyAll());
+        }
         if (m !== "uni" || this.vote === null) this.vote = m; // `.uni` does not override `.any/.all`
       } else if (m === "sync" && this.family === "match") this.sync = true;
       else if (TEMPLATE_ILLEGAL.has(m)) this.templateIllegal ??= { m, i };
@@ -830,8 +870,13 @@ class FamilyChecker {
       else if (COMPARISON.has(m)) this.comparison.push(i);
       else if (STATE_SPACES.has(m)) this.spaces.push(i);
       else if (VECTORS.has(m)) this.vectors.push(i);
-      else if (KNOWN_OTHER.has(m) || m.startsWith("L2::") || m.startsWith("L1::")) this.others.push({ m, i });
-      else this.err(this.modLoc(i), messages.unknownModifier(m));
+      else if (KNOWN_OTHER.has(m) || m.startsWith("L2::") || m.startsWith("L1::")) {
+        if (!otherSeen.has(m)) this.others.push({ m, i });
+        otherSeen.add(m);
+      } else if (!unknownSeen.has(m)) {
+        unknownSeen.add(m);
+        this.err(this.modLoc(i), messages.unknownModifier(m));
+      }
     });
   }
 

@@ -99,6 +99,8 @@ const TYPES = new Set([
 ]);
 /** Directives that end at the end of their line (no `;`). */
 const LINE_DIRECTIVES = new Set(["version", "target", "address_size", "file", "loc"]);
+/** Line directives that another directive may follow on the same line. */
+const HEADER_DIRECTIVES = new Set(["version", "target", "address_size"]);
 /** Performance-tuning and other directives allowed between a function header and its body. */
 const FUNC_ATTRS = new Set([
   "maxntid", "reqntid", "minnctapersm", "maxnctapersm", "maxnreg", "maxclusterrank", "reqnctapercluster",
@@ -407,7 +409,9 @@ class Parser {
       } else this.report(this.here(), this.nearMessage("a version number"));
     } else if (name === "target") {
       const names: string[] = [];
-      while (lx.k() !== "eof" && !lx.newline) {
+      // Ends at the end of the line, or where another directive starts on it (ptxas reads
+      // `.version 8.5 .target sm_90 .address_size 64` on one line).
+      while (lx.k() !== "eof" && !lx.newline && lx.k() !== "dot") {
         if (lx.k() === "ident") names.push(lx.text());
         else if (!lx.isPunct(COMMA)) {
           this.report(this.here(), this.nearMessage("a target name"));
@@ -420,7 +424,12 @@ class Parser {
       if (lx.k() === "int" && !lx.newline) m.addressSize = Number(parseIntLiteral(lx.text()).value);
       else this.report(this.here(), this.nearMessage("32 or 64"));
     }
-    this.restOfLine();
+    // `.version`, `.target` and `.address_size` end where the next directive starts, on the
+    // same line or not; the others (`.file`, `.loc`) at the end of the line.
+    if (name === "version" || name === "address_size") {
+      if (!lx.newline && lx.k() !== "eof" && lx.k() !== "dot") lx.next();
+    }
+    if (!(HEADER_DIRECTIVES.has(name) && !lx.newline && lx.k() === "dot")) this.restOfLine();
     const args = this.src.slice(start, Math.max(start, lx.prevEnd)).trim();
     return { kind: "directive", name, args, loc };
   }

@@ -33,6 +33,15 @@ export interface CPrintOptions {
   banner?: string;
   /** `static` functions (default: external linkage). */
   static?: boolean;
+  /** `static inline` functions (implies `static`): what `lowerModule` prints, a header. */
+  inline?: boolean;
+  /**
+   * One preprocessor macro per routine (in order): each routine is printed inside
+   * `#ifndef MACRO / #define MACRO / … / #endif`, and each helper inside
+   * `PTX_LOWER_HELPER_<name>`, so that two headers that share a routine or a helper can be
+   * included in one translation unit.
+   */
+  guards?: readonly string[];
   /** Format with clang-format (default true). */
   format?: boolean;
 }
@@ -197,7 +206,7 @@ class FunctionPrinter {
       }
     this.stmts(fn, scalars[0]?.name, fn.body, "  ");
     this.flush();
-    return { sig: `${this.opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.length ? params.join(", ") : "void"}) {`, stmts: this.stmtsOut };
+    return { sig: `${this.opts.inline ? "static inline " : this.opts.static ? "static " : ""}${ret} ${checkIdent(r.name)}(${params.length ? params.join(", ") : "void"}) {`, stmts: this.stmtsOut };
   }
 
   /** Ends a top-level statement. */
@@ -309,13 +318,21 @@ export function printCModule(routines: Routine[], opts: CPrintOptions = {}): str
   const used = new Set<string>();
   const printer = new FunctionPrinter(opts, used);
   const fns = routines.map((r) => printer.print(r));
+  if (opts.guards && opts.guards.length !== routines.length) throw new Error(`printCModule: ${opts.guards.length} guards for ${routines.length} routines`);
+  for (const g of opts.guards ?? []) checkIdent(g);
+  const helpers = [...used].sort();
   const banner = opts.banner ? [cComment(opts.banner)] : [];
-  const preamble = ["#include <stdbool.h>\n#include <stdint.h>", ...[...used].sort().map((h) => HELPERS[h]!)];
-  const text = () =>
-    [...banner, ...preamble, ...fns.map((f, i) => cComment(routines[i]!.header) + "\n" + functionText(f))].join("\n\n") + "\n";
+  const preamble = ["#include <stdbool.h>\n#include <stdint.h>", ...helpers.map((h) => HELPERS[h]!)];
+  /** Part k of the module (0: includes, then the helpers, then the routines) in its guard. */
+  const guarded = (parts: string[]): string[] => {
+    if (!opts.guards) return parts;
+    const macros = ["", ...helpers.map((h) => `PTX_LOWER_HELPER_${h}`), ...opts.guards];
+    return parts.map((p, k) => (macros[k] ? `#ifndef ${macros[k]}\n#define ${macros[k]}\n${p}\n#endif` : p));
+  };
+  const text = () => [...banner, ...guarded([...preamble, ...fns.map((f, i) => cComment(routines[i]!.header) + "\n" + functionText(f))])].join("\n\n") + "\n";
   if (opts.format === false) return text();
   const pieces = formatPieces(routines, fns, preamble);
-  return pieces ? [...banner, ...pieces].join("\n\n") + "\n" : format(text(), "routines.c", CLANG_FORMAT_STYLE);
+  return pieces ? [...banner, ...guarded(pieces)].join("\n\n") + "\n" : format(text(), "routines.c", CLANG_FORMAT_STYLE);
 }
 
 const SIG_TAIL = "\n  (void)0;\n  (void)0;\n}";

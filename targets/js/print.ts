@@ -24,6 +24,7 @@ import { CodeBlockWriter } from "ts-morph";
 import * as prettier from "prettier";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
 import { checkIdent, printExprs, printPlan, stmtRoots, unparen, widthOf } from "../portable/pir.js";
+import { escapeControls } from "../../src/diag.js";
 
 /** One routine to print: its name, PIR, and the text of its header comment. */
 export interface Routine {
@@ -288,9 +289,9 @@ class BodyWriter {
   }
 }
 
-/** `text` as one block comment, safe against `*\/` in the text. */
+/** `text` as one block comment, safe against `*\/` in the text; control characters escaped. */
 export function blockComment(text: string): string {
-  const lines = text.replace(/\*\//g, "*\\/").split(/\r?\n|\u2028|\u2029/);
+  const lines = escapeControls(text).replace(/\*\//g, "*\\/").split(/\r?\n|\u2028|\u2029/);
   return ["/*", ...lines.map((l) => (l ? ` * ${l}` : " *")), " */"].join("\n");
 }
 
@@ -304,7 +305,7 @@ export function blockComment(text: string): string {
  */
 export function prettierBlockComment(text: string): string | null {
   let out = "/*";
-  for (const l of text.replace(/\*\//g, "*\\/").split(/\r?\n|\u2028|\u2029/)) {
+  for (const l of escapeControls(text).replace(/\*\//g, "*\\/").split(/\r?\n|\u2028|\u2029/)) {
     if (l.includes("\r")) return null;
     const t = l.trimEnd();
     out += t ? "\n * " + t : "\n *";
@@ -334,11 +335,45 @@ export async function printJsModule(routines: Routine[], opts: JsPrintOptions = 
   const printed = routines.map((r, i) => ({
     r,
     params: r.fn.params.map((p) => checkIdent(p.name)).join(", "),
-    body: all.slice(spans[i]![0], spans[i]![1]),
+    body: [...r.fn.params.flatMap((p) => argumentChecks(p.name, p.type)), ...all.slice(spans[i]![0], spans[i]![1])],
   }));
   if (opts.format === false) return unformatted(printed, opts);
   const fast = await formatPieces(printed, opts);
   return fast ?? prettier.format(unformatted(printed, opts), { parser: "babel" });
+}
+
+/**
+ * The statements that open a routine, per parameter: a wrong shape is a `TypeError` naming
+ * the parameter (a number where lanes are expected, lanes of the wrong length, a non-integer),
+ * and values are normalised to the contract's: u32 numbers `>>> 0` (so -1 is 0xffffffff),
+ * 64-bit values BigInts modulo 2^64 (numbers accepted when safe integers), lanes copied into a
+ * `Uint32Array` / `BigUint64Array` / boolean array when given as another array-like.
+ */
+export function argumentChecks(name: string, t: PType): string[] {
+  const x = checkIdent(name);
+  const scalar = (s: Scalar, v: string, what: string): string[] => {
+    if (s.t === "bool") return [`if (typeof ${v} !== "boolean") throw new TypeError(\`${what} must be a boolean, not \${typeof ${v}}\`);`];
+    if (s.w > 32)
+      return [
+        `if (typeof ${v} !== "bigint" && !Number.isSafeInteger(${v})) throw new TypeError(\`${what} must be a BigInt (u${s.w}), not \${typeof ${v} === "number" ? ${v} : typeof ${v}}\`);`,
+        `${v} = BigInt.asUintN(${s.w}, BigInt(${v}));`,
+      ];
+    return [
+      `if (!Number.isInteger(${v})) throw new TypeError(\`${what} must be an integer number (u${s.w}), not \${typeof ${v} === "number" ? ${v} : typeof ${v}}\`);`,
+      s.w === 32 ? `${v} >>>= 0;` : `${v} = (${v} >>> 0) & ${hex(mask(s.w))};`,
+    ];
+  };
+  if (t.t !== "arr") return scalar(t, x, x);
+  const e = t.elem;
+  const kind = e.t === "bool" ? "booleans" : e.w > 32 ? "BigInts" : "numbers";
+  const typed = e.t === "bool" ? null : e.w > 32 ? "BigUint64Array" : "Uint32Array";
+  const out = [
+    `if (${x} === null || typeof ${x} !== "object" || ${x}.length !== ${t.n}) throw new TypeError(\`${x} must be ${t.n} lanes (${typed ? `a ${typed}(${t.n}) or ` : ""}an array of ${t.n} ${kind}), not \${${x} === null || typeof ${x} !== "object" ? typeof ${x} : "length " + ${x}.length}\`);`,
+  ];
+  if (typed === null) out.push(`${x} = Array.from(${x}, Boolean);`);
+  else if (typed === "Uint32Array") out.push(`if (!(${x} instanceof Uint32Array)) ${x} = Uint32Array.from(${x}, (v) => { if (!Number.isInteger(v)) throw new TypeError(\`${x}: each lane must be an integer number\`); return v >>> 0; });`);
+  else out.push(`if (!(${x} instanceof BigUint64Array)) ${x} = BigUint64Array.from(${x}, (v) => BigInt.asUintN(64, BigInt(v)));`);
+  return out;
 }
 
 interface PrintedRoutine {

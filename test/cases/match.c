@@ -11,15 +11,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifndef PTX_LOWER_match_any_sync_b32__v_v
+#define PTX_LOWER_match_any_sync_b32__v_v
 /*
  * match_any_sync_b32__v_v: match.any.sync.b32  —  rule match_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:11:2  match.any.sync.b32 	d, a, m;
  */
-void match_any_sync_b32__v_v(const uint32_t a[32],
-                             const uint32_t membermask[32], uint32_t active,
-                             uint32_t d[32]) {
+static inline void match_any_sync_b32__v_v(const uint32_t a[32],
+                                           const uint32_t membermask[32],
+                                           uint32_t active, uint32_t d[32]) {
   for (uint32_t i = 0; i < 32u; i++) {
     const uint32_t members = membermask[i] & active;
     uint32_t eqmask = 0u;
@@ -30,15 +32,19 @@ void match_any_sync_b32__v_v(const uint32_t a[32],
     d[i] = executes ? eqmask & members : 0u;
   }
 }
+#endif
 
+#ifndef PTX_LOWER_match_any_sync_b64__v_imm0xffffffff
+#define PTX_LOWER_match_any_sync_b64__v_imm0xffffffff
 /*
  * match_any_sync_b64__v_imm0xffffffff: match.any.sync.b64  —  rule match_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:17:2  match.any.sync.b64 	d, a, 0xffffffff;
  */
-void match_any_sync_b64__v_imm0xffffffff(const uint64_t a[32], uint32_t active,
-                                         uint32_t d[32]) {
+static inline void match_any_sync_b64__v_imm0xffffffff(const uint64_t a[32],
+                                                       uint32_t active,
+                                                       uint32_t d[32]) {
   for (uint32_t i = 0; i < 32u; i++) {
     const uint32_t members = active;
     uint32_t eqmask = 0u;
@@ -49,15 +55,20 @@ void match_any_sync_b64__v_imm0xffffffff(const uint64_t a[32], uint32_t active,
     d[i] = executes ? eqmask & members : 0u;
   }
 }
+#endif
 
+#ifndef PTX_LOWER_match_all_sync_b32_dp__v_imm65535
+#define PTX_LOWER_match_all_sync_b32_dp__v_imm65535
 /*
  * match_all_sync_b32_dp__v_imm65535: match.all.sync.b32 d|p  —  rule match_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:24:2  match.all.sync.b32 	d|p, a, 0x0000ffff;
  */
-void match_all_sync_b32_dp__v_imm65535(const uint32_t a[32], uint32_t active,
-                                       uint32_t d[32], bool p[32]) {
+static inline void match_all_sync_b32_dp__v_imm65535(const uint32_t a[32],
+                                                     uint32_t active,
+                                                     uint32_t d[32],
+                                                     bool p[32]) {
   for (uint32_t i = 0; i < 32u; i++) {
     const uint32_t members = 0xffffu & active;
     uint32_t eqmask = 0u;
@@ -69,16 +80,20 @@ void match_all_sync_b32_dp__v_imm65535(const uint32_t a[32], uint32_t active,
     p[i] = executes ? (eqmask & members) == members : false;
   }
 }
+#endif
 
+#ifndef PTX_LOWER_match_all_sync_b64__v_v
+#define PTX_LOWER_match_all_sync_b64__v_v
 /*
  * match_all_sync_b64__v_v: match.all.sync.b64 d  —  rule match_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:30:2  match.all.sync.b64 	d, a, m;
  */
-void match_all_sync_b64__v_v(const uint64_t a[32],
-                             const uint32_t membermask[32], uint32_t active,
-                             uint32_t d[32], bool p[32]) {
+static inline void match_all_sync_b64__v_v(const uint64_t a[32],
+                                           const uint32_t membermask[32],
+                                           uint32_t active, uint32_t d[32],
+                                           bool p[32]) {
   for (uint32_t i = 0; i < 32u; i++) {
     const uint32_t members = membermask[i] & active;
     uint32_t eqmask = 0u;
@@ -90,16 +105,20 @@ void match_all_sync_b64__v_v(const uint64_t a[32],
     p[i] = executes ? (eqmask & members) == members : false;
   }
 }
+#endif
 
+#ifndef PTX_LOWER_match_all_sync_b32_p__v_v
+#define PTX_LOWER_match_all_sync_b32_p__v_v
 /*
  * match_all_sync_b32_p__v_v: match.all.sync.b32 _|p  —  rule match_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:36:2  match.all.sync.b32 	_|p, a, m;
  */
-void match_all_sync_b32_p__v_v(const uint32_t a[32],
-                               const uint32_t membermask[32], uint32_t active,
-                               uint32_t d[32], bool p[32]) {
+static inline void match_all_sync_b32_p__v_v(const uint32_t a[32],
+                                             const uint32_t membermask[32],
+                                             uint32_t active, uint32_t d[32],
+                                             bool p[32]) {
   for (uint32_t i = 0; i < 32u; i++) {
     const uint32_t members = membermask[i] & active;
     uint32_t eqmask = 0u;
@@ -111,15 +130,20 @@ void match_all_sync_b32_p__v_v(const uint32_t a[32],
     p[i] = executes ? (eqmask & members) == members : false;
   }
 }
+#endif
 
+#ifndef PTX_LOWER_match_all_sync_b32_dp__v_s
+#define PTX_LOWER_match_all_sync_b32_dp__v_s
 /*
  * match_all_sync_b32_dp__v_s: match.all.sync.b32 d|p  —  rule match_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:50:2  match.all.sync.b32 	%r4|%p1, %r3, %r1;
  */
-void match_all_sync_b32_dp__v_s(const uint32_t a[32], uint32_t membermask,
-                                uint32_t active, uint32_t d[32], bool p[32]) {
+static inline void match_all_sync_b32_dp__v_s(const uint32_t a[32],
+                                              uint32_t membermask,
+                                              uint32_t active, uint32_t d[32],
+                                              bool p[32]) {
   for (uint32_t i = 0; i < 32u; i++) {
     const uint32_t members = membermask & active;
     uint32_t eqmask = 0u;
@@ -131,16 +155,21 @@ void match_all_sync_b32_dp__v_s(const uint32_t a[32], uint32_t membermask,
     p[i] = executes ? (eqmask & members) == members : false;
   }
 }
+#endif
 
+#ifndef PTX_LOWER_match_any_sync_b32__v_s__g
+#define PTX_LOWER_match_any_sync_b32__v_s__g
 /*
  * match_any_sync_b32__v_s__g: match.any.sync.b32  —  rule match_loop_eqmask
  * contract: (a[32], membermask, active, g[32], dPrior[32], pPrior[32]?) → {d[32], p[32]}; lanes with g false keep dPrior/pPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32 	%r5, %r3, %r1;
  */
-void match_any_sync_b32__v_s__g(const uint32_t a[32], uint32_t membermask,
-                                uint32_t active, const bool g[32],
-                                const uint32_t dPrior[32], uint32_t d[32]) {
+static inline void match_any_sync_b32__v_s__g(const uint32_t a[32],
+                                              uint32_t membermask,
+                                              uint32_t active, const bool g[32],
+                                              const uint32_t dPrior[32],
+                                              uint32_t d[32]) {
   uint32_t guardMask = 0u;
   for (uint32_t j = 0; j < 32u; j++) {
     guardMask = guardMask | (g[j] ? 1u << j : 0u);
@@ -156,3 +185,4 @@ void match_any_sync_b32__v_s__g(const uint32_t a[32], uint32_t membermask,
     d[i] = executes ? eqmask & members : dPrior[i];
   }
 }
+#endif

@@ -14,6 +14,35 @@
  *   test/cases/match.ptx:11:2  match.any.sync.b32 	d, a, m;
  */
 export function match_any_sync_b32__v_v(a, membermask, active) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof Uint32Array))
+    a = Uint32Array.from(a, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`a: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (
+    membermask === null ||
+    typeof membermask !== "object" ||
+    membermask.length !== 32
+  )
+    throw new TypeError(
+      `membermask must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${membermask === null || typeof membermask !== "object" ? typeof membermask : "length " + membermask.length}`,
+    );
+  if (!(membermask instanceof Uint32Array))
+    membermask = Uint32Array.from(membermask, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`membermask: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
   const d = new Uint32Array(32);
   for (let i = 0; i < 32; i++) {
     const members = (membermask[i] & active) >>> 0;
@@ -34,6 +63,17 @@ export function match_any_sync_b32__v_v(a, membermask, active) {
  *   test/cases/match.ptx:17:2  match.any.sync.b64 	d, a, 0xffffffff;
  */
 export function match_any_sync_b64__v_imm0xffffffff(a, active) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a BigUint64Array(32) or an array of 32 BigInts), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof BigUint64Array))
+    a = BigUint64Array.from(a, (v) => BigInt.asUintN(64, BigInt(v)));
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
   const d = new Uint32Array(32);
   for (let i = 0; i < 32; i++) {
     const members = active;
@@ -54,6 +94,21 @@ export function match_any_sync_b64__v_imm0xffffffff(a, active) {
  *   test/cases/match.ptx:24:2  match.all.sync.b32 	d|p, a, 0x0000ffff;
  */
 export function match_all_sync_b32_dp__v_imm65535(a, active) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof Uint32Array))
+    a = Uint32Array.from(a, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`a: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
   const d = new Uint32Array(32);
   const p = new Array(32).fill(false);
   for (let i = 0; i < 32; i++) {
@@ -76,6 +131,31 @@ export function match_all_sync_b32_dp__v_imm65535(a, active) {
  *   test/cases/match.ptx:30:2  match.all.sync.b64 	d, a, m;
  */
 export function match_all_sync_b64__v_v(a, membermask, active) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a BigUint64Array(32) or an array of 32 BigInts), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof BigUint64Array))
+    a = BigUint64Array.from(a, (v) => BigInt.asUintN(64, BigInt(v)));
+  if (
+    membermask === null ||
+    typeof membermask !== "object" ||
+    membermask.length !== 32
+  )
+    throw new TypeError(
+      `membermask must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${membermask === null || typeof membermask !== "object" ? typeof membermask : "length " + membermask.length}`,
+    );
+  if (!(membermask instanceof Uint32Array))
+    membermask = Uint32Array.from(membermask, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`membermask: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
   const d = new Uint32Array(32);
   const p = new Array(32).fill(false);
   for (let i = 0; i < 32; i++) {
@@ -98,6 +178,35 @@ export function match_all_sync_b64__v_v(a, membermask, active) {
  *   test/cases/match.ptx:36:2  match.all.sync.b32 	_|p, a, m;
  */
 export function match_all_sync_b32_p__v_v(a, membermask, active) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof Uint32Array))
+    a = Uint32Array.from(a, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`a: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (
+    membermask === null ||
+    typeof membermask !== "object" ||
+    membermask.length !== 32
+  )
+    throw new TypeError(
+      `membermask must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${membermask === null || typeof membermask !== "object" ? typeof membermask : "length " + membermask.length}`,
+    );
+  if (!(membermask instanceof Uint32Array))
+    membermask = Uint32Array.from(membermask, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`membermask: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
   const d = new Uint32Array(32);
   const p = new Array(32).fill(false);
   for (let i = 0; i < 32; i++) {
@@ -120,6 +229,26 @@ export function match_all_sync_b32_p__v_v(a, membermask, active) {
  *   test/cases/match.ptx:50:2  match.all.sync.b32 	%r4|%p1, %r3, %r1;
  */
 export function match_all_sync_b32_dp__v_s(a, membermask, active) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof Uint32Array))
+    a = Uint32Array.from(a, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`a: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (!Number.isInteger(membermask))
+    throw new TypeError(
+      `membermask must be an integer number (u32), not ${typeof membermask === "number" ? membermask : typeof membermask}`,
+    );
+  membermask >>>= 0;
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
   const d = new Uint32Array(32);
   const p = new Array(32).fill(false);
   for (let i = 0; i < 32; i++) {
@@ -142,6 +271,41 @@ export function match_all_sync_b32_dp__v_s(a, membermask, active) {
  *   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32 	%r5, %r3, %r1;
  */
 export function match_any_sync_b32__v_s__g(a, membermask, active, g, dPrior) {
+  if (a === null || typeof a !== "object" || a.length !== 32)
+    throw new TypeError(
+      `a must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${a === null || typeof a !== "object" ? typeof a : "length " + a.length}`,
+    );
+  if (!(a instanceof Uint32Array))
+    a = Uint32Array.from(a, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`a: each lane must be an integer number`);
+      return v >>> 0;
+    });
+  if (!Number.isInteger(membermask))
+    throw new TypeError(
+      `membermask must be an integer number (u32), not ${typeof membermask === "number" ? membermask : typeof membermask}`,
+    );
+  membermask >>>= 0;
+  if (!Number.isInteger(active))
+    throw new TypeError(
+      `active must be an integer number (u32), not ${typeof active === "number" ? active : typeof active}`,
+    );
+  active >>>= 0;
+  if (g === null || typeof g !== "object" || g.length !== 32)
+    throw new TypeError(
+      `g must be 32 lanes (an array of 32 booleans), not ${g === null || typeof g !== "object" ? typeof g : "length " + g.length}`,
+    );
+  g = Array.from(g, Boolean);
+  if (dPrior === null || typeof dPrior !== "object" || dPrior.length !== 32)
+    throw new TypeError(
+      `dPrior must be 32 lanes (a Uint32Array(32) or an array of 32 numbers), not ${dPrior === null || typeof dPrior !== "object" ? typeof dPrior : "length " + dPrior.length}`,
+    );
+  if (!(dPrior instanceof Uint32Array))
+    dPrior = Uint32Array.from(dPrior, (v) => {
+      if (!Number.isInteger(v))
+        throw new TypeError(`dPrior: each lane must be an integer number`);
+      return v >>> 0;
+    });
   const d = new Uint32Array(32);
   let guardMask = 0;
   for (let j = 0; j < 32; j++) {

@@ -11,123 +11,159 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifndef PTX_LOWER_HELPER_pl_ashr32
+#define PTX_LOWER_HELPER_pl_ashr32
 /* Arithmetic right shift of the w-bit value x by n < w, on unsigned values. */
 static inline uint32_t pl_ashr32(uint32_t x, uint32_t n, uint32_t w) {
   const uint32_t mask = 0xffffffffu >> (32u - w);
   const uint32_t sign = 0u - ((x >> (w - 1u)) & 1u);
   return ((((x ^ sign) & mask) >> n) ^ sign) & mask;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_clamp_s32__v_v
+#define PTX_LOWER_szext_clamp_s32__v_v
 /*
  * szext_clamp_s32__v_v: szext.clamp.s32  —  rule szext_clamp_s32_shl_sar
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:12:2  szext.clamp.s32 	d, a, b;
  */
-uint32_t szext_clamp_s32__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t szext_clamp_s32__v_v(uint32_t a, uint32_t b) {
   const uint32_t t1 = 32u - b;
   return (b < 32u) ? (b == 0u) ? 0u : pl_ashr32(a << t1, t1, 32u) : a;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_clamp_u32__v_v
+#define PTX_LOWER_szext_clamp_u32__v_v
 /*
  * szext_clamp_u32__v_v: szext.clamp.u32  —  rule szext_clamp_u32_and_mask
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:22:2  szext.clamp.u32 	d, a, b;
  */
-uint32_t szext_clamp_u32__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t szext_clamp_u32__v_v(uint32_t a, uint32_t b) {
   return (b < 32u) ? a & ((1u << b) - 1u) : a;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_wrap_s32__v_v
+#define PTX_LOWER_szext_wrap_s32__v_v
 /*
  * szext_wrap_s32__v_v: szext.wrap.s32  —  rule szext_wrap_s32_shl_sar
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:30:2  szext.wrap.s32 	d, a, b;
  */
-uint32_t szext_wrap_s32__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t szext_wrap_s32__v_v(uint32_t a, uint32_t b) {
   const uint32_t t1 = b & 31u;
   const uint32_t t2 = 32u - t1;
   return (t1 == 0u) ? 0u : pl_ashr32(a << t2, t2, 32u);
 }
+#endif
 
+#ifndef PTX_LOWER_szext_wrap_u32__v_v
+#define PTX_LOWER_szext_wrap_u32__v_v
 /*
  * szext_wrap_u32__v_v: szext.wrap.u32  —  rule szext_wrap_u32_and_mask
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:39:2  szext.wrap.u32 	d, a, b;
  */
-uint32_t szext_wrap_u32__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t szext_wrap_u32__v_v(uint32_t a, uint32_t b) {
   return a & ((1u << (b & 31u)) - 1u);
 }
+#endif
 
+#ifndef PTX_LOWER_szext_wrap_s32__v_imm0
+#define PTX_LOWER_szext_wrap_s32__v_imm0
 /*
  * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_fold
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
  */
-uint32_t szext_wrap_s32__v_imm0(uint32_t a) {
+static inline uint32_t szext_wrap_s32__v_imm0(uint32_t a) {
   (void)a;
   return 0u;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_wrap_u32__v_imm40
+#define PTX_LOWER_szext_wrap_u32__v_imm40
 /*
  * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_fold
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
  */
-uint32_t szext_wrap_u32__v_imm40(uint32_t a) { return a & 255u; }
+static inline uint32_t szext_wrap_u32__v_imm40(uint32_t a) { return a & 255u; }
+#endif
 
+#ifndef PTX_LOWER_szext_clamp_s32__v_imm12
+#define PTX_LOWER_szext_clamp_s32__v_imm12
 /*
  * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_fold
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
  */
-uint32_t szext_clamp_s32__v_imm12(uint32_t a) {
+static inline uint32_t szext_clamp_s32__v_imm12(uint32_t a) {
   return ((a & 0xfffu) ^ 0x800u) - 0x800u;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_clamp_u32__v_imm40
+#define PTX_LOWER_szext_clamp_u32__v_imm40
 /*
  * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_fold
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;
  */
-uint32_t szext_clamp_u32__v_imm40(uint32_t a) { return a; }
+static inline uint32_t szext_clamp_u32__v_imm40(uint32_t a) { return a; }
+#endif
 
+#ifndef PTX_LOWER_szext_clamp_s32__imm128_v
+#define PTX_LOWER_szext_clamp_s32__imm128_v
 /*
  * szext_clamp_s32__imm128_v: szext.clamp.s32  —  rule szext_clamp_s32_shl_sar
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:75:2  szext.clamp.s32 	d, 0x80, b;
  */
-uint32_t szext_clamp_s32__imm128_v(uint32_t b) {
+static inline uint32_t szext_clamp_s32__imm128_v(uint32_t b) {
   const uint32_t t1 = 32u - b;
   return (b < 32u) ? (b == 0u) ? 0u : pl_ashr32(128u << t1, t1, 32u) : 128u;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_clamp_u32__s_s
+#define PTX_LOWER_szext_clamp_u32__s_s
 /*
  * szext_clamp_u32__s_s: szext.clamp.u32  —  rule szext_clamp_u32_and_mask
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:90:2  szext.clamp.u32 	%r3, %r1, %r2;
  */
-uint32_t szext_clamp_u32__s_s(uint32_t a, uint32_t b) {
+static inline uint32_t szext_clamp_u32__s_s(uint32_t a, uint32_t b) {
   return (b < 32u) ? a & ((1u << b) - 1u) : a;
 }
+#endif
 
+#ifndef PTX_LOWER_szext_wrap_s32__v_s__g
+#define PTX_LOWER_szext_wrap_s32__v_s__g
 /*
  * szext_wrap_s32__v_s__g: szext.wrap.s32  —  rule szext_wrap_s32_shl_sar
  * contract: (a, b[, c], g, dPrior) → d over u32 values; d = dPrior where g is false
  * serves:
  *   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32 	%r5, %r4, %r2;
  */
-uint32_t szext_wrap_s32__v_s__g(uint32_t a, uint32_t b, bool g,
-                                uint32_t dPrior) {
+static inline uint32_t szext_wrap_s32__v_s__g(uint32_t a, uint32_t b, bool g,
+                                              uint32_t dPrior) {
   const uint32_t t1 = b & 31u;
   const uint32_t t2 = 32u - t1;
   return g ? (t1 == 0u) ? 0u : pl_ashr32(a << t2, t2, 32u) : dPrior;
 }
+#endif

@@ -14,6 +14,16 @@
  *   test/cases/szext.ptx:12:2  szext.clamp.s32 	d, a, b;
  */
 export function szext_clamp_s32__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   const t1 = (32 - b) >>> 0;
   return b < 32 ? (b === 0 ? 0 : (((a << t1) >>> 0) >> t1) >>> 0) : a;
 }
@@ -25,6 +35,16 @@ export function szext_clamp_s32__v_v(a, b) {
  *   test/cases/szext.ptx:22:2  szext.clamp.u32 	d, a, b;
  */
 export function szext_clamp_u32__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return b < 32 ? (a & ((((1 << b) >>> 0) - 1) >>> 0)) >>> 0 : a;
 }
 
@@ -35,6 +55,16 @@ export function szext_clamp_u32__v_v(a, b) {
  *   test/cases/szext.ptx:30:2  szext.wrap.s32 	d, a, b;
  */
 export function szext_wrap_s32__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   const t1 = b & 31;
   const t2 = (32 - t1) >>> 0;
   return t1 === 0 ? 0 : (((a << t2) >>> 0) >> t2) >>> 0;
@@ -47,6 +77,16 @@ export function szext_wrap_s32__v_v(a, b) {
  *   test/cases/szext.ptx:39:2  szext.wrap.u32 	d, a, b;
  */
 export function szext_wrap_u32__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return (a & ((((1 << (b & 31)) >>> 0) - 1) >>> 0)) >>> 0;
 }
 
@@ -57,6 +97,11 @@ export function szext_wrap_u32__v_v(a, b) {
  *   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
  */
 export function szext_wrap_s32__v_imm0(a) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
   return 0;
 }
 
@@ -67,6 +112,11 @@ export function szext_wrap_s32__v_imm0(a) {
  *   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
  */
 export function szext_wrap_u32__v_imm40(a) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
   return a & 255;
 }
 
@@ -77,6 +127,11 @@ export function szext_wrap_u32__v_imm40(a) {
  *   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
  */
 export function szext_clamp_s32__v_imm12(a) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
   return (((a & 0xfff) ^ 0x800) - 0x800) >>> 0;
 }
 
@@ -87,6 +142,11 @@ export function szext_clamp_s32__v_imm12(a) {
  *   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;
  */
 export function szext_clamp_u32__v_imm40(a) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
   return a;
 }
 
@@ -97,6 +157,11 @@ export function szext_clamp_u32__v_imm40(a) {
  *   test/cases/szext.ptx:75:2  szext.clamp.s32 	d, 0x80, b;
  */
 export function szext_clamp_s32__imm128_v(b) {
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   const t1 = (32 - b) >>> 0;
   return b < 32 ? (b === 0 ? 0 : (((128 << t1) >>> 0) >> t1) >>> 0) : 128;
 }
@@ -108,6 +173,16 @@ export function szext_clamp_s32__imm128_v(b) {
  *   test/cases/szext.ptx:90:2  szext.clamp.u32 	%r3, %r1, %r2;
  */
 export function szext_clamp_u32__s_s(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return b < 32 ? (a & ((((1 << b) >>> 0) - 1) >>> 0)) >>> 0 : a;
 }
 
@@ -118,6 +193,23 @@ export function szext_clamp_u32__s_s(a, b) {
  *   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32 	%r5, %r4, %r2;
  */
 export function szext_wrap_s32__v_s__g(a, b, g, dPrior) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (typeof g !== "boolean")
+    throw new TypeError(`g must be a boolean, not ${typeof g}`);
+  if (!Number.isInteger(dPrior))
+    throw new TypeError(
+      `dPrior must be an integer number (u32), not ${typeof dPrior === "number" ? dPrior : typeof dPrior}`,
+    );
+  dPrior >>>= 0;
   const t1 = b & 31;
   const t2 = (32 - t1) >>> 0;
   return g ? (t1 === 0 ? 0 : (((a << t2) >>> 0) >> t2) >>> 0) : dPrior;

@@ -11,77 +11,102 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifndef PTX_LOWER_HELPER_pl_ashr32
+#define PTX_LOWER_HELPER_pl_ashr32
 /* Arithmetic right shift of the w-bit value x by n < w, on unsigned values. */
 static inline uint32_t pl_ashr32(uint32_t x, uint32_t n, uint32_t w) {
   const uint32_t mask = 0xffffffffu >> (32u - w);
   const uint32_t sign = 0u - ((x >> (w - 1u)) & 1u);
   return ((((x ^ sign) & mask) >> n) ^ sign) & mask;
 }
+#endif
 
+#ifndef PTX_LOWER_HELPER_pl_ashr64
+#define PTX_LOWER_HELPER_pl_ashr64
 /* Arithmetic right shift of the w-bit value x by n < w, on unsigned values. */
 static inline uint64_t pl_ashr64(uint64_t x, uint64_t n, uint32_t w) {
   const uint64_t mask = UINT64_MAX >> (64u - w);
   const uint64_t sign = UINT64_C(0) - ((x >> (w - 1u)) & 1u);
   return ((((x ^ sign) & mask) >> n) ^ sign) & mask;
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_u32_u32_wrap__v_v_isa
+#define PTX_LOWER_vshl_u32_u32_wrap__v_v_isa
 /*
  * vshl_u32_u32_wrap__v_v: vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap 	d, a, b;
  */
-uint32_t vshl_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t vshl_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
   return a << (b & 31u);
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_u32_u32_clamp__v_v_isa
+#define PTX_LOWER_vshl_u32_u32_clamp__v_v_isa
 /*
  * vshl_u32_u32_clamp__v_v: vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp 	d, a, b;
  */
-uint32_t vshl_u32_u32_clamp__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t vshl_u32_u32_clamp__v_v(uint32_t a, uint32_t b) {
   return (b < 32u) ? a << b : 0u;
 }
+#endif
 
+#ifndef PTX_LOWER_vshr_s32_s32_clamp__v_v_isa
+#define PTX_LOWER_vshr_s32_s32_clamp__v_v_isa
 /*
  * vshr_s32_s32_clamp__v_v: vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp 	d, a, b;
  */
-uint32_t vshr_s32_s32_clamp__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t vshr_s32_s32_clamp__v_v(uint32_t a, uint32_t b) {
   return pl_ashr32(a, (b < 32u) ? b : 31u, 32u);
 }
+#endif
 
+#ifndef PTX_LOWER_vshr_u32_u32_wrap__v_v_isa
+#define PTX_LOWER_vshr_u32_u32_wrap__v_v_isa
 /*
  * vshr_u32_u32_wrap__v_v: vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap 	d, a, b;
  */
-uint32_t vshr_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t vshr_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
   return a >> (b & 31u);
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_u32_u32_clamp_add__v_v_v_isa
+#define PTX_LOWER_vshl_u32_u32_clamp_add__v_v_v_isa
 /*
  * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
  */
-uint32_t vshl_u32_u32_clamp_add__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
+static inline uint32_t vshl_u32_u32_clamp_add__v_v_v(uint32_t a, uint32_t b,
+                                                     uint32_t c) {
   return ((b < 32u) ? a << b : 0u) + c;
 }
+#endif
 
+#ifndef PTX_LOWER_vshr_s32_s32_wrap_min__v_v_v_isa
+#define PTX_LOWER_vshr_s32_s32_wrap_min__v_v_v_isa
 /*
  * vshr_s32_s32_wrap_min__v_v_v: vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_staged_reference
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min 	d, a, b, c;
  */
-uint32_t vshr_s32_s32_wrap_min__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
+static inline uint32_t vshr_s32_s32_wrap_min__v_v_v(uint32_t a, uint32_t b,
+                                                    uint32_t c) {
   const uint64_t t1 =
       pl_ashr64(((uint64_t)a ^ UINT64_C(0x80000000)) - UINT64_C(0x80000000),
                 ((uint64_t)b) & UINT64_C(31), 64u);
@@ -93,14 +118,18 @@ uint32_t vshr_s32_s32_wrap_min__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
       (t2 ^ UINT64_C(0x8000000000000000)) < (t3 ^ UINT64_C(0x8000000000000000));
   return (uint32_t)(t4 ? t2 : t3);
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_u32_u32_clamp_max__v_v_v_isa
+#define PTX_LOWER_vshl_u32_u32_clamp_max__v_v_v_isa
 /*
  * vshl_u32_u32_clamp_max__v_v_v: vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_staged_reference
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max 	d, a, b, c;
  */
-uint32_t vshl_u32_u32_clamp_max__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
+static inline uint32_t vshl_u32_u32_clamp_max__v_v_v(uint32_t a, uint32_t b,
+                                                     uint32_t c) {
   const uint64_t t1 =
       (((uint64_t)a) ^ UINT64_C(0x100000000)) - UINT64_C(0x100000000);
   const uint64_t t2 = (uint64_t)b;
@@ -112,14 +141,17 @@ uint32_t vshl_u32_u32_clamp_max__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
       (t4 ^ UINT64_C(0x8000000000000000)) < (t5 ^ UINT64_C(0x8000000000000000));
   return (uint32_t)(t6 ? t5 : t4);
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_s32_s32_sat_clamp__v_v_isa
+#define PTX_LOWER_vshl_s32_s32_sat_clamp__v_v_isa
 /*
  * vshl_s32_s32_sat_clamp__v_v: vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_staged_reference
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp 	d, a, b;
  */
-uint32_t vshl_s32_s32_sat_clamp__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t vshl_s32_s32_sat_clamp__v_v(uint32_t a, uint32_t b) {
   const uint64_t t1 = (uint64_t)b;
   const uint64_t t2 =
       (((uint64_t)a ^ UINT64_C(0x80000000)) - UINT64_C(0x80000000))
@@ -135,14 +167,18 @@ uint32_t vshl_s32_s32_sat_clamp__v_v(uint32_t a, uint32_t b) {
                            : t3;
   return (uint32_t)t6;
 }
+#endif
 
+#ifndef PTX_LOWER_vshr_s32_u32_sat_wrap_add__v_v_v_isa
+#define PTX_LOWER_vshr_s32_u32_sat_wrap_add__v_v_v_isa
 /*
  * vshr_s32_u32_sat_wrap_add__v_v_v: vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_staged_reference
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add 	d, a, b, c;
  */
-uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
+static inline uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b,
+                                                        uint32_t c) {
   const uint64_t t1 =
       (((uint64_t)a) ^ UINT64_C(0x100000000)) - UINT64_C(0x100000000);
   const uint64_t t2 =
@@ -159,37 +195,48 @@ uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
       t6 + (((uint64_t)c ^ UINT64_C(0x80000000)) - UINT64_C(0x80000000));
   return (uint32_t)t7;
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_u32_u32_wrap_db1__v_v_v_isa
+#define PTX_LOWER_vshl_u32_u32_wrap_db1__v_v_v_isa
 /*
  * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
  */
-uint32_t vshl_u32_u32_wrap_db1__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
+static inline uint32_t vshl_u32_u32_wrap_db1__v_v_v(uint32_t a, uint32_t b,
+                                                    uint32_t c) {
   return (((a << (b & 31u)) & 255u) << 8u) | (c & 0xffff00ffu);
 }
+#endif
 
+#ifndef PTX_LOWER_vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v_isa
+#define PTX_LOWER_vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v_isa
 /*
  * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
  */
-uint32_t vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(uint32_t a, uint32_t b,
-                                               uint32_t c) {
+static inline uint32_t
+vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
   const uint32_t t1 = b & 255u;
   const uint32_t t2 = pl_ashr32((((a >> 16u) & 0xffffu) ^ 0x8000u) - 0x8000u,
                                 (t1 < 32u) ? t1 : 31u, 32u);
   return (t2 & 0xffffu) | (c & 0xffff0000u);
 }
+#endif
 
+#ifndef PTX_LOWER_vshl_u32_u32_wrap_ab2_bh1__v_v_isa
+#define PTX_LOWER_vshl_u32_u32_wrap_ab2_bh1__v_v_isa
 /*
  * vshl_u32_u32_wrap_ab2_bh1__v_v: vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_nosat_shift32
  * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
  */
-uint32_t vshl_u32_u32_wrap_ab2_bh1__v_v(uint32_t a, uint32_t b) {
+static inline uint32_t vshl_u32_u32_wrap_ab2_bh1__v_v(uint32_t a, uint32_t b) {
   return ((a >> 16u) & 255u) << (((b >> 16u) & 0xffffu) & 31u);
 }
+#endif

@@ -14,6 +14,16 @@
  *   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap 	d, a, b;
  */
 export function vshl_u32_u32_wrap__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return (a << (b & 31)) >>> 0;
 }
 
@@ -24,6 +34,16 @@ export function vshl_u32_u32_wrap__v_v(a, b) {
  *   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp 	d, a, b;
  */
 export function vshl_u32_u32_clamp__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return b < 32 ? (a << b) >>> 0 : 0;
 }
 
@@ -34,6 +54,16 @@ export function vshl_u32_u32_clamp__v_v(a, b) {
  *   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp 	d, a, b;
  */
 export function vshr_s32_s32_clamp__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return (a >> (b < 32 ? b : 31)) >>> 0;
 }
 
@@ -44,6 +74,16 @@ export function vshr_s32_s32_clamp__v_v(a, b) {
  *   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap 	d, a, b;
  */
 export function vshr_u32_u32_wrap__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return a >>> (b & 31);
 }
 
@@ -54,6 +94,21 @@ export function vshr_u32_u32_wrap__v_v(a, b) {
  *   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
  */
 export function vshl_u32_u32_clamp_add__v_v_v(a, b, c) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (!Number.isInteger(c))
+    throw new TypeError(
+      `c must be an integer number (u32), not ${typeof c === "number" ? c : typeof c}`,
+    );
+  c >>>= 0;
   return ((b < 32 ? (a << b) >>> 0 : 0) + c) >>> 0;
 }
 
@@ -64,6 +119,21 @@ export function vshl_u32_u32_clamp_add__v_v_v(a, b, c) {
  *   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min 	d, a, b, c;
  */
 export function vshr_s32_s32_wrap_min__v_v_v(a, b, c) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (!Number.isInteger(c))
+    throw new TypeError(
+      `c must be an integer number (u32), not ${typeof c === "number" ? c : typeof c}`,
+    );
+  c >>>= 0;
   const t1 = BigInt.asUintN(
     64,
     BigInt.asIntN(64, BigInt.asUintN(64, BigInt(a | 0))) >> (BigInt(b) & 31n),
@@ -82,6 +152,21 @@ export function vshr_s32_s32_wrap_min__v_v_v(a, b, c) {
  *   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max 	d, a, b, c;
  */
 export function vshl_u32_u32_clamp_max__v_v_v(a, b, c) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (!Number.isInteger(c))
+    throw new TypeError(
+      `c must be an integer number (u32), not ${typeof c === "number" ? c : typeof c}`,
+    );
+  c >>>= 0;
   const t1 = BigInt(b);
   const t2 = BigInt.asUintN(
     64,
@@ -101,6 +186,16 @@ export function vshl_u32_u32_clamp_max__v_v_v(a, b, c) {
  *   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp 	d, a, b;
  */
 export function vshl_s32_s32_sat_clamp__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   const t1 = BigInt(b);
   const t2 = BigInt.asUintN(
     64,
@@ -123,6 +218,21 @@ export function vshl_s32_s32_sat_clamp__v_v(a, b) {
  *   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add 	d, a, b, c;
  */
 export function vshr_s32_u32_sat_wrap_add__v_v_v(a, b, c) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (!Number.isInteger(c))
+    throw new TypeError(
+      `c must be an integer number (u32), not ${typeof c === "number" ? c : typeof c}`,
+    );
+  c >>>= 0;
   const t1 = BigInt.asUintN(
     64,
     BigInt.asIntN(64, BigInt.asUintN(64, BigInt.asIntN(33, BigInt(a)))) >>
@@ -150,6 +260,21 @@ export function vshr_s32_u32_sat_wrap_add__v_v_v(a, b, c) {
  *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
  */
 export function vshl_u32_u32_wrap_db1__v_v_v(a, b, c) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (!Number.isInteger(c))
+    throw new TypeError(
+      `c must be an integer number (u32), not ${typeof c === "number" ? c : typeof c}`,
+    );
+  c >>>= 0;
   return (
     ((((((a << (b & 31)) >>> 0) & 255) << 8) >>> 0) |
       ((c & 0xffff00ff) >>> 0)) >>>
@@ -164,6 +289,21 @@ export function vshl_u32_u32_wrap_db1__v_v_v(a, b, c) {
  *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
  */
 export function vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(a, b, c) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
+  if (!Number.isInteger(c))
+    throw new TypeError(
+      `c must be an integer number (u32), not ${typeof c === "number" ? c : typeof c}`,
+    );
+  c >>>= 0;
   const t1 = b & 255;
   const t2 =
     ((((((a >>> 16) & 0xffff) ^ 0x8000) - 0x8000) >>> 0) >>
@@ -179,5 +319,15 @@ export function vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(a, b, c) {
  *   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
  */
 export function vshl_u32_u32_wrap_ab2_bh1__v_v(a, b) {
+  if (!Number.isInteger(a))
+    throw new TypeError(
+      `a must be an integer number (u32), not ${typeof a === "number" ? a : typeof a}`,
+    );
+  a >>>= 0;
+  if (!Number.isInteger(b))
+    throw new TypeError(
+      `b must be an integer number (u32), not ${typeof b === "number" ? b : typeof b}`,
+    );
+  b >>>= 0;
   return (((a >>> 16) & 255) << ((b >>> 16) & 0xffff & 31)) >>> 0;
 }
