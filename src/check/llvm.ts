@@ -1268,6 +1268,11 @@ export async function crosscheckSequences(opts: {
   /** Record-level verdicts, for triage (a record that disagreed or has no counterpart leaves a case undecided). */
   recordVerdicts?: ReadonlyMap<string, RecordReport["status"]>;
   onProgress?: (msg: string) => void;
+  /**
+   * Called with every function's parsed code (waits kept) that the interpreter runs: the hazard
+   * crosscheck of llc's own code (src/check/llc_hazards.ts) takes it from here.
+   */
+  onCode?: (sf: SeqFunction, t: SeqTarget, code: readonly MLine[]) => void;
 }): Promise<SeqClassReport[]> {
   const tools = opts.tools ?? LLVM19;
   const targets = opts.targets ?? WAVE_TARGETS;
@@ -1297,6 +1302,7 @@ export async function crosscheckSequences(opts: {
       return;
     }
     r.compiled++;
+    opts.onCode?.(sf, t, code);
     countMnemonics(code, r.mnemonics);
     const W = t.wave;
     const rng = new Rng(opts.seed ^ hashString(sf.fn.name + targetName(t)));

@@ -343,12 +343,17 @@ export interface Boundary {
   name: string;
   /** Written by a VALU in the instruction just before the routine. */
   entryValu: RegUnit[];
+  /**
+   * Last written by a SALU before the routine (the contract: EXEC). No rule here has a SALU
+   * producer, so the check needs nothing for them; the LLVM oracle (mir.ts) puts the write there.
+   */
+  entrySalu: RegUnit[];
   /** Virtual consumers right after the routine. */
   exit: HazInst[];
 }
 
 /** LLVM's own assumption for a whole function: nothing pending at entry, nothing after it. */
-export const LLVM_ENTRY: Boundary = { name: "LLVM's function entry", entryValu: [], exit: [] };
+export const LLVM_ENTRY: Boundary = { name: "LLVM's function entry", entryValu: [], entrySalu: [], exit: [] };
 
 const virtual = (text: string, unit: Unit, op: string, rest: Partial<HazInst>): HazInst => ({
   text,
@@ -390,7 +395,7 @@ export function contractBoundary(inputs: readonly MOp[], outputs: readonly MOp[]
       exit.push(virtual(`next: v_writelane_b32 uses ${printOp(o)} as the lane select`, "VALU", "v_writelane_b32", { roles: { rwLane: true }, srcs: us, laneSelect: us }));
     }
   }
-  return { name: "the routine contract", entryValu: [...new Set(inputs.flatMap(unitsOf))], exit };
+  return { name: "the routine contract", entryValu: [...new Set(inputs.flatMap(unitsOf))], entrySalu: ["exec_lo", "exec_hi"], exit };
 }
 
 // ---------------------------------------------------------------------------------------
