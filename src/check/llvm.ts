@@ -516,6 +516,12 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
   v_readfirstlane_b32:
     "AMD Vega ISA ch. 12 (VOP1) V_READFIRSTLANE_B32 / RDNA3 ch. 16 (VOP1): SDST = S0 of the first active lane (lane 0 if EXEC = 0); cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands",
   v_readlane_b32: "AMD Vega ISA ch. 12 (VOP3) V_READLANE_B32 / RDNA3 ch. 16 (VOP3): SDST = S0 of lane S1[5:0] (wave32: S1[4:0]), regardless of EXEC; cross-lane",
+  // The waits (isa/sopp.ts) compute nothing: no value to fold. Their wait states are checked
+  // against LLVM's hazard recognizer instead (src/check/llc_hazards.ts, targets/amdgpu/mir.ts).
+  s_nop: "AMD Vega ISA ch. 12 (SOPP) S_NOP / RDNA3 ch. 16 (SOPP): SIMM16[3:0] + 1 wait states, no result; hazards: §4.5 and post-RA-hazard-rec",
+  s_waitcnt: "AMD Vega ISA ch. 12 (SOPP) S_WAITCNT / RDNA3 ch. 16 (SOPP): waits for the memory counters, no result (counters not modelled)",
+  s_waitcnt_depctr: "AMD Vega ISA ch. 12 has none (gfx10+ only) / RDNA3 ch. 16 (SOPP) S_WAITCNT_DEPCTR: waits for the dependency counters, no result; hazards: §4.5 and post-RA-hazard-rec",
+  s_delay_alu: "AMD Vega ISA ch. 12 has none (gfx11 only) / RDNA3 ch. 16 (SOPP) S_DELAY_ALU: a scheduling hint, no result and no wait states",
 };
 
 /** The counterpart of a record (explicit table, then the compare families). */
