@@ -12,8 +12,11 @@
  * (src/check/prove_worker.ts `matrixSpecs`) — all three families, every form and operand
  * kind, every applicable rule (shadowed included), both profiles — lowered with
  * `lowerWithRule`, deduplicated per mcpu by routine text and contract registers. Each runs
- * through targets/amdgpu/mir.ts `oracle` (every boundary pairing). Exits 1 when LLVM adds
- * something to any routine, or a wait is not minimal. `--llvm-padded` also pads each failing
+ * through targets/amdgpu/mir.ts `oracle` (every boundary pairing of the routine contract,
+ * `boundaryOf`). Minimality: each wait weakened once must make LLVM add a wait back, or our
+ * model (`checkHazards` under the contract) must flag the variant — then it is printed as
+ * "required by the manual's row although LLVM does not", with the row. Exits 1 when LLVM adds
+ * something to any routine, or a wait is neither minimal nor required by our model. `--llvm-padded` also pads each failing
  * routine with the `s_nop`s LLVM inserted (`padWithLlvm`) and checks that LLVM then adds
  * nothing and that each of those waits is minimal — a reference for the hazard pass.
  *

@@ -1,6 +1,8 @@
 /**
- * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts). The full
- * run is `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
+ * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts), and of
+ * issue 11 item 4(b) on the same llc code (src/check/llc_hazards.ts: our hazard check flags
+ * none of llc's functions, and needs every wait LLVM inserted). The full run is
+ * `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
  * printed, when opt-19/llc-19 are absent.
  */
 import { beforeAll, describe, expect, it } from "vitest";

@@ -18,6 +18,10 @@
  *    reference, the IR is right and LLVM's code disagrees with it under instruction
  *    semantics that LLVM's own folder agrees with at record level — so the backend is wrong;
  *    otherwise the IR is.
+ * 3. Hazards. llc's code is parsed with its waits kept (`s_nop`, `s_waitcnt*`, `s_delay_alu`
+ *    are records); `crosscheckSequences`' `onCode` hands every parsed function to the hazard
+ *    crosscheck of llc's own code (src/check/llc_hazards.ts, issue 11 item 4(b)). Counts of
+ *    llc's code include those waits (issue cycles: targets/amdgpu/interp.ts `issueCyclesOf`).
  */
 import { Rng } from "./random.js";
 import { spawn, spawnSync } from "node:child_process";

@@ -14,7 +14,11 @@
  *
  * Boundaries (issue 11 item 2, the contract's safe default): a routine is an inline
  * fragment, so each one is run as several MIR functions, each with one *producer* right
- * before it and one *consumer* right after it (`boundaryFunctions`). LLVM's own functions
+ * before it and one *consumer* right after it (`pairings`). Which producers and consumers is
+ * the contract's to say, once: `boundaryOf` (targets/amdgpu/routine.ts → hazards.ts
+ * `contractBoundary`) gives the units a VALU wrote at entry (`entryValu`), those a SALU wrote
+ * (`entrySalu`: EXEC) and the virtual exit instructions (by `op`); `entryProducers` /
+ * `exitConsumers` only map each to concrete MIR. LLVM's own functions
  * assume nothing is pending at entry (hazards.md §1), so without these the oracle cannot see
  * the boundary hazards (`checkVALUHazards`' gfx940 VALU-written SGPR → VALU read,
  * `checkRWLaneHazards`, `checkDPPHazards`, the v_readlane VGPR rule of `checkVALUHazards`).
