@@ -1,8 +1,10 @@
 /**
- * The hazard oracle (targets/amdgpu/mir.ts, scripts/hazard-oracle.ts) on a seeded sample:
- * the MIR translation parses on all five processors, and LLVM's recognizer reproduces the
- * measured facts of ../shared/notes/hazards.md §1 on hand-built sequences. The whole matrix
- * is `npx tsx scripts/hazard-oracle.ts`. Skipped, with the reason printed, when llc-19 or
+ * The hazard oracle (targets/amdgpu/mir.ts, scripts/hazard-oracle.ts) on a seeded sample
+ * (issue 11 item 4(a) in CI): on all five processors the MIR translation parses, LLVM's
+ * recognizer adds nothing to any sampled routine, and every wait in them is minimal (or
+ * required by our model's manual row); LLVM reproduces the measured facts of
+ * ../shared/notes/hazards.md §1 on hand-built sequences. The whole matrix is in
+ * `npm run crosscheck:llvm` (and `npx tsx scripts/hazard-oracle.ts`). Skipped, with the reason printed, when llc-19 or
  * llvm-mc-19 is absent.
  */
 import { describe, expect, it } from "vitest";
@@ -11,9 +13,10 @@ import type { MInst, MLine, MOp } from "../targets/amdgpu/minst.js";
 import { imm, s, v } from "../targets/amdgpu/minst.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
-import type { Inserted } from "../targets/amdgpu/mir.js";
-import { entryProducers, exitConsumers, minimality, mirToolsAvailable, oracle, pairings, parseShowInst, pseudoOf, runSequence, sequenceMir, waitVariants } from "../targets/amdgpu/mir.js";
-import { matrixOfSpecs, matrixRoutines, padWithLlvm } from "../scripts/hazard-oracle.js";
+import type { Inserted, OracleItem } from "../targets/amdgpu/mir.js";
+import { entryProducers, exitConsumers, findingText, isWait, minimality, mirToolsAvailable, oracle, pairings, parseShowInst, pseudoOf, runSequence, sequenceMir, waitVariants } from "../targets/amdgpu/mir.js";
+import { matrixOfSpecs, matrixRoutines, padWithLlvm, requiredBy } from "../scripts/hazard-oracle.js";
+import { boundaryOf } from "../targets/amdgpu/routine.js";
 
 const have = mirToolsAvailable();
 if (!have.ok) console.log(`hazard_oracle: skipped, ${have.reason}`);
@@ -23,6 +26,8 @@ const I = (op: string, ops: MOp[], enc?: "e32" | "e64"): MInst => ({ op, ops, ..
 const VCC: MOp = { k: "vcc" };
 const VCC_LO: MOp = { k: "vcc_lo" };
 const texts = (xs: Inserted[]) => xs.map((x) => x.text);
+/** A routine as the rule emitted it, before the hazard pass (its waits stripped): what LLVM must pad. */
+const unpadded = (it: OracleItem): OracleItem => ({ ...it, lines: it.routine.lines.filter((l) => !isWait(l)) });
 
 /** szext.clamp as emitted on wave64 (hazards.md §1, first row). */
 const clamp = (vcc: MOp): MLine[] => [I("v_bfe_i32", [v(2), v(0), imm(0), v(1)]), I("v_cmp_lt_u32", [vcc, imm(31), v(1)], "e32"), I("v_cndmask_b32", [v(0), v(2), v(0), vcc], "e32")];
@@ -53,9 +58,11 @@ describe("translation pieces (no tools)", () => {
   });
 });
 
-describe("MIR translation parses (seeded sample, all five mcpus)", () => {
-  // One form in 40 of each family, both profiles, every applicable rule.
-  const specs = matrixOfSpecs(FAMILIES, 40);
+describe("issue 11 item 4(a) on a seeded sample, all five mcpus: LLVM adds nothing, every wait minimal", () => {
+  // One form in 40 of each family (which one: the seed), both profiles, every applicable rule.
+  // The whole matrix is `npm run crosscheck:llvm` (scripts/hazard-oracle.ts hazardOracleMatrix).
+  const SEED = 0x5eed;
+  const specs = matrixOfSpecs(FAMILIES, 40, SEED % 40);
   for (const mcpu of MCPUS)
     itLlvm(`${mcpu}`, async () => {
       const { items } = matrixRoutines(mcpu, specs, PROFILES);
@@ -66,7 +73,35 @@ describe("MIR translation parses (seeded sample, all five mcpus)", () => {
       // Every routine ran with every producer and every consumer of its boundary.
       for (const g of got) expect(g.functions).toBe(pairings(g.item.routine).length);
       for (const g of got) expect(g.functions).toBeGreaterThanOrEqual(Math.max(entryProducers(g.item.routine).length, exitConsumers(g.item.routine).length));
+      // post-RA-hazard-rec adds nothing to any routine of the sample.
+      expect(got.filter((g) => !g.clean).slice(0, 3).map((g) => `${g.item.label}: ${g.findings.slice(0, 2).map(findingText).join(" / ")}`)).toEqual([]);
+      // Minimality: weakening any wait makes LLVM add one back, or our model names the manual's row.
+      const withWaits = items.filter((it) => waitVariants(it.routine.lines).length > 0);
+      const mins = await minimality(TARGETS[mcpu], withWaits);
+      const byLabel = new Map(withWaits.map((it) => [it.label, it.routine]));
+      const excess = mins.filter((m) => !m.minimal && requiredBy(byLabel.get(m.label)!, m).length === 0);
+      expect(excess.slice(0, 3).map((m) => `${m.label}: line ${m.variant.line} ${m.variant.was} → ${m.variant.now ?? "deleted"}`)).toEqual([]);
+      if (mcpu.startsWith("gfx9")) expect(mins.length).toBeGreaterThan(0); // gfx9 routines do carry waits (d → DPP at exit)
     });
+  itLlvm("the sample check has teeth: gfx942 routines with their waits stripped get waits from LLVM", async () => {
+    const { items } = matrixRoutines("gfx942", specs, ["isa"]);
+    const stripped = items.filter((it) => waitVariants(it.routine.lines).length > 0).slice(0, 40).map((it) => ({ ...it, lines: it.routine.lines.filter((l) => !isWait(l)) }));
+    expect(stripped.length).toBeGreaterThan(10);
+    const got = await oracle(TARGETS.gfx942, stripped);
+    expect(got.filter((g) => !g.clean).length).toBe(stripped.length);
+  });
+  itLlvm("boundaries come from the contract (boundaryOf): every entry unit has a producer, every exit consumer a MIR line", () => {
+    for (const mcpu of MCPUS) {
+      const { items } = matrixRoutines(mcpu, specs.slice(0, 60), ["isa"]);
+      for (const it of items) {
+        const b = boundaryOf(it.routine.spec, it.routine.layout, it.routine.target);
+        const covered = new Set(entryProducers(it.routine).flatMap((p) => p.regs));
+        for (const u of b.entryValu) expect(covered.has(u) || (u === "vcc_hi" && it.routine.target.wave === 32), `${it.label}: ${u}`).toBe(true);
+        const read = new Set(exitConsumers(it.routine).flatMap((c) => c.regs));
+        for (const c of b.exit) for (const u of c.srcs) expect(read.has(u), `${it.label}: ${c.text}`).toBe(true);
+      }
+    }
+  });
   itLlvm("the MIR of szext.clamp on gfx942 is hazards.md's", async () => {
     const mir = await sequenceMir(TARGETS.gfx942, clamp(VCC));
     expect(mir).toContain("    $vgpr2 = V_BFE_I32_e64 $vgpr0, 0, $vgpr1, implicit $exec\n    V_CMP_LT_U32_e32 31, $vgpr1, implicit-def $vcc, implicit $exec\n    $vgpr0 = V_CNDMASK_B32_e32 $vgpr2, $vgpr0, implicit $vcc, implicit $exec\n");
@@ -98,7 +133,7 @@ describe("LLVM's recognizer reproduces hazards.md §1", () => {
   for (const mcpu of ["gfx900", "gfx90a", "gfx942"] as Mcpu[])
     itLlvm(`${mcpu}: a VALU VGPR write read by DPP (exit consumer) gets S_NOP 1`, async () => {
       const t = TARGETS[mcpu];
-      const dpp = exitConsumers({ spec: { form: { op: "szext", mode: "wrap", type: "s32" } } as never, target: t, layout: { d: v(0) } } as never).find((c) => /_dpp/.test(c.mir))!;
+      const dpp = exitConsumers({ spec: { form: { op: "szext", mode: "wrap", type: "s32" } } as never, target: t, layout: { src: {}, d: v(0) } } as never).find((c) => /_dpp/.test(c.mir))!;
       const ins = await runSequence(t, [I("v_add_u32", [v(0), v(1), v(2)], "e32")], "post-RA-hazard-rec", { consumer: dpp });
       expect(texts(ins)).toEqual(["S_NOP 1"]);
       expect(ins[0]!.before?.role).toBe("consumer");
@@ -115,17 +150,19 @@ describe("LLVM's recognizer reproduces hazards.md §1", () => {
   itLlvm("an empty routine is still checked: producer v0 → consumer DPP v0 gets S_NOP 1 on gfx942", async () => {
     const specs = matrixOfSpecs(["szext"], 1).filter((x) => x.form.op === "szext" && x.form.mode === "clamp" && x.kinds.b?.kind === "imm" && x.kinds.b.value === 32n && x.kinds.a?.kind === "v" && !x.guarded);
     const { items } = matrixRoutines("gfx942", specs.slice(0, 1), ["isa"]);
-    expect(items[0]!.routine.count).toBe(0);
-    const [g] = await oracle(TARGETS.gfx942, items.slice(0, 1));
+    expect(items[0]!.routine.count).toBe(items[0]!.routine.waits); // nothing but the hazard pass's waits
+    const [g, asEmitted] = await oracle(TARGETS.gfx942, [unpadded(items[0]!), items[0]!]);
     expect(g!.clean).toBe(false);
+    expect(asEmitted!.clean).toBe(true);
     const dpp = g!.findings.find((f) => /_dpp/.test(f.pairing.consumer?.mir ?? "") && /vgpr0 = V_MOV_B32_e32/.test(f.pairing.producer?.mir ?? ""));
     expect(dpp && texts(dpp.inserted)).toEqual(["S_NOP 1"]);
   });
-  itLlvm("loops: the match.any waterfall on gfx942 gets waits inside the loop body", async () => {
+  itLlvm("loops: the match.any waterfall on gfx942 without its waits gets waits inside the loop body; as emitted it gets none", async () => {
     const { items } = matrixRoutines("gfx942", matrixOfSpecs(["match"], 1).filter((x) => x.form.op === "match" && x.form.mode === "any" && x.form.type === "b32" && x.kinds.a?.kind === "v" && x.kinds.membermask?.kind === "imm" && !x.guarded), ["isa"]);
     const loop = items.find((it) => it.routine.lines.some((l) => "label" in l))!;
     expect(loop).toBeDefined();
-    const [g] = await oracle(TARGETS.gfx942, [{ ...loop, label: loop.label }]);
+    const [g, asEmitted] = await oracle(TARGETS.gfx942, [unpadded(loop), loop]);
+    expect(asEmitted!.clean).toBe(true);
     const internal = g!.findings.flatMap((f) => f.inserted).filter((x) => x.after?.role === "routine" && x.before?.role === "routine");
     expect(internal.some((x) => x.text === "S_NOP 1" && x.cause?.producerKind === "VALU writes SGPR")).toBe(true);
   });
@@ -174,11 +211,11 @@ describe("minimality and the waitcnt pass", () => {
     ]);
     expect(got[1]!.findings.length).toBeGreaterThan(0);
   });
-  itLlvm("gfx942: szext.clamp padded with LLVM's own s_nops is clean, and each of those waits is minimal", async () => {
+  itLlvm("gfx942: szext.clamp (before the hazard pass) padded with LLVM's own s_nops is clean, and each of those waits is minimal", async () => {
     const specs = matrixOfSpecs(["szext"], 1).filter((x) => x.form.op === "szext" && x.form.mode === "clamp" && x.form.type === "s32" && x.kinds.a?.kind === "v" && x.kinds.b?.kind === "v" && !x.guarded);
     const { items } = matrixRoutines("gfx942", specs, ["isa"]);
     const t = TARGETS.gfx942;
-    const [g] = await oracle(t, items.slice(0, 1));
+    const [g] = await oracle(t, [unpadded(items[0]!)]);
     expect(g!.clean).toBe(false);
     const padded = { ...items[0]!, lines: padWithLlvm(g!) };
     expect(padded.lines.filter((l) => "op" in l && l.op === "s_nop").length).toBeGreaterThanOrEqual(2); // after v_cmp, and before the exit consumer

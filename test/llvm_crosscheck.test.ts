@@ -1,6 +1,8 @@
 /**
- * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts). The full
- * run is `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
+ * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts), and of
+ * issue 11 item 4(b) on the same llc code (src/check/llc_hazards.ts: our hazard check flags
+ * none of llc's functions, and needs every wait LLVM inserted). The full run is
+ * `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
  * printed, when opt-19/llc-19 are absent.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +25,12 @@ import {
   xlaneFunctions,
 } from "../src/check/llvm.js";
 import type { RecordReport, SeqClassReport, SeqFunction } from "../src/check/llvm.js";
+import { targetName } from "../src/check/llvm.js";
+import type { LlcFunction, LlcHazardReport } from "../src/check/llc_hazards.js";
+import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../src/check/llc_hazards.js";
+import { formatViolation } from "../targets/amdgpu/hazards.js";
+import { issueCyclesOf } from "../targets/amdgpu/interp.js";
+import type { MLine } from "../targets/amdgpu/minst.js";
 import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../src/check/llvm_ir.js";
 import { AsmError, functionBody, parseAsm } from "../targets/amdgpu/asm.js";
 import { RECORDS } from "../targets/amdgpu/isa/index.js";
@@ -31,6 +39,8 @@ import { szext } from "../src/sem/szext.js";
 import type { SzextForm } from "../src/ir/forms.js";
 
 const SEED = 0x5eed;
+/** A wait record (s_nop, s_waitcnt*, s_waitcnt_depctr, s_delay_alu): no value semantics. */
+const isWaitLine = (l: MLine) => "op" in l && "none" in RECORDS.get(l.op)!.sem;
 const have = llvmAvailable();
 if (!have.ok) console.log(`llvm_crosscheck: skipped, ${have.reason}`);
 
@@ -51,6 +61,8 @@ describe("asm parser (llvm-mc syntax subset)", () => {
       ].join("\n"),
     );
     expect(lines).toEqual([
+      // The waits are records now (isa/sopp.ts): kept, a symbolic operand read as 0.
+      { op: "s_waitcnt", ops: [{ k: "imm", value: 0n }], rule: "asm" },
       { op: "v_bfe_i32", ops: [{ k: "v", n: 0, count: 1 }, { k: "v", n: 0, count: 1 }, { k: "imm", value: 0n }, { k: "v", n: 1, count: 1 }], rule: "asm" },
       { label: ".LBB0_1" },
       { op: "v_cmp_gt_u32", enc: "e32", ops: [{ k: "vcc_lo" }, { k: "imm", value: 32n }, { k: "v", n: 1, count: 1 }], rule: "asm" },
@@ -97,6 +109,8 @@ describe("LLVM IR interpretation of the BV algebra", () => {
 describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
   let records: RecordReport[] = [];
   let seq: SeqClassReport[] = [];
+  const llcCode: LlcFunction[] = [];
+  let llcHaz: LlcHazardReport;
   beforeAll(async () => {
     records = await crosscheckRecords({ perRecord: 24, seed: SEED });
     const verdicts = new Map(records.map((r) => [r.mnemonic, r.status]));
@@ -116,7 +130,17 @@ describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
       ...videoFunctions(sample.slice(0, 40), ["isa"], 5),
       ...videoFunctions(sample.slice(40), ["sm90"], 5),
     ];
-    seq = await crosscheckSequences({ funcs, runs: 2, seed: SEED, allInputs: ["defect"], uniformLanes: 32, runsFor: { match: 12, xlane: 8 }, recordVerdicts: verdicts });
+    seq = await crosscheckSequences({
+      funcs,
+      runs: 2,
+      seed: SEED,
+      allInputs: ["defect"],
+      uniformLanes: 32,
+      runsFor: { match: 12, xlane: 8 },
+      recordVerdicts: verdicts,
+      onCode: (sf, t, code) => llcCode.push({ label: sf.label, target: targetName(t), mcpu: t.mcpu, wave: t.wave, lines: code }),
+    });
+    llcHaz = checkLlcHazards(llcCode);
   });
 
   it("every record agrees with LLVM's folder, or has no counterpart and names its manual section", () => {
@@ -178,8 +202,34 @@ describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
     const f: SzextForm = { op: "szext", mode: "wrap", type: "s32" };
     const v = formIrVariants("szext_wrap_s32", f, "isa");
     const code = await compileIr([v.derived, v.best], { mcpu: "gfx900", wave: 64 });
-    expect(code.get(v.best.name)).toEqual({ lines: [{ op: "v_bfe_i32", ops: [{ k: "v", n: 0, count: 1 }, { k: "v", n: 0, count: 1 }, { k: "imm", value: 0n }, { k: "v", n: 1, count: 1 }], rule: "llc:gfx900" }] });
+    const best = code.get(v.best.name)!;
+    expect("lines" in best).toBe(true);
+    const lines = "lines" in best ? best.lines : [];
+    // The waits are kept (the function-entry s_waitcnt): one non-wait instruction, two issue cycles.
+    expect(lines.filter((l) => !isWaitLine(l))).toEqual([{ op: "v_bfe_i32", ops: [{ k: "v", n: 0, count: 1 }, { k: "v", n: 0, count: 1 }, { k: "imm", value: 0n }, { k: "v", n: 1, count: 1 }], rule: "llc:gfx900" }]);
+    expect(lines.filter(isWaitLine).map((l) => "op" in l && l.op)).toEqual(["s_waitcnt"]);
+    expect(lines.reduce((n, l) => n + ("op" in l ? issueCyclesOf(RECORDS.get(l.op)!, l) : 0), 0)).toBe(2);
     expect("lines" in code.get(v.derived.name)!).toBe(true);
+  });
+
+  it("issue 11 item 4(b): our hazard check flags none of llc's functions (LLVM_ENTRY), and needs every wait LLVM inserted", () => {
+    const report = formatLlcHazards(llcHaz).join("\n");
+    expect(llcHaz.functions, report).toBe(seq.reduce((n, r) => n + r.compiled, 0));
+    expect(new Set(llcHaz.perTarget.keys())).toEqual(new Set(["gfx900", "gfx90a", "gfx942", "gfx1030/w32", "gfx1100/w32", "gfx1030+w64", "gfx1100+w64"]));
+    expect(llcHaz.flagged.map((f) => `${f.fn.label} ${f.fn.target}: ${f.flags.map(formatViolation).join("; ")}`), report).toEqual([]);
+    expect(llcHaz.unexplained.map((u) => `${u.fn.label} ${u.fn.target}: ${u.wait.text} at ${u.wait.line}`), report).toEqual([]);
+    // LLVM does insert waits here (gfx942: v_cmp → v_cndmask, …) and our model needs them.
+    expect(llcHaz.needed, report).toBeGreaterThan(0);
+    expect([...llcHaz.waitKinds.keys()].some((k) => k.startsWith("gfx942: s_nop"))).toBe(true);
+  });
+
+  it("the llc hazard check has teeth: llc's gfx942 code with an s_nop weakened is flagged", () => {
+    const withNop = llcCode.filter((f) => f.mcpu === "gfx942" && llcWaits(f.lines).some((w) => w.kind === "s_nop"));
+    expect(withNop.length).toBeGreaterThan(0);
+    const f = withNop[0]!;
+    const w = llcWaits(f.lines).find((x) => x.kind === "s_nop")!;
+    const bad = checkLlcHazards([{ ...f, lines: weakenWait(f.lines, w) }]);
+    expect(bad.flagged.length).toBe(1);
   });
 
   it("blames a wrong IR on the IR", async () => {

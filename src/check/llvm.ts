@@ -18,6 +18,10 @@
  *    reference, the IR is right and LLVM's code disagrees with it under instruction
  *    semantics that LLVM's own folder agrees with at record level — so the backend is wrong;
  *    otherwise the IR is.
+ * 3. Hazards. llc's code is parsed with its waits kept (`s_nop`, `s_waitcnt*`, `s_delay_alu`
+ *    are records); `crosscheckSequences`' `onCode` hands every parsed function to the hazard
+ *    crosscheck of llc's own code (src/check/llc_hazards.ts, issue 11 item 4(b)). Counts of
+ *    llc's code include those waits (issue cycles: targets/amdgpu/interp.ts `issueCyclesOf`).
  */
 import { Rng } from "./random.js";
 import { spawn, spawnSync } from "node:child_process";
@@ -516,6 +520,12 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
   v_readfirstlane_b32:
     "AMD Vega ISA ch. 12 (VOP1) V_READFIRSTLANE_B32 / RDNA3 ch. 16 (VOP1): SDST = S0 of the first active lane (lane 0 if EXEC = 0); cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands",
   v_readlane_b32: "AMD Vega ISA ch. 12 (VOP3) V_READLANE_B32 / RDNA3 ch. 16 (VOP3): SDST = S0 of lane S1[5:0] (wave32: S1[4:0]), regardless of EXEC; cross-lane",
+  // The waits (isa/sopp.ts) compute nothing: no value to fold. Their wait states are checked
+  // against LLVM's hazard recognizer instead (src/check/llc_hazards.ts, targets/amdgpu/mir.ts).
+  s_nop: "AMD Vega ISA ch. 12 (SOPP) S_NOP / RDNA3 ch. 16 (SOPP): SIMM16[3:0] + 1 wait states, no result; hazards: §4.5 and post-RA-hazard-rec",
+  s_waitcnt: "AMD Vega ISA ch. 12 (SOPP) S_WAITCNT / RDNA3 ch. 16 (SOPP): waits for the memory counters, no result (counters not modelled)",
+  s_waitcnt_depctr: "AMD Vega ISA ch. 12 has none (gfx10+ only) / RDNA3 ch. 16 (SOPP) S_WAITCNT_DEPCTR: waits for the dependency counters, no result; hazards: §4.5 and post-RA-hazard-rec",
+  s_delay_alu: "AMD Vega ISA ch. 12 has none (gfx11 only) / RDNA3 ch. 16 (SOPP) S_DELAY_ALU: a scheduling hint, no result and no wait states",
 };
 
 /** The counterpart of a record (explicit table, then the compare families). */
@@ -1268,6 +1278,11 @@ export async function crosscheckSequences(opts: {
   /** Record-level verdicts, for triage (a record that disagreed or has no counterpart leaves a case undecided). */
   recordVerdicts?: ReadonlyMap<string, RecordReport["status"]>;
   onProgress?: (msg: string) => void;
+  /**
+   * Called with every function's parsed code (waits kept) that the interpreter runs: the hazard
+   * crosscheck of llc's own code (src/check/llc_hazards.ts) takes it from here.
+   */
+  onCode?: (sf: SeqFunction, t: SeqTarget, code: readonly MLine[]) => void;
 }): Promise<SeqClassReport[]> {
   const tools = opts.tools ?? LLVM19;
   const targets = opts.targets ?? WAVE_TARGETS;
@@ -1297,6 +1312,7 @@ export async function crosscheckSequences(opts: {
       return;
     }
     r.compiled++;
+    opts.onCode?.(sf, t, code);
     countMnemonics(code, r.mnemonics);
     const W = t.wave;
     const rng = new Rng(opts.seed ^ hashString(sf.fn.name + targetName(t)));

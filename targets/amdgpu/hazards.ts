@@ -302,15 +302,19 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     id: "vcmpx-exec-war",
-    procs: "gfx1030 gfx1100",
-    on: (t) => t.gen >= 10,
+    // LLVM 19 enables this only for GFX10.1 (gfx1010–gfx1013, FeatureVcmpxExecWARHazard, a
+    // GFX10.1 bug): on gfx1030 and gfx1100 post-RA-hazard-rec adds nothing between
+    // `s_mov_b32 s4, exec_lo` and `v_cmpx_ne_u32_e32` (measured, src/check/llc_hazards.ts:
+    // llc's own divergent if/else and loops on gfx1030/gfx1100 have exactly that pair).
+    procs: "gfx1010–gfx1013 (none of the five processors here)",
+    on: (t) => (t.mcpu as string).startsWith("gfx101"),
     trigger: (c) => (c.unit === "VALU" ? kinds(c.defs, "EXEC") : []),
     hazard: (p, units) => (p.unit !== "VALU" ? overlap([...p.srcs, ...p.implicit], units) : undefined),
     expires: (x) => saSdst0(x) || (x.unit === "VALU" && !x.roles.rwLane && kinds(x.defs, "SGPR", "VCC").length > 0),
     fix: { simm16: DEPCTR_SA_SDST0, where: "before" },
     description: "a non-VALU instruction reads EXEC, then a VALU (v_cmpx) writes EXEC",
-    manual: "RDNA2/RDNA3 §4.5: SALU reads EXEC → VALU writes EXEC (v_cmpx): s_waitcnt_depctr sa_sdst(0)",
-    llvm: "fixVcmpxExecWARHazard",
+    manual: "GFX10.1 (gfx101x) hardware bug per LLVM (FeatureVcmpxExecWARHazard): SALU reads EXEC → VALU writes EXEC (v_cmpx): s_waitcnt_depctr sa_sdst(0); not applied to RDNA2/RDNA3",
+    llvm: "fixVcmpxExecWARHazard (hasVcmpxExecWARHazard: GFX10.1 only)",
   },
 ];
 
@@ -347,12 +351,17 @@ export interface Boundary {
   name: string;
   /** Written by a VALU in the instruction just before the routine. */
   entryValu: RegUnit[];
+  /**
+   * Last written by a SALU before the routine (the contract: EXEC). No rule here has a SALU
+   * producer, so the check needs nothing for them; the LLVM oracle (mir.ts) puts the write there.
+   */
+  entrySalu: RegUnit[];
   /** Virtual consumers right after the routine. */
   exit: HazInst[];
 }
 
 /** LLVM's own assumption for a whole function: nothing pending at entry, nothing after it. */
-export const LLVM_ENTRY: Boundary = { name: "LLVM's function entry", entryValu: [], exit: [] };
+export const LLVM_ENTRY: Boundary = { name: "LLVM's function entry", entryValu: [], entrySalu: [], exit: [] };
 
 
 
@@ -386,7 +395,7 @@ export function contractBoundary(inputs: readonly MOp[], outputs: readonly MOp[]
   }
   const entry = inputs.flatMap(unitsOf);
   if (wave === 64) for (const u of [...entry]) if (regKind(u) === "SGPR") entry.push(`s${Number(u.slice(1)) ^ 1}`);
-  return { name: "the routine contract", entryValu: [...new Set(entry)], exit };
+  return { name: "the routine contract", entryValu: [...new Set(entry)], entrySalu: ["exec_lo", "exec_hi"], exit };
 }
 
 // ---------------------------------------------------------------------------------------

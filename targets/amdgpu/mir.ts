@@ -14,7 +14,11 @@
  *
  * Boundaries (issue 11 item 2, the contract's safe default): a routine is an inline
  * fragment, so each one is run as several MIR functions, each with one *producer* right
- * before it and one *consumer* right after it (`boundaryFunctions`). LLVM's own functions
+ * before it and one *consumer* right after it (`pairings`). Which producers and consumers is
+ * the contract's to say, once: `boundaryOf` (targets/amdgpu/routine.ts → hazards.ts
+ * `contractBoundary`) gives the units a VALU wrote at entry (`entryValu`), those a SALU wrote
+ * (`entrySalu`: EXEC) and the virtual exit instructions (by `op`); `entryProducers` /
+ * `exitConsumers` only map each to concrete MIR. LLVM's own functions
  * assume nothing is pending at entry (hazards.md §1), so without these the oracle cannot see
  * the boundary hazards (`checkVALUHazards`' gfx940 VALU-written SGPR → VALU read,
  * `checkRWLaneHazards`, `checkDPPHazards`, the v_readlane VGPR rule of `checkVALUHazards`).
@@ -25,6 +29,9 @@ import type { AmdRoutine } from "./lower.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import { RECORDS } from "./isa/index.js";
+import type { Boundary as ContractBoundary, RegUnit } from "./hazards.js";
+import { regKind } from "./hazards.js";
+import { boundaryOf } from "./routine.js";
 import type { Mcpu, Target } from "./regs.js";
 
 /** The LLVM 19 tools the oracle runs. */
@@ -358,9 +365,14 @@ export function mirInst(i: MInst, t: Pick<Target, "mcpu" | "gen">, mc: Map<strin
 // ---------------------------------------------------------------------------------------
 // Boundaries
 
-/** A boundary instruction: a producer before the routine or a consumer after it. */
-export interface Boundary {
-  /** What it stands for, e.g. `v_readfirstlane_b32 → s1` or `s1 ← VALU (v_readfirstlane_b32)`. */
+/**
+ * A boundary instruction of the MIR: a producer before the routine or a consumer after it.
+ * Which ones a routine gets is not decided here: the routine contract states it once
+ * (targets/amdgpu/hazards.ts `contractBoundary`, via targets/amdgpu/routine.ts `boundaryOf`);
+ * this file only maps each of its virtual instructions to concrete MIR.
+ */
+export interface MirBoundary {
+  /** What it stands for, e.g. `s1 ← VALU (v_readfirstlane_b32)` or `DPP (v_mov_b32_dpp) reads v0`. */
   desc: string;
   /** The MIR line. */
   mir: string;
@@ -371,96 +383,101 @@ export interface Boundary {
 const TV = "$vgpr250";
 const TS = "$sgpr100";
 
-function regs32(o: MOp): string[] {
-  if (o.k === "v" || o.k === "s") return o.count === 1 ? [`${o.k}${o.n}`] : [`${o.k}${o.n}`, `${o.k}${o.n + 1}`];
-  if (o.k === "vcc") return ["vcc_lo", "vcc_hi"];
-  if (o.k === "exec") return ["exec_lo", "exec_hi"];
-  if (o.k === "vcc_lo" || o.k === "exec_lo") return [o.k];
-  return [];
+/** The contract boundary of a routine (the one statement of it: `boundaryOf`). */
+export function routineBoundary(r: AmdRoutine): ContractBoundary {
+  return boundaryOf(r.spec, r.layout, r.target);
 }
 
-/** The outputs of a routine by the contract: d in v0 (when written), p in vcc / vcc_lo. */
-export function routineOutputs(r: AmdRoutine): MOp[] {
-  const f = r.spec.form;
-  const hasP = f.op === "match" && f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
-  const hasD = f.op !== "match" || f.mode === "any" || f.dest === "d|p" || f.dest === "d" || f.dest === "d|_";
-  return [...(hasD ? [r.layout.d] : []), ...(hasP ? [{ k: r.target.wave === 64 ? "vcc" : "vcc_lo" } as MOp] : [])];
-}
+/** `$vgpr3`, `$sgpr4`, `$vcc_lo` for a 32-bit unit. */
+const unitReg = (u: RegUnit) => (/^v\d+$/.test(u) ? `$vgpr${u.slice(1)}` : /^s\d+$/.test(u) ? `$sgpr${u.slice(1)}` : `$${u}`);
 
 /**
- * The inputs of a routine by the contract: every register source, the guard mask, the
- * prior d, and (guarded `.all` writing p) the prior p in vcc.
+ * Entry producers: the contract's `entryValu` units (a VALU wrote each in the instruction just
+ * before the routine) and `entrySalu` units (EXEC, written by a SALU), as MIR. Per VGPR unit a
+ * `V_MOV_B32_e32`; per SGPR unit a `V_READFIRSTLANE_B32` and a `V_CMP_EQ_U32_e64` (into the
+ * aligned pair on wave64, the SGPR on wave32); the VCC units together by `V_CMP_EQ_U32_e32`
+ * (implicit vcc) and `V_CMP_EQ_U32_e64` into vcc; EXEC by `S_MOV_B64` / `S_MOV_B32 exec_lo`.
  */
-export function routineInputs(r: AmdRoutine): MOp[] {
-  const l = r.layout;
-  const ins: MOp[] = Object.values(l.src).filter((o): o is MOp => !!o && (o.k === "v" || o.k === "s"));
-  if (l.guard) ins.push(l.guard);
-  if (l.dPrior) ins.push(l.dPrior);
-  const outs = routineOutputs(r);
-  if (r.spec.guarded && outs.some((o) => o.k === "vcc" || o.k === "vcc_lo")) ins.push({ k: r.target.wave === 64 ? "vcc" : "vcc_lo" });
-  return ins;
-}
-
-/**
- * Entry producers (issue 11 item 2): for each SGPR (each half of a pair) a VALU write just
- * before — `V_READFIRSTLANE_B32` and `V_CMP_EQ_U32_e64` (which writes the aligned pair in
- * wave64); for vcc `V_CMP_EQ_U32_e32` and `V_CMP_EQ_U32_e64` into vcc; for each VGPR a
- * `V_MOV_B32_e32`; and `exec` written by a SALU (`S_MOV_B64` / `S_MOV_B32 exec_lo`).
- */
-export function entryProducers(r: AmdRoutine): Boundary[] {
+export function entryProducers(r: AmdRoutine): MirBoundary[] {
   const w64 = r.target.wave === 64;
-  const out: Boundary[] = [];
+  const b = routineBoundary(r);
+  const out: MirBoundary[] = [];
   const seen = new Set<string>();
-  const add = (b: Boundary) => {
-    if (!seen.has(b.mir)) {
-      seen.add(b.mir);
-      out.push(b);
+  const add = (x: MirBoundary) => {
+    if (!seen.has(x.mir)) {
+      seen.add(x.mir);
+      out.push(x);
     }
   };
-  for (const o of routineInputs(r)) {
-    if (o.k === "v") for (let k = 0; k < o.count; k++) add({ desc: `v${o.n + k} ← VALU (v_mov_b32_e32)`, mir: `$vgpr${o.n + k} = V_MOV_B32_e32 0, implicit $exec`, regs: [`v${o.n + k}`] });
-    if (o.k === "s")
-      for (let k = 0; k < o.count; k++) {
-        const n = o.n + k;
-        add({ desc: `s${n} ← VALU (v_readfirstlane_b32)`, mir: `$sgpr${n} = V_READFIRSTLANE_B32 ${TV}, implicit $exec`, regs: [`s${n}`] });
-        const e = n & ~1;
-        if (w64) add({ desc: `s[${e}:${e + 1}] ← VALU (v_cmp_eq_u32_e64)`, mir: `$sgpr${e}_sgpr${e + 1} = V_CMP_EQ_U32_e64 0, ${TV}, implicit $exec`, regs: [`s${e}`, `s${e + 1}`] });
-        else add({ desc: `s${n} ← VALU (v_cmp_eq_u32_e64)`, mir: `$sgpr${n} = V_CMP_EQ_U32_e64 0, ${TV}, implicit $exec`, regs: [`s${n}`] });
-      }
-    if (o.k === "vcc" || o.k === "vcc_lo") {
-      const regs = w64 ? ["vcc_lo", "vcc_hi"] : ["vcc_lo"];
-      add({ desc: `vcc ← VALU (v_cmp_eq_u32_e32)`, mir: `V_CMP_EQ_U32_e32 0, ${TV}, implicit-def $vcc, implicit $exec`, regs });
-      add({ desc: `vcc ← VALU (v_cmp_eq_u32_e64)`, mir: `${w64 ? "$vcc" : "$vcc_lo"} = V_CMP_EQ_U32_e64 0, ${TV}, implicit $exec`, regs });
-    }
+  const vcc = b.entryValu.filter((u) => regKind(u) === "VCC");
+  for (const u of b.entryValu) {
+    const k = regKind(u);
+    if (k === "VGPR") add({ desc: `${u} ← VALU (v_mov_b32_e32)`, mir: `${unitReg(u)} = V_MOV_B32_e32 0, implicit $exec`, regs: [u] });
+    else if (k === "SGPR") {
+      const n = Number(u.slice(1));
+      add({ desc: `${u} ← VALU (v_readfirstlane_b32)`, mir: `$sgpr${n} = V_READFIRSTLANE_B32 ${TV}, implicit $exec`, regs: [u] });
+      const e = n & ~1;
+      if (w64) add({ desc: `s[${e}:${e + 1}] ← VALU (v_cmp_eq_u32_e64)`, mir: `$sgpr${e}_sgpr${e + 1} = V_CMP_EQ_U32_e64 0, ${TV}, implicit $exec`, regs: [`s${e}`, `s${e + 1}`] });
+      else add({ desc: `${u} ← VALU (v_cmp_eq_u32_e64)`, mir: `$sgpr${n} = V_CMP_EQ_U32_e64 0, ${TV}, implicit $exec`, regs: [u] });
+    } else if (k === "VCC" && u === vcc[0]) {
+      add({ desc: `vcc ← VALU (v_cmp_eq_u32_e32)`, mir: `V_CMP_EQ_U32_e32 0, ${TV}, implicit-def $vcc, implicit $exec`, regs: vcc });
+      add({ desc: `vcc ← VALU (v_cmp_eq_u32_e64)`, mir: `${w64 ? "$vcc" : "$vcc_lo"} = V_CMP_EQ_U32_e64 0, ${TV}, implicit $exec`, regs: vcc });
+    } else if (k !== "VCC") throw new MirError(`entry producer for ${u}: no MIR mapping`);
   }
-  add({ desc: "exec ← SALU (s_mov)", mir: w64 ? "$exec = S_MOV_B64 -1" : "$exec_lo = S_MOV_B32 -1", regs: w64 ? ["exec_lo", "exec_hi"] : ["exec_lo"] });
+  if (b.entrySalu.some((u) => regKind(u) === "EXEC")) add({ desc: "exec ← SALU (s_mov)", mir: w64 ? "$exec = S_MOV_B64 -1" : "$exec_lo = S_MOV_B32 -1", regs: w64 ? ["exec_lo", "exec_hi"] : ["exec_lo"] });
   return out;
 }
 
 /**
- * Exit consumers (issue 11 item 2): d (a VGPR) read by DPP (`V_MOV_B32_dpp`), by
- * `V_READLANE_B32` and by `V_READFIRSTLANE_B32`; p (vcc / vcc_lo) read by a VALU as an
- * operand (`V_MOV_B32_e32` of each half), as a lane mask (`V_CNDMASK_B32_e64`,
- * `V_CNDMASK_B32_e32`) and as a lane select (`V_READLANE_B32`, `V_WRITELANE_B32`).
+ * Exit consumers: the contract's virtual `exit` instructions as MIR, by the `op` each names
+ * and the units it reads. `v_mov_b32_dpp` → `V_MOV_B32_dpp` of each VGPR unit;
+ * `v_readfirstlane_b32` (a lane read of the VGPR, src0) → `V_READFIRSTLANE_B32` and
+ * `V_READLANE_B32` (the same read by the other lane-read instruction); `v_add_u32` (a VALU
+ * operand) → `V_MOV_B32_e32` of each unit; `v_cndmask_b32` (a lane mask) →
+ * `V_CNDMASK_B32_e64` with the mask, and `V_CNDMASK_B32_e32` (implicit vcc) when it is vcc;
+ * `v_readlane_b32` / `v_writelane_b32` (lane select) → `V_READLANE_B32` / `V_WRITELANE_B32`
+ * with each unit as the lane select.
+ * @throws MirError for an exit `op` without a mapping (a contract change this must follow).
  */
-export function exitConsumers(r: AmdRoutine): Boundary[] {
+export function exitConsumers(r: AmdRoutine): MirBoundary[] {
   const w64 = r.target.wave === 64;
-  const out: Boundary[] = [];
-  for (const o of routineOutputs(r)) {
-    if (o.k === "v") {
-      const v = mirReg(o);
-      const name = printOp(o);
-      out.push({ desc: `DPP (v_mov_b32_dpp) reads ${name}`, mir: `${TV} = V_MOV_B32_dpp ${TV}, ${v}, 177, 15, 15, 0, implicit $exec`, regs: regs32(o) });
-      out.push({ desc: `v_readlane_b32 reads ${name}`, mir: `${TS} = V_READLANE_B32 ${v}, 0`, regs: regs32(o) });
-      out.push({ desc: `v_readfirstlane_b32 reads ${name}`, mir: `${TS} = V_READFIRSTLANE_B32 ${v}, implicit $exec`, regs: regs32(o) });
-    } else if (o.k === "vcc" || o.k === "vcc_lo") {
-      const halves = w64 ? ["vcc_lo", "vcc_hi"] : ["vcc_lo"];
-      const all = halves;
-      for (const h of halves) out.push({ desc: `VALU operand (v_mov_b32_e32) reads ${h}`, mir: `${TV} = V_MOV_B32_e32 $${h}, implicit $exec`, regs: [h] });
-      out.push({ desc: `lane mask (v_cndmask_b32_e64) reads ${w64 ? "vcc" : "vcc_lo"}`, mir: `${TV} = V_CNDMASK_B32_e64 0, ${TV}, 0, ${TV}, ${w64 ? "$vcc" : "$vcc_lo"}, implicit $exec`, regs: all });
-      out.push({ desc: `lane mask (v_cndmask_b32_e32) reads vcc`, mir: `${TV} = V_CNDMASK_B32_e32 ${TV}, ${TV}, implicit $vcc, implicit $exec`, regs: all });
-      out.push({ desc: `lane select (v_readlane_b32) reads vcc_lo`, mir: `${TS} = V_READLANE_B32 ${TV}, $vcc_lo`, regs: ["vcc_lo"] });
-      out.push({ desc: `lane select (v_writelane_b32) reads vcc_lo`, mir: `${TV} = V_WRITELANE_B32 0, $vcc_lo, ${TV}`, regs: ["vcc_lo"] });
+  const out: MirBoundary[] = [];
+  const seen = new Set<string>();
+  const add = (x: MirBoundary) => {
+    if (!seen.has(x.mir)) {
+      seen.add(x.mir);
+      out.push(x);
+    }
+  };
+  for (const c of routineBoundary(r).exit) {
+    switch (c.op) {
+      case "v_mov_b32_dpp":
+        for (const u of c.srcs) add({ desc: `DPP (v_mov_b32_dpp) reads ${u}`, mir: `${TV} = V_MOV_B32_dpp ${TV}, ${unitReg(u)}, 177, 15, 15, 0, implicit $exec`, regs: [u] });
+        break;
+      case "v_readfirstlane_b32":
+        for (const u of c.readlaneSrc) {
+          add({ desc: `v_readlane_b32 reads ${u}`, mir: `${TS} = V_READLANE_B32 ${unitReg(u)}, 0`, regs: [u] });
+          add({ desc: `v_readfirstlane_b32 reads ${u}`, mir: `${TS} = V_READFIRSTLANE_B32 ${unitReg(u)}, implicit $exec`, regs: [u] });
+        }
+        break;
+      case "v_add_u32":
+        for (const u of c.srcs) add({ desc: `VALU operand (v_mov_b32_e32) reads ${u}`, mir: `${TV} = V_MOV_B32_e32 ${unitReg(u)}, implicit $exec`, regs: [u] });
+        break;
+      case "v_cndmask_b32": {
+        const isVcc = c.masks.every((u) => regKind(u) === "VCC");
+        const mask = isVcc ? (w64 ? "$vcc" : "$vcc_lo") : c.masks.length === 2 ? `$sgpr${c.masks[0]!.slice(1)}_sgpr${c.masks[1]!.slice(1)}` : unitReg(c.masks[0]!);
+        add({ desc: `lane mask (v_cndmask_b32_e64) reads ${mask.slice(1)}`, mir: `${TV} = V_CNDMASK_B32_e64 0, ${TV}, 0, ${TV}, ${mask}, implicit $exec`, regs: c.masks });
+        if (isVcc) add({ desc: `lane mask (v_cndmask_b32_e32) reads vcc`, mir: `${TV} = V_CNDMASK_B32_e32 ${TV}, ${TV}, implicit $vcc, implicit $exec`, regs: c.masks });
+        break;
+      }
+      case "v_readlane_b32":
+        for (const u of c.laneSelect) add({ desc: `lane select (v_readlane_b32) reads ${u}`, mir: `${TS} = V_READLANE_B32 ${TV}, ${unitReg(u)}`, regs: [u] });
+        break;
+      case "v_writelane_b32":
+        for (const u of c.laneSelect) add({ desc: `lane select (v_writelane_b32) reads ${u}`, mir: `${TV} = V_WRITELANE_B32 0, ${unitReg(u)}, ${TV}`, regs: [u] });
+        break;
+      default:
+        throw new MirError(`exit consumer ${c.op} (${c.text}): no MIR mapping`);
     }
   }
   return out;
@@ -468,8 +485,8 @@ export function exitConsumers(r: AmdRoutine): Boundary[] {
 
 /** A (producer, consumer) pairing of one MIR function; either may be absent. */
 export interface Pairing {
-  producer?: Boundary;
-  consumer?: Boundary;
+  producer?: MirBoundary;
+  consumer?: MirBoundary;
 }
 
 /**
@@ -484,7 +501,7 @@ export function pairings(r: AmdRoutine): Pairing[] {
   const C = exitConsumers(r);
   const n = Math.max(P.length, C.length, 1);
   const out: Pairing[] = [];
-  const key = (p?: Boundary, c?: Boundary) => `${p?.mir ?? ""}|${c?.mir ?? ""}`;
+  const key = (p?: MirBoundary, c?: MirBoundary) => `${p?.mir ?? ""}|${c?.mir ?? ""}`;
   const seen = new Set<string>();
   for (let k = 0; k < n; k++) {
     const p = P[k % Math.max(P.length, 1)];
