@@ -40,7 +40,6 @@ import type { MInst, MLine } from "../targets/amdgpu/minst.js";
 import { imm, isLabel } from "../targets/amdgpu/minst.js";
 import type { HazardViolation } from "../targets/amdgpu/hazards.js";
 import { checkHazards, hazardTarget } from "../targets/amdgpu/hazards.js";
-import { boundaryOf } from "../targets/amdgpu/routine.js";
 
 /** Options of a matrix run. */
 export interface HazardOracleOptions {
@@ -98,7 +97,7 @@ export type CheckedMinimality = MinimalityResult & { requiredBy: HazardViolation
 
 /** Our model's flags on a minimality variant (the routine's own contract boundary). */
 export function requiredBy(routine: AmdRoutine, m: MinimalityResult): HazardViolation[] {
-  return checkHazards(m.variant.lines, hazardTarget(routine.target), boundaryOf(routine.spec, routine.layout, routine.target));
+  return checkHazards(m.variant.lines, hazardTarget(routine.target), routine.boundary);
 }
 
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `${v}n` : v);

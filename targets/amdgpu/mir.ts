@@ -31,7 +31,6 @@ import { isLabel, printOp } from "./minst.js";
 import { RECORDS } from "./isa/index.js";
 import type { Boundary as ContractBoundary, RegUnit } from "./hazards.js";
 import { regKind } from "./hazards.js";
-import { boundaryOf } from "./routine.js";
 import type { Mcpu, Target } from "./regs.js";
 
 /** The LLVM 19 tools the oracle runs. */
@@ -383,9 +382,9 @@ export interface MirBoundary {
 const TV = "$vgpr250";
 const TS = "$sgpr100";
 
-/** The contract boundary of a routine (the one statement of it: `boundaryOf`). */
+/** The boundary a routine was padded for (`AmdRoutine.boundary`: the contract's, from `boundaryOf`). */
 export function routineBoundary(r: AmdRoutine): ContractBoundary {
-  return boundaryOf(r.spec, r.layout, r.target);
+  return r.boundary;
 }
 
 /** `$vgpr3`, `$sgpr4`, `$vcc_lo` for a 32-bit unit. */
