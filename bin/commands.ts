@@ -365,7 +365,7 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
   } else {
     const big = rows.length > 3000;
     if (!big) {
-      const table = new Table({ head: ["form", "operands", "profile", "target", "rule", "insts", "dyn max", "verdict"], ...COMPACT });
+      const table = new Table({ head: ["form", "operands", "profile", "target", "rule", "cycles", "dyn max", "verdict"], ...COMPACT });
       for (const r of rows)
         table.push([formName(r.spec.form), kindsText(r.spec), r.spec.form.op === "vshl" || r.spec.form.op === "vshr" ? r.profile : "both", targetName(r.target), (r.chosen ? "* " : "  ") + r.rule, r.count ?? "", r.dynMax ? `${r.dynMax}${r.overBound && r.overBound > 0 ? ` (over bound by ${r.overBound})` : ""}` : "", verdictText(r)]);
       process.stdout.write(table.toString() + "\n(* = the rule selection picks; the others are shadowed and checked too)\n");
@@ -390,7 +390,7 @@ function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seco
       }
       // Tested: the cases run; proved: proved / refuted / unknown.
       const head = o.prove ? ["proved", "refuted", "unknown"] : ["cases run", "refuted"];
-      const table = new Table({ head: ["class", "profile", "target", "rows", "insts (max)", ...head], ...COMPACT });
+      const table = new Table({ head: ["class", "profile", "target", "rows", "cycles (max)", ...head], ...COMPACT });
       for (const [k, g] of groups) {
         const [cls, profile, target] = k.split("|");
         table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", ...(o.prove ? [g.proved, g.bad, g.unknown] : [g.cases, g.bad])]);

@@ -94,7 +94,7 @@ function moduleTables(m: ModuleReport, rep: Report): string {
         else rt.push(row);
       });
     }
-    out.push("", "Routines (static / dynamic: AMDGPU instructions; dynamic for match.sync at k distinct values)", rt.toString());
+    out.push("", "Routines (static / dynamic: AMDGPU issue cycles, s_nop N = N + 1; dynamic for match.sync at k distinct values)", rt.toString());
   }
 
   if (m.census.length) {

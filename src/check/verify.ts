@@ -141,12 +141,19 @@ async function checkAmdScalar(spec: RoutineSpec, profile: Profile, r: AmdRoutine
   return { status: "refuted", n: res.n, counterexample: cx, dynMax: stats.maxSteps };
 }
 
-/** The issue's dynamic-count bound for a match routine, or undefined where none is set. */
-export function matchBound(spec: RoutineSpec, k: number): number | undefined {
+/**
+ * The dynamic bound of a match routine's own instructions (waits excluded: they are the hazard
+ * pass's, checked against LLVM), or undefined where none is set: the waterfall 3 + 5k (b64
+ * 3 + 6k; the SALU-copy waterfall, its copies more per round), `.all` with a uniform
+ * membermask 8 (b64 9); guarded + 3 (issue 3's bounds).
+ */
+export function matchBound(spec: RoutineSpec, k: number, rule?: string, wave: 32 | 64 = 64): number | undefined {
   const f = spec.form;
   if (f.op !== "match") return undefined;
   const g = spec.guarded ? 3 : 0;
-  if (f.mode === "any") return (f.type === "b32" ? 3 + 5 * k : 3 + 6 * k) + g;
+  // The copies: the round's value (one s_mov_b64, or two s_mov_b32 for a b64 a on wave32) and the ballot's low half.
+  const copies = rule === "match_any_waterfall_salu_copy" ? (f.type === "b64" && wave === 32 ? 3 : 2) * k : 0;
+  if (f.mode === "any") return (f.type === "b32" ? 3 + 5 * k : 3 + 6 * k) + copies + g;
   if (spec.kinds.membermask?.kind !== "v") return (f.type === "b32" ? 8 : 9) + g;
   return undefined;
 }
@@ -198,8 +205,8 @@ function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Ver
     const failure = runFailure(run);
     if (failure) return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, 0, failure), dynMax, overBound };
     dynMax = Math.max(dynMax, run.cycles);
-    const bound = matchBound(spec, distinctActive(c));
-    if (bound !== undefined) overBound = Math.max(overBound, run.cycles - bound);
+    const bound = matchBound(spec, distinctActive(c), r.rule, r.target.wave);
+    if (bound !== undefined) overBound = Math.max(overBound, run.cycles - run.waitCycles - bound);
     const want = expectedWarp(f, c);
     for (let l = 0; l < 32; l++) {
       const wd = want.d[l];
