@@ -12,7 +12,7 @@ import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import { routineName, sourcesOf } from "../src/ir/ir.js";
 import { parseModule } from "../src/ir/build.js";
 import type { ParsedModule } from "../src/ir/build.js";
-import { escapeControls, formatDiagnostic } from "../src/diag.js";
+import { escapeControls, escapeLine, formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
 import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
@@ -127,7 +127,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
   }
   writeOutputs(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
-  process.stderr.write(`wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
+  printLine(process.stderr, `wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}`);
   return 0;
 }
 
@@ -166,8 +166,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     js: all || o.target === "js",
     c: all || o.target === "c",
   });
-  for (const f of rep.failures) printLine(process.stdout, `${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}`);
-  for (const n of rep.notes) printLine(process.stdout, `note: ${n}`);
+  for (const f of rep.failures) printText(process.stdout, `${escapeLine(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx}`)} — ${f.message}`);
+  for (const n of rep.notes) printText(process.stdout, `note: ${n}`);
   const failed = rep.failed + diagnostics.length;
   process.stdout.write(`${rep.passed} passed, ${failed} failed, ${rep.skipped} skipped\n`);
   return failed > 0 ? 1 : 0;
@@ -456,9 +456,14 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
   return r.verdict === "ok" ? 0 : 1;
 }
 
-/** Writes one line of text that may hold input text, control characters escaped. */
+/** Writes one line that may name a path or hold input text: every control character escaped (line feeds too). */
 function printLine(stream: NodeJS.WriteStream, line: string): void {
-  stream.write(escapeControls(line) + "\n");
+  stream.write(escapeLine(line) + "\n");
+}
+
+/** Writes text that may span lines (a counterexample): control characters but line breaks and tabs escaped. */
+function printText(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(escapeControls(text) + "\n");
 }
 
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
@@ -476,6 +481,6 @@ export async function hwgenCommand(file: string, o: { output: string }): Promise
     return 0;
   }
   writeOutputs([{ path: o.output, text: r.text }], [file]);
-  process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
+  printLine(process.stderr, `wrote ${o.output}: ${r.count} vectors`);
   return 0;
 }

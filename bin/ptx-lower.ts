@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
+import { escapeLine } from "../src/diag.js";
 
 // Standard output: a reader that went away (`| head -1`) ends the command quietly; any other
 // write error (`> /dev/full`) is one line and exit 1, never a stack trace.
@@ -17,7 +18,7 @@ for (const [stream, name] of [[process.stdout, "<stdout>"], [process.stderr, "<s
   stream.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code !== "EPIPE" && stream === process.stdout) {
       try {
-        process.stderr.write(`ptx-lower: error: cannot write ${name}: ${reasonOf(e)}\n`);
+        process.stderr.write(`ptx-lower: error: cannot write ${name}: ${escapeLine(reasonOf(e))}\n`);
       } catch {
         // stderr is gone too
       }
@@ -130,7 +131,8 @@ program.parseAsync(process.argv).catch((e: unknown) => {
   } else if (e instanceof OutputError && e.quiet) {
     // EPIPE on an output: the reader went away; quietly, like standard output.
   } else if (e instanceof UsageError) {
-    process.stderr.write(/^\S*: error: |^error: /.test(e.message) ? `${e.message}\n` : `ptx-lower: error: ${e.message}\n`);
+    const m = escapeLine(e.message);
+    process.stderr.write(/^\S*: error: |^error: /.test(m) ? `${m}\n` : `ptx-lower: error: ${m}\n`);
     process.exitCode = 1;
   } else {
     process.stderr.write(`ptx-lower: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -94,6 +94,25 @@ describe("control characters from the input never reach the terminal or a genera
     expect(r.err).toContain("e\\x1b[2Jvil.ptx:7:1: error:");
   });
 
+  it("a file name with ESC, CR, LF and tab: every message naming it is one line, escaped (diagnostics, wrote …, errors)", () => {
+    const name = `n\x1b[2J\r\n\tx.ptx`;
+    const shown = "n\\x1b[2J\\x0d\\x0a\\x09x.ptx";
+    writeFileSync(join(dir, name), GOOD);
+    writeFileSync(join(dir, `b${name}`), BAD);
+    const bad = cli(["lower", `b${name}`], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe(`b${shown}:7:1: error: Clamp modifier required for instruction 'szext'\n`);
+    const out = `o\x1b\n`;
+    const r = cli(["lower", name, "--target", "all", "-o", out], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^wrote 3 files to o\\x1b\\x0a: n\\x1b\[2J\\x0d\\x0a\\x09x\.amdgpu\.gfx942\.s, /);
+    expect(r.err.split("\n")).toHaveLength(2);
+    expect(r.err).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    const e = cli(["lower", name, "--target", "js", "-o", join("missing\x1b\n", "x.mjs")], dir);
+    expect(e.code).toBe(1);
+    expect(e.err).toBe("ptx-lower: error: cannot write missing\\x1b\\x0a/x.mjs: no such file or directory\n");
+  });
+
   it("JS and C outputs: no raw control byte; JS comments escape them", async () => {
     const mod = parseModule(ptx, "ctl.ptx");
     const js = (await lowerModule(mod, { target: "js", profile: "isa" })).text;
