@@ -25,7 +25,7 @@ import { reportWithVerdict } from "./report.js";
 import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
-import { OutputError, UsageError, reasonOf, shellQuote, writeOutputs } from "./output.js";
+import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
 
@@ -81,9 +81,9 @@ export function outputName(file: string): string {
   return rel === "" ? file : rel;
 }
 
-/** The command line the banner records when the caller gives no argv (library, tests). */
-function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string {
-  return `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+/** The command line (argv words) the banner records when the caller gives no argv (library, tests). */
+function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string[] {
+  return ["ptx-lower", "lower", basename(file), "--target", o.target, ...(o.target !== "js" && o.target !== "c" ? ["--mcpu", o.mcpu] : []), "--semantics", o.semantics];
 }
 
 /** File extension per output: C is a header of `static inline` routines, JS an ES module. */
@@ -104,7 +104,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     else jobs.push({ target: t });
   }
   if (jobs.length > 1 && o.output === "-") throw new UsageError(`${jobs.length} outputs cannot go to standard output (-o -): name a directory with -o, or choose one --target and --mcpu`);
-  const command = o.argv ? shellQuote(["ptx-lower", ...o.argv]) : rebuiltCommand(file, o);
+  const command = o.argv ? ["ptx-lower", ...o.argv] : rebuiltCommand(file, o);
   const outputs: { name: string; text: string }[] = [];
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
   for (const j of jobs) {

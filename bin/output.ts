@@ -277,11 +277,4 @@ export function writeOutputs(files: { path: string; text: string }[], inputs: st
   }
 }
 
-/**
- * Quotes a command line for a POSIX shell, so that pasting it runs the same command: words
- * of safe characters as they are, anything else in single quotes (a `'` inside becomes
- * `'\''`). Control characters stay as they are; the printers escape them in comments.
- */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map((a) => (a !== "" && /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
-}
+export { shellQuote } from "../src/quote.js";

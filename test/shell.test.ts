@@ -221,4 +221,26 @@ describe("banners record the command as it ran", () => {
     expect(r.out.split("\n").filter((l) => l.replaceAll(`..${dir}/`, "").includes(`${dir}/`))).toEqual([` * ptx-lower lower '${join(dir, "it'\\''s here.ptx")}' --target js`]);
     expect(r.out).toMatch(/^ \*   \.\.\/.*it's here\.ptx:7:1  szext\.clamp\.s32/m);
   });
+
+  it("a control character in argv is escaped in the banner ($'…\\x1b…'), never a space or raw", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "c\x1b[2J\nx.ptx"), GOOD);
+    const r = cli(["lower", "c\x1b[2J\nx.ptx", "--target", "js"], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(" * ptx-lower lower $'c\\x1b[2J\\x0ax.ptx' --target js\n");
+    expect(r.out).toContain(" * source: c\\x1b[2J\\x0ax.ptx; target: js");
+    expect(r.out).not.toMatch(RAW);
+  });
+
+  it("library: command is argv words, quoted as the CLI quotes them; sourceName's controls escaped; a string command is a TypeError", async () => {
+    const mod = parseModule(GOOD, "m.ptx");
+    for (const target of ["js", "c", "amdgpu"] as const) {
+      const text = (await lowerModule(mod, { target, profile: "isa", command: ["x", "a b", "it's", "e\x1bf"], sourceName: "a\nb" })).text;
+      expect(text).toContain("x 'a b' 'it'\\''s' $'e\\x1bf'");
+      expect(text).toContain("source: a\\x0ab;");
+      expect(text).not.toContain("x,a");
+      expect(text).not.toMatch(/a\nb/);
+    }
+    await expect(lowerModule(mod, { target: "js", profile: "isa", command: "ptx-lower x" as unknown as string[] })).rejects.toThrow(/options\.command must be an array of argv words/);
+  });
 });
