@@ -95,6 +95,7 @@ export const OUTPUT_EXT = { c: ".h", js: ".mjs" } as const;
  * @throws UsageError, OutputError
  */
 export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[] }): Promise<number> {
+  if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
   const mod = await parseOrReport(file);
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];
@@ -467,6 +468,7 @@ function printText(stream: NodeJS.WriteStream, text: string): void {
 }
 
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
+  if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
   const input = await readInput(file);
   if ("error" in input) {
     printLine(process.stderr, input.error);

@@ -160,6 +160,7 @@ type Plan = { path: string; text: string; how: "replace"; real: string; mode?: n
 
 /** How one output is written (see the file comment). @throws OutputError */
 function plan(path: string, text: string, inputs: Set<string>): Plan {
+  if (path === "") throw new OutputError("cannot write '': an empty path names no file");
   const abs = resolve(path);
   const fd = descriptorOf(abs);
   if (fd !== null) {

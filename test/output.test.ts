@@ -196,6 +196,18 @@ describe("the input guard compares files, not names", () => {
   });
 });
 
+describe("-o ''", () => {
+  it("is an error for lower and hwgen, exit 1, nothing on standard output", () => {
+    const r = cli(["lower", EXAMPLE, "--target", "js", "-o", ""]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toBe("ptx-lower: error: -o '': an empty path names no file (- is standard output)\n");
+    const h = cli(["hwgen", join(ROOT, "test", "cases", "missing.jsonl"), "-o", ""]);
+    expect(h.code).toBe(1);
+    expect(h.err).toMatch(/^ptx-lower: error: -o '': an empty path/);
+  });
+});
+
 describe("-o - with several outputs", () => {
   it("is an error, and no directory named - is created", () => {
     const dir = scratch();
