@@ -48,7 +48,7 @@ async function readInput(file: string): Promise<{ text: string } | { error: stri
     return { text: readFileSync(file, "utf8") };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (e as Error).message;
+    const why = code === "ENOENT" ? "no such file" : reasonOf(e);
     return { error: `${shownName(file)}:1:1: error: cannot read: ${why}` };
   }
 }

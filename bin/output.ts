@@ -25,6 +25,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
+import { getSystemErrorMap } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 
 /** A command-line mistake (bad option combination): exit 1 with a message. */
@@ -56,10 +57,33 @@ const REASONS: Record<string, string> = {
   ENXIO: "no such device or address",
 };
 
-/** A short reason for a file-system error (its errno name mapped to words). */
+/** Every errno name Node knows → its plain description (libuv's: `too many symbolic links encountered`). */
+const SYSTEM_REASONS = (() => {
+  const m = new Map<string, string>();
+  try {
+    for (const [name, description] of getSystemErrorMap().values()) m.set(name, description);
+  } catch {
+    // an older Node: the table above and the message's own description
+  }
+  return m;
+})();
+
+/**
+ * A short, plain reason for a file-system error, for every code: ptx-lower's wording for the
+ * common ones (the table above), else the system's description of the code (`EINVAL` →
+ * `invalid argument`); for an error without a known code, the description part of Node's
+ * message (`ELOOP: too many symbolic links encountered, stat '/x'` → `too many symbolic links
+ * encountered`), without the code, the system call or the path.
+ */
 export function reasonOf(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  return (code && REASONS[code]) ?? (e instanceof Error ? e.message : String(e));
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === "string") {
+    const known = REASONS[code] ?? SYSTEM_REASONS.get(code);
+    if (known) return known;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  const m = /^[A-Z][A-Z0-9_]*: (.*?)(?:, \w+(?: '.*')?(?: -> '.*')?)?$/s.exec(message);
+  return m ? m[1]! : message;
 }
 
 /** The identity of a file: (device, inode). */

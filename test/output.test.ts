@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { reasonOf } from "../bin/output.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const EXAMPLE = join(ROOT, "examples", "bitfields.sm_90.ptx");
@@ -193,6 +194,25 @@ describe("the input guard compares files, not names", () => {
     const r = cli(["lower", input, "--target", "js", "-o", join(dir, "b.ptx")]);
     expect(r.code).toBe(1);
     expect(readFileSync(join(dir, "b.ptx"), "utf8")).toBe(readFileSync(EXAMPLE, "utf8"));
+  });
+});
+
+describe("write errors give a plain reason, never Node's raw message", () => {
+  it("a symlink loop: too many symbolic links encountered (no ELOOP, no syscall)", () => {
+    const dir = scratch();
+    symlinkSync("loop2", join(dir, "loop1"));
+    symlinkSync("loop1", join(dir, "loop2"));
+    const r = cli(["lower", EXAMPLE, "--target", "js", "-o", "loop1"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.err).toBe("ptx-lower: error: cannot write loop1: too many symbolic links encountered\n");
+  });
+
+  it("reasonOf: every code mapped (EINVAL, EBADF), unknown codes reduced to the description", () => {
+    expect(reasonOf(Object.assign(new Error("EINVAL: invalid argument, write"), { code: "EINVAL" }))).toBe("invalid argument");
+    expect(reasonOf(Object.assign(new Error("EBADF: bad file descriptor, write"), { code: "EBADF" }))).toBe("bad file descriptor");
+    expect(reasonOf(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }))).toBe("no space left on device");
+    expect(reasonOf(Object.assign(new Error("EODD: something odd happened, open '/x/y'"), { code: "EODD" }))).toBe("something odd happened");
+    expect(reasonOf(new Error("EODD: odd, rename '/a' -> '/b'"))).toBe("odd");
   });
 });
 
