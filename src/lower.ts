@@ -101,16 +101,20 @@ function banner(mod: ParsedModule, opts: LowerOptions, n: number, routines: numb
   ];
 }
 
-/** Text of the routine contract for the portable targets (design.md appendix). */
-function portableContract(spec: RoutineSpec): string {
+/**
+ * Text of the routine contract for the portable targets (design.md appendix), with the
+ * parameter list of the printed function itself (`fn.params`: an operand folded as an
+ * immediate is no parameter), lanes as `name[32]`.
+ */
+function portableContract(spec: RoutineSpec, fn: PirFunction): string {
   const warp = spec.form.op === "match";
+  const params = fn.params
+    .map((p) => (warp && p.name === "membermask" ? "membermask (u32 or u32[32])" : p.type.t === "arr" ? `${p.name}[${p.type.n}]` : p.name))
+    .join(", ");
+  const folded = Object.values(spec.kinds).some((k) => k?.kind === "imm");
   if (!warp)
-    return spec.guarded
-      ? "contract: (a, b[, c], g, dPrior) → d over u32 values; d = dPrior where g is false"
-      : "contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)";
-  return spec.guarded
-    ? "contract: (a[32], membermask, active, g[32], dPrior[32], pPrior[32]?) → {d[32], p[32]}; lanes with g false keep dPrior/pPrior; lanes outside active or with an undefined result may hold any value"
-    : "contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value";
+    return `contract: (${params}) → d over u32 values${spec.guarded ? "; d = dPrior where g is false" : ""}${folded ? " (immediates folded into the routine)" : ""}`;
+  return `contract: (${params}) → {d[32], p[32]}; ${spec.guarded ? `lanes with g false keep ${["dPrior", "pPrior"].filter((n) => fn.params.some((p) => p.name === n)).join("/")}; ` : ""}lanes outside active or with an undefined result may hold any value${folded ? " (immediates folded into the routine)" : ""}`;
 }
 
 /**
@@ -174,7 +178,7 @@ export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptio
     out.push({ name: r.name, spec: r.spec, rule: rule.name, insts: r.insts, pir: fn });
     const header = [
       `${r.name}: ${formName(r.spec.form)}  —  rule ${rule.name}`,
-      portableContract(r.spec),
+      portableContract(r.spec, fn),
       "serves:",
       ...where(r.insts, opts.sourceName).map((w) => `  ${w}`),
     ].join("\n");

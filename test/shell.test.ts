@@ -244,3 +244,23 @@ describe("banners record the command as it ran", () => {
     await expect(lowerModule(mod, { target: "js", profile: "isa", command: "ptx-lower x" as unknown as string[] })).rejects.toThrow(/options\.command must be an array of argv words/);
   });
 });
+
+describe("routine comments name the function's own parameters", () => {
+  it("every JS and C `contract:` lists exactly the parameters of the function after it (folded immediates are none)", async () => {
+    for (const name of ["szext", "match", "video"]) {
+      const mod = parseModule(readFileSync(join(ROOT, "test", "cases", `${name}.ptx`), "utf8"), `${name}.ptx`);
+      const js = (await lowerModule(mod, { target: "js", profile: "isa" })).text;
+      const pairs = [...js.matchAll(/contract: \((.*?)\) →[^]*?export function (\w+)\((.*?)\)/g)];
+      expect(pairs.length).toBeGreaterThan(3);
+      for (const [, contract, fn, params] of pairs) expect(contract!.replace(/ \(u32 or u32\[32\]\)|\[\d+\]/g, ""), fn).toBe(params);
+      // C prints the same routine headers over the same parameters.
+      const c = (await lowerModule(mod, { target: "c", profile: "isa" })).text;
+      expect([...c.matchAll(/contract: .*/g)].map((m) => m[0])).toEqual([...js.matchAll(/contract: .*/g)].map((m) => m[0]));
+    }
+    const one = (await lowerModule(parseModule(HEAD + kernel("szext.wrap.s32 %r1, 5, %r2;\nszext.wrap.u32 %r1, 0xffffffff, 0;"), "m.ptx"), { target: "js", profile: "isa" })).text;
+    expect(one).toMatch(/contract: \(b\) → d over u32 values \(immediates folded into the routine\)\n[^]*?export function szext_wrap_s32__imm5_v\(b\)/);
+    const oneC = (await lowerModule(parseModule(HEAD + kernel("szext.wrap.s32 %r1, 5, %r2;"), "m.ptx"), { target: "c", profile: "isa" })).text;
+    expect(oneC).toMatch(/contract: \(b\) → d over u32 values[^]*?szext_wrap_s32__imm5_v\(uint32_t b\)/);
+    expect(one).toMatch(/contract: \(\) → d over u32 values \(immediates folded into the routine\)\n[^]*?export function szext_wrap_u32__imm0xffffffff_imm0\(\)/);
+  });
+});
