@@ -56,7 +56,9 @@ const semantics = () => new Option("--semantics <profile>", "semantics profile: 
 const program = new Command("ptx-lower")
   .description("Lower PTX szext, vshl/vshr and match.sync to AMDGPU, JavaScript and C, and check each lowering against the PTX meaning.")
   .version("0.1.0")
-  .showHelpAfterError()
+  // A usage error is one line, `ptx-lower: error: …` (input in it escaped), then where to look.
+  .configureOutput({ outputError: (str, write) => write(`ptx-lower: ${escapeLine(str.trimEnd().replace(/^(?!error: )/, "error: "))}\n`) })
+  .showHelpAfterError("see 'ptx-lower --help'")
   .exitOverride();
 
 program
@@ -120,6 +122,9 @@ program
   .action(async (file: string, o) => {
     process.exitCode = await hwgenCommand(file, o);
   });
+
+// Each command's usage errors point at its own help.
+for (const c of program.commands) c.showHelpAfterError(`see 'ptx-lower ${c.name()} --help'`);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as { code?: string; exitCode?: number; message?: string };
