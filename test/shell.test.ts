@@ -113,6 +113,16 @@ describe("control characters from the input never reach the terminal or a genera
     expect(e.err).toBe("ptx-lower: error: cannot write missing\\x1b\\x0a/x.mjs: no such file or directory\n");
   });
 
+  it("report: a file name with LF and tab is shown escaped (\\x0a), not as raw lines or spaces", () => {
+    const name = "r\n\tx.ptx";
+    writeFileSync(join(dir, name), BAD);
+    const r = cli(["report", name, "--mcpu", "gfx942"], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("== r\\x0a\\x09x.ptx\n");
+    expect(r.out).toContain("r\\x0a\\x09x.ptx:7:1: error: Clamp modifier required");
+    expect(r.err).toContain("r\\x0a\\x09x.ptx:7:1: error: Clamp modifier required");
+  });
+
   it("JS and C outputs: no raw control byte; JS comments escape them", async () => {
     const mod = parseModule(ptx, "ctl.ptx");
     const js = (await lowerModule(mod, { target: "js", profile: "isa" })).text;
