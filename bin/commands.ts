@@ -12,7 +12,7 @@ import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import { routineName, sourcesOf } from "../src/ir/ir.js";
 import { parseModule } from "../src/ir/build.js";
 import type { ParsedModule } from "../src/ir/build.js";
-import { escapeControls, formatDiagnostic } from "../src/diag.js";
+import { escapeControls, escapeLine, formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
 import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
@@ -25,7 +25,7 @@ import { reportWithVerdict } from "./report.js";
 import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
-import { OutputError, UsageError, reasonOf, shellQuote, writeOutputs } from "./output.js";
+import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
 
@@ -48,7 +48,7 @@ async function readInput(file: string): Promise<{ text: string } | { error: stri
     return { text: readFileSync(file, "utf8") };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (e as Error).message;
+    const why = code === "ENOENT" ? "no such file" : reasonOf(e);
     return { error: `${shownName(file)}:1:1: error: cannot read: ${why}` };
   }
 }
@@ -81,9 +81,9 @@ export function outputName(file: string): string {
   return rel === "" ? file : rel;
 }
 
-/** The command line the banner records when the caller gives no argv (library, tests). */
-function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string {
-  return `ptx-lower lower ${basename(file)} --target ${o.target}${o.target !== "js" && o.target !== "c" ? ` --mcpu ${o.mcpu}` : ""} --semantics ${o.semantics}`;
+/** The command line (argv words) the banner records when the caller gives no argv (library, tests). */
+function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string[] {
+  return ["ptx-lower", "lower", basename(file), "--target", o.target, ...(o.target !== "js" && o.target !== "c" ? ["--mcpu", o.mcpu] : []), "--semantics", o.semantics];
 }
 
 /** File extension per output: C is a header of `static inline` routines, JS an ES module. */
@@ -95,6 +95,7 @@ export const OUTPUT_EXT = { c: ".h", js: ".mjs" } as const;
  * @throws UsageError, OutputError
  */
 export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[] }): Promise<number> {
+  if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
   const mod = await parseOrReport(file);
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];
@@ -104,7 +105,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     else jobs.push({ target: t });
   }
   if (jobs.length > 1 && o.output === "-") throw new UsageError(`${jobs.length} outputs cannot go to standard output (-o -): name a directory with -o, or choose one --target and --mcpu`);
-  const command = o.argv ? shellQuote(["ptx-lower", ...o.argv]) : rebuiltCommand(file, o);
+  const command = o.argv ? ["ptx-lower", ...o.argv] : rebuiltCommand(file, o);
   const outputs: { name: string; text: string }[] = [];
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
   for (const j of jobs) {
@@ -127,7 +128,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
   }
   writeOutputs(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
-  process.stderr.write(`wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}\n`);
+  printLine(process.stderr, `wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}`);
   return 0;
 }
 
@@ -166,8 +167,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     js: all || o.target === "js",
     c: all || o.target === "c",
   });
-  for (const f of rep.failures) printLine(process.stdout, `${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx} — ${f.message}`);
-  for (const n of rep.notes) printLine(process.stdout, `note: ${n}`);
+  for (const f of rep.failures) printText(process.stdout, `${escapeLine(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx}`)} — ${f.message}`);
+  for (const n of rep.notes) printText(process.stdout, `note: ${n}`);
   const failed = rep.failed + diagnostics.length;
   process.stdout.write(`${rep.passed} passed, ${failed} failed, ${rep.skipped} skipped\n`);
   return failed > 0 ? 1 : 0;
@@ -456,12 +457,18 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
   return r.verdict === "ok" ? 0 : 1;
 }
 
-/** Writes one line of text that may hold input text, control characters escaped. */
+/** Writes one line that may name a path or hold input text: every control character escaped (line feeds too). */
 function printLine(stream: NodeJS.WriteStream, line: string): void {
-  stream.write(escapeControls(line) + "\n");
+  stream.write(escapeLine(line) + "\n");
+}
+
+/** Writes text that may span lines (a counterexample): control characters but line breaks and tabs escaped. */
+function printText(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(escapeControls(text) + "\n");
 }
 
 export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
+  if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
   const input = await readInput(file);
   if ("error" in input) {
     printLine(process.stderr, input.error);
@@ -476,6 +483,6 @@ export async function hwgenCommand(file: string, o: { output: string }): Promise
     return 0;
   }
   writeOutputs([{ path: o.output, text: r.text }], [file]);
-  process.stderr.write(`wrote ${o.output}: ${r.count} vectors\n`);
+  printLine(process.stderr, `wrote ${o.output}: ${r.count} vectors`);
   return 0;
 }

@@ -8,7 +8,11 @@
  *   below) have succeeded.
  * - A character or block device, a FIFO or a socket (`/dev/null`, a named pipe), and
  *   anything reached through `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/`: opened
- *   and written directly; it is never replaced or truncated to a regular file.
+ *   and written directly; it is never replaced or truncated to a regular file. Standard
+ *   output and error are written through descriptors 1 and 2; any other `/dev/fd/N` (or
+ *   `/proc/self/fd/N`) is checked to be a descriptor the caller opened for writing (not one
+ *   of Node's own: an `anon_inode:`, a pipe with both ends here) and reopened by its path in
+ *   append mode — never written by its raw number.
  * - A symbolic link: written through. The link stays as it is and what it points to is
  *   written by the rules above (a regular file is replaced atomically at its real path).
  *   A link to nothing is refused ("a symbolic link to a missing file").
@@ -19,8 +23,9 @@
  * `ptx-lower: error: ` before it and exits 1). A write to a pipe whose reader has gone
  * (EPIPE) is an `OutputError` with `quiet` set: the command ends without a message.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
+import { getSystemErrorMap } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 
 /** A command-line mistake (bad option combination): exit 1 with a message. */
@@ -52,10 +57,33 @@ const REASONS: Record<string, string> = {
   ENXIO: "no such device or address",
 };
 
-/** A short reason for a file-system error (its errno name mapped to words). */
+/** Every errno name Node knows → its plain description (libuv's: `too many symbolic links encountered`). */
+const SYSTEM_REASONS = (() => {
+  const m = new Map<string, string>();
+  try {
+    for (const [name, description] of getSystemErrorMap().values()) m.set(name, description);
+  } catch {
+    // an older Node: the table above and the message's own description
+  }
+  return m;
+})();
+
+/**
+ * A short, plain reason for a file-system error, for every code: ptx-lower's wording for the
+ * common ones (the table above), else the system's description of the code (`EINVAL` →
+ * `invalid argument`); for an error without a known code, the description part of Node's
+ * message (`ELOOP: too many symbolic links encountered, stat '/x'` → `too many symbolic links
+ * encountered`), without the code, the system call or the path.
+ */
 export function reasonOf(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  return (code && REASONS[code]) ?? (e instanceof Error ? e.message : String(e));
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === "string") {
+    const known = REASONS[code] ?? SYSTEM_REASONS.get(code);
+    if (known) return known;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  const m = /^[A-Z][A-Z0-9_]*: (.*?)(?:, \w+(?: '.*')?(?: -> '.*')?)?$/s.exec(message);
+  return m ? m[1]! : message;
 }
 
 /** The identity of a file: (device, inode). */
@@ -81,11 +109,100 @@ export function inputIds(inputs: string[]): Set<string> {
 /** Paths that name a process's own descriptors: always written directly. */
 const isDescriptorPath = (p: string) => /^\/dev\/(stdout|stderr|stdin|fd\/)|^\/proc\//.test(p);
 
-type Plan = { path: string; text: string; how: "replace"; real: string; mode?: number } | { path: string; text: string; how: "direct" };
+/**
+ * The descriptor number a path names (`/dev/stdout` 1, `/dev/stderr` 2, `/dev/stdin` 0,
+ * `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N`, `/proc/PID/fd/N` of this
+ * process), or null.
+ */
+function descriptorOf(abs: string): number | null {
+  const m = /^\/dev\/(stdout|stderr|stdin|fd\/(\d+))$|^\/proc\/(self|thread-self|\d+)\/fd\/(\d+)$/.exec(abs);
+  if (!m) return null;
+  if (m[3] !== undefined && m[3] !== "self" && m[3] !== "thread-self" && Number(m[3]) !== process.pid) return null;
+  return m[1] === "stdout" ? 1 : m[1] === "stderr" ? 2 : m[1] === "stdin" ? 0 : Number(m[2] ?? m[4]);
+}
+
+/**
+ * Checks that descriptor `fd` (named by a `/dev/fd/N`-like path) is one the user could have
+ * given: open, open for writing, and not one of Node's own (an `anon_inode:` such as its
+ * epoll or eventfd descriptors, or a pipe whose other end is open in this process too, such
+ * as libuv's wake-up pipes). @returns "socket" for a socket (written through the
+ * descriptor: a socket cannot be reopened by path), "path" otherwise. @throws OutputError
+ */
+function checkDescriptor(path: string, fd: number): "socket" | "path" {
+  const fail = (why: string): never => {
+    throw new OutputError(`cannot write ${path}: ${why}`);
+  };
+  let link: string;
+  try {
+    link = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") fail(`descriptor ${fd} is not open (open it in the shell, e.g. ${fd}>FILE)`);
+    // No /proc (not Linux): the descriptor must at least be open.
+    try {
+      fstatSync(fd);
+    } catch {
+      fail(`descriptor ${fd} is not open (open it in the shell, e.g. ${fd}>FILE)`);
+    }
+    return "path";
+  }
+  const notUsers = () => fail(`descriptor ${fd} was not opened for ptx-lower (${link} is its own; open one in the shell, e.g. ${fd}>FILE)`);
+  if (link.startsWith("anon_inode:")) notUsers();
+  const accmode = (n: number): number | null => {
+    try {
+      const m = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${n}`, "utf8"));
+      return m ? Number.parseInt(m[1]!, 8) & 3 : null;
+    } catch {
+      return null;
+    }
+  };
+  const mode = accmode(fd);
+  if (mode === 0) fail(`descriptor ${fd} is not open for writing`);
+  if (link.startsWith("pipe:")) {
+    // A pipe both of whose ends are here is Node's own (a user's pipe has its reader elsewhere).
+    for (const other of readdirSync("/proc/self/fd")) {
+      const n = Number(other);
+      if (n === fd || n <= 2) continue;
+      let l: string;
+      try {
+        l = readlinkSync(`/proc/self/fd/${n}`);
+      } catch {
+        continue;
+      }
+      if (l === link && accmode(n) === 0) notUsers();
+    }
+  }
+  const channel = Number(process.env.NODE_CHANNEL_FD);
+  if (link.startsWith("socket:")) {
+    if (process.env.NODE_CHANNEL_FD !== undefined && channel === fd) notUsers();
+    return "socket";
+  }
+  return "path";
+}
+
+type Plan = { path: string; text: string; how: "replace"; real: string; mode?: number } | { path: string; text: string; how: "direct"; fd?: number; append?: boolean };
 
 /** How one output is written (see the file comment). @throws OutputError */
 function plan(path: string, text: string, inputs: Set<string>): Plan {
+  if (path === "") throw new OutputError("cannot write '': an empty path names no file");
   const abs = resolve(path);
+  const fd = descriptorOf(abs);
+  if (fd !== null) {
+    // Standard output and error are always the user's: written through the descriptor, so
+    // that `>>` and an earlier write's offset hold. Any other descriptor is checked, then
+    // its path is opened (reaching what the shell connected); never the raw number.
+    if (fd === 1 || fd === 2) return { path, text, how: "direct", fd };
+    const how = checkDescriptor(path, fd);
+    let s: Stats | undefined;
+    try {
+      s = statSync(abs);
+    } catch {
+      // a socket or an unreachable file: the open below says why
+    }
+    if (s?.isDirectory()) throw new OutputError(`cannot write ${path}: is a directory`);
+    if (s?.isFile() && inputs.has(idOf(s))) throw new OutputError(`cannot write ${path}: it is the input file (refusing to overwrite it)`);
+    return how === "socket" ? { path, text, how: "direct", fd } : { path, text, how: "direct", append: true };
+  }
   let l: Stats | undefined;
   try {
     l = lstatSync(abs);
@@ -117,23 +234,16 @@ function plan(path: string, text: string, inputs: Set<string>): Plan {
   return { path, text, how: "replace", real, mode: s.mode & 0o7777 };
 }
 
-/** The descriptor a path names (`/dev/stdout` 1, `/dev/stderr` 2, `/dev/fd/N`, `/proc/self/fd/N`), or null. */
-function descriptorOf(abs: string): number | null {
-  const m = /^\/dev\/(stdout|stderr|fd\/(\d+))$|^\/proc\/self\/fd\/(\d+)$/.exec(abs);
-  if (!m) return null;
-  return m[1] === "stdout" ? 1 : m[1] === "stderr" ? 2 : Number(m[2] ?? m[3]);
-}
-
 /**
- * Writes `text` to an already existing non-regular file (device, FIFO), or to the process's
- * own descriptor that `/dev/stdout` and the like name — that descriptor itself, so that a
- * shell's `>>` (append) or an earlier write's offset is respected.
+ * Writes `text` to an already existing non-regular file (device, FIFO), to standard output
+ * or error through its descriptor `own` (so that a shell's `>>` or an earlier write's offset
+ * is respected), or to what a checked `/dev/fd/N` names, reopened by its path (`append`: in
+ * append mode, so that `>>` appends and a fresh `>` file is simply written).
  */
-function writeDirect(path: string, text: string): void {
+function writeDirect(path: string, text: string, own: number | null = null, append = false): void {
   let fd: number;
-  const own = descriptorOf(resolve(path));
   try {
-    fd = own ?? openSync(path, constants.O_WRONLY | constants.O_NOCTTY);
+    fd = own ?? openSync(path, constants.O_WRONLY | constants.O_NOCTTY | (append ? constants.O_APPEND : 0));
   } catch (e) {
     throw new OutputError(`cannot write ${path}: ${reasonOf(e)}`, (e as NodeJS.ErrnoException).code === "EPIPE");
   }
@@ -179,7 +289,7 @@ export function writeOutputs(files: { path: string; text: string }[], inputs: st
       }
       temps.push({ tmp, real: p.real });
     }
-    for (const p of plans) if (p.how === "direct") writeDirect(p.path, p.text);
+    for (const p of plans) if (p.how === "direct") writeDirect(p.path, p.text, p.fd ?? null, !!p.append);
     for (const t of temps) {
       try {
         renameSync(t.tmp, t.real);
@@ -192,11 +302,4 @@ export function writeOutputs(files: { path: string; text: string }[], inputs: st
   }
 }
 
-/**
- * Quotes a command line for a POSIX shell, so that pasting it runs the same command: words
- * of safe characters as they are, anything else in single quotes (a `'` inside becomes
- * `'\''`). Control characters stay as they are; the printers escape them in comments.
- */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map((a) => (a !== "" && /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
-}
+export { shellQuote } from "../src/quote.js";

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
+import { escapeLine } from "../src/diag.js";
 
 // Standard output: a reader that went away (`| head -1`) ends the command quietly; any other
 // write error (`> /dev/full`) is one line and exit 1, never a stack trace.
@@ -17,7 +18,7 @@ for (const [stream, name] of [[process.stdout, "<stdout>"], [process.stderr, "<s
   stream.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code !== "EPIPE" && stream === process.stdout) {
       try {
-        process.stderr.write(`ptx-lower: error: cannot write ${name}: ${reasonOf(e)}\n`);
+        process.stderr.write(`ptx-lower: error: cannot write ${name}: ${escapeLine(reasonOf(e))}\n`);
       } catch {
         // stderr is gone too
       }
@@ -55,7 +56,9 @@ const semantics = () => new Option("--semantics <profile>", "semantics profile: 
 const program = new Command("ptx-lower")
   .description("Lower PTX szext, vshl/vshr and match.sync to AMDGPU, JavaScript and C, and check each lowering against the PTX meaning.")
   .version("0.1.0")
-  .showHelpAfterError()
+  // A usage error is one line, `ptx-lower: error: …` (input in it escaped), then where to look.
+  .configureOutput({ outputError: (str, write) => write(`ptx-lower: ${escapeLine(str.trimEnd().replace(/^(?!error: )/, "error: "))}\n`) })
+  .showHelpAfterError("see 'ptx-lower --help'")
   .exitOverride();
 
 program
@@ -120,6 +123,9 @@ program
     process.exitCode = await hwgenCommand(file, o);
   });
 
+// Each command's usage errors point at its own help.
+for (const c of program.commands) c.showHelpAfterError(`see 'ptx-lower ${c.name()} --help'`);
+
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as { code?: string; exitCode?: number; message?: string };
   if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") {
@@ -130,7 +136,8 @@ program.parseAsync(process.argv).catch((e: unknown) => {
   } else if (e instanceof OutputError && e.quiet) {
     // EPIPE on an output: the reader went away; quietly, like standard output.
   } else if (e instanceof UsageError) {
-    process.stderr.write(/^\S*: error: |^error: /.test(e.message) ? `${e.message}\n` : `ptx-lower: error: ${e.message}\n`);
+    const m = escapeLine(e.message);
+    process.stderr.write(/^\S*: error: |^error: /.test(m) ? `${m}\n` : `ptx-lower: error: ${m}\n`);
     process.exitCode = 1;
   } else {
     process.stderr.write(`ptx-lower: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

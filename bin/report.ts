@@ -6,7 +6,7 @@ import Table from "cli-table3";
 import type { ParsedModule } from "../src/ir/build.js";
 import type { Profile } from "../src/ir/forms.js";
 import type { DynamicCount, ModuleReport, Report, ReportOptions, ReportVerdict, UnreadableModule } from "../src/report.js";
-import { escapeControls } from "../src/diag.js";
+import { escapeControls, escapeLine } from "../src/diag.js";
 import { buildReport } from "../src/report.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 
@@ -61,18 +61,18 @@ export function dynamicText(d: DynamicCount | null): string {
 function moduleTables(m: ModuleReport, rep: Report): string {
   const out: string[] = [];
   const s = m.summary;
-  out.push(`== ${oneLine(m.file)}`);
+  out.push(`== ${escapeLine(m.file)}`);
   if (m.status === "failed") {
     const n = m.diagnostics.filter((d) => d.severity === "error").length;
     out.push(`FAILED: ${n} error${n === 1 ? "" : "s"}; not reported`);
-    for (const d of m.diagnostics) out.push(`${oneLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${oneLine(d.message)}`);
+    for (const d of m.diagnostics) out.push(`${escapeLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${oneLine(d.message)}`);
     return out.join("\n");
   }
   out.push(
     `${s.occurrences} occurrence${s.occurrences === 1 ? "" : "s"} (szext ${s.byFamily.szext}, vshl/vshr ${s.byFamily.video}, match.sync ${s.byFamily.match}) → ${s.routines} routine${s.routines === 1 ? "" : "s"}; ` +
       `${s.otherInstructions} other instruction${s.otherInstructions === 1 ? "" : "s"} (${s.otherOpcodes} opcode${s.otherOpcodes === 1 ? "" : "s"})`,
   );
-  for (const d of m.diagnostics) out.push(`${oneLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${d.message}`);
+  for (const d of m.diagnostics) out.push(`${escapeLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${d.message}`);
 
   if (m.occurrences.length) {
     const occ = new Table({ head: ["line:col", "instruction", "form", "operands", "routine"], style, chars: compact });

@@ -495,7 +495,7 @@ export async function checkInput(text: string, file: string, o: CheckOptions): P
   if (mod.insts.length > 0 && (o.lowerWithErrors || !hasErrors)) {
     for (const mcpu of o.mcpus) {
       try {
-        const s = (await lowerModule(mod, { target: "amdgpu", mcpu, profile: "isa", command: "ptx-lower lower fuzz.ptx" })).text;
+        const s = (await lowerModule(mod, { target: "amdgpu", mcpu, profile: "isa", command: ["ptx-lower", "lower", "fuzz.ptx"] })).text;
         const leaks = asmLeaks(s);
         if (leaks.length) {
           const cause = /[\r\n\u2028\u2029]/.test(file) ? "a newline in the file name" : "a newline in an instruction's text";

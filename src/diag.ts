@@ -24,14 +24,21 @@ export function formatDiagnostic(d: Diagnostic): string {
 /**
  * Control characters (C0 but tab and line breaks, DEL, C1) and the bidirectional overrides
  * and isolates, which would act on a terminal or an editor showing the file, as the text
- * `\xNN` / `\uNNNN`. A `\r` not before `\n` is one of them.
+ * `\xNN` / `\uNNNN`. A `\r` not before `\n` is one of them. With `oneLine`, every control
+ * character is escaped, line feed, carriage return and tab included (and the Unicode line
+ * and paragraph separators): for a message that must stay one line (a diagnostic, an error,
+ * a `wrote …` line) but names a path or echoes input.
  */
-export function escapeControls(text: string): string {
-  return text.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g, (c) => {
+export function escapeControls(text: string, opts: { oneLine?: boolean } = {}): string {
+  const re = opts.oneLine ? /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g : /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+  return text.replace(re, (c) => {
     const n = c.charCodeAt(0);
     return n < 0x100 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`;
   });
 }
+
+/** `escapeControls(text, { oneLine: true })`: a message line that names a path or echoes input. */
+export const escapeLine = (text: string): string => escapeControls(text, { oneLine: true });
 
 /** A warning at `loc` (printed; does not fail the command). */
 export function warning(loc: Loc, message: string): Diagnostic {

@@ -118,6 +118,24 @@ describe("ptx-lower CLI", () => {
     expect(d.err).toMatch(/error: is a directory/);
   });
 
+  it("usage errors: `ptx-lower: error: …` and one line pointing at the command's help, exit 1, no help dump", () => {
+    const cases: [string[], RegExp, string][] = [
+      [["lower", C09, "--mcpu", "gfx908"], /^ptx-lower: error: option '--mcpu <name>' argument 'gfx908' is invalid\. --mcpu must be one of /, "lower"],
+      [["lower", C09, "--bogus"], /^ptx-lower: error: unknown option '--bogus'/, "lower"],
+      [["lower", C09, C09], /^ptx-lower: error: too many arguments for 'lower'/, "lower"],
+      [["check"], /^ptx-lower: error: missing required argument 'vectors'/, "check"],
+      [["frob"], /^ptx-lower: error: unknown command 'frob'/, ""],
+      [["lower", C09, "--x\x1b[2J"], /^ptx-lower: error: unknown option '--x\\x1b\[2J'/, "lower"],
+    ];
+    for (const [args, first, cmd] of cases) {
+      const r = cli(args);
+      expect(r.code, args.join(" ")).toBe(1);
+      const lines = r.err.split("\n");
+      expect(lines[0]).toMatch(first);
+      expect(lines.slice(1)).toEqual([`see 'ptx-lower ${cmd ? `${cmd} ` : ""}--help'`, ""]);
+    }
+  });
+
   it("reads standard input with -", () => {
     const r = cli(["lower", "-", "--target", "amdgpu", "--mcpu", "gfx1100"], readFileSync(C09, "utf8"));
     expect(r.code, r.err).toBe(0);

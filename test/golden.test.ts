@@ -85,7 +85,7 @@ function moduleOf(name: string): ParsedModule {
 const lowered = new Map<string, Promise<LoweredModule>>();
 function lowerOnce(name: string, o: Output): Promise<LoweredModule> {
   let p = lowered.get(o.file);
-  if (!p) lowered.set(o.file, (p = lowerModule(moduleOf(name), { target: o.target, ...(o.mcpu ? { mcpu: o.mcpu } : {}), profile: PROFILE, command: cliCommand(name, o) })));
+  if (!p) lowered.set(o.file, (p = lowerModule(moduleOf(name), { target: o.target, ...(o.mcpu ? { mcpu: o.mcpu } : {}), profile: PROFILE, command: cliCommand(name, o).split(" ") })));
   return p;
 }
 

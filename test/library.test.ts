@@ -70,4 +70,12 @@ describe("one target vocabulary", () => {
     await expect(runVectors(vectors, "isa", { amdgpu: ["gfx1"] } as never)).rejects.toThrow(/^runVectors: targets\.amdgpu must be/);
     await expect(runVectors("x" as never, "isa")).rejects.toThrow(TypeError);
   });
+
+  it("runVectors: a vector of the wrong shape is a TypeError naming its index, not a crash inside", async () => {
+    const { vectors } = readVectors(VECTORS, "v.jsonl");
+    await expect(runVectors([{}] as never, "isa")).rejects.toThrow(/^runVectors: vectors\[0\] must be a vector from readVectors/);
+    await expect(runVectors([vectors[0]!, null] as never, "isa")).rejects.toThrow(/^runVectors: vectors\[1\] must be a vector.*not an object/);
+    await expect(runVectors([{ ...vectors[0]!, inst: {} }] as never, "isa")).rejects.toThrow(/^runVectors: vectors\[0\].*inst is not a parsed instruction/);
+    await expect(runVectors([{ ...vectors[0]!, in: undefined }] as never, "isa")).rejects.toThrow(TypeError);
+  });
 });

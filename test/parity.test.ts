@@ -1,8 +1,11 @@
 /**
  * Parser parity with ptxas on inputs a fuzzer or an attacker would try: the header
  * directives on one line, a NUL byte (ptxas reads no further), a modifier repeated 200,000
- * times (one diagnostic per kind, as ptxas gives, and time linear in the input).
+ * times (one diagnostic per kind — deliberately: ptxas repeats its message per repetition —
+ * and time linear in the input).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseModule } from "../src/ir/build.js";
 import { formatDiagnostic } from "../src/diag.js";
@@ -82,6 +85,13 @@ describe("a modifier repeated 200,000 times", () => {
     const ds = errors(HEAD + kernel(repeated(op, m, N) + rest));
     expect(ds.filter((d) => d.endsWith(message)).length).toBe(1);
     expect(ds.length).toBeLessThanOrEqual(3);
+  });
+
+  it("szext.clamp.wrap.clamp.s32: one 'Multiple clamp modifiers specified' (ptxas gives two); the README says so, not 'as in ptxas'", () => {
+    expect(errors(HEAD + kernel("szext.clamp.wrap.clamp.s32 %r1, %r2, %r3;")).filter((d) => d.endsWith("Multiple clamp modifiers specified")).length).toBe(1);
+    const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    expect(readme).not.toMatch(/one diagnostic per kind, as in ptxas/);
+    expect(readme).toMatch(/one diagnostic per kind, deliberately: ptxas repeats its message/);
   });
 
   it("doubling the input at most doubles the time (growth ratio, not an absolute time)", () => {

@@ -94,6 +94,35 @@ describe("control characters from the input never reach the terminal or a genera
     expect(r.err).toContain("e\\x1b[2Jvil.ptx:7:1: error:");
   });
 
+  it("a file name with ESC, CR, LF and tab: every message naming it is one line, escaped (diagnostics, wrote …, errors)", () => {
+    const name = `n\x1b[2J\r\n\tx.ptx`;
+    const shown = "n\\x1b[2J\\x0d\\x0a\\x09x.ptx";
+    writeFileSync(join(dir, name), GOOD);
+    writeFileSync(join(dir, `b${name}`), BAD);
+    const bad = cli(["lower", `b${name}`], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe(`b${shown}:7:1: error: Clamp modifier required for instruction 'szext'\n`);
+    const out = `o\x1b\n`;
+    const r = cli(["lower", name, "--target", "all", "-o", out], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^wrote 3 files to o\\x1b\\x0a: n\\x1b\[2J\\x0d\\x0a\\x09x\.amdgpu\.gfx942\.s, /);
+    expect(r.err.split("\n")).toHaveLength(2);
+    expect(r.err).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    const e = cli(["lower", name, "--target", "js", "-o", join("missing\x1b\n", "x.mjs")], dir);
+    expect(e.code).toBe(1);
+    expect(e.err).toBe("ptx-lower: error: cannot write missing\\x1b\\x0a/x.mjs: no such file or directory\n");
+  });
+
+  it("report: a file name with LF and tab is shown escaped (\\x0a), not as raw lines or spaces", () => {
+    const name = "r\n\tx.ptx";
+    writeFileSync(join(dir, name), BAD);
+    const r = cli(["report", name, "--mcpu", "gfx942"], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("== r\\x0a\\x09x.ptx\n");
+    expect(r.out).toContain("r\\x0a\\x09x.ptx:7:1: error: Clamp modifier required");
+    expect(r.err).toContain("r\\x0a\\x09x.ptx:7:1: error: Clamp modifier required");
+  });
+
   it("JS and C outputs: no raw control byte; JS comments escape them", async () => {
     const mod = parseModule(ptx, "ctl.ptx");
     const js = (await lowerModule(mod, { target: "js", profile: "isa" })).text;
@@ -201,5 +230,47 @@ describe("banners record the command as it ran", () => {
     // Only the argv line names the absolute path; serves: lines are relative too.
     expect(r.out.split("\n").filter((l) => l.replaceAll(`..${dir}/`, "").includes(`${dir}/`))).toEqual([` * ptx-lower lower '${join(dir, "it'\\''s here.ptx")}' --target js`]);
     expect(r.out).toMatch(/^ \*   \.\.\/.*it's here\.ptx:7:1  szext\.clamp\.s32/m);
+  });
+
+  it("a control character in argv is escaped in the banner ($'…\\x1b…'), never a space or raw", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "c\x1b[2J\nx.ptx"), GOOD);
+    const r = cli(["lower", "c\x1b[2J\nx.ptx", "--target", "js"], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(" * ptx-lower lower $'c\\x1b[2J\\x0ax.ptx' --target js\n");
+    expect(r.out).toContain(" * source: c\\x1b[2J\\x0ax.ptx; target: js");
+    expect(r.out).not.toMatch(RAW);
+  });
+
+  it("library: command is argv words, quoted as the CLI quotes them; sourceName's controls escaped; a string command is a TypeError", async () => {
+    const mod = parseModule(GOOD, "m.ptx");
+    for (const target of ["js", "c", "amdgpu"] as const) {
+      const text = (await lowerModule(mod, { target, profile: "isa", command: ["x", "a b", "it's", "e\x1bf"], sourceName: "a\nb" })).text;
+      expect(text).toContain("x 'a b' 'it'\\''s' $'e\\x1bf'");
+      expect(text).toContain("source: a\\x0ab;");
+      expect(text).not.toContain("x,a");
+      expect(text).not.toMatch(/a\nb/);
+    }
+    await expect(lowerModule(mod, { target: "js", profile: "isa", command: "ptx-lower x" as unknown as string[] })).rejects.toThrow(/options\.command must be an array of argv words/);
+  });
+});
+
+describe("routine comments name the function's own parameters", () => {
+  it("every JS and C `contract:` lists exactly the parameters of the function after it (folded immediates are none)", async () => {
+    for (const name of ["szext", "match", "video"]) {
+      const mod = parseModule(readFileSync(join(ROOT, "test", "cases", `${name}.ptx`), "utf8"), `${name}.ptx`);
+      const js = (await lowerModule(mod, { target: "js", profile: "isa" })).text;
+      const pairs = [...js.matchAll(/contract: \((.*?)\) →[^]*?export function (\w+)\((.*?)\)/g)];
+      expect(pairs.length).toBeGreaterThan(3);
+      for (const [, contract, fn, params] of pairs) expect(contract!.replace(/ \(u32 or u32\[32\]\)|\[\d+\]/g, ""), fn).toBe(params);
+      // C prints the same routine headers over the same parameters.
+      const c = (await lowerModule(mod, { target: "c", profile: "isa" })).text;
+      expect([...c.matchAll(/contract: .*/g)].map((m) => m[0])).toEqual([...js.matchAll(/contract: .*/g)].map((m) => m[0]));
+    }
+    const one = (await lowerModule(parseModule(HEAD + kernel("szext.wrap.s32 %r1, 5, %r2;\nszext.wrap.u32 %r1, 0xffffffff, 0;"), "m.ptx"), { target: "js", profile: "isa" })).text;
+    expect(one).toMatch(/contract: \(b\) → d over u32 values \(immediates folded into the routine\)\n[^]*?export function szext_wrap_s32__imm5_v\(b\)/);
+    const oneC = (await lowerModule(parseModule(HEAD + kernel("szext.wrap.s32 %r1, 5, %r2;"), "m.ptx"), { target: "c", profile: "isa" })).text;
+    expect(oneC).toMatch(/contract: \(b\) → d over u32 values[^]*?szext_wrap_s32__imm5_v\(uint32_t b\)/);
+    expect(one).toMatch(/contract: \(\) → d over u32 values \(immediates folded into the routine\)\n[^]*?export function szext_wrap_u32__imm0xffffffff_imm0\(\)/);
   });
 });

@@ -54,6 +54,22 @@ function checkSpec(s: unknown, where: string): RoutineSpec {
   return x as RoutineSpec;
 }
 
+/** A vector as `readVectors` returns it (id, ptx, in, out, line, inst with its form), checked. @throws TypeError */
+function checkVector(v: unknown, where: string): void {
+  const x = v as Partial<Vector> | null;
+  const bad = (what: string) => {
+    throw new TypeError(`${where} must be a vector from readVectors(text, file).vectors ({ id, ptx, in, out, line, inst }): ${what}, not ${show(v)}`);
+  };
+  if (typeof x !== "object" || x === null || Array.isArray(x)) bad("not an object");
+  if (typeof x!.id !== "string") bad("id is not a string");
+  if (typeof x!.ptx !== "string") bad("ptx is not a string");
+  for (const k of ["in", "out"] as const) if (typeof x![k] !== "object" || x![k] === null || Array.isArray(x![k])) bad(`${k} is not an object`);
+  if (typeof x!.line !== "number") bad("line is not a number");
+  const inst = x!.inst as { form?: { op?: unknown } } | undefined;
+  if (typeof inst !== "object" || inst === null || typeof inst.form !== "object" || inst.form === null || typeof inst.form.op !== "string") bad("inst is not a parsed instruction (with its form)");
+  if (x!.semantics !== undefined && !(PROFILES as readonly unknown[]).includes(x!.semantics)) bad(`semantics is not one of ${PROFILES.join(", ")}`);
+}
+
 const toProve = (t: LibraryTarget): ProveTarget => (t.kind === "amdgpu" ? t : { kind: "pir" });
 
 /**
@@ -105,6 +121,7 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
  */
 export async function runVectors(vectors: Vector[], profile: Profile, targets?: Partial<CheckTargets> | readonly LibraryTarget[]): Promise<VectorReport> {
   if (!Array.isArray(vectors)) throw new TypeError(`runVectors: vectors must be an array (readVectors(text, file).vectors), not ${show(vectors)}`);
+  vectors.forEach((v, i) => checkVector(v, `runVectors: vectors[${i}]`));
   checkProfile(profile, "runVectors: profile");
   let t: CheckTargets;
   if (targets === undefined) t = { ref: true, amdgpu: [...MCPUS], js: true, c: true };

@@ -25,7 +25,7 @@ static inline uint32_t pl_ashr32(uint32_t x, uint32_t n, uint32_t w) {
 #define PTX_LOWER_szext_clamp_s32__v_v
 /*
  * szext_clamp_s32__v_v: szext.clamp.s32  —  rule szext_clamp_s32_shl_sar
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:12:2  szext.clamp.s32 	d, a, b;
  */
@@ -39,7 +39,7 @@ static inline uint32_t szext_clamp_s32__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_szext_clamp_u32__v_v
 /*
  * szext_clamp_u32__v_v: szext.clamp.u32  —  rule szext_clamp_u32_and_mask
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:22:2  szext.clamp.u32 	d, a, b;
  */
@@ -52,7 +52,7 @@ static inline uint32_t szext_clamp_u32__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_szext_wrap_s32__v_v
 /*
  * szext_wrap_s32__v_v: szext.wrap.s32  —  rule szext_wrap_s32_shl_sar
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:30:2  szext.wrap.s32 	d, a, b;
  */
@@ -67,7 +67,7 @@ static inline uint32_t szext_wrap_s32__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_szext_wrap_u32__v_v
 /*
  * szext_wrap_u32__v_v: szext.wrap.u32  —  rule szext_wrap_u32_and_mask
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:39:2  szext.wrap.u32 	d, a, b;
  */
@@ -80,7 +80,7 @@ static inline uint32_t szext_wrap_u32__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_szext_wrap_s32__v_imm0
 /*
  * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
  */
@@ -94,7 +94,7 @@ static inline uint32_t szext_wrap_s32__v_imm0(uint32_t a) {
 #define PTX_LOWER_szext_wrap_u32__v_imm40
 /*
  * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
  */
@@ -105,7 +105,7 @@ static inline uint32_t szext_wrap_u32__v_imm40(uint32_t a) { return a & 255u; }
 #define PTX_LOWER_szext_clamp_s32__v_imm12
 /*
  * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
  */
@@ -118,7 +118,7 @@ static inline uint32_t szext_clamp_s32__v_imm12(uint32_t a) {
 #define PTX_LOWER_szext_clamp_u32__v_imm40
 /*
  * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;
  */
@@ -129,7 +129,7 @@ static inline uint32_t szext_clamp_u32__v_imm40(uint32_t a) { return a; }
 #define PTX_LOWER_szext_clamp_s32__imm128_v
 /*
  * szext_clamp_s32__imm128_v: szext.clamp.s32  —  rule szext_clamp_s32_shl_sar
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (b) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:75:2  szext.clamp.s32 	d, 0x80, b;
  */
@@ -143,7 +143,7 @@ static inline uint32_t szext_clamp_s32__imm128_v(uint32_t b) {
 #define PTX_LOWER_szext_clamp_u32__s_s
 /*
  * szext_clamp_u32__s_s: szext.clamp.u32  —  rule szext_clamp_u32_and_mask
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:90:2  szext.clamp.u32 	%r3, %r1, %r2;
  */
@@ -156,7 +156,7 @@ static inline uint32_t szext_clamp_u32__s_s(uint32_t a, uint32_t b) {
 #define PTX_LOWER_szext_wrap_s32__v_s__g
 /*
  * szext_wrap_s32__v_s__g: szext.wrap.s32  —  rule szext_wrap_s32_shl_sar
- * contract: (a, b[, c], g, dPrior) → d over u32 values; d = dPrior where g is false
+ * contract: (a, b, g, dPrior) → d over u32 values; d = dPrior where g is false
  * serves:
  *   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32 	%r5, %r4, %r2;
  */

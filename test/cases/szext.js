@@ -9,7 +9,7 @@
  */
 /*
  * szext_clamp_s32__v_v: szext.clamp.s32  —  rule szext_clamp_s32_shl_sar
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:12:2  szext.clamp.s32 	d, a, b;
  */
@@ -30,7 +30,7 @@ export function szext_clamp_s32__v_v(a, b) {
 
 /*
  * szext_clamp_u32__v_v: szext.clamp.u32  —  rule szext_clamp_u32_and_mask
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:22:2  szext.clamp.u32 	d, a, b;
  */
@@ -50,7 +50,7 @@ export function szext_clamp_u32__v_v(a, b) {
 
 /*
  * szext_wrap_s32__v_v: szext.wrap.s32  —  rule szext_wrap_s32_shl_sar
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:30:2  szext.wrap.s32 	d, a, b;
  */
@@ -72,7 +72,7 @@ export function szext_wrap_s32__v_v(a, b) {
 
 /*
  * szext_wrap_u32__v_v: szext.wrap.u32  —  rule szext_wrap_u32_and_mask
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:39:2  szext.wrap.u32 	d, a, b;
  */
@@ -92,7 +92,7 @@ export function szext_wrap_u32__v_v(a, b) {
 
 /*
  * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
  */
@@ -107,7 +107,7 @@ export function szext_wrap_s32__v_imm0(a) {
 
 /*
  * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
  */
@@ -122,7 +122,7 @@ export function szext_wrap_u32__v_imm40(a) {
 
 /*
  * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
  */
@@ -137,7 +137,7 @@ export function szext_clamp_s32__v_imm12(a) {
 
 /*
  * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_fold
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;
  */
@@ -152,7 +152,7 @@ export function szext_clamp_u32__v_imm40(a) {
 
 /*
  * szext_clamp_s32__imm128_v: szext.clamp.s32  —  rule szext_clamp_s32_shl_sar
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (b) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:75:2  szext.clamp.s32 	d, 0x80, b;
  */
@@ -168,7 +168,7 @@ export function szext_clamp_s32__imm128_v(b) {
 
 /*
  * szext_clamp_u32__s_s: szext.clamp.u32  —  rule szext_clamp_u32_and_mask
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/szext.ptx:90:2  szext.clamp.u32 	%r3, %r1, %r2;
  */
@@ -188,7 +188,7 @@ export function szext_clamp_u32__s_s(a, b) {
 
 /*
  * szext_wrap_s32__v_s__g: szext.wrap.s32  —  rule szext_wrap_s32_shl_sar
- * contract: (a, b[, c], g, dPrior) → d over u32 values; d = dPrior where g is false
+ * contract: (a, b, g, dPrior) → d over u32 values; d = dPrior where g is false
  * serves:
  *   test/cases/szext.ptx:94:7  @%p1 szext.wrap.s32 	%r5, %r4, %r2;
  */

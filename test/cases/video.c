@@ -35,7 +35,7 @@ static inline uint64_t pl_ashr64(uint64_t x, uint64_t n, uint32_t w) {
 #define PTX_LOWER_vshl_u32_u32_wrap__v_v_isa
 /*
  * vshl_u32_u32_wrap__v_v: vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap 	d, a, b;
  */
@@ -48,7 +48,7 @@ static inline uint32_t vshl_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_vshl_u32_u32_clamp__v_v_isa
 /*
  * vshl_u32_u32_clamp__v_v: vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp 	d, a, b;
  */
@@ -61,7 +61,7 @@ static inline uint32_t vshl_u32_u32_clamp__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_vshr_s32_s32_clamp__v_v_isa
 /*
  * vshr_s32_s32_clamp__v_v: vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp 	d, a, b;
  */
@@ -74,7 +74,7 @@ static inline uint32_t vshr_s32_s32_clamp__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_vshr_u32_u32_wrap__v_v_isa
 /*
  * vshr_u32_u32_wrap__v_v: vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap 	d, a, b;
  */
@@ -87,7 +87,7 @@ static inline uint32_t vshr_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_vshl_u32_u32_clamp_add__v_v_v_isa
 /*
  * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
  */
@@ -101,7 +101,7 @@ static inline uint32_t vshl_u32_u32_clamp_add__v_v_v(uint32_t a, uint32_t b,
 #define PTX_LOWER_vshr_s32_s32_wrap_min__v_v_v_isa
 /*
  * vshr_s32_s32_wrap_min__v_v_v: vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min 	d, a, b, c;
  */
@@ -124,7 +124,7 @@ static inline uint32_t vshr_s32_s32_wrap_min__v_v_v(uint32_t a, uint32_t b,
 #define PTX_LOWER_vshl_u32_u32_clamp_max__v_v_v_isa
 /*
  * vshl_u32_u32_clamp_max__v_v_v: vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max 	d, a, b, c;
  */
@@ -147,7 +147,7 @@ static inline uint32_t vshl_u32_u32_clamp_max__v_v_v(uint32_t a, uint32_t b,
 #define PTX_LOWER_vshl_s32_s32_sat_clamp__v_v_isa
 /*
  * vshl_s32_s32_sat_clamp__v_v: vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp 	d, a, b;
  */
@@ -173,7 +173,7 @@ static inline uint32_t vshl_s32_s32_sat_clamp__v_v(uint32_t a, uint32_t b) {
 #define PTX_LOWER_vshr_s32_u32_sat_wrap_add__v_v_v_isa
 /*
  * vshr_s32_u32_sat_wrap_add__v_v_v: vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add 	d, a, b, c;
  */
@@ -201,7 +201,7 @@ static inline uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b,
 #define PTX_LOWER_vshl_u32_u32_wrap_db1__v_v_v_isa
 /*
  * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
  */
@@ -215,7 +215,7 @@ static inline uint32_t vshl_u32_u32_wrap_db1__v_v_v(uint32_t a, uint32_t b,
 #define PTX_LOWER_vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v_isa
 /*
  * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
  */
@@ -232,7 +232,7 @@ vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(uint32_t a, uint32_t b, uint32_t c) {
 #define PTX_LOWER_vshl_u32_u32_wrap_ab2_bh1__v_v_isa
 /*
  * vshl_u32_u32_wrap_ab2_bh1__v_v: vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
  */

@@ -9,7 +9,7 @@
  */
 /*
  * vshl_u32_u32_wrap__v_v: vshl.u32.u32.u32.wrap d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:11:2  vshl.u32.u32.u32.wrap 	d, a, b;
  */
@@ -29,7 +29,7 @@ export function vshl_u32_u32_wrap__v_v(a, b) {
 
 /*
  * vshl_u32_u32_clamp__v_v: vshl.u32.u32.u32.clamp d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:19:2  vshl.u32.u32.u32.clamp 	d, a, b;
  */
@@ -49,7 +49,7 @@ export function vshl_u32_u32_clamp__v_v(a, b) {
 
 /*
  * vshr_s32_s32_clamp__v_v: vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:27:2  vshr.s32.s32.u32.clamp 	d, a, b;
  */
@@ -69,7 +69,7 @@ export function vshr_s32_s32_clamp__v_v(a, b) {
 
 /*
  * vshr_u32_u32_wrap__v_v: vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:35:2  vshr.u32.u32.u32.wrap 	d, a, b;
  */
@@ -89,7 +89,7 @@ export function vshr_u32_u32_wrap__v_v(a, b) {
 
 /*
  * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
  */
@@ -114,7 +114,7 @@ export function vshl_u32_u32_clamp_add__v_v_v(a, b, c) {
 
 /*
  * vshr_s32_s32_wrap_min__v_v_v: vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:50:2  vshr.s32.s32.u32.wrap.min 	d, a, b, c;
  */
@@ -147,7 +147,7 @@ export function vshr_s32_s32_wrap_min__v_v_v(a, b, c) {
 
 /*
  * vshl_u32_u32_clamp_max__v_v_v: vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:57:2  vshl.u32.u32.u32.clamp.max 	d, a, b, c;
  */
@@ -181,7 +181,7 @@ export function vshl_u32_u32_clamp_max__v_v_v(a, b, c) {
 
 /*
  * vshl_s32_s32_sat_clamp__v_v: vshl.s32.s32.u32.sat.clamp d, a, b  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:64:2  vshl.s32.s32.u32.sat.clamp 	d, a, b;
  */
@@ -213,7 +213,7 @@ export function vshl_s32_s32_sat_clamp__v_v(a, b) {
 
 /*
  * vshr_s32_u32_sat_wrap_add__v_v_v: vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_staged_reference
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:72:2  vshr.s32.u32.u32.sat.wrap.add 	d, a, b, c;
  */
@@ -255,7 +255,7 @@ export function vshr_s32_u32_sat_wrap_add__v_v_v(a, b, c) {
 
 /*
  * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
  */
@@ -284,7 +284,7 @@ export function vshl_u32_u32_wrap_db1__v_v_v(a, b, c) {
 
 /*
  * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;
  */
@@ -314,7 +314,7 @@ export function vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v(a, b, c) {
 
 /*
  * vshl_u32_u32_wrap_ab2_bh1__v_v: vshl.u32.u32.u32.wrap d, a.b2, b.h1  —  rule vsh_nosat_shift32
- * contract: (a, b[, c]) → d over u32 values (immediates folded into the routine)
+ * contract: (a, b) → d over u32 values
  * serves:
  *   test/cases/video.ptx:95:2  vshl.u32.u32.u32.wrap 	d, a.b2, b.h1;
  */
