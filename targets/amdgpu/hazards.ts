@@ -571,8 +571,6 @@ export function checkHazards(lines: readonly MLine[], t: HazardTarget, boundary:
 
 /** A violation as one line for a counterexample: the two instructions, the register, the wait states. */
 export function formatViolation(v: HazardViolation): string {
-  const at = (i: number, n: number) => (i < 0 ? "entry" : i >= n ? "exit" : `line ${i + 1}`);
-  void at;
   return `${v.rule}: \`${v.producer}\` → \`${v.consumer}\` on ${v.reg}: ${v.needed} wait state${v.needed === 1 ? "" : "s"} needed, ${v.have} present (${v.manual})`;
 }
 
