@@ -19,7 +19,8 @@ import type { PExpr } from "../targets/portable/pir.js";
 import { bool, evalPir, evalPirConcrete, nodesOf, shiftSafety, stmtRoots, u32 } from "../targets/portable/pir.js";
 import { scalarRoutine, stage } from "../targets/portable/stage.js";
 import type { PortableRule } from "../targets/portable/rules/index.js";
-import { portableHeader, portableRulesFor, selectPortableRule } from "../targets/portable/rules/index.js";
+import { portableRulesFor, selectPortableRule } from "../targets/portable/rules/index.js";
+import { portableHeader } from "../src/lower.js";
 import { printJsModule } from "../targets/js/print.js";
 import { callJs, loadJsModule } from "../targets/js/run.js";
 import { printCModule } from "../targets/c/print.js";
@@ -167,9 +168,10 @@ function casesOf(spec: RoutineSpec, profile: Profile, vectors: (fn: PirFunction)
   expect(rules.length, routineName(spec, formId)).toBeGreaterThan(0);
   return rules.map((r) => {
     const fn = r.build(spec, profile);
-    const header = portableHeader({ spec, rule: r.name, profile, fn, served: ["test/portable.test.ts"] });
+    const id = `${routineName(spec, formId)}__${profile}${tag}__${r.name}`;
+    const header = portableHeader(id, spec, r.name, ["test/portable.test.ts"]);
     return {
-      id: `${routineName(spec, formId)}__${profile}${tag}__${r.name}`,
+      id,
       rule: r.name,
       fn,
       vectors: vectors(fn),

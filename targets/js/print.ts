@@ -23,7 +23,7 @@
 import { CodeBlockWriter } from "ts-morph";
 import * as prettier from "prettier";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
-import { checkIdent, printExprs, printPlan, stmtRoots, unparen, widthOf } from "../portable/pir.js";
+import { checkIdent, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
 import { escapeControls } from "../../src/diag.js";
 
 /** One routine to print: its name, PIR, and the text of its header comment. */
