@@ -51,6 +51,7 @@ import { printJsModule } from "../targets/js/print.js";
 import { printCModule } from "../targets/c/print.js";
 import { buildReport } from "../src/report.js";
 import { formatReportTables } from "../bin/report.js";
+import { Rng } from "../src/check/random.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -65,31 +66,6 @@ export function corpus(): { name: string; text: string }[] {
     for (const f of readdirSync(d).sort()) if (f.endsWith(".ptx")) out.push({ name: f, text: readFileSync(join(d, f), "utf8") });
   }
   return out;
-}
-
-// =======================================================================================
-// A small seeded PRNG (mulberry32) for the mutators
-
-export class Prng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0 || 0x9e3779b9;
-  }
-  u32(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  }
-  below(n: number): number {
-    return n <= 1 ? 0 : this.u32() % n;
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.below(xs.length)]!;
-  }
-  chance(p: number): boolean {
-    return this.u32() / 2 ** 32 < p;
-  }
 }
 
 // =======================================================================================
@@ -211,7 +187,7 @@ const TOKENS = [
 ];
 
 /** Byte-level mutations (over UTF-16 units, with some non-ASCII and control characters). */
-export function mutateBytes(text: string, rng: Prng, donors: readonly string[]): string {
+export function mutateBytes(text: string, rng: Rng, donors: readonly string[]): string {
   let t = text;
   const n = 1 + rng.below(8);
   for (let k = 0; k < n; k++) {
@@ -253,7 +229,7 @@ export function mutateBytes(text: string, rng: Prng, donors: readonly string[]):
 }
 
 /** Token-level mutations: tokens are runs of identifier characters, whitespace, or one punctuation character. */
-export function mutateTokens(text: string, rng: Prng): string {
+export function mutateTokens(text: string, rng: Rng): string {
   const toks = text.match(/[%.\w$]+|\s+|[^\s%.\w$]/g) ?? [];
   const n = 1 + rng.below(6);
   for (let k = 0; k < n; k++) {
@@ -300,7 +276,7 @@ export interface FuzzInput {
 
 /** Input number `index` of the run with `seed`: a pure function of both. */
 export function inputAt(index: number, seed: number, mods: readonly { name: string; text: string }[]): FuzzInput {
-  const rng = new Prng((seed * 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b));
+  const rng = new Rng((seed * 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b), { zeroSeed: 0x9e3779b9, below: "mod-nodraw1" });
   const file = rng.chance(0.1) ? rng.pick(FILES) : "fuzz.ptx";
   const kind = index % 10;
   if (kind < 3) {
@@ -321,7 +297,7 @@ export function inputAt(index: number, seed: number, mods: readonly { name: stri
 const CONTROLS = ["\x1b]0;pwned\x07", "\x1b[2J", "\x1b[31m", "\x1b[1A\x1b[2K", "\x07", "\x01", "\x08", "\x7f", "\x1b", "\x0c", "\x0b", "\r"];
 
 /** `text` with terminal controls in comments: on their own line and inside family instructions (so in their text). */
-export function withControls(text: string, rng: Prng): string {
+export function withControls(text: string, rng: Rng): string {
   const lines = text.split("\n");
   for (let k = 1 + rng.below(4); k > 0; k--) {
     const at = rng.below(lines.length);
@@ -335,7 +311,7 @@ export function withControls(text: string, rng: Prng): string {
 }
 
 /** `text` with a NUL byte: in a comment, or anywhere; what follows it is real code. */
-export function withNul(text: string, rng: Prng): string {
+export function withNul(text: string, rng: Rng): string {
   if (rng.chance(0.6)) {
     const lines = text.split("\n");
     const at = rng.below(lines.length);

@@ -118,6 +118,14 @@ function portableContract(spec: RoutineSpec, fn: PirFunction): string {
 }
 
 /**
+ * The header comment of a routine in JS and C output: its name, form and rule, the contract,
+ * and the PTX locations it serves.
+ */
+export function portableHeader(name: string, spec: RoutineSpec, fn: PirFunction, rule: string, served: readonly string[]): string {
+  return [`${name}: ${formName(spec.form)}  —  rule ${rule}`, portableContract(spec, fn), "serves:", ...served.map((w) => `  ${w}`)].join("\n");
+}
+
+/**
  * The include guard of a routine in C output: its name, and for vshl/vshr (whose meaning
  * depends on it) the profile, so that including an `isa` and an `sm90` header that both
  * define a video routine fails to compile (a redefinition) instead of silently picking one.
@@ -176,12 +184,7 @@ export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptio
   const printable = routines.map((r) => {
     const { rule, fn } = portableOf(r, opts.profile);
     out.push({ name: r.name, spec: r.spec, rule: rule.name, insts: r.insts, pir: fn });
-    const header = [
-      `${r.name}: ${formName(r.spec.form)}  —  rule ${rule.name}`,
-      portableContract(r.spec, fn),
-      "serves:",
-      ...where(r.insts, opts.sourceName).map((w) => `  ${w}`),
-    ].join("\n");
+    const header = portableHeader(r.name, r.spec, fn, rule.name, where(r.insts, opts.sourceName));
     return { name: r.name, fn: { ...fn, name: r.name }, header };
   });
   const text =

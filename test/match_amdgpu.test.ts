@@ -19,6 +19,7 @@ import type { CV } from "../src/sem/bv.js";
 import { concrete } from "../src/sem/bv.js";
 import type { MatchResult } from "../src/sem/match_sync.js";
 import { matchSync } from "../src/sem/match_sync.js";
+import { hashString } from "../src/check/random.js";
 import type { MatchCase } from "../src/check/warps.js";
 import { distinctActive, randomWarps, toMatchWarp } from "../src/check/warps.js";
 import { execRoutine } from "../targets/amdgpu/exec.js";
@@ -48,12 +49,6 @@ function kindsOf(f: MatchForm): Kinds[] {
 const kindTag = (k: Kinds) =>
   (["a", "membermask"] as const).map((n) => (k[n]!.kind === "imm" ? `imm${(k[n] as { value: bigint }).value.toString(16)}` : k[n]!.kind)).join("_");
 
-function hash(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
 // The cases and the reference depend on the mode, type, kinds and guard, not on the
 // destination shape or the mcpu: generate and evaluate them once.
 const caseCache = new Map<string, { cases: MatchCase[]; refs: MatchResult<CV, boolean>[] }>();
@@ -62,7 +57,7 @@ function casesFor(spec: RoutineSpec, n: number): { cases: MatchCase[]; refs: Mat
   const key = `${f.mode}.${f.type}.${kindTag(spec.kinds)}.${spec.guarded}.${n}`;
   let hit = caseCache.get(key);
   if (!hit) {
-    const cases = randomWarps(f, spec.kinds, hash(key), n, spec.guarded);
+    const cases = randomWarps(f, spec.kinds, hashString(key), n, spec.guarded);
     hit = { cases, refs: cases.map((c) => matchSync(concrete, f, toMatchWarp(f, c))) };
     caseCache.set(key, hit);
   }

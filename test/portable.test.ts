@@ -19,34 +19,16 @@ import type { PExpr } from "../targets/portable/pir.js";
 import { bool, evalPir, evalPirConcrete, nodesOf, shiftSafety, stmtRoots, u32 } from "../targets/portable/pir.js";
 import { scalarRoutine, stage } from "../targets/portable/stage.js";
 import type { PortableRule } from "../targets/portable/rules/index.js";
-import { portableHeader, portableRulesFor, selectPortableRule } from "../targets/portable/rules/index.js";
+import { portableRulesFor, selectPortableRule } from "../targets/portable/rules/index.js";
+import { portableHeader } from "../src/lower.js";
+import { Rng } from "../src/check/random.js";
 import { printJsModule } from "../targets/js/print.js";
 import { callJs, loadJsModule } from "../targets/js/run.js";
 import { printCModule } from "../targets/c/print.js";
 import { compileC, haveCc, runCRoutines } from "../targets/c/run.js";
 
 // ---------------------------------------------------------------------------------------
-// Inputs
-
-/** xorshift32, seeded: the same vectors on every run. */
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>>= 0);
-  };
-  return {
-    u32: () => BigInt(next()),
-    u64: () => (BigInt(next()) << 32n) | BigInt(next()),
-    int: (n: number) => next() % n,
-    pick: <T>(xs: readonly T[]): T => xs[next() % xs.length]!,
-    chance: (p: number) => next() / 2 ** 32 < p,
-  };
-}
-type Rng = ReturnType<typeof rng>;
+// Inputs (seeded: the same vectors on every run)
 
 const CORNERS = [
   0n,
@@ -167,9 +149,10 @@ function casesOf(spec: RoutineSpec, profile: Profile, vectors: (fn: PirFunction)
   expect(rules.length, routineName(spec, formId)).toBeGreaterThan(0);
   return rules.map((r) => {
     const fn = r.build(spec, profile);
-    const header = portableHeader({ spec, rule: r.name, profile, fn, served: ["test/portable.test.ts"] });
+    const id = `${routineName(spec, formId)}__${profile}${tag}__${r.name}`;
+    const header = portableHeader(id, spec, fn, r.name, ["test/portable.test.ts"]);
     return {
-      id: `${routineName(spec, formId)}__${profile}${tag}__${r.name}`,
+      id,
       rule: r.name,
       fn,
       vectors: vectors(fn),
@@ -196,11 +179,11 @@ function scalarVectors(
   const params = new Set(fn.params.map((p) => p.name));
   return grid.map((g) => {
     const args: Record<string, PirValue> = {};
-    for (const s of ["a", "b", "c"]) if (params.has(s)) args[s] = g[s] ?? r.u32();
+    for (const s of ["a", "b", "c"]) if (params.has(s)) args[s] = g[s] ?? r.bits(32);
     const d = ref(operand(spec, "a", args), operand(spec, "b", args), operand(spec, "c", args));
     if (!spec.guarded) return { args, want: { d } };
     args.g = r.chance(0.5);
-    args.dPrior = r.u32();
+    args.dPrior = r.bits(32);
     return { args, want: { d: args.g ? d : (args.dPrior as bigint) } };
   });
 }
@@ -209,10 +192,10 @@ function scalarVectors(
 // szext
 
 describe("szext: every form × operand kinds, every matching rule", () => {
-  const r = rng(0x5ce7);
+  const r = new Rng(0x5ce7);
   const A = [...CORNERS, ...POW2.filter((_, k) => k % 3 === 0)];
   const grid = (full: boolean) =>
-    (full ? A : CORNERS).flatMap((a) => [...B_SMALL, ...B_EXTRA, r.u32(), r.u32()].map((b) => ({ a, b })));
+    (full ? A : CORNERS).flatMap((a) => [...B_SMALL, ...B_EXTRA, r.bits(32), r.bits(32)].map((b) => ({ a, b })));
   const fullGrid = grid(true);
   const smallGrid = grid(false);
   const kindSets: [OperandKind, OperandKind, boolean][] = [
@@ -284,7 +267,7 @@ describe("a broken rule is caught", () => {
   const ref = (a: bigint, b: bigint) => szext(concrete, form, u(a), u(b)).value.x;
   const mk = (rule: PortableRule): Case => {
     const fn = rule.build(spec, "isa");
-    const r = rng(7);
+    const r = new Rng(7);
     return {
       id: `broken_${rule.name}`,
       rule: rule.name,
@@ -333,7 +316,7 @@ describe("a broken rule is caught", () => {
 // vshl / vshr
 
 describe("vshl/vshr: ≥ 300 sampled forms × both profiles, every matching rule", () => {
-  const r = rng(0x7e5);
+  const r = new Rng(0x7e5);
   const all = [...vshForms()];
   // Every (vop, dtype, atype, sat, mode, tail kind) combination, 4 random forms of each.
   const combo = (f: VshForm) => `${f.op}.${f.dtype}.${f.atype}.${f.sat}.${f.mode}.${f.tail.kind}`;
@@ -353,9 +336,9 @@ describe("vshl/vshr: ≥ 300 sampled forms × both profiles, every matching rule
     const g: Record<string, bigint>[] = [];
     for (let k = 0; k < 48; k++)
       g.push({
-        a: r.chance(0.8) ? r.pick(A) : r.u32(),
-        b: r.chance(0.8) ? r.pick(B) : r.u32(),
-        c: r.chance(0.7) ? r.pick(C) : r.u32(),
+        a: r.chance(0.8) ? r.pick(A) : r.bits(32),
+        b: r.chance(0.8) ? r.pick(B) : r.bits(32),
+        c: r.chance(0.7) ? r.pick(C) : r.bits(32),
       });
     return g;
   };
@@ -363,7 +346,7 @@ describe("vshl/vshr: ≥ 300 sampled forms × both profiles, every matching rule
   for (const form of forms) {
     const kinds: RoutineSpec["kinds"] = {};
     for (const s of sourcesOf(form)) {
-      const x = r.int(10);
+      const x = r.below(10);
       kinds[s] = x < 6 ? { kind: "v" } : x < 8 ? { kind: "s" } : imm(s === "b" ? r.pick(B) : r.pick(A));
     }
     const spec: RoutineSpec = { form, kinds, guarded: r.chance(0.15) };
@@ -389,15 +372,15 @@ describe("vshl/vshr: ≥ 300 sampled forms × both profiles, every matching rule
 // match.sync
 
 describe("match.sync: all 12 forms × operand kinds × guard, every matching rule", () => {
-  const r = rng(0x3a7c);
+  const r = new Rng(0x3a7c);
   const FULL = 0xffffffffn;
   const bits = (m: bigint) => Array.from({ length: 32 }, (_, j) => ((m >> BigInt(j)) & 1n) === 1n);
 
   /** Per-lane membermasks that name consistent groups (defined cases), or noise. */
   const groupMasks = (): bigint[] => {
-    if (r.chance(0.15)) return Array.from({ length: 32 }, () => r.u32());
-    const n = 1 + r.int(3);
-    const group = Array.from({ length: 32 }, () => r.int(n));
+    if (r.chance(0.15)) return Array.from({ length: 32 }, () => r.bits(32));
+    const n = 1 + r.below(3);
+    const group = Array.from({ length: 32 }, () => r.below(n));
     const masks = Array.from({ length: n }, (_, g) =>
       group.reduce((m, gj, j) => (gj === g ? m | (1n << BigInt(j)) : m), 0n),
     );
@@ -407,8 +390,8 @@ describe("match.sync: all 12 forms × operand kinds × guard, every matching rul
     const pool =
       type === "b64"
         ? [0n, 1n << 32n, 1n, r.u64(), 0x8000000000000000n, 0xffffffffn]
-        : [0n, 1n, 0x80000000n, 0xffffffffn, r.u32(), 5n];
-    const k = 1 + r.int(4);
+        : [0n, 1n, 0x80000000n, 0xffffffffn, r.bits(32), 5n];
+    const k = 1 + r.below(4);
     const use = Array.from({ length: k }, () => r.pick(pool));
     return Array.from({ length: 32 }, () => r.pick(use));
   };
@@ -430,15 +413,15 @@ describe("match.sync: all 12 forms × operand kinds × guard, every matching rul
           const vectors = (fn: PirFunction): Vector[] =>
             Array.from({ length: 10 }, (): Vector => {
               const params = new Set(fn.params.map((p) => p.name));
-              const active = r.pick([FULL, 0x0000ffffn, 0x000003ffn, 0x80000001n, r.u32(), r.u32()]);
+              const active = r.pick([FULL, 0x0000ffffn, 0x000003ffn, 0x80000001n, r.bits(32), r.bits(32)]);
               const lanesA = laneValues(form.type);
               const aOf =
                 ka.kind === "imm" ? Array(32).fill(ka.value) : ka.kind === "s" ? Array(32).fill(lanesA[0]) : lanesA;
               const mmV = groupMasks();
-              const mmS = r.pick([FULL, mmV[0]!, r.u32(), active]);
+              const mmS = r.pick([FULL, mmV[0]!, r.bits(32), active]);
               const mmOf = km.kind === "imm" ? Array(32).fill(km.value) : km.kind === "s" ? Array(32).fill(mmS) : mmV;
               const g = Array.from({ length: 32 }, () => r.chance(0.8));
-              const dPrior = Array.from({ length: 32 }, () => r.u32());
+              const dPrior = Array.from({ length: 32 }, () => r.bits(32));
               const pPrior = Array.from({ length: 32 }, () => r.chance(0.5));
               const args: Record<string, PirValue> = { active };
               if (params.has("a")) args.a = ka.kind === "v" ? lanesA : lanesA[0]!;

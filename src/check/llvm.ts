@@ -23,7 +23,7 @@
  *    crosscheck of llc's own code (src/check/llc_hazards.ts, issue 11 item 4(b)). Counts of
  *    llc's code include those waits (issue cycles: targets/amdgpu/interp.ts `issueCyclesOf`).
  */
-import { Rng } from "./random.js";
+import { hashString, Rng } from "./random.js";
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import type { CV } from "../sem/bv.js";
@@ -755,12 +755,6 @@ export async function crosscheckRecords(opts: {
     if (rep.status === "agrees" && rep.agreed === 0) rep.status = "not-folded";
   }
   return reports;
-}
-
-function hashString(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
-  return h;
 }
 
 // ---------------------------------------------------------------------------------------

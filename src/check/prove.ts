@@ -24,7 +24,7 @@ import type { Form, MatchForm, Profile, Sel, VshForm } from "../ir/forms.js";
 import { selField } from "../sem/vsh.js";
 import { formId, formName } from "../ir/forms.js";
 import type { RoutineSpec, SourceName } from "../ir/ir.js";
-import { routineName, sourcesOf } from "../ir/ir.js";
+import { sourcesOf } from "../ir/ir.js";
 import type { BV, CV } from "../sem/bv.js";
 import { concrete, traced } from "../sem/bv.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
@@ -36,11 +36,11 @@ import { checkHazards, formatViolation, hazardTarget } from "../../targets/amdgp
 import type { WaveIO } from "../../targets/amdgpu/isa/record.js";
 import type { MInst, MLine, MOp } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
-import type { Mcpu, Target } from "../../targets/amdgpu/regs.js";
+import type { Mcpu } from "../../targets/amdgpu/regs.js";
 import { TARGETS } from "../../targets/amdgpu/regs.js";
 import type { AmdRule } from "../../targets/amdgpu/rules/rule.js";
 import type { Arg, PExpr, PirFunction, PType, Scalar, Slot } from "../../targets/portable/pir.js";
-import { applyOp, evalPir, kids, nodesOf, stmtRoots, widthOf } from "../../targets/portable/pir.js";
+import { applyOp, evalPir, kids, widthOf } from "../../targets/portable/pir.js";
 import type { PortableRule } from "../../targets/portable/rules/index.js";
 import { portableRulesFor } from "../../targets/portable/rules/index.js";
 import { scalarSemantics } from "./scalar.js";
@@ -744,8 +744,6 @@ export function pirTraceLines(fn: PirFunction, args: Record<string, Arg<CV, bool
     if (st.s === "let" || st.s === "var" || st.s === "set") env.set(st.name, ev(st.value));
     else if (st.s === "return") for (const e of Object.values(st.values)) ev(e);
   }
-  void nodesOf;
-  void stmtRoots;
   return out;
 }
 
@@ -1003,10 +1001,6 @@ const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `${v}n` : v);
 /** SHA-1 of the canonical text, hex. */
 export function hash(s: string): string {
   return createHash("sha1").update(s).digest("hex");
-}
-
-export function routineLabel(spec: RoutineSpec): string {
-  return routineName(spec, formId);
 }
 
 export type { MInst, MatchForm };

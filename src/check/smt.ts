@@ -90,11 +90,6 @@ export function loadZ3(): Promise<Z3Env> {
   return loading;
 }
 
-/** Forgets the thread's z3 so that the next `loadZ3` starts a fresh one (after a fault). */
-export function resetZ3(): void {
-  loading = null;
-}
-
 const MASK = (w: number) => (1n << BigInt(w)) - 1n;
 
 /**
@@ -427,9 +422,6 @@ export interface SolveResult {
   fault?: boolean;
   model?: Model<"main">;
 }
-
-/** A solver fault: z3 threw, so its context may be damaged. */
-export class SolverFault extends Error {}
 
 /**
  * Checks whether `assertions` are satisfiable within `timeoutMs`. A z3 exception is a fault

@@ -29,7 +29,7 @@
  */
 import { type Diagnostic, error, messages, warning } from "../diag.js";
 import { PTX_OPCODES } from "../ptx/opcodes.js";
-import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type TopLevel, type VarDecl, modifierLoc } from "../ptx/ast.js";
+import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type TopLevel, type VarDecl } from "../ptx/ast.js";
 import { parsePtx } from "../ptx/parser.js";
 import type { Form, MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
 import { formId } from "./forms.js";

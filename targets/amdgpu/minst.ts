@@ -53,6 +53,3 @@ export function printOp(o: MOp): string {
   }
 }
 
-export function sameOp(a: MOp, b: MOp): boolean {
-  return printOp(a) === printOp(b);
-}

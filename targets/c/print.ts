@@ -23,10 +23,10 @@
 import { format } from "@wasm-fmt/clang-format";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
 import { checkIdent, namesRead, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
-import type { Routine } from "../js/print.js";
-import { CHUNK, nameShape, plainName } from "../js/print.js";
+import type { Routine } from "../portable/names.js";
+import { CHUNK, nameShape, plainName } from "../portable/names.js";
 
-export type { Routine } from "../js/print.js";
+export type { Routine } from "../portable/names.js";
 
 export interface CPrintOptions {
   /** A comment placed at the top of the module. */
@@ -347,7 +347,7 @@ const STMTS_HEAD = "void pl_statements_(void) {";
  * (LLVM style aligns nothing across statements and never puts a block on one line), so: each
  * distinct statement once (all in one function, separated by a declaration), and each
  * distinct signature once (in a function of two statements, so that nothing is put on its
- * line; by everything but the routine name's spelling, see js/print.ts `plainName`). The one
+ * line; by everything but the routine name's spelling, see portable/names.ts `plainName`). The one
  * thing that joins lines is `AllowShortFunctionsOnASingleLine: All`: a function of one
  * statement goes on one line when the signature and the statement, each on one line, fit
  * together in the column limit (`LineJoiner::tryMergeSimpleBlock`, `nextTwoLinesFitInto`).

@@ -23,16 +23,12 @@
 import { CodeBlockWriter } from "ts-morph";
 import * as prettier from "prettier";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
-import { checkIdent, printExprs, printPlan, stmtRoots, unparen, widthOf } from "../portable/pir.js";
+import { checkIdent, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
 import { escapeControls } from "../../src/diag.js";
+import type { Routine } from "../portable/names.js";
+import { CHUNK, nameShape, plainName } from "../portable/names.js";
 
-/** One routine to print: its name, PIR, and the text of its header comment. */
-export interface Routine {
-  name: string;
-  fn: PirFunction;
-  /** Block-comment text: the routine contract, the rule, the PTX locations served. */
-  header: string;
-}
+export type { Routine } from "../portable/names.js";
 
 export interface JsPrintOptions {
   /** A comment placed at the top of the module. */
@@ -395,19 +391,6 @@ function unformatted(printed: PrintedRoutine[], opts: JsPrintOptions): string {
     parts.push((i > 0 ? "\n" : "") + blockComment(r.header) + "\n" + w.toString() + "\n");
   });
   return parts.join("");
-}
-
-/** Characters of pieces per formatter run (see `formatPieces`). */
-export const CHUNK = 1 << 14;
-
-/** A routine name whose spelling cannot matter to a formatter beyond its length and the class of each character. */
-export function plainName(name: string): boolean {
-  return /^[a-z][a-z0-9_]*__[a-z0-9_]*$/.test(name);
-}
-
-/** `name` with each character replaced by its class (letter, digit, underscore). */
-export function nameShape(name: string): string {
-  return name.replace(/[a-z]/g, "a").replace(/[A-Z]/g, "A").replace(/[0-9]/g, "0");
 }
 
 /**

@@ -41,7 +41,6 @@ export const showType = (t: PType): string =>
 
 export type BinOp = "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "lshr" | "ashr";
 export type CmpOp = "eq" | "ne" | "ult" | "ule" | "slt" | "sle";
-export const SHIFTS: readonly BinOp[] = ["shl", "lshr", "ashr"];
 
 interface Node {
   /** Unique within one builder; children always have smaller ids than their parents. */
@@ -465,64 +464,6 @@ export function namesRead(fn: PirFunction): Set<string> {
     if (e.op === "elem") s.add(e.array);
   }
   return s;
-}
-
-/** A compact text listing of a function, one node a line; for tests and debugging. */
-export function showPir(fn: PirFunction): string {
-  const lines: string[] = [];
-  const sig = (vs: PirVar[]) => vs.map((v) => `${v.name}: ${showType(v.type)}`).join(", ");
-  lines.push(`fn ${fn.name}(${sig(fn.params)}) -> (${sig(fn.results)})`);
-  const done = new Set<number>();
-  const ref = (e: PExpr): string =>
-    e.op === "const"
-      ? e.type.t === "bool"
-        ? String(!!e.value)
-        : `${e.value}:u${e.type.w}`
-      : e.op === "ref"
-        ? e.name
-        : `%${e.id}`;
-  const defs = (e: PExpr, ind: string) => {
-    for (const n of nodesOf([e])) {
-      if (done.has(n.id) || n.op === "const" || n.op === "ref") continue;
-      done.add(n.id);
-      const args =
-        n.op === "elem"
-          ? `${n.array}[${ref(n.index)}]`
-          : kids(n).map(ref).join(", ") + (n.op === "extract" ? ` @${n.lo}` : "");
-      lines.push(`${ind}%${n.id}: ${showType(n.type)} = ${n.op} ${args}`);
-    }
-  };
-  const walk = (stmts: PStmt[], ind: string) => {
-    for (const st of stmts) {
-      if (st.s === "for") {
-        lines.push(`${ind}for ${st.index} < ${st.n} {`);
-        walk(st.body, ind + "  ");
-        lines.push(`${ind}}`);
-      } else if (st.s === "if") {
-        defs(st.c, ind);
-        lines.push(`${ind}if ${ref(st.c)} {`);
-        walk(st.then, ind + "  ");
-        lines.push(`${ind}} else {`);
-        walk(st.else, ind + "  ");
-        lines.push(`${ind}}`);
-      } else if (st.s === "store") {
-        defs(st.value, ind);
-        lines.push(`${ind}${st.array}[${ref(st.index)}] = ${ref(st.value)}`);
-      } else if (st.s === "return") {
-        for (const e of Object.values(st.values)) defs(e, ind);
-        lines.push(
-          `${ind}return ${Object.entries(st.values)
-            .map(([k, e]) => `${k} = ${ref(e)}`)
-            .join(", ")}`,
-        );
-      } else {
-        defs(st.value, ind);
-        lines.push(`${ind}${st.s} ${st.name} = ${ref(st.value)}`);
-      }
-    }
-  };
-  walk(fn.body, "  ");
-  return lines.join("\n");
 }
 
 // ---------------------------------------------------------------------------------------
