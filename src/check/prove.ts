@@ -44,6 +44,7 @@ import { applyOp, evalPir, kids, nodesOf, stmtRoots, widthOf } from "../../targe
 import type { PortableRule } from "../../targets/portable/rules/index.js";
 import { portableRulesFor } from "../../targets/portable/rules/index.js";
 import { scalarSemantics } from "./scalar.js";
+import { keep } from "../sem/guard.js";
 import type { Bool, BitVec, Z3Env } from "./smt.js";
 import { loadZ3, modelBool, modelValue, solve } from "./smt.js";
 import { proveAmdMatch, provePirMatch } from "./prove_match.js";
@@ -539,7 +540,7 @@ function scalarRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, mode
       if (r.spec.guarded) {
         g = bv.bitAt(readSource(bv, before, r.layout.guard!, W, 0), l);
         dPrior = before.vgpr.get((r.layout.dPrior as { n: number }).n)![l]!;
-        expected = bv.ite(g, expected, dPrior);
+        expected = keep(bv, g, expected, dPrior);
       }
       const got = after.vgpr.get(0)![l]!;
       const mismatch = bv.andB(bv.andB(activeBit(l), bv.orB(ref.defined, g === undefined ? bv.false : bv.notB(g))), bv.notB(bv.eq(got, expected)));
@@ -607,7 +608,7 @@ function pirScalarRun<V, B>(init: Init<V, B>, spec: RoutineSpec, profile: Profil
   const c = src("c");
   const ref = scalarSemantics(bv, spec.form, profile, a, b, c);
   let expected = ref.value;
-  if (spec.guarded) expected = bv.ite(args.g as B, expected, args.dPrior as V);
+  if (spec.guarded) expected = keep(bv, args.g as B, expected, args.dPrior as V);
   const out = evalPir(fn, bv, args);
   const got = out.d as Slot<V, B>;
   const bads: Bad<B>[] = [
