@@ -55,6 +55,7 @@ import { guardOff, guardOn } from "../sem/guard.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
 import type { WaveState } from "../../targets/amdgpu/interp.js";
 import { InterpError } from "../../targets/amdgpu/interp.js";
+import { contractBads } from "../../targets/amdgpu/contract.js";
 import { record } from "../../targets/amdgpu/isa/index.js";
 import type { MLine, MOp } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
@@ -67,7 +68,6 @@ import {
   amdgpu,
   cloneState,
   concreteInit,
-  contractBads,
   execPaths,
   fmt,
   hash,
