@@ -341,22 +341,43 @@ function warpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V, B>, acti
   return { active, a, membermask, activeB, executes, ref, ...w } as Warp<V, B>;
 }
 
+/**
+ * The output conditions of lane `l`, for each result the form writes (formWrites): the
+ * reference's value where the lane executes with a defined result (`on`), the prior value
+ * where the guard keeps it (`off`, src/sem/guard.ts). `got` reads the lowered result, null
+ * where the routine has none.
+ */
+function resultBads<V, B>(
+  bv: BV<V, B>,
+  f: MatchForm,
+  w: Warp<V, B>,
+  l: number,
+  on: B,
+  off: B,
+  got: { d: () => V | null; p: () => B | null },
+): Bad<B>[] {
+  const bads: Bad<B>[] = [];
+  const check = <T>(name: "d" | "p", x: T | null, ref: T, prior: T[] | undefined, same: (x: T, y: T) => B) => {
+    if (x === null) {
+      bads.push({ what: `the routine has no ${name} result`, cond: bv.true });
+      return;
+    }
+    bads.push({ what: `Value mismatch: ${name} in lane ${l}`, cond: bv.andB(on, bv.notB(same(x, ref))), lane: l });
+    if (prior) bads.push({ what: `lane ${l} (guard false) does not keep its prior ${name}`, cond: bv.andB(off, bv.notB(same(x, prior[l]!))), lane: l });
+  };
+  const writes = formWrites(f);
+  if (writes.d) check("d", got.d(), w.ref.d[l]!, w.dPrior, (x, y) => bv.eq(x, y));
+  if (writes.p) check("p", got.p(), w.ref.p[l]!, w.pPrior, (x, y) => bv.eqB(x, y));
+  return bads;
+}
+
 /** Output conditions: d and p right in every defined lane; guard-off lanes keep d and p. */
 function outputBads<V, B>(bv: BV<V, B>, f: MatchForm, w: Warp<V, B>, after: WaveState<V, B>, lanes: number): Bad<B>[] {
   const bads: Bad<B>[] = [];
   for (let l = 0; l < lanes; l++) {
     const on = bv.andB(w.executes[l]!, w.ref.defined[l]!);
     const off = guardOff(bv, w.activeB[l]!, w.g?.[l]);
-    if (formWrites(f).d) {
-      const d = after.vgpr.get(0)![l]!;
-      bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eq(d, w.ref.d[l]!))), lane: l });
-      if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(d, w.dPrior[l]!))), lane: l });
-    }
-    if (formWrites(f).p) {
-      const p = bv.bitAt(after.vcc, l);
-      bads.push({ what: `Value mismatch: p in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eqB(p, w.ref.p[l]!))), lane: l });
-      if (w.pPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(p, w.pPrior[l]!))), lane: l });
-    }
+    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => after.vgpr.get(0)![l]!, p: () => bv.bitAt(after.vcc, l) }));
   }
   return bads.filter((b) => bv.asBool(b.cond) !== false);
 }
@@ -931,22 +952,7 @@ function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, 
       if (!res) continue;
       bads.push({ what: `Target is more poisonous than source (${name}[${l}] is poison)`, cond: bv.notB(res[l]!.defined), lane: l });
     }
-    if (formWrites(f).d) {
-      if (!d) bads.push({ what: "the routine has no d result", cond: bv.true });
-      else {
-        const x = d[l]!.value as V;
-        bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eq(x, ref.d[l]!))), lane: l });
-        if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(x, w.dPrior[l]!))), lane: l });
-      }
-    }
-    if (formWrites(f).p) {
-      if (!p) bads.push({ what: "the routine has no p result", cond: bv.true });
-      else {
-        const x = p[l]!.value as B;
-        bads.push({ what: `Value mismatch: p in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eqB(x, ref.p[l]!))), lane: l });
-        if (w.pPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(x, w.pPrior[l]!))), lane: l });
-      }
-    }
+    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => (d ? (d[l]!.value as V) : null), p: () => (p ? (p[l]!.value as B) : null) }));
   }
   return { args, w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
 }
