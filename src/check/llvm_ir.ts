@@ -19,7 +19,7 @@ import type { BV, CV, Defined } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
 import type { MatchForm, Profile, Sel, SzextForm, VshForm } from "../ir/forms.js";
 import { szext } from "../sem/szext.js";
-import { selField, vsh } from "../sem/vsh.js";
+import { minMaxLhs, minMaxSigned, satBits, satRange, selField, vsh } from "../sem/vsh.js";
 
 /** An IR value: `"iW <name or constant>"`. */
 export type IrVal = string;
@@ -375,10 +375,7 @@ function bestVsh(bv: LlvmIrBV, f: VshForm, profile: Profile, a: IrVal, b: IrVal,
     // Wrap to the ISA's .s34 (a no-op for vshr, whose result fits in 33 bits).
     tmp = f.op === "vshl" ? bv.rawShift("ashr", bv.rawShift("shl", exact, bv.k(30, 64)), bv.k(30, 64)) : exact;
     if (f.sat) {
-      const dsel = tail.kind === "merge" ? tail.dsel : null;
-      const bits = BigInt(profile === "isa" && dsel ? selField(dsel).width : 32);
-      const min = dsigned ? -(1n << (bits - 1n)) : 0n;
-      const max = dsigned ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+      const { min, max } = satRange(dsigned, satBits(f, profile));
       tmp = bv.call(64, "llvm.smax.i64", [bv.call(64, "llvm.smin.i64", [tmp, bv.k(max, 64)]), bv.k(min, 64)]);
     }
     t32 = bv.extract(tmp, 31, 0);
@@ -388,16 +385,9 @@ function bestVsh(bv: LlvmIrBV, f: VshForm, profile: Profile, a: IrVal, b: IrVal,
   if (tail.kind === "merge") return bv.call(32, "llvm.amdgcn.perm", [c!, t32, k32(bv, mergeSelector(tail.dsel, profile))]);
   if (tail.op2 === "add") return bv.add(t32, c!);
   const cc = dsigned ? bv.sext(c!, 64) : bv.zext(c!, 64);
-  let lhs: IrVal;
-  let signedCmp: boolean;
-  if (profile === "isa") {
-    lhs = tmp!; // the signed .s34 intermediate, after saturation
-    signedCmp = true;
-  } else {
-    lhs = f.sat ? bv.sext(t32, 64) : exact!; // sm90: D3 and A1 (src/sem/vsh.ts)
-    signedCmp = dsigned;
-  }
-  const fn = `llvm.${signedCmp ? "s" : "u"}${tail.op2}.i64`;
+  // isa: the signed .s34 tmp after saturation; sm90: D3 and A1 (src/sem/vsh.ts minMaxOperand).
+  const lhs = minMaxLhs(bv, f, profile, { tmp: tmp!, t32, exact: exact! });
+  const fn = `llvm.${minMaxSigned(f, profile) ? "s" : "u"}${tail.op2}.i64`;
   return bv.extract(bv.call(64, fn, [lhs, cc]), 31, 0);
 }
 

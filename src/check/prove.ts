@@ -31,6 +31,7 @@ import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
 import { applicableRules, lowerWithRule } from "../../targets/amdgpu/lower.js";
 import type { RunResult, StepTrace, WaveState } from "../../targets/amdgpu/interp.js";
 import { InterpError, run } from "../../targets/amdgpu/interp.js";
+import { contractBads } from "../../targets/amdgpu/contract.js";
 import { record } from "../../targets/amdgpu/isa/index.js";
 import { checkHazards, formatViolation, hazardTarget } from "../../targets/amdgpu/hazards.js";
 import type { WaveIO } from "../../targets/amdgpu/isa/record.js";
@@ -44,6 +45,7 @@ import { applyOp, evalPir, kids, widthOf } from "../../targets/portable/pir.js";
 import type { PortableRule } from "../../targets/portable/rules/index.js";
 import { portableRulesFor } from "../../targets/portable/rules/index.js";
 import { scalarSemantics } from "./scalar.js";
+import { keep } from "../sem/guard.js";
 import type { Bool, BitVec, Z3Env } from "./smt.js";
 import { loadZ3, modelBool, modelValue, solve } from "./smt.js";
 import { proveAmdMatch, provePirMatch } from "./prove_match.js";
@@ -372,44 +374,6 @@ export interface Bad<B> {
   lane?: number;
 }
 
-/**
- * "Changes nothing else" (the routine contract, targets/amdgpu/routine.ts): exec restored;
- * every VGPR outside the scratch window unchanged in every lane, except v0 in lanes that are
- * active (`active(l)`); every SGPR outside the scratch window unchanged. vcc and scc are
- * scratch (a `p` result in vcc is checked as a value by the caller).
- */
-export function contractBads<V, B>(bv: BV<V, B>, r: AmdRoutine, before: WaveState<V, B>, after: WaveState<V, B>, active: (lane: number) => B): Bad<B>[] {
-  const bads: Bad<B>[] = [];
-  const ne = (x: V, y: V): B => (x === y ? bv.false : bv.notB(bv.eq(x, y)));
-  bads.push({ what: "exec is not restored", cond: ne(after.exec, before.exec) });
-  const vs = r.layout.vScratch;
-  const ss = r.layout.sScratch;
-  for (const [n, lanes] of after.vgpr) {
-    if (n >= vs && n < r.vEnd) continue;
-    const old = before.vgpr.get(n);
-    if (!old) {
-      bads.push({ what: `v${n} is written but is outside the scratch window v${vs}..v${r.vEnd - 1}`, cond: bv.true });
-      continue;
-    }
-    lanes.forEach((x, l) => {
-      const changed = ne(x, old[l]!);
-      if (changed === bv.false) return;
-      if (n === 0) bads.push({ what: `v0 lane ${l} changed in a lane that does not execute`, cond: bv.andB(bv.notB(active(l)), changed), lane: l });
-      else bads.push({ what: `v${n} lane ${l} changed (not scratch)`, cond: changed, lane: l });
-    });
-  }
-  for (const [n, x] of after.sgpr) {
-    if (n >= ss && n < r.sEnd) continue;
-    const old = before.sgpr.get(n);
-    if (old === undefined) {
-      bads.push({ what: `s${n} is written but is outside the scratch window`, cond: bv.true });
-      continue;
-    }
-    const changed = ne(x, old);
-    if (changed !== bv.false) bads.push({ what: `s${n} changed (not scratch)`, cond: changed });
-  }
-  return bads.filter((b) => bv.asBool(b.cond) !== false);
-}
 
 // ---------------------------------------------------------------------------------------
 // Scalar forms (szext, vshl/vshr) on AMDGPU
@@ -539,7 +503,7 @@ function scalarRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, mode
       if (r.spec.guarded) {
         g = bv.bitAt(readSource(bv, before, r.layout.guard!, W, 0), l);
         dPrior = before.vgpr.get((r.layout.dPrior as { n: number }).n)![l]!;
-        expected = bv.ite(g, expected, dPrior);
+        expected = keep(bv, g, expected, dPrior);
       }
       const got = after.vgpr.get(0)![l]!;
       const mismatch = bv.andB(bv.andB(activeBit(l), bv.orB(ref.defined, g === undefined ? bv.false : bv.notB(g))), bv.notB(bv.eq(got, expected)));
@@ -607,7 +571,7 @@ function pirScalarRun<V, B>(init: Init<V, B>, spec: RoutineSpec, profile: Profil
   const c = src("c");
   const ref = scalarSemantics(bv, spec.form, profile, a, b, c);
   let expected = ref.value;
-  if (spec.guarded) expected = bv.ite(args.g as B, expected, args.dPrior as V);
+  if (spec.guarded) expected = keep(bv, args.g as B, expected, args.dPrior as V);
   const out = evalPir(fn, bv, args);
   const got = out.d as Slot<V, B>;
   const bads: Bad<B>[] = [

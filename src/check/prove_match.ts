@@ -46,13 +46,16 @@
  * query over all 32 lanes, with poison tracked.
  */
 import type { MatchForm, Profile } from "../ir/forms.js";
+import { formWrites } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { BV, CV } from "../sem/bv.js";
 import { matchSync } from "../sem/match_sync.js";
 import type { MatchResult } from "../sem/match_sync.js";
+import { guardOff, guardOn } from "../sem/guard.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
 import type { WaveState } from "../../targets/amdgpu/interp.js";
 import { InterpError } from "../../targets/amdgpu/interp.js";
+import { contractBads } from "../../targets/amdgpu/contract.js";
 import { record } from "../../targets/amdgpu/isa/index.js";
 import type { MLine, MOp } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
@@ -65,7 +68,6 @@ import {
   amdgpu,
   cloneState,
   concreteInit,
-  contractBads,
   execPaths,
   fmt,
   hash,
@@ -85,11 +87,6 @@ const LANES = 32;
 const loopFacts = new Map<string, Promise<LoopFacts>>();
 /** Whether a loop's exit summary holds, by loop key. */
 const loopSummary = new Map<string, Promise<LoopFacts>>();
-
-/** The form writes d (v0): `.any`, and `.all` unless d is the sink. */
-export const formWritesD = (f: MatchForm): boolean => f.dest === "d" || f.dest === "d|p" || f.dest === "d|_";
-/** The form writes p: `.all` with `d|p` or `_|p`. */
-export const formWritesP = (f: MatchForm): boolean => f.mode === "all" && (f.dest === "d|p" || f.dest === "_|p");
 
 // ---------------------------------------------------------------------------------------
 // Data independence (the soundness condition of the small-value reduction)
@@ -338,10 +335,40 @@ function warpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V, B>, acti
     w.g = lanes.map((l) => bv.bitAt(gm, l));
     w.dPrior = lanes.map((l) => st.vgpr.get((r.layout.dPrior as { n: number }).n)![l]!);
     w.pPrior = lanes.map((l) => bv.bitAt(st.vcc, l));
-    executes = lanes.map((l) => bv.andB(activeB[l]!, w.g![l]!));
+    executes = lanes.map((l) => guardOn(bv, activeB[l]!, w.g![l]!));
   }
   const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
   return { active, a, membermask, activeB, executes, ref, ...w } as Warp<V, B>;
+}
+
+/**
+ * The output conditions of lane `l`, for each result the form writes (formWrites): the
+ * reference's value where the lane executes with a defined result (`on`), the prior value
+ * where the guard keeps it (`off`, src/sem/guard.ts). `got` reads the lowered result, null
+ * where the routine has none.
+ */
+function resultBads<V, B>(
+  bv: BV<V, B>,
+  f: MatchForm,
+  w: Warp<V, B>,
+  l: number,
+  on: B,
+  off: B,
+  got: { d: () => V | null; p: () => B | null },
+): Bad<B>[] {
+  const bads: Bad<B>[] = [];
+  const check = <T>(name: "d" | "p", x: T | null, ref: T, prior: T[] | undefined, same: (x: T, y: T) => B) => {
+    if (x === null) {
+      bads.push({ what: `the routine has no ${name} result`, cond: bv.true });
+      return;
+    }
+    bads.push({ what: `Value mismatch: ${name} in lane ${l}`, cond: bv.andB(on, bv.notB(same(x, ref))), lane: l });
+    if (prior) bads.push({ what: `lane ${l} (guard false) does not keep its prior ${name}`, cond: bv.andB(off, bv.notB(same(x, prior[l]!))), lane: l });
+  };
+  const writes = formWrites(f);
+  if (writes.d) check("d", got.d(), w.ref.d[l]!, w.dPrior, (x, y) => bv.eq(x, y));
+  if (writes.p) check("p", got.p(), w.ref.p[l]!, w.pPrior, (x, y) => bv.eqB(x, y));
+  return bads;
 }
 
 /** Output conditions: d and p right in every defined lane; guard-off lanes keep d and p. */
@@ -349,17 +376,8 @@ function outputBads<V, B>(bv: BV<V, B>, f: MatchForm, w: Warp<V, B>, after: Wave
   const bads: Bad<B>[] = [];
   for (let l = 0; l < lanes; l++) {
     const on = bv.andB(w.executes[l]!, w.ref.defined[l]!);
-    const off = w.g ? bv.andB(w.activeB[l]!, bv.notB(w.g[l]!)) : bv.false;
-    if (formWritesD(f)) {
-      const d = after.vgpr.get(0)![l]!;
-      bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eq(d, w.ref.d[l]!))), lane: l });
-      if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(d, w.dPrior[l]!))), lane: l });
-    }
-    if (formWritesP(f)) {
-      const p = bv.bitAt(after.vcc, l);
-      bads.push({ what: `Value mismatch: p in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eqB(p, w.ref.p[l]!))), lane: l });
-      if (w.pPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(p, w.pPrior[l]!))), lane: l });
-    }
+    const off = guardOff(bv, w.activeB[l]!, w.g?.[l]);
+    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => after.vgpr.get(0)![l]!, p: () => bv.bitAt(after.vcc, l) }));
   }
   return bads.filter((b) => bv.asBool(b.cond) !== false);
 }
@@ -502,11 +520,11 @@ async function replayMatch(env: Z3Env, r: AmdRoutine, profile: Profile, symbols:
   out.push(`Lowering  ${target.kind === "amdgpu" ? `amdgpu ${target.mcpu}` : ""} (exec = ${fmt(c.before.exec)}; VGPR values of lane ${lane} shown):`, ...amdTraceLines(c.paths.trace, lane));
   if (c.paths.error) out.push(`  (stopped: ${c.paths.error})`);
   if (c.after) {
-    if (formWritesD(f)) {
+    if (formWrites(f).d) {
       out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
       out.push(`Lowered value:  d[${lane}] = ${fmt(c.after.vgpr.get(0)![lane]!)}`);
     }
-    if (formWritesP(f)) {
+    if (formWrites(f).p) {
       out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
       out.push(`Lowered value:  p[${lane}] = ${fmt(concreteBit(c.after.vcc, lane))}`);
     }
@@ -912,7 +930,7 @@ function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, 
   const a = operand("a", aw);
   const membermask = operand("membermask", 32);
   const g = spec.guarded ? (args.g as B[]) : undefined;
-  const executes = g ? lanes.map((l) => bv.andB(activeB[l]!, g[l]!)) : activeB;
+  const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g[l]!)) : activeB;
   const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
   const w: Warp<V, B> = { active, a, membermask, activeB, executes, ref };
   if (g) {
@@ -926,7 +944,7 @@ function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, 
   const p = out.p as Slot<V, B>[] | undefined;
   for (let l = 0; l < LANES; l++) {
     const on = bv.andB(executes[l]!, ref.defined[l]!);
-    const off = g ? bv.andB(activeB[l]!, bv.notB(g[l]!)) : bv.false;
+    const off = guardOff(bv, activeB[l]!, g?.[l]);
     for (const [name, res] of [
       ["d", d],
       ["p", p],
@@ -934,22 +952,7 @@ function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, 
       if (!res) continue;
       bads.push({ what: `Target is more poisonous than source (${name}[${l}] is poison)`, cond: bv.notB(res[l]!.defined), lane: l });
     }
-    if (formWritesD(f)) {
-      if (!d) bads.push({ what: "the routine has no d result", cond: bv.true });
-      else {
-        const x = d[l]!.value as V;
-        bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eq(x, ref.d[l]!))), lane: l });
-        if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(x, w.dPrior[l]!))), lane: l });
-      }
-    }
-    if (formWritesP(f)) {
-      if (!p) bads.push({ what: "the routine has no p result", cond: bv.true });
-      else {
-        const x = p[l]!.value as B;
-        bads.push({ what: `Value mismatch: p in lane ${l}`, cond: bv.andB(on, bv.notB(bv.eqB(x, ref.p[l]!))), lane: l });
-        if (w.pPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(x, w.pPrior[l]!))), lane: l });
-      }
-    }
+    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => (d ? (d[l]!.value as V) : null), p: () => (p ? (p[l]!.value as B) : null) }));
   }
   return { args, w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
 }
@@ -977,11 +980,11 @@ export async function provePirMatch(env: Z3Env, spec: RoutineSpec, profile: Prof
   const p = c.out.p as Slot<CV, boolean>[] | undefined;
   if (d) out.push(`  d[${lane}] = ${d[lane]!.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
   if (p) out.push(`  p[${lane}] = ${p[lane]!.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
-  if (formWritesD(f)) {
+  if (formWrites(f).d) {
     out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
     out.push(`Lowered value:  d[${lane}] = ${d?.[lane]?.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
   }
-  if (formWritesP(f)) {
+  if (formWrites(f).p) {
     out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
     out.push(`Lowered value:  p[${lane}] = ${p?.[lane]?.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
   }

@@ -7,6 +7,7 @@ import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
 import { szext } from "../sem/szext.js";
 import { vsh } from "../sem/vsh.js";
+import { guarded } from "../sem/guard.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
 import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
 import type { ScalarCase } from "./inputs.js";
@@ -27,8 +28,11 @@ export function scalarSemantics<V, B>(
 
 /** The expected d of a case: the reference, or the prior d where the guard is false. */
 export function expectedScalar(f: Form, profile: Profile, x: ScalarCase): bigint {
-  if (x.g === false) return x.dPrior!;
-  return scalarSemantics(concrete, f, profile, u(x.a), u(x.b), u(x.c)).value.x;
+  return guarded(
+    x.g,
+    () => scalarSemantics(concrete, f, profile, u(x.a), u(x.b), u(x.c)).value.x,
+    () => x.dPrior!,
+  );
 }
 
 /** Runs cases through an executor; returns d per case. */

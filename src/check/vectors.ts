@@ -7,6 +7,7 @@
  * folded as in real modules. A lane whose expected value is `null` is not compared.
  */
 import type { Profile } from "../ir/forms.js";
+import { formWrites } from "../ir/forms.js";
 import type { FamilyInst, OperandKind, RoutineSpec, SourceName } from "../ir/ir.js";
 import { sourcesOf } from "../ir/ir.js";
 import { parseModule } from "../ir/build.js";
@@ -14,6 +15,7 @@ import type { Diagnostic } from "../diag.js";
 import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
 import { matchSync } from "../sem/match_sync.js";
+import { guarded, keepLane } from "../sem/guard.js";
 import type { Mcpu } from "../../targets/amdgpu/regs.js";
 import { TARGETS } from "../../targets/amdgpu/regs.js";
 import { lowerRoutine } from "../../targets/amdgpu/lower.js";
@@ -150,7 +152,8 @@ function shapeProblem(v: Vector, warp: unknown): string | null {
     if (isWarp && name === "a" && !perLaneOk) return `in.${o.name} must be 32 values of ${digits} hex digits`;
     if (!perLaneOk && !isHex(x, digits)) return `in.${o.name} must be "0x" + ${digits} hex digits${isWarp ? " or 32 of them" : ""}`;
   }
-  const dests: ("d" | "p")[] = f.op !== "match" ? ["d"] : f.mode === "any" ? ["d"] : f.dest === "d|p" ? ["d", "p"] : f.dest === "_|p" ? ["p"] : f.dest === "_" ? [] : ["d"];
+  const writes = formWrites(f);
+  const dests = (["d", "p"] as const).filter((k) => writes[k]);
   for (const k of dests) {
     const x = v.out[k];
     const ok = k === "p" ? (e: unknown) => typeof e === "boolean" : (e: unknown) => isHex(e, 8);
@@ -271,8 +274,8 @@ export function referenceWarp(v: Vector): WarpOut {
     executes: active.map((x, i) => x && w.g[i]!),
   });
   return {
-    d: r.d.map((x, i) => (!active[i] ? null : !w.g[i] ? w.dPrior[i]! : r.defined[i] ? x.x : null)),
-    p: r.p.map((x, i) => (!active[i] ? null : !w.g[i] ? w.pPrior[i]! : r.defined[i] ? x : null)),
+    d: r.d.map((x, i) => keepLane(active[i]!, w.g[i]!, () => (r.defined[i] ? x.x : null), () => w.dPrior[i]!)),
+    p: r.p.map((x, i) => keepLane(active[i]!, w.g[i]!, () => (r.defined[i] ? x : null), () => w.pPrior[i]!)),
   };
 }
 
@@ -337,7 +340,11 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
           const msg = compareWarp(v, referenceWarp(v));
           if (msg) fail(v, "ref", msg);
         } else {
-          const got = guardOf(v) ? scalarSemantics(concrete, f, profile, u(big(inputOf(v, "a"))), u(big(inputOf(v, "b"))), u(big(inputOf(v, "c")))).value.x : big(v.in.d);
+          const got = guarded(
+            guardOf(v),
+            () => scalarSemantics(concrete, f, profile, u(big(inputOf(v, "a"))), u(big(inputOf(v, "b"))), u(big(inputOf(v, "c")))).value.x,
+            () => big(v.in.d),
+          );
           const want = big(v.out.d);
           if (got !== want) fail(v, "ref", `d = ${fmt(got)}, expected ${fmt(want)}`);
         }

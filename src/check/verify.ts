@@ -11,6 +11,7 @@ import type { RoutineSpec } from "../ir/ir.js";
 import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
 import { matchSync } from "../sem/match_sync.js";
+import { keepLane } from "../sem/guard.js";
 import type { Mcpu } from "../../targets/amdgpu/regs.js";
 import { TARGETS } from "../../targets/amdgpu/regs.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
@@ -164,8 +165,8 @@ export function expectedWarp(f: Form, c: MatchCase): { d: (bigint | null)[]; p: 
   const r = matchSync(concrete, f, toMatchWarp(f, c));
   const active = (l: number) => ((c.active >>> l) & 1) === 1;
   return {
-    d: r.d.map((x, l) => (!active(l) ? null : c.guard && !c.guard[l] ? c.dPrior[l]! : r.defined[l] ? x.x : null)),
-    p: r.p.map((x, l) => (!active(l) ? null : c.guard && !c.guard[l] ? c.pPrior[l]! : r.defined[l] ? x : null)),
+    d: r.d.map((x, l) => keepLane(active(l), c.guard?.[l], () => (r.defined[l] ? x.x : null), () => c.dPrior[l]!)),
+    p: r.p.map((x, l) => keepLane(active(l), c.guard?.[l], () => (r.defined[l] ? x : null), () => c.pPrior[l]!)),
   };
 }
 

@@ -45,19 +45,57 @@ function clampSigned<V, B>(bv: BV<V, B>, t: V, min: bigint, max: bigint): V {
 }
 
 /** The range optSaturate clamps to: dtype's signedness, over `bits` (8, 16 or 32). */
-function satRange(signed: boolean, bits: number): { min: bigint; max: bigint } {
+export function satRange(signed: boolean, bits: number): { min: bigint; max: bigint } {
   const n = BigInt(bits);
   return signed ? { min: -(1n << (n - 1n)), max: (1n << (n - 1n)) - 1n } : { min: 0n, max: (1n << n) - 1n };
 }
 
 /**
- * `vop.dtype.atype.u32{.sat}.mode{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}`.
- * @param a, b, c u32 register values (c is read only when the tail uses it)
- * @returns d (u32); the video shifts are defined for every input.
+ * Bits of the saturation range, optSaturate(tmp, sat, isSigned(dtype), dsel): isa, the
+ * subword with a merge; sm90 (D1), always the 32-bit range.
  */
-export function vsh<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V, c: V): Defined<V, B> {
+export function satBits(f: VshForm, profile: Profile): number {
+  return profile === "isa" && f.tail.kind === "merge" ? selField(f.tail.dsel).width : 32;
+}
+
+/**
+ * The value `.min`/`.max` compares against c:
+ *   `tmp`   isa: the signed .s34 intermediate (after saturation);
+ *   `t32s`  sm90 with .sat (D3): the saturated 32-bit value, sign-extended;
+ *   `exact` sm90 without .sat (A1): the exact shift result modulo 2^64.
+ */
+export type MinMaxOperand = "tmp" | "t32s" | "exact";
+
+export function minMaxOperand(f: VshForm, profile: Profile): MinMaxOperand {
+  return profile === "isa" ? "tmp" : f.sat ? "t32s" : "exact";
+}
+
+/**
+ * Whether `.min`/`.max` compares signed: always in isa (the .s34 tmp is signed); in sm90,
+ * signed for dtype .s32 and unsigned for .u32 (D3, A1: as s64 or u64).
+ */
+export function minMaxSigned(f: VshForm, profile: Profile): boolean {
+  return profile === "isa" || f.dtype === "s32";
+}
+
+/** The operand `minMaxOperand` names, as a 64-bit value, from the stages' values. */
+export function minMaxLhs<V>(
+  bv: { sext(x: V, w: number): V },
+  f: VshForm,
+  profile: Profile,
+  s: { tmp: V; t32: V; exact: V },
+): V {
+  const which = minMaxOperand(f, profile);
+  return which === "tmp" ? s.tmp : which === "t32s" ? bv.sext(s.t32, 64) : s.exact;
+}
+
+/**
+ * The stages before the tail: extract and extend a and b, shift, wrap to the .s34
+ * intermediate, saturate. Returns `exact` (the shift result modulo 2^64) and `tmp` (the
+ * .s34 intermediate after saturation, sign-extended to 64 bits).
+ */
+export function vshIntermediate<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V): { exact: V; tmp: V } {
   const k = (x: bigint | number, w: number) => bv.k(x, w);
-  const dsigned = f.dtype === "s32";
 
   // Extract and extend: ta, tb are the ISA's .s33 inputs (tb is always .u32, so ≥ 0).
   const ta = note(bv, "ta", partSelectSignExtend(bv, a, f.atype === "s32", f.asel, 33));
@@ -77,14 +115,24 @@ export function vsh<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V
   // tmp: the ISA's ".s34 intermediate result": the exact value wrapped to 34 bits, signed.
   let tmp = note(bv, "tmp", bv.sext(bv.extract(exact, 33, 0), 64));
 
-  const dsel = f.tail.kind === "merge" ? f.tail.dsel : null;
   if (f.sat) {
-    // optSaturate(tmp, sat, isSigned(dtype), dsel). isa: the subword range with a merge;
-    // sm90 (D1): always the 32-bit range.
-    const bits = profile === "isa" && dsel ? selField(dsel).width : 32;
-    const { min, max } = satRange(dsigned, bits);
+    // optSaturate(tmp, sat, isSigned(dtype), dsel): the range of satBits (D1).
+    const { min, max } = satRange(f.dtype === "s32", satBits(f, profile));
     tmp = note(bv, "tmp_sat", clampSigned(bv, tmp, min, max));
   }
+  return { exact, tmp };
+}
+
+/**
+ * `vop.dtype.atype.u32{.sat}.mode{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}`.
+ * @param a, b, c u32 register values (c is read only when the tail uses it)
+ * @returns d (u32); the video shifts are defined for every input.
+ */
+export function vsh<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V, c: V): Defined<V, B> {
+  const k = (x: bigint | number, w: number) => bv.k(x, w);
+  const dsigned = f.dtype === "s32";
+
+  const { exact, tmp } = vshIntermediate(bv, f, profile, a, b);
 
   let r: V; // the result before "the lower 32-bits are written to the destination"
   const t32 = bv.extract(tmp, 31, 0);
@@ -107,22 +155,10 @@ export function vsh<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V
       r = bv.extract(bv.add(tmp, cc), 31, 0);
     } else {
       const isMin = f.tail.op2 === "min";
-      let lhs: V;
-      let less: B;
-      if (profile === "isa") {
-        // isa: min/max on the signed .s34 intermediate (after saturation).
-        lhs = tmp;
-        less = bv.slt(tmp, cc);
-      } else if (f.sat) {
-        // sm90: the saturated 32-bit value, sign-extended; compared unsigned for dtype .u32
-        // (D3) and signed for .s32.
-        lhs = bv.sext(t32, 64);
-        less = dsigned ? bv.slt(lhs, cc) : bv.ult(lhs, cc);
-      } else {
-        // sm90 (A1): the exact shift result modulo 2^64, as s64 for dtype .s32, u64 for .u32.
-        lhs = exact;
-        less = dsigned ? bv.slt(lhs, cc) : bv.ult(lhs, cc);
-      }
+      // isa: the signed .s34 tmp; sm90: sext(t32) with .sat (D3), else exact (A1), compared
+      // signed for dtype .s32 and unsigned for .u32 (minMaxOperand, minMaxSigned).
+      const lhs = minMaxLhs(bv, f, profile, { tmp, t32, exact });
+      const less = minMaxSigned(f, profile) ? bv.slt(lhs, cc) : bv.ult(lhs, cc);
       const pick = isMin ? bv.ite(less, lhs, cc) : bv.ite(less, cc, lhs);
       r = bv.extract(pick, 31, 0);
     }

@@ -11,6 +11,7 @@ import type { AmdRoutine } from "./lower.js";
 import type { RunResult, WaveState } from "./interp.js";
 import { run } from "./interp.js";
 import { formatViolation, hazardTarget } from "./hazards.js";
+import { contractBads } from "./contract.js";
 import type { MOp } from "./minst.js";
 
 /** Inputs of one run: per-lane values (32 lanes) for divergent sources, one value for uniform ones. */
@@ -142,27 +143,10 @@ export function execRoutine<V, B>(
     return { status: "hazard", steps: 0, cycles: 0, waitCycles: 0, d: [], p: [], violations: [], hazards, trace: [] };
   }
 
-  // Contract: exec restored; registers outside scratch and v0 unchanged; inactive lanes of
-  // v0 unchanged. (Checked exactly when concrete; symbolic callers assert these as terms.)
-  const violations: string[] = [];
-  const differs = (x: V, y: V) => x !== y && bv.asBool(bv.eq(x, y)) === false;
-  if (differs(st.exec, before.exec)) violations.push("exec is not restored");
-  for (const [n, lanes] of before.vgpr) {
-    if (n >= r.layout.vScratch && n < r.vEnd) continue;
-    const now = st.vgpr.get(n)!;
-    for (let l = 0; l < W; l++) {
-      const active = bv.asBool(bv.bitAt(before.exec, l));
-      if (n === 0 && active !== false) continue;
-      if (differs(now[l]!, lanes[l]!)) {
-        violations.push(`v${n} lane ${l} changed${n === 0 ? " (inactive lane of d)" : ""}`);
-        break;
-      }
-    }
-  }
-  for (const [n, x] of before.sgpr) {
-    if (n >= r.layout.sScratch && n < r.sEnd) continue;
-    if (differs(st.sgpr.get(n)!, x)) violations.push(`s${n} changed (not scratch)`);
-  }
+  // Contract (./contract.ts): exec restored; registers outside scratch and v0 unchanged;
+  // inactive lanes of v0 unchanged. Here the conditions that hold, the first lane per
+  // register; the prover asserts the same conditions as terms.
+  const violations = contractBads(bv, r, before, st, (l) => bv.bitAt(before.exec, l), "exec").map((b) => b.what);
   const d = st.vgpr.get(0)!.slice(0, 32);
   const p = Array.from({ length: 32 }, (_, l) => bv.bitAt(st.vcc, l));
   return { status: res.status, steps: res.steps, cycles: res.cycles, waitCycles: res.waitCycles, d, p, violations, hazards: [], trace: res.trace };

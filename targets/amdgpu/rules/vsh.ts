@@ -36,9 +36,19 @@
  * so a scalar sequence pays a v_mov and rarely wins).
  */
 import type { Profile, Sel, VshForm } from "../../../src/ir/forms.js";
-import { concrete, traced, u } from "../../../src/sem/bv.js";
+import { concrete, u } from "../../../src/sem/bv.js";
 import type { CV } from "../../../src/sem/bv.js";
-import { partSelectSignExtend, selField, vsh } from "../../../src/sem/vsh.js";
+import {
+  minMaxLhs,
+  minMaxOperand,
+  minMaxSigned,
+  partSelectSignExtend,
+  satBits,
+  satRange,
+  selField,
+  vsh,
+  vshIntermediate,
+} from "../../../src/sem/vsh.js";
 import { record } from "../isa/index.js";
 import type { MOp } from "../minst.js";
 import { imm, isLabel, s, v } from "../minst.js";
@@ -171,17 +181,6 @@ function cWord(m: Builder, f: VshForm): Word {
   const signed = f.dtype === "s32";
   if (isImm(c)) return constWord(signed ? BigInt.asIntN(32, c.value) : valueOf(c));
   return { x: c, ext: signed ? "s" : "u" };
-}
-
-/** optSaturate's range for dtype's signedness over `bits` (8, 16 or 32). */
-function satRange(signed: boolean, bits: number): [bigint, bigint] {
-  const n = BigInt(bits);
-  return signed ? [-(1n << (n - 1n)), (1n << (n - 1n)) - 1n] : [0n, (1n << n) - 1n];
-}
-
-/** Bits of the saturation range: the merge's subword in `isa`, 32 otherwise (D1). */
-function satBits(f: VshForm, profile: Profile): number {
-  return profile === "isa" && f.tail.kind === "merge" ? selField(f.tail.dsel).width : 32;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -395,7 +394,7 @@ function clampSigned(m: Builder, x: MOp, min: bigint, max: bigint): MOp {
  *   unsigned word: v_min_u32 t, max, x (its lower bound 0 ≤ min never binds)
  * The result's ext follows from the range it now lies in.
  */
-function satWord(m: Builder, w: Word, [min, max]: [bigint, bigint]): Word {
+function satWord(m: Builder, w: Word, { min, max }: { min: bigint; max: bigint }): Word {
   const [wmin, wmax] = w.ext === "s" ? [INT_MIN, INT_MAX] : w.ext === "both" ? [0n, INT_MAX] : [0n, M32];
   const lo = min > wmin ? min : wmin;
   const hi = max < wmax ? max : wmax;
@@ -546,9 +545,8 @@ function widenC(m: Builder, signed: boolean): MOp {
  *   v_cndmask_b32     d, c, p.lo, vcc      ; .min (.max: d, p.lo, c)
  */
 function minMax64(m: Builder, f: VshForm, profile: Profile, p: MOp, cc: MOp, isMin: boolean): MOp {
-  if (profile === "isa") op(m, "v_bfe_i32", [hi(p), k32(0), k32(2)], hi(p));
-  const signed = profile === "isa" || f.dtype === "s32";
-  const less = cmp(m, signed ? "v_cmp_lt_i64" : "v_cmp_lt_u64", p, cc);
+  if (minMaxOperand(f, profile) === "tmp") op(m, "v_bfe_i32", [hi(p), k32(0), k32(2)], hi(p));
+  const less = cmp(m, minMaxSigned(f, profile) ? "v_cmp_lt_i64" : "v_cmp_lt_u64", p, cc);
   const c = m.src("c");
   return isMin ? select(m, less, lo(p), c) : select(m, less, c, lo(p));
 }
@@ -562,8 +560,8 @@ function tailStage(m: Builder, f: VshForm, profile: Profile, r: Word): MOp {
   if (t.op2 === "add") return op(m, m.vAdd, [m.src("c"), r.x]);
   // D3: sm90 compares the saturated word sign-extended, unsigned for dtype .u32.
   // (A word in [0, 2^31) is its own sign extension.)
-  const lhs: Word = profile === "sm90" && f.sat ? { x: r.x, ext: r.ext === "both" ? "both" : isImm(r.x) ? constWord(BigInt.asIntN(32, r.x.value)).ext : "s" } : r;
-  return minMax32(m, t.op2 === "min", lhs, cWord(m, f), profile === "isa" || f.dtype === "s32");
+  const lhs: Word = minMaxOperand(f, profile) === "t32s" ? { x: r.x, ext: r.ext === "both" ? "both" : isImm(r.x) ? constWord(BigInt.asIntN(32, r.x.value)).ext : "s" } : r;
+  return minMax32(m, t.op2 === "min", lhs, cWord(m, f), minMaxSigned(f, profile));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -627,18 +625,11 @@ function emitConstAB(f: VshForm, m: Builder, c: RuleCtx): void {
   if (t.kind === "none") return finish(m, k32(K));
   if (t.kind === "merge") return finish(m, andOr(m, cop, at(M32) ^ K, K));
   if (t.op2 === "add") return finish(m, op(m, m.vAdd, [cop, k32(K)]));
-  // The value min/max compares (src/sem/vsh.ts): isa the .s34 tmp; sm90 D3 / A1.
-  const bv = traced(concrete);
-  vsh(bv, f, c.profile, A, B, u(0));
-  const logged = (name: string) => bv.log.filter((e) => e.name === name).pop()?.value as CV;
-  const tmp = BigInt.asIntN(64, (logged("tmp_sat") ?? logged("tmp")).x);
-  const signedCmp = c.profile === "isa" || f.dtype === "s32";
-  let L: bigint;
-  if (c.profile === "isa") L = tmp;
-  else if (f.sat) L = BigInt.asIntN(32, tmp);
-  else L = BigInt.asIntN(64, logged("exact").x);
-  if (!signedCmp) L = BigInt.asUintN(64, L);
-  const [cmin, cmax] = satRange(f.dtype === "s32", 32);
+  // The value min/max compares (src/sem/vsh.ts minMaxOperand): isa the .s34 tmp; sm90 D3 / A1.
+  const { exact, tmp } = vshIntermediate(concrete, f, c.profile, A, B);
+  const lhs = minMaxLhs(concrete, f, c.profile, { tmp, t32: concrete.extract(tmp, 31, 0), exact });
+  const L = minMaxSigned(f, c.profile) ? BigInt.asIntN(64, lhs.x) : BigInt.asUintN(64, lhs.x);
+  const { min: cmin, max: cmax } = satRange(f.dtype === "s32", 32);
   const isMin = t.op2 === "min";
   if (L < cmin) return finish(m, isMin ? k32(L) : cop);
   if (L > cmax) return finish(m, isMin ? cop : k32(L));

@@ -1,0 +1,83 @@
+/**
+ * @fileoverview The routine contract's "changes nothing else" conditions (targets/amdgpu/routine.ts),
+ * stated once: exec restored; every VGPR outside the scratch window unchanged in every lane,
+ * except v0 in lanes that are active (`active(l)`); every SGPR outside the scratch window
+ * unchanged. vcc and scc are scratch (a `p` result in vcc is checked as a value by the caller).
+ *
+ * Two callers, one set of conditions:
+ *   - the prover (src/check/prove.ts, prove_match.ts), symbolically: every lane is a condition
+ *     over the inputs, and a register written that did not exist before is a violation;
+ *   - execRoutine (./exec.ts), concretely (`style: "exec"`): the conditions that hold, the
+ *     first lane per register, over the registers that exist before the run, in its own
+ *     wording.
+ */
+import type { BV } from "../../src/sem/bv.js";
+import type { WaveState } from "./interp.js";
+import type { AmdRoutine } from "./lower.js";
+
+/** One way a run breaks the contract, as a condition over the inputs. */
+export interface ContractBad<B> {
+  what: string;
+  cond: B;
+  /** Lane the failure is about (for traces), if any. */
+  lane?: number;
+}
+
+/**
+ * `prove`: every lane, symbolic conditions (those not known false), registers new after the
+ * run reported. `exec`: the conditions known true, the first lane per register, registers
+ * new after the run not looked at; v-register messages as execRoutine words them.
+ */
+export type ContractStyle = "prove" | "exec";
+
+type Regs<V, B> = Pick<WaveState<V, B>, "vgpr" | "sgpr" | "exec">;
+
+/** The contract's conditions on a run from `before` to `after` (see the file comment). */
+export function contractBads<V, B>(
+  bv: BV<V, B>,
+  r: Pick<AmdRoutine, "layout" | "vEnd" | "sEnd">,
+  before: Regs<V, B>,
+  after: Regs<V, B>,
+  active: (lane: number) => B,
+  style: ContractStyle = "prove",
+): ContractBad<B>[] {
+  const exec = style === "exec";
+  const holds = (b: ContractBad<B>) => (exec ? bv.asBool(b.cond) === true : bv.asBool(b.cond) !== false);
+  const bads: ContractBad<B>[] = [];
+  const ne = (x: V, y: V): B => (x === y ? bv.false : bv.notB(bv.eq(x, y)));
+  bads.push({ what: "exec is not restored", cond: ne(after.exec, before.exec) });
+  const vs = r.layout.vScratch;
+  const ss = r.layout.sScratch;
+  for (const [n, lanes] of after.vgpr) {
+    if (n >= vs && n < r.vEnd) continue;
+    const old = before.vgpr.get(n);
+    if (!old) {
+      if (!exec) bads.push({ what: `v${n} is written but is outside the scratch window v${vs}..v${r.vEnd - 1}`, cond: bv.true });
+      continue;
+    }
+    for (let l = 0; l < lanes.length; l++) {
+      const changed = ne(lanes[l]!, old[l]!);
+      if (changed === bv.false) continue;
+      const what = exec
+        ? `v${n} lane ${l} changed${n === 0 ? " (inactive lane of d)" : ""}`
+        : n === 0
+          ? `v0 lane ${l} changed in a lane that does not execute`
+          : `v${n} lane ${l} changed (not scratch)`;
+      const bad = { what, cond: n === 0 ? bv.andB(bv.notB(active(l)), changed) : changed, lane: l };
+      if (exec && !holds(bad)) continue;
+      bads.push(bad);
+      if (exec) break; // the first lane per register
+    }
+  }
+  for (const [n, x] of after.sgpr) {
+    if (n >= ss && n < r.sEnd) continue;
+    const old = before.sgpr.get(n);
+    if (old === undefined) {
+      if (!exec) bads.push({ what: `s${n} is written but is outside the scratch window`, cond: bv.true });
+      continue;
+    }
+    const changed = ne(x, old);
+    if (changed !== bv.false) bads.push({ what: `s${n} changed (not scratch)`, cond: changed });
+  }
+  return bads.filter(holds);
+}
