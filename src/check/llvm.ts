@@ -24,8 +24,8 @@
  *    llc's code include those waits (issue cycles: targets/amdgpu/interp.ts `issueCyclesOf`).
  */
 import { hashString, Rng } from "./random.js";
-import { spawn, spawnSync } from "node:child_process";
-import { availableParallelism } from "node:os";
+import { spawnSync } from "node:child_process";
+import { runTool } from "../tools.js";
 import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
 import type { MatchForm, Profile, SzextForm, VshForm } from "../ir/forms.js";
@@ -66,36 +66,7 @@ export function llvmAvailable(tools: LlvmTools = LLVM19): { ok: true } | { ok: f
   return { ok: true };
 }
 
-/** Runs `cmd args` with `input` on stdin, at most `availableParallelism()` at a time. */
-const slots = { free: Math.max(1, availableParallelism()), waiting: [] as (() => void)[] };
-export async function runTool(cmd: string, args: string[], input: string): Promise<string> {
-  if (slots.free === 0) await new Promise<void>((res) => slots.waiting.push(res));
-  else slots.free--;
-  try {
-    return await new Promise<string>((resolve, reject) => {
-      const p = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      p.stdout.on("data", (b: Buffer) => out.push(b));
-      p.stderr.on("data", (b: Buffer) => err.push(b));
-      p.on("error", reject);
-      p.on("close", (code) => {
-        if (code === 0) resolve(Buffer.concat(out).toString("utf8"));
-        else {
-          const msg = Buffer.concat(err).toString("utf8");
-          const first = msg.split("\n").filter((l) => /error|LLVM ERROR/i.test(l)).slice(0, 3).join("\n") || msg.slice(0, 500);
-          reject(new Error(`${cmd} ${args.join(" ")} failed (exit ${code}): ${first}`));
-        }
-      });
-      p.stdin.on("error", () => {});
-      p.stdin.end(input);
-    });
-  } finally {
-    const next = slots.waiting.shift();
-    if (next) next();
-    else slots.free++;
-  }
-}
+export { runTool };
 
 export { Rng };
 

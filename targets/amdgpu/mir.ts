@@ -23,8 +23,8 @@
  * the boundary hazards (`checkVALUHazards`' gfx940 VALU-written SGPR → VALU read,
  * `checkRWLaneHazards`, `checkDPPHazards`, the v_readlane VGPR rule of `checkVALUHazards`).
  */
-import { spawn, spawnSync } from "node:child_process";
-import { availableParallelism } from "node:os";
+import { spawnSync } from "node:child_process";
+import { runProcess } from "../../src/tools.js";
 import { boundaryOf } from "./routine.js";
 import type { AmdRoutine } from "./lower.js";
 import type { MInst, MLine, MOp } from "./minst.js";
@@ -58,37 +58,6 @@ export function mirToolsAvailable(): { ok: true } | { ok: false; reason: string 
 export function targetArgs(t: Pick<Target, "mcpu" | "wave">): string[] {
   const gfx10plus = t.mcpu === "gfx1030" || t.mcpu === "gfx1100";
   return [`-mcpu=${t.mcpu}`, ...(gfx10plus ? [`-mattr=+wavefrontsize${t.wave}`] : [])];
-}
-
-// ---------------------------------------------------------------------------------------
-// Processes
-
-function run(cmd: string, args: string[], input: string): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    p.stdout.on("data", (b: Buffer) => out.push(b));
-    p.stderr.on("data", (b: Buffer) => err.push(b));
-    p.on("error", reject);
-    p.on("close", (code) => resolve({ code: code ?? -1, out: Buffer.concat(out).toString("utf8"), err: Buffer.concat(err).toString("utf8") }));
-    p.stdin.on("error", () => {});
-    p.stdin.end(input);
-  });
-}
-
-/** At most `jobs` tool processes at a time (default: the cores). */
-const slots = { free: Math.max(1, availableParallelism()), waiting: [] as (() => void)[] };
-async function runLimited(cmd: string, args: string[], input: string) {
-  if (slots.free === 0) await new Promise<void>((res) => slots.waiting.push(res));
-  else slots.free--;
-  try {
-    return await run(cmd, args, input);
-  } finally {
-    const next = slots.waiting.shift();
-    if (next) next();
-    else slots.free++;
-  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -168,7 +137,7 @@ export async function mcAssemble(t: Pick<Target, "mcpu" | "wave">, texts: readon
   const res = new Map<string, McInfo | { error: string }>();
   if (texts.length === 0) return res;
   const args = ["-triple=amdgcn-amd-amdhsa", ...targetArgs(t), "-show-inst"];
-  const r = await runLimited(MIR_TOOLS.mc, args, texts.join("\n") + "\n");
+  const r = await runProcess(MIR_TOOLS.mc, args, texts.join("\n") + "\n");
   const bad = mcErrors(r.err);
   const insts = parseShowInst(r.out);
   let k = 0;
@@ -742,7 +711,7 @@ export function diffInserted(f: MirFunction, out: readonly string[]): Inserted[]
 /** Runs one llc process on a module; rejects with llc's message on failure. */
 export async function runLlc(t: Pick<Target, "mcpu" | "wave">, pass: OraclePass, mir: string): Promise<string> {
   const args = ["-mtriple=amdgcn-amd-amdhsa", ...targetArgs(t), `-run-pass=${pass}`, "-x", "mir", "-", "-o", "-"];
-  const r = await runLimited(MIR_TOOLS.llc, args, mir);
+  const r = await runProcess(MIR_TOOLS.llc, args, mir);
   if (r.code !== 0) throw new MirError(`llc ${t.mcpu} ${pass}: exit ${r.code}: ${r.err.split("\n").slice(0, 6).join("\n")}`);
   return r.out;
 }
