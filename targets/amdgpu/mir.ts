@@ -361,6 +361,20 @@ export function routineBoundary(r: AmdRoutine): ContractBoundary {
 /** `$vgpr3`, `$sgpr4`, `$vcc_lo` for a 32-bit unit. */
 const unitReg = (u: RegUnit) => (/^v\d+$/.test(u) ? `$vgpr${u.slice(1)}` : /^s\d+$/.test(u) ? `$sgpr${u.slice(1)}` : `$${u}`);
 
+/** A list of boundary instructions that keeps the first of each MIR text. */
+function distinctByMir(): { out: MirBoundary[]; add: (x: MirBoundary) => void } {
+  const out: MirBoundary[] = [];
+  const seen = new Set<string>();
+  return {
+    out,
+    add: (x) => {
+      if (seen.has(x.mir)) return;
+      seen.add(x.mir);
+      out.push(x);
+    },
+  };
+}
+
 /**
  * Entry producers: the contract's `entryValu` units (a VALU wrote each in the instruction just
  * before the routine) and `entrySalu` units (EXEC, written by a SALU), as MIR. Per VGPR unit a
@@ -371,14 +385,7 @@ const unitReg = (u: RegUnit) => (/^v\d+$/.test(u) ? `$vgpr${u.slice(1)}` : /^s\d
 export function entryProducers(r: AmdRoutine): MirBoundary[] {
   const w64 = r.target.wave === 64;
   const b = routineBoundary(r);
-  const out: MirBoundary[] = [];
-  const seen = new Set<string>();
-  const add = (x: MirBoundary) => {
-    if (!seen.has(x.mir)) {
-      seen.add(x.mir);
-      out.push(x);
-    }
-  };
+  const { out, add } = distinctByMir();
   const vcc = b.entryValu.filter((u) => regKind(u) === "VCC");
   for (const u of b.entryValu) {
     const k = regKind(u);
@@ -411,14 +418,7 @@ export function entryProducers(r: AmdRoutine): MirBoundary[] {
  */
 export function exitConsumers(r: AmdRoutine): MirBoundary[] {
   const w64 = r.target.wave === 64;
-  const out: MirBoundary[] = [];
-  const seen = new Set<string>();
-  const add = (x: MirBoundary) => {
-    if (!seen.has(x.mir)) {
-      seen.add(x.mir);
-      out.push(x);
-    }
-  };
+  const { out, add } = distinctByMir();
   for (const c of routineBoundary(r).exit) {
     switch (c.op) {
       case "v_mov_b32_dpp":
