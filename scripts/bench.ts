@@ -54,7 +54,7 @@ import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
 import { lowerRoutine } from "../targets/amdgpu/lower.js";
 import { execRoutine } from "../targets/amdgpu/exec.js";
-import { functionBody, parseAsm } from "../targets/amdgpu/asm.js";
+import { functionBody, parseAsm, recorded } from "../targets/amdgpu/asm.js";
 import { run } from "../targets/amdgpu/interp.js";
 import type { WaveState } from "../targets/amdgpu/interp.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
@@ -274,9 +274,8 @@ async function quality(profile: Profile, mcpus: readonly Mcpu[]): Promise<string
       const sregs = await inregRegisters(t);
       const codeOf = (fn: IrFunc): MLine[] | string => {
         try {
-          const code = parseAsm(functionBody(asm, fn.name));
-          const missing = code.filter((l) => !isLabel(l) && !RECORDS.has(l.op)).map((l) => (isLabel(l) ? "" : l.op));
-          return missing.length ? `no interpreter record for ${[...new Set(missing)].join(", ")}` : code;
+          const code = recorded(parseAsm(functionBody(asm, fn.name)));
+          return "missing" in code ? `no interpreter record for ${code.missing.join(", ")}` : code.lines;
         } catch (e) {
           return (e as Error).message;
         }

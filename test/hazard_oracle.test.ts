@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { FAMILIES, PROFILES } from "../src/ir/forms.js";
+import type { Mnemonic } from "../targets/amdgpu/isa/index.js";
 import type { MInst, MLine, MOp } from "../targets/amdgpu/minst.js";
 import { imm, s, v } from "../targets/amdgpu/minst.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
@@ -22,7 +23,7 @@ const have = mirToolsAvailable();
 if (!have.ok) console.log(`hazard_oracle: skipped, ${have.reason}`);
 const itLlvm = have.ok ? it : it.skip;
 
-const I = (op: string, ops: MOp[], enc?: "e32" | "e64"): MInst => ({ op, ops, ...(enc ? { enc } : {}), rule: "test" });
+const I = (op: Mnemonic, ops: MOp[], enc?: "e32" | "e64"): MInst => ({ op, ops, ...(enc ? { enc } : {}), rule: "test" });
 const VCC: MOp = { k: "vcc" };
 const VCC_LO: MOp = { k: "vcc_lo" };
 const texts = (xs: Inserted[]) => xs.map((x) => x.text);

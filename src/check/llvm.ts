@@ -34,11 +34,11 @@ import type { Sel } from "../ir/forms.js";
 import { szext } from "../sem/szext.js";
 import { vsh } from "../sem/vsh.js";
 import { matchSync, WARP } from "../sem/match_sync.js";
-import { RECORDS } from "../../targets/amdgpu/isa/index.js";
-import type { IsaRecord, WaveIO } from "../../targets/amdgpu/isa/record.js";
+import { RECORDS, isMnemonic, record } from "../../targets/amdgpu/isa/index.js";
+import type { IsaRecord, Relation, WaveIO } from "../../targets/amdgpu/isa/record.js";
 import type { MInst, MLine } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
-import { functionBody, parseAsm } from "../../targets/amdgpu/asm.js";
+import { functionBody, parseAsm, recorded } from "../../targets/amdgpu/asm.js";
 import { run } from "../../targets/amdgpu/interp.js";
 import type { WaveState } from "../../targets/amdgpu/interp.js";
 import type { Mcpu } from "../../targets/amdgpu/regs.js";
@@ -307,31 +307,30 @@ const saveexec = (w: 32 | 64, op: "and" | "andn2" = "and"): Counterpart => ({
   },
 });
 
-const PRED: Record<string, [string, string]> = {
+const PRED: Record<Relation, [string, string]> = {
   eq: ["eq", "eq"],
   ne: ["ne", "ne"],
-  lg: ["ne", "ne"],
   lt: ["ult", "slt"],
   le: ["ule", "sle"],
   gt: ["ugt", "sgt"],
   ge: ["uge", "sge"],
 };
 
-/** Compares: `v_cmp_<op>_<t><w>` (a lane bit) and `s_cmp_<op>_<t><w>` (SCC) ↔ `icmp`. */
+/**
+ * Compares (records with `cmp`): `v_cmp_<op>_<t><w>` (a lane bit) and `s_cmp_<op>_<t><w>`
+ * (SCC) ↔ `icmp`; `v_cmpx_*` (writes EXEC) ↔ a select of EXEC.
+ */
 function compareCounterpart(mn: string): Counterpart | undefined {
-  const x = /^v_cmpx_(eq|ne|lt|le|gt|ge)_([iu])(32|64)$/.exec(mn);
-  if (x) {
-    const pred = PRED[x[1]!]![x[2] === "i" ? 1 : 0];
-    const w = Number(x[3]);
+  const rec = isMnemonic(mn) ? record(mn) : undefined;
+  if (!rec?.cmp) return undefined;
+  const pred = PRED[rec.cmp.rel][rec.cmp.signed ? 1 : 0];
+  const w = rec.cmp.bits; // 16-bit compares read the low half of a 32-bit operand
+  if (rec.defs?.includes("exec")) {
     return {
       llvm: `EXEC = select (icmp ${pred} i${w}), EXEC, 0 (operands uniform across lanes)`,
       ir: (e, { src: [a, b], exec }) => [{ w: 64, v: e.op(`select i1 ${e.op(`icmp ${pred} i${w} ${a}, ${b}`)}, i64 ${exec}, i64 0`) }],
     };
   }
-  const m = /^[vs]_cmp_(eq|ne|lg|lt|le|gt|ge)_([iu])(16|32|64)$/.exec(mn);
-  if (!m) return undefined;
-  const pred = PRED[m[1]!]![m[2] === "i" ? 1 : 0];
-  const w = Number(m[3]); // 16-bit compares read the low half of a 32-bit operand
   return {
     llvm: `icmp ${pred} i${w}` + (w === 16 ? " of the low halves (trunc)" : ""),
     ir: (e, { src: [a, b] }) => {
@@ -769,7 +768,8 @@ export async function compileIr(funcs: readonly IrFunc[], t: SeqTarget, tools: L
   const out = new Map<string, { lines: MLine[] } | { error: string }>();
   for (const f of funcs) {
     try {
-      out.set(f.name, { lines: parseAsm(functionBody(asm, f.name), { rule: `llc:${targetName(t)}` }) });
+      const code = recorded(parseAsm(functionBody(asm, f.name), { rule: `llc:${targetName(t)}` }));
+      out.set(f.name, "lines" in code ? code : { error: `no record for ${code.missing.join(", ")}` });
     } catch (e) {
       out.set(f.name, { error: (e as Error).message });
     }
@@ -1264,18 +1264,18 @@ export async function crosscheckSequences(opts: {
 
   const runOne = (sf: SeqFunction, t: SeqTarget, asm: string, sregs: number[]) => {
     const r = rep(sf.cls);
-    let code: MLine[];
+    let parsed: ReturnType<typeof recorded>;
     try {
-      code = parseAsm(functionBody(asm, sf.fn.name), { rule: `llc:${targetName(t)}` });
+      parsed = recorded(parseAsm(functionBody(asm, sf.fn.name), { rule: `llc:${targetName(t)}` }));
     } catch (e) {
       r.unsupported.push({ label: sf.label, target: targetName(t), reason: (e as Error).message });
       return;
     }
-    const missing = [...new Set(code.filter((l): l is MInst => !isLabel(l) && !RECORDS.has(l.op)).map((l) => l.op))];
-    if (missing.length) {
-      r.unsupported.push({ label: sf.label, target: targetName(t), reason: `no record for ${missing.join(", ")}` });
+    if ("missing" in parsed) {
+      r.unsupported.push({ label: sf.label, target: targetName(t), reason: `no record for ${parsed.missing.join(", ")}` });
       return;
     }
+    const code = parsed.lines;
     r.compiled++;
     opts.onCode?.(sf, t, code);
     countMnemonics(code, r.mnemonics);

@@ -407,13 +407,12 @@ export function laneCoupling(lines: readonly MLine[], wave: 32 | 64): string | n
     return [];
   };
   const isMask = (o: MOp) => regsOf(o).some((x) => masks.has(x) || (x === "vcc" && masks.has("vcc")));
-  const BITWISE = /^s_(and|or|xor|andn2|orn2|not|mov)_b(32|64)$/;
   let sccFromMask = false;
   for (const l of lines) {
     if (isLabel(l)) return "labels (control flow)";
     const rec = record(l.op);
     if ("branch" in rec.sem) return `${l.op} (control flow)`;
-    if (l.op === "v_readlane_b32" || l.op === "v_readfirstlane_b32") return `${l.op} reads another lane`;
+    if (rec.crossLane) return `${l.op} reads another lane`;
     const outs = rec.ops.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
     const ins = rec.ops.map((s, i) => (s.out ? -1 : i)).filter((i) => i >= 0);
     for (const i of outs) if (regsOf(l.ops[i]!).includes("exec")) return `${l.op} writes exec`;
@@ -431,7 +430,7 @@ export function laneCoupling(lines: readonly MLine[], wave: 32 | 64): string | n
     }
     // SALU
     if (maskIns.length) {
-      if (!BITWISE.test(l.op)) return `${l.op} reads a lane mask`;
+      if (!rec.bitwise) return `${l.op} reads a lane mask`;
       // Mixing a mask with data (bit i of a uniform value, or of a constant other than 0 and
       // ~0) would make lane i's result depend on bit i: not lane-symmetric.
       for (const i of ins) {

@@ -57,6 +57,7 @@ import type { WaveState } from "../../targets/amdgpu/interp.js";
 import { InterpError } from "../../targets/amdgpu/interp.js";
 import { contractBads } from "../../targets/amdgpu/contract.js";
 import { record } from "../../targets/amdgpu/isa/index.js";
+import type { IsaRecord } from "../../targets/amdgpu/isa/record.js";
 import type { MLine, MOp } from "../../targets/amdgpu/minst.js";
 import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
 import type { Arg, PExpr, PirFunction, PStmt, Slot } from "../../targets/portable/pir.js";
@@ -94,8 +95,9 @@ const loopSummary = new Map<string, Promise<LoopFacts>>();
 type Tag = "lo" | "hi";
 type Taint = Map<string, Tag>;
 
-const MOVES = new Set(["v_mov_b32", "s_mov_b32", "s_mov_b64", "v_readfirstlane_b32", "v_readlane_b32", "v_cndmask_b32", "s_cselect_b32", "s_cselect_b64"]);
-const EQ_CMPS = /^(v_cmp_(eq|ne)_[ui](32|64)|s_cmp_(eq|lg)_u(32|64))$/;
+/** An equality compare of whole operands: `==`/`!=` on all the bits of its 32- or 64-bit sources, into a lane mask or SCC. */
+const fullEqualityCompare = (rec: IsaRecord): boolean =>
+  rec.cmp !== undefined && (rec.cmp.rel === "eq" || rec.cmp.rel === "ne") && rec.cmp.bits === rec.ops.find((o) => !o.out)?.w && !rec.defs?.includes("exec");
 
 function regKeys(o: MOp): string[] {
   if (o.k === "v" || o.k === "s") return Array.from({ length: o.count }, (_, i) => `${o.k}${o.n + i}`);
@@ -166,17 +168,17 @@ function taintScan(lines: readonly MLine[], aReg: MOp): { error: string | null; 
         const tainted = ins.filter((i) => tagsOf(i).some((x) => x !== undefined));
         const where = `${line.op} ${line.ops.map(printOp).join(", ")}`;
         const result: Map<string, Tag | undefined> = new Map();
-        if (tainted.length && MOVES.has(line.op)) {
+        if (tainted.length && rec.move) {
           // Data operands only: never a lane index or a lane mask.
-          const dataIdx = line.op === "v_cndmask_b32" || line.op.startsWith("s_cselect") ? [ins[0]!, ins[1]!] : [ins[0]!];
+          const dataIdx = rec.move === "select" ? [ins[0]!, ins[1]!] : [ins[0]!];
           for (const i of tainted) if (!dataIdx.includes(i)) throw new TaintError(`${where}: a value of a used as a lane index or mask`);
-          if (line.op.startsWith("s_cselect") || line.op === "v_cndmask_b32") {
+          if (rec.move === "select") {
             const [x, y] = [tagsOf(ins[0]!), tagsOf(ins[1]!)];
             if (x.join() !== y.join()) throw new TaintError(`${where}: selects between a value of a and another value`);
           }
           const src = tagsOf(dataIdx[0]!);
           regKeys(line.ops[outs[0]!]!).forEach((k, i) => result.set(k, src[i]));
-        } else if (tainted.length && EQ_CMPS.test(line.op)) {
+        } else if (tainted.length && fullEqualityCompare(rec)) {
           const [x, y] = [tagsOf(ins[0]!), tagsOf(ins[1]!)];
           if (x.some((v) => v === undefined) || y.some((v) => v === undefined) || x.join() !== y.join())
             throw new TaintError(`${where}: compares a value of a with something other than the same part of another value of a`);

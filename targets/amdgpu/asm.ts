@@ -18,7 +18,13 @@
  * One modifier is modelled: `op_sel:[x,y]` of `v_pk_mov_b32` (gfx90a's 64-bit move), which
  * becomes a trailing immediate operand x | y << 1, as its record expects (isa/vop3.ts).
  */
+import type { Mnemonic } from "./isa/index.js";
+import { isMnemonic, record } from "./isa/index.js";
 import type { MInst, MLine, MOp } from "./minst.js";
+import { isLabel } from "./minst.js";
+
+/** A parsed line: its mnemonic is whatever the text said (see `recorded`). */
+export type AsmLine = MLine<string>;
 
 export class AsmError extends Error {
   constructor(
@@ -57,8 +63,8 @@ export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set(["s_clause", "s_se
  */
 const SYMBOLIC_WAITS: ReadonlySet<string> = new Set(["s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_vmcnt", "s_delay_alu"]);
 
-/** Instructions whose `op_sel:[x,y]` is carried as a last immediate operand (x | y << 1). */
-const OPSEL_OPERAND: ReadonlySet<string> = new Set(["v_pk_mov_b32"]);
+/** Whether `mn`'s record carries `op_sel:[x,y]` as a last immediate operand `opsel` (x | y << 1). */
+const hasOpselOperand = (mn: string): boolean => isMnemonic(mn) && record(mn).ops.some((o) => o.name === "opsel");
 
 export interface ParseOptions {
   /** Drop `IGNORED_MNEMONICS` instead of returning them (default true). */
@@ -117,10 +123,10 @@ function splitOperands(s: string): string[] {
  * lines are skipped; a label line `name:` becomes an `MLabel`.
  * @throws AsmError for anything outside the subset (see the file overview).
  */
-export function parseAsm(text: string, opts: ParseOptions = {}): MLine[] {
+export function parseAsm(text: string, opts: ParseOptions = {}): AsmLine[] {
   const drop = opts.dropIgnored ?? true;
   const rule = opts.rule ?? "asm";
-  const out: MLine[] = [];
+  const out: AsmLine[] = [];
   text.split("\n").forEach((raw, i) => {
     const lineNo = i + 1;
     let s = raw.replace(/(;|\/\/).*$/, "").trim();
@@ -144,7 +150,7 @@ export function parseAsm(text: string, opts: ParseOptions = {}): MLine[] {
       return;
     }
     if (/_(sdwa|dpp|dpp8)$/.test(mn) || mn.startsWith("v_dual_")) throw new AsmError(`encoding of ${mn} is not modelled (SDWA/DPP/VOPD)`, lineNo, raw);
-    let enc: MInst["enc"];
+    let enc: MInst<string>["enc"];
     const e = /_(e32|e64)$/.exec(mn);
     if (e) {
       enc = e[1] as "e32" | "e64";
@@ -156,7 +162,7 @@ export function parseAsm(text: string, opts: ParseOptions = {}): MLine[] {
     const last = fields.length ? fields[fields.length - 1]! : "";
     const tail = /^(\S+)\s+(.+)$/.exec(last);
     let opsel: bigint | undefined;
-    if (OPSEL_OPERAND.has(mn)) opsel = 0n;
+    if (hasOpselOperand(mn)) opsel = 0n;
     if (tail) {
       const os = /^op_sel:\[([01]),([01])\]$/.exec(tail[2]!.trim());
       if (!os || opsel === undefined) throw new AsmError(`modifier "${tail[2]}" is not modelled`, lineNo, raw);
@@ -173,11 +179,22 @@ export function parseAsm(text: string, opts: ParseOptions = {}): MLine[] {
       }
     }
     if (opsel !== undefined) ops.push({ k: "imm", value: opsel });
-    const inst: MInst = { op: mn, ops, rule };
+    const inst: MInst<string> = { op: mn, ops, rule };
     if (enc) inst.enc = enc;
     out.push(inst);
   });
   return out;
+}
+
+/**
+ * Parsed lines narrowed to the record table: `lines` when every mnemonic has a record (the
+ * interpreter, the hazard model and the cycle counts can take them), else the distinct
+ * mnemonics that have none, in order of first use.
+ */
+export function recorded(lines: readonly AsmLine[]): { lines: MLine[] } | { missing: string[] } {
+  const missing = [...new Set(lines.filter((l): l is MInst<string> => !isLabel(l) && !isMnemonic(l.op)).map((l) => l.op))];
+  if (missing.length) return { missing };
+  return { lines: lines.map((l) => (isLabel(l) ? l : { ...l, op: l.op as Mnemonic })) };
 }
 
 /**

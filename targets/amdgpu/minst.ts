@@ -12,9 +12,13 @@ export type MOp =
   | { k: "imm"; value: bigint }
   | { k: "label"; name: string };
 
-/** One machine instruction. `enc` picks the VOP1/VOP2/VOPC encoding (chosen by legalize). */
-export interface MInst {
-  op: Mnemonic;
+/**
+ * One machine instruction. `enc` picks the VOP1/VOP2/VOPC encoding (chosen by legalize).
+ * `Op` is a table mnemonic; parsed text that may name anything (targets/amdgpu/asm.ts)
+ * is `MInst<string>` until `isMnemonic` narrows it.
+ */
+export interface MInst<Op extends string = Mnemonic> {
+  op: Op;
   ops: MOp[];
   enc?: "e32" | "e64";
   /** The lowering rule that emitted it. */
@@ -26,9 +30,9 @@ export interface MLabel {
   label: string;
 }
 
-export type MLine = MInst | MLabel;
+export type MLine<Op extends string = Mnemonic> = MInst<Op> | MLabel;
 
-export function isLabel(l: MLine): l is MLabel {
+export function isLabel<Op extends string>(l: MLine<Op>): l is MLabel {
   return (l as MLabel).label !== undefined;
 }
 

@@ -29,7 +29,7 @@ import { boundaryOf } from "./routine.js";
 import type { AmdRoutine } from "./lower.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
-import { RECORDS } from "./isa/index.js";
+import { record } from "./isa/index.js";
 import type { Boundary as ContractBoundary, RegUnit } from "./hazards.js";
 import { regKind } from "./hazards.js";
 import type { Mcpu, Target } from "./regs.js";
@@ -233,14 +233,7 @@ export function mcText(i: MInst): string {
 
 /** Explicit definitions of an instruction in MC operand order (VOPC e32: none, vcc is implicit). */
 function defCount(i: MInst): number {
-  const rec = RECORDS.get(i.op);
-  if (!rec) {
-    // Not (yet) a record: s_nop, s_waitcnt*, s_delay_alu, branches and compares define
-    // nothing explicit; v_cmpx_* e32 neither; any other instruction its first operand.
-    if (/^s_(nop|waitcnt\w*|delay_alu|cbranch_\w+|branch|cmp_\w+|bitcmp\w+|endpgm|sleep)$/.test(i.op)) return 0;
-    if (/^v_cmpx?_/.test(i.op) && i.enc !== "e64") return 0;
-    return i.ops.length ? 1 : 0;
-  }
+  const rec = record(i.op);
   if (rec.enc === "VOPC" && i.enc !== "e64") return 0;
   return rec.ops.filter((o) => o.out).length;
 }

@@ -17,6 +17,7 @@ import type { Form } from "../../src/ir/forms.js";
 import { formWrites } from "../../src/ir/forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../../src/ir/ir.js";
 import { sourcesOf } from "../../src/ir/ir.js";
+import type { Mnemonic } from "./isa/index.js";
 import { record } from "./isa/index.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { imm, isLabel, printOp, s, v } from "./minst.js";
@@ -185,14 +186,14 @@ export class Builder {
     return { k: this.wave === 64 ? "exec" : "exec_lo" };
   }
   /** A lane-mask mnemonic for the wave size: `w("s_and")` → `s_and_b64` / `s_and_b32`. */
-  w(base: string): string {
+  w<B extends string>(base: B): `${B}_b32` | `${B}_b64` {
     return `${base}_b${this.wave}`;
   }
   /** The carry-less add / sub of this generation. */
-  get vAdd(): string {
+  get vAdd(): "v_add_u32" | "v_add_nc_u32" {
     return this.t.gen === 9 ? "v_add_u32" : "v_add_nc_u32";
   }
-  get vSub(): string {
+  get vSub(): "v_sub_u32" | "v_sub_nc_u32" {
     return this.t.gen === 9 ? "v_sub_u32" : "v_sub_nc_u32";
   }
   newLabel(): string {
@@ -201,7 +202,7 @@ export class Builder {
   place(label: string): void {
     this.lines.push({ label });
   }
-  emit(op: string, ...ops: MOp[]): void {
+  emit(op: Mnemonic, ...ops: MOp[]): void {
     record(op); // unknown mnemonics fail at emission, not at run time
     this.lines.push({ op, ops, rule: this.rule });
   }
@@ -232,7 +233,8 @@ export function legalize(m: Builder, lines: MLine[]): MLine[] {
       continue;
     }
     const rec = record(line.op);
-    if (!VALU.has(rec.enc) || line.op === "v_readlane_b32" || line.op === "v_readfirstlane_b32") {
+    // Cross-lane reads (v_readlane/v_readfirstlane) write an SGPR and have their own operand rules.
+    if (!VALU.has(rec.enc) || rec.crossLane) {
       out.push(line);
       continue;
     }

@@ -12,12 +12,24 @@ import { VOP2 } from "./vop2.js";
 import { VOP3 } from "./vop3.js";
 import { VOPC } from "./vopc.js";
 
-/** A mnemonic of the table, exactly as AMD and llvm-mc spell it (`"v_bfe_i32"`). */
-export type Mnemonic = string;
+const TABLE = [...SOP1, ...SOP2, ...SOPC, ...SOPK, ...SOPP, ...VOP1, ...VOP2, ...VOP3, ...VOPC] as const;
 
-export const RECORDS: ReadonlyMap<Mnemonic, IsaRecord> = new Map(
-  [...SOP1, ...SOP2, ...SOPC, ...SOPK, ...SOPP, ...VOP1, ...VOP2, ...VOP3, ...VOPC].map((r) => [r.mnemonic, r]),
-);
+/**
+ * A mnemonic of the table, exactly as AMD and llvm-mc spell it (`"v_bfe_i32"`): the union of
+ * the records' mnemonics, so that a misspelt mnemonic in a rule is a compile error. Text
+ * from outside (llc's assembly, MIR) is narrowed with `isMnemonic`.
+ */
+export type Mnemonic = (typeof TABLE)[number]["mnemonic"];
+// The union must stay literal: one record with a `string` mnemonic would widen it silently.
+const _literal: string extends Mnemonic ? never : true = true;
+void _literal;
+
+export const RECORDS: ReadonlyMap<Mnemonic, IsaRecord> = new Map(TABLE.map((r) => [r.mnemonic, r]));
+
+/** Whether `s` names a record of the table (narrows text parsed from llc, llvm-mc or MIR). */
+export function isMnemonic(s: string): s is Mnemonic {
+  return RECORDS.has(s as Mnemonic);
+}
 
 /** The record of `mnemonic`; throws for an instruction outside the table. */
 export function record(mnemonic: Mnemonic): IsaRecord {

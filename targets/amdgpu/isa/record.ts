@@ -76,12 +76,26 @@ export interface HazardRoles {
   shift64?: boolean;
 }
 
-export interface IsaRecord {
-  mnemonic: string;
+/** The relation a compare tests, AMD's `lg` written `ne` (`v_cmp_ne_u32`, `s_cmp_lg_u32`). */
+export type Relation = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
+
+/**
+ * What a compare record compares (AMD ISA manuals, VOPC / SOPC opcode tables): the relation,
+ * whether `lt`/`le`/`gt`/`ge` read the operands as signed (`_i*`), and how many low bits of
+ * each operand take part (`_*16` compares read bits [15:0] of a 32-bit register).
+ */
+export interface Compare {
+  rel: Relation;
+  signed: boolean;
+  bits: 16 | 32 | 64;
+}
+
+export interface IsaRecord<M extends string = string> {
+  readonly mnemonic: M;
   enc: Encoding;
   /** The vendor's one-line description and the manual section it comes from. */
   desc: string;
-  ops: OpSpec[];
+  ops: readonly OpSpec[];
   /** Generations that have it (all when absent). */
   only?: readonly Gen[];
   /** Implicit state read/written besides the operands (exec masking of VALU is implied). */
@@ -90,6 +104,31 @@ export interface IsaRecord {
   sem: Sem;
   /** Hazard-relevant roles (see `HazardRoles`). */
   hazard?: HazardRoles;
+  /**
+   * The result is one source operand's value unchanged. `"copy"`: source 0, in full
+   * (`v_mov_b32`, `s_mov_b32/b64`, and the cross-lane copies `v_readlane_b32`,
+   * `v_readfirstlane_b32`); `"select"`: source 0 or source 1, chosen by a condition that is
+   * not data (`v_cndmask_b32` by a lane mask, `s_cselect_b32/b64` by SCC). Read by the
+   * match prover's data-independence check (src/check/prove_match.ts).
+   */
+  move?: "copy" | "select";
+  /** A compare: what it compares (see `Compare`). Absent on everything else. */
+  cmp?: Compare;
+  /**
+   * A SALU op whose result bit i depends only on bit i of its sources and on no other state
+   * (`s_and`/`s_or`/`s_xor`/`s_andn2`/`s_not`/`s_mov`): applied to lane masks it treats every
+   * lane alike. Read by the prover's lane-coupling analysis (src/check/prove.ts).
+   */
+  bitwise?: true;
+  /**
+   * Reads a VGPR in a lane other than the one it writes for (`v_readlane_b32`,
+   * `v_readfirstlane_b32`; DPP and `v_writelane_b32` when they are recorded): the lane-local
+   * reasoning of the prover does not apply, and legalisation leaves its operands alone (an
+   * SGPR result, its own operand rules).
+   */
+  crossLane?: true;
+  /** Source 0 and source 1 can be swapped without changing the result (`v_and_b32`, `v_min_u32`). */
+  commutative?: true;
   /**
    * Issue cycles the instruction takes, which are also the wait states it provides to a
    * later instruction (LLVM `SIInstrInfo::getNumWaitStates`): 1 unless given; `s_nop N` is
@@ -110,15 +149,15 @@ const out = (name: string, w: Width = 32): OpSpec => ({ name, out: true, w });
 const src = (name: string, w: Width = 32): OpSpec => ({ name, w });
 
 /** VOP1: `vdst, src0`. */
-export function vop1(mnemonic: string, desc: string, lane: LaneSem, w = 32): IsaRecord {
+export function vop1<M extends string>(mnemonic: M, desc: string, lane: LaneSem, w = 32): IsaRecord<M> {
   return { mnemonic, enc: "VOP1", desc, ops: [out("vdst", w), src("src0", w)], uses: ["exec"], sem: { lane } };
 }
 /** VOP2: `vdst, src0, src1` (VOP3 form when legalize picks `_e64`). */
-export function vop2(mnemonic: string, desc: string, lane: LaneSem, only?: readonly Gen[]): IsaRecord {
+export function vop2<M extends string>(mnemonic: M, desc: string, lane: LaneSem, only?: readonly Gen[]): IsaRecord<M> {
   return { mnemonic, enc: "VOP2", desc, ops: [out("vdst"), src("src0"), src("src1")], uses: ["exec"], sem: { lane }, ...(only ? { only } : {}) };
 }
 /** VOP3-only, three sources: `vdst, src0, src1, src2`. */
-export function vop3(mnemonic: string, desc: string, lane: LaneSem, only?: readonly Gen[]): IsaRecord {
+export function vop3<M extends string>(mnemonic: M, desc: string, lane: LaneSem, only?: readonly Gen[]): IsaRecord<M> {
   return {
     mnemonic,
     enc: "VOP3",
@@ -130,15 +169,15 @@ export function vop3(mnemonic: string, desc: string, lane: LaneSem, only?: reado
   };
 }
 /** VOPC: `sdst (lane mask), src0, src1`; inactive lanes get 0. */
-export function vopc(mnemonic: string, desc: string, cmp: CmpSem, w = 32): IsaRecord {
-  return { mnemonic, enc: "VOPC", desc, ops: [out("sdst", "wave"), src("src0", w), src("src1", w)], uses: ["exec"], sem: { cmp } };
+export function vopc<M extends string>(mnemonic: M, desc: string, cmp: CmpSem, compare: Compare, w = 32): IsaRecord<M> {
+  return { mnemonic, enc: "VOPC", desc, ops: [out("sdst", "wave"), src("src0", w), src("src1", w)], uses: ["exec"], sem: { cmp }, cmp: compare };
 }
 /** SOP1: `sdst, ssrc0`. */
-export function sop1(mnemonic: string, desc: string, scalar: ScalarSem, w = 32, writesScc = false): IsaRecord {
+export function sop1<M extends string>(mnemonic: M, desc: string, scalar: ScalarSem, w = 32, writesScc = false): IsaRecord<M> {
   return { mnemonic, enc: "SOP1", desc, ops: [out("sdst", w), src("ssrc0", w)], ...(writesScc ? { defs: ["scc"] } : {}), sem: { scalar } };
 }
 /** SOP2: `sdst, ssrc0, ssrc1` (ssrc1 may be narrower, e.g. a 64-bit shift's count). */
-export function sop2(mnemonic: string, desc: string, scalar: ScalarSem, w = 32, w1: number = w, writesScc = true): IsaRecord {
+export function sop2<M extends string>(mnemonic: M, desc: string, scalar: ScalarSem, w = 32, w1: number = w, writesScc = true): IsaRecord<M> {
   return {
     mnemonic,
     enc: "SOP2",
@@ -149,6 +188,6 @@ export function sop2(mnemonic: string, desc: string, scalar: ScalarSem, w = 32, 
   };
 }
 /** SOPC: `ssrc0, ssrc1` → SCC. */
-export function sopc(mnemonic: string, desc: string, scalar: ScalarSem, w = 32): IsaRecord {
-  return { mnemonic, enc: "SOPC", desc, ops: [src("ssrc0", w), src("ssrc1", w)], defs: ["scc"], sem: { scalar } };
+export function sopc<M extends string>(mnemonic: M, desc: string, scalar: ScalarSem, w = 32, compare?: Compare): IsaRecord<M> {
+  return { mnemonic, enc: "SOPC", desc, ops: [src("ssrc0", w), src("ssrc1", w)], defs: ["scc"], sem: { scalar }, ...(compare ? { cmp: compare } : {}) };
 }

@@ -7,7 +7,7 @@ import type { IsaRecord } from "./record.js";
 import { sop1 } from "./record.js";
 import { bitReverse, ff1, nonzero } from "./util.js";
 
-const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or" | "andn2", only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
+const saveexec = <M extends string>(mnemonic: M, w: 32 | 64, op: "and" | "or" | "andn2", only?: readonly (9 | 10 | 11)[]): IsaRecord<M> => ({
   mnemonic,
   enc: "SOP1",
   desc: `D = EXEC; EXEC = S0 ${op === "and" ? "&" : op === "or" ? "|" : "& ~"}EXEC; SCC = EXEC != 0`,
@@ -31,10 +31,10 @@ const saveexec = (mnemonic: string, w: 32 | 64, op: "and" | "or" | "andn2", only
   },
 });
 
-export const SOP1: IsaRecord[] = [
-  sop1("s_mov_b32", "D.u = S0.u", (_bv, [s0]) => ({ d: [s0!] })),
-  sop1("s_mov_b64", "D.u64 = S0.u64", (_bv, [s0]) => ({ d: [s0!] }), 64),
-  sop1("s_not_b32", "D.u = ~S0.u; SCC = D != 0", (bv, [s0]) => ({ d: [bv.not(s0!)], scc: nonzero(bv, bv.not(s0!)) }), 32, true),
+export const SOP1 = [
+  { ...sop1("s_mov_b32", "D.u = S0.u", (_bv, [s0]) => ({ d: [s0!] })), move: "copy", bitwise: true },
+  { ...sop1("s_mov_b64", "D.u64 = S0.u64", (_bv, [s0]) => ({ d: [s0!] }), 64), move: "copy", bitwise: true },
+  { ...sop1("s_not_b32", "D.u = ~S0.u; SCC = D != 0", (bv, [s0]) => ({ d: [bv.not(s0!)], scc: nonzero(bv, bv.not(s0!)) }), 32, true), bitwise: true },
   sop1("s_sext_i32_i8", "D.i = signext(S0.i[7:0])", (bv, [s0]) => ({ d: [bv.sext(bv.extract(s0!, 7, 0), 32)] })),
   sop1("s_sext_i32_i16", "D.i = signext(S0.i[15:0])", (bv, [s0]) => ({ d: [bv.sext(bv.extract(s0!, 15, 0), 32)] })),
   {
@@ -58,4 +58,4 @@ export const SOP1: IsaRecord[] = [
   saveexec("s_andn2_saveexec_b32", 32, "andn2", [10, 11]),
   // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega ch. 12 SOP1 S_BREV_B32.
   sop1("s_brev_b32", "D.u[31:0] = S0.u[0:31] (bit reverse)", (bv, [s0]) => ({ d: [bitReverse(bv, s0!)] })),
-];
+] as const satisfies readonly IsaRecord[];

@@ -10,13 +10,16 @@ import type { IsaRecord } from "./record.js";
 import { sop2 } from "./record.js";
 import { bits, lowMask, nonzero, signextFromBit } from "./util.js";
 
-const logic = (name: string, sym: string, f: <V, B>(bv: BV<V, B>, x: V, y: V) => V): IsaRecord[] =>
-  ([32, 64] as const).map((w) =>
-    sop2(`s_${name}_b${w}`, `D = S0 ${sym} S1; SCC = D != 0`, (bv, [s0, s1]) => {
+/** `s_<name>_b32` and `_b64`: bit i of D is f of bit i of S0 and S1 (`bitwise`). */
+const logic = <N extends string>(name: N, sym: string, f: <V, B>(bv: BV<V, B>, x: V, y: V) => V, commutative: boolean) =>
+  ([32, 64] as const).map((w) => ({
+    ...sop2(`s_${name}_b${w}` as const, `D = S0 ${sym} S1; SCC = D != 0`, (bv, [s0, s1]) => {
       const d = f(bv, s0!, s1!);
       return { d: [d], scc: nonzero(bv, d) };
     }, w),
-  );
+    bitwise: true as const,
+    ...(commutative ? { commutative: true as const } : {}),
+  }));
 
 /**
  * Bit-field extract; w ≥ 32 is unspecified by the manual: the result is then S0 ^ 0x5a5a5a5a
@@ -41,11 +44,11 @@ function sbfe64<V, B>(bv: BV<V, B>, s0: V, s1: V, signed: boolean): V {
   return bv.ite(inRange, d, bv.xor(s0, bv.k(0x5a5a5a5a5a5a5a5an, 64)));
 }
 
-export const SOP2: IsaRecord[] = [
-  ...logic("and", "&", (bv, x, y) => bv.and(x, y)),
-  ...logic("or", "|", (bv, x, y) => bv.or(x, y)),
-  ...logic("xor", "^", (bv, x, y) => bv.xor(x, y)),
-  ...logic("andn2", "& ~", (bv, x, y) => bv.and(x, bv.not(y))),
+export const SOP2 = [
+  ...logic("and", "&", (bv, x, y) => bv.and(x, y), true),
+  ...logic("or", "|", (bv, x, y) => bv.or(x, y), true),
+  ...logic("xor", "^", (bv, x, y) => bv.xor(x, y), true),
+  ...logic("andn2", "& ~", (bv, x, y) => bv.and(x, bv.not(y)), false),
   sop2("s_lshl_b32", "D.u = S0.u << S1.u[4:0]; SCC = D != 0", (bv, [s0, s1]) => {
     const d = bv.shl(s0!, bits(bv, s1!, 4));
     return { d: [d], scc: nonzero(bv, d) };
@@ -66,10 +69,13 @@ export const SOP2: IsaRecord[] = [
     const d = bv.ashr(s0!, bv.zext(bv.extract(s1!, 5, 0), 64));
     return { d: [d], scc: nonzero(bv, d) };
   }, 64, 32),
-  sop2("s_add_u32", "D.u = S0.u + S1.u; SCC = carry out", (bv, [s0, s1]) => {
-    const d = bv.add(s0!, s1!);
-    return { d: [d], scc: bv.ult(d, s0!) };
-  }),
+  {
+    ...sop2("s_add_u32", "D.u = S0.u + S1.u; SCC = carry out", (bv, [s0, s1]) => {
+      const d = bv.add(s0!, s1!);
+      return { d: [d], scc: bv.ult(d, s0!) };
+    }),
+    commutative: true,
+  },
   sop2("s_sub_u32", "D.u = S0.u - S1.u; SCC = borrow", (bv, [s0, s1]) => ({ d: [bv.sub(s0!, s1!)], scc: bv.ult(s0!, s1!) })),
   sop2("s_min_u32", "D.u = S0.u < S1.u ? S0.u : S1.u; SCC = S0 < S1", (bv, [s0, s1]) => ({
     d: [bv.ite(bv.ult(s0!, s1!), s0!, s1!)],
@@ -96,12 +102,15 @@ export const SOP2: IsaRecord[] = [
     return { d: [d], scc: nonzero(bv, d) };
   }),
   // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); Vega ISA ch. 12 (SOP2).
-  sop2("s_add_i32", "D.i = S0.i + S1.i; SCC = signed overflow", (bv, [s0, s1]) => {
-    const d = bv.add(s0!, s1!);
-    const sign = (x: typeof d) => bv.bitAt(x, 31);
-    // Overflow: both operands have the same sign and the sum's sign differs.
-    return { d: [d], scc: bv.andB(bv.eqB(sign(s0!), sign(s1!)), bv.notB(bv.eqB(sign(d), sign(s0!)))) };
-  }),
+  {
+    ...sop2("s_add_i32", "D.i = S0.i + S1.i; SCC = signed overflow", (bv, [s0, s1]) => {
+      const d = bv.add(s0!, s1!);
+      const sign = (x: typeof d) => bv.bitAt(x, 31);
+      // Overflow: both operands have the same sign and the sum's sign differs.
+      return { d: [d], scc: bv.andB(bv.eqB(sign(s0!), sign(s1!)), bv.notB(bv.eqB(sign(d), sign(s0!)))) };
+    }),
+    commutative: true,
+  },
   sop2("s_sub_i32", "D.i = S0.i - S1.i; SCC = signed overflow", (bv, [s0, s1]) => {
     const d = bv.sub(s0!, s1!);
     const sign = (x: typeof d) => bv.bitAt(x, 31);
@@ -124,7 +133,7 @@ export const SOP2: IsaRecord[] = [
     d: [bv.shl(lowMask(bv, bits(bv, s0!, 4)), bits(bv, s1!, 4))],
   }), 32, 32, false),
   ...([32, 64] as const).map((w) => ({
-    mnemonic: `s_cselect_b${w}`,
+    mnemonic: `s_cselect_b${w}` as const,
     enc: "SOP2" as const,
     desc: "D = SCC ? S0 : S1",
     ops: [
@@ -134,5 +143,6 @@ export const SOP2: IsaRecord[] = [
     ],
     uses: ["scc" as const],
     sem: { scalar: <V, B>(bv: BV<V, B>, [s0, s1]: V[], scc: B) => ({ d: [bv.ite(scc, s0!, s1!)] }) },
+    move: "select" as const,
   })),
-];
+] as const satisfies readonly IsaRecord[];

@@ -5,7 +5,7 @@
  */
 import type { IsaRecord } from "./record.js";
 
-export const SOPK: IsaRecord[] = [
+export const SOPK = [
   {
     mnemonic: "s_movk_i32",
     enc: "SOPK",
@@ -16,4 +16,4 @@ export const SOPK: IsaRecord[] = [
     ],
     sem: { scalar: (bv, [simm16]) => ({ d: [bv.sext(simm16!, 32)] }) },
   },
-];
+] as const satisfies readonly IsaRecord[];

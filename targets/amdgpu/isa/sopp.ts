@@ -9,7 +9,7 @@
 import type { BranchSem, IsaRecord } from "./record.js";
 import { nonzero } from "./util.js";
 
-const branch = (mnemonic: string, desc: string, uses: readonly ("exec" | "scc" | "vcc")[], taken: BranchSem): IsaRecord => ({
+const branch = <M extends string>(mnemonic: M, desc: string, uses: readonly ("exec" | "scc" | "vcc")[], taken: BranchSem): IsaRecord<M> => ({
   mnemonic,
   enc: "SOPP",
   desc,
@@ -18,7 +18,7 @@ const branch = (mnemonic: string, desc: string, uses: readonly ("exec" | "scc" |
   sem: { branch: taken },
 });
 
-const wait = (mnemonic: string, desc: string, issueCycles: (imms: readonly bigint[]) => number, only?: readonly (9 | 10 | 11)[]): IsaRecord => ({
+const wait = <M extends string>(mnemonic: M, desc: string, issueCycles: (imms: readonly bigint[]) => number, only?: readonly (9 | 10 | 11)[]): IsaRecord<M> => ({
   mnemonic,
   enc: "SOPP",
   desc,
@@ -28,7 +28,7 @@ const wait = (mnemonic: string, desc: string, issueCycles: (imms: readonly bigin
   ...(only ? { only } : {}),
 });
 
-export const SOPP: IsaRecord[] = [
+export const SOPP = [
   // Vega §4.5 / RDNA3 §4.5: "S_NOP: insert 0–15 wait states" (the 3-bit field SIMM16[3:0] on gfx9+).
   wait("s_nop", "Do nothing for SIMM16[3:0] + 1 wait states", ([n]) => Number((n ?? 0n) & 15n) + 1),
   // RDNA2/RDNA3: "S_WAITCNT_DEPCTR: wait for the dependency counters in SIMM16 to drain".
@@ -41,4 +41,4 @@ export const SOPP: IsaRecord[] = [
   branch("s_cbranch_scc1", "if (SCC == 1) PC = label", ["scc"], (_bv, io) => io.scc()),
   branch("s_cbranch_execz", "if (EXEC == 0) PC = label", ["exec"], (bv, io) => bv.notB(nonzero(bv, io.exec()))),
   branch("s_cbranch_execnz", "if (EXEC != 0) PC = label", ["exec"], (bv, io) => nonzero(bv, io.exec())),
-];
+] as const satisfies readonly IsaRecord[];

@@ -7,20 +7,20 @@ import { vop2 } from "./record.js";
 import type { IsaRecord } from "./record.js";
 import { bits } from "./util.js";
 
-export const VOP2: IsaRecord[] = [
-  vop2("v_and_b32", "D.u = S0.u & S1.u", (bv, [s0, s1]) => [bv.and(s0!, s1!)]),
-  vop2("v_or_b32", "D.u = S0.u | S1.u", (bv, [s0, s1]) => [bv.or(s0!, s1!)]),
-  vop2("v_xor_b32", "D.u = S0.u ^ S1.u", (bv, [s0, s1]) => [bv.xor(s0!, s1!)]),
+export const VOP2 = [
+  { ...vop2("v_and_b32", "D.u = S0.u & S1.u", (bv, [s0, s1]) => [bv.and(s0!, s1!)]), commutative: true },
+  { ...vop2("v_or_b32", "D.u = S0.u | S1.u", (bv, [s0, s1]) => [bv.or(s0!, s1!)]), commutative: true },
+  { ...vop2("v_xor_b32", "D.u = S0.u ^ S1.u", (bv, [s0, s1]) => [bv.xor(s0!, s1!)]), commutative: true },
   vop2("v_lshlrev_b32", "D.u = S1.u << S0.u[4:0]", (bv, [s0, s1]) => [bv.shl(s1!, bits(bv, s0!, 4))]),
   vop2("v_lshrrev_b32", "D.u = S1.u >> S0.u[4:0]", (bv, [s0, s1]) => [bv.lshr(s1!, bits(bv, s0!, 4))]),
   vop2("v_ashrrev_i32", "D.i = S1.i >> S0.u[4:0] (arithmetic)", (bv, [s0, s1]) => [bv.ashr(s1!, bits(bv, s0!, 4))]),
-  vop2("v_min_u32", "D.u = S0.u < S1.u ? S0.u : S1.u", (bv, [s0, s1]) => [bv.ite(bv.ult(s0!, s1!), s0!, s1!)]),
-  vop2("v_max_u32", "D.u = S0.u >= S1.u ? S0.u : S1.u", (bv, [s0, s1]) => [bv.ite(bv.ule(s1!, s0!), s0!, s1!)]),
-  vop2("v_min_i32", "D.i = S0.i < S1.i ? S0.i : S1.i", (bv, [s0, s1]) => [bv.ite(bv.slt(s0!, s1!), s0!, s1!)]),
-  vop2("v_max_i32", "D.i = S0.i >= S1.i ? S0.i : S1.i", (bv, [s0, s1]) => [bv.ite(bv.sle(s1!, s0!), s0!, s1!)]),
+  { ...vop2("v_min_u32", "D.u = S0.u < S1.u ? S0.u : S1.u", (bv, [s0, s1]) => [bv.ite(bv.ult(s0!, s1!), s0!, s1!)]), commutative: true },
+  { ...vop2("v_max_u32", "D.u = S0.u >= S1.u ? S0.u : S1.u", (bv, [s0, s1]) => [bv.ite(bv.ule(s1!, s0!), s0!, s1!)]), commutative: true },
+  { ...vop2("v_min_i32", "D.i = S0.i < S1.i ? S0.i : S1.i", (bv, [s0, s1]) => [bv.ite(bv.slt(s0!, s1!), s0!, s1!)]), commutative: true },
+  { ...vop2("v_max_i32", "D.i = S0.i >= S1.i ? S0.i : S1.i", (bv, [s0, s1]) => [bv.ite(bv.sle(s1!, s0!), s0!, s1!)]), commutative: true },
   // GFX9/CDNA: the carry-less add is v_add_u32; GFX10+ renamed it v_add_nc_u32.
-  vop2("v_add_u32", "D.u = S0.u + S1.u (no carry out)", (bv, [s0, s1]) => [bv.add(s0!, s1!)], [9]),
-  vop2("v_add_nc_u32", "D.u = S0.u + S1.u (no carry out)", (bv, [s0, s1]) => [bv.add(s0!, s1!)], [10, 11]),
+  { ...vop2("v_add_u32", "D.u = S0.u + S1.u (no carry out)", (bv, [s0, s1]) => [bv.add(s0!, s1!)], [9]), commutative: true },
+  { ...vop2("v_add_nc_u32", "D.u = S0.u + S1.u (no carry out)", (bv, [s0, s1]) => [bv.add(s0!, s1!)], [10, 11]), commutative: true },
   vop2("v_sub_u32", "D.u = S0.u - S1.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s0!, s1!)], [9]),
   vop2("v_sub_nc_u32", "D.u = S0.u - S1.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s0!, s1!)], [10, 11]),
   // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega ch. 12 VOP2 V_SUBREV_U32.
@@ -38,5 +38,6 @@ export const VOP2: IsaRecord[] = [
     ],
     uses: ["exec"],
     sem: { lane: (bv, [s0, s1, m], lane) => [bv.ite(bv.bitAt(m!, lane), s1!, s0!)] },
+    move: "select",
   },
-];
+] as const satisfies readonly IsaRecord[];

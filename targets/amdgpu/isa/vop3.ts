@@ -20,7 +20,7 @@ function bytePermute<V, B>(bv: BV<V, B>, in64: V, sel: V): V {
   return r;
 }
 
-const shift64 = (mnemonic: string, desc: string, op: "shl" | "lshr" | "ashr"): IsaRecord => ({
+const shift64 = <M extends string>(mnemonic: M, desc: string, op: "shl" | "lshr" | "ashr"): IsaRecord<M> => ({
   mnemonic,
   enc: "VOP3",
   hazard: { shift64: true },
@@ -34,7 +34,7 @@ const shift64 = (mnemonic: string, desc: string, op: "shl" | "lshr" | "ashr"): I
   sem: { lane: ((bv, [s0, s1]) => [bv[op](s1!, bv.zext(bv.extract(s0!, 5, 0), 64))]) as LaneSem },
 });
 
-export const VOP3: IsaRecord[] = [
+export const VOP3 = [
   vop3("v_bfe_u32", "D.u = (S0.u >> S1.u[4:0]) & ((1 << S2.u[4:0]) - 1)", (bv, [s0, s1, s2]) => [
     bv.and(bv.lshr(s0!, bits(bv, s1!, 4)), lowMask(bv, bits(bv, s2!, 4))),
   ]),
@@ -100,6 +100,8 @@ export const VOP3: IsaRecord[] = [
     mnemonic: "v_readfirstlane_b32",
     enc: "VOP1",
     hazard: { readlaneSrc: 1, rwLane: true },
+    move: "copy",
+    crossLane: true,
     desc: "SDST = S0[EXEC == 0 ? 0 : ff1(EXEC)] (VOP1 opcode writing an SGPR)",
     ops: [
       { name: "sdst", out: true, w: 32 },
@@ -120,6 +122,8 @@ export const VOP3: IsaRecord[] = [
     mnemonic: "v_readlane_b32",
     enc: "VOP3",
     hazard: { readlaneSrc: 1, laneSelect: 2, rwLane: true },
+    move: "copy",
+    crossLane: true,
     desc: "SDST = S0[S1.u[5:0]] (wave32: S1.u[4:0]); ignores EXEC",
     ops: [
       { name: "sdst", out: true, w: 32 },
@@ -136,4 +140,4 @@ export const VOP3: IsaRecord[] = [
       },
     },
   },
-];
+] as const satisfies readonly IsaRecord[];

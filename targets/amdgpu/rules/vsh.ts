@@ -49,6 +49,7 @@ import {
   vsh,
   vshIntermediate,
 } from "../../../src/sem/vsh.js";
+import type { Mnemonic } from "../isa/index.js";
 import { record } from "../isa/index.js";
 import type { MOp } from "../minst.js";
 import { imm, isLabel, s, v } from "../minst.js";
@@ -77,32 +78,30 @@ const lo = (p: MOp): MOp => (p.k === "v" ? v(p.n) : p.k === "s" ? s(p.n) : p);
 const hi = (p: MOp): MOp => (p.k === "v" ? v(p.n + 1) : p.k === "s" ? s(p.n + 1) : p);
 
 /** Constant folding by the record's own per-lane semantics. */
-function foldLane(mnemonic: string, xs: bigint[]): bigint {
+function foldLane(mnemonic: Mnemonic, xs: bigint[]): bigint {
   const sem = record(mnemonic).sem;
   if (!("lane" in sem)) throw new Error(`vsh: cannot fold ${mnemonic}`);
   return (sem.lane(concrete, xs.map((x) => concrete.k(x, 32)), 0)[0] as CV).x;
 }
-function foldCmp(mnemonic: string, xs: bigint[]): boolean {
+function foldCmp(mnemonic: Mnemonic, xs: bigint[]): boolean {
   const sem = record(mnemonic).sem;
   if (!("cmp" in sem)) throw new Error(`vsh: cannot fold ${mnemonic}`);
   return sem.cmp(concrete, xs.map((x) => concrete.k(x, 32))) as boolean;
 }
-
-const COMMUTATIVE = new Set(["v_and_b32", "v_or_b32", "v_xor_b32", "v_min_u32", "v_max_u32", "v_min_i32", "v_max_i32", "v_add_u32", "v_add_nc_u32"]);
 
 /**
  * Emits `mnemonic t, srcs…` into a fresh scratch VGPR (or `dst`) and returns it; folds to
  * an immediate when every source is one. Two-source commutative operations put a VGPR in
  * src1 so that the VOP2 encoding (which takes a literal in src0, even on gfx9) fits.
  */
-function op(m: Builder, mnemonic: string, srcs: MOp[], dst?: MOp): MOp {
+function op(m: Builder, mnemonic: Mnemonic, srcs: MOp[], dst?: MOp): MOp {
   if (srcs.every(isImm)) {
     const x = k32(foldLane(mnemonic, srcs.map(valueOf)));
     if (!dst) return x;
     m.emit("v_mov_b32", dst, x);
     return dst;
   }
-  if (COMMUTATIVE.has(mnemonic) && srcs.length === 2 && srcs[0]!.k === "v" && srcs[1]!.k !== "v") srcs = [srcs[1]!, srcs[0]!];
+  if (record(mnemonic).commutative && srcs.length === 2 && srcs[0]!.k === "v" && srcs[1]!.k !== "v") srcs = [srcs[1]!, srcs[0]!];
   const t = dst ?? m.vtmp();
   m.emit(mnemonic, t, ...srcs);
   return t;
@@ -113,14 +112,14 @@ const mov = (m: Builder, dst: MOp, x: MOp): MOp => {
 };
 
 /** A 32-bit shift (`v_*rev_*32`, count in S0[4:0]); a count ≡ 0 (mod 32) is the identity. */
-function shift32(m: Builder, mnemonic: string, count: MOp, x: MOp): MOp {
+function shift32(m: Builder, mnemonic: Mnemonic, count: MOp, x: MOp): MOp {
   if (isImm(count) && (valueOf(count) & 31n) === 0n) return x;
   return op(m, mnemonic, [count, x]);
 }
 
 /** A condition: known at emission time, or a lane mask in vcc. */
 type Cond = boolean | MOp;
-function cmp(m: Builder, mnemonic: string, x: MOp, y: MOp): Cond {
+function cmp(m: Builder, mnemonic: Mnemonic, x: MOp, y: MOp): Cond {
   if (isImm(x) && isImm(y) && !mnemonic.endsWith("64")) return foldCmp(mnemonic, [valueOf(x), valueOf(y)]);
   m.emit(mnemonic, m.vcc(), x, y);
   return m.vcc();
@@ -493,7 +492,7 @@ function merge(m: Builder, dsel: Sel, profile: Profile, r: MOp): MOp {
  *                      max = v_med3_u32(x, y, v_min_i32(x, -1))      ; x < 0: med3(x, y, x)
  */
 function minMax32(m: Builder, isMin: boolean, x: Word, y: Word, signedCmp: boolean): MOp {
-  const mm = (signed: boolean) => `v_${isMin ? "min" : "max"}_${signed ? "i" : "u"}32`;
+  const mm = (signed: boolean) => `v_${isMin ? "min" : "max"}_${signed ? "i" : "u"}32` as const;
   if (sLike(x.ext) && sLike(y.ext)) return op(m, mm(signedCmp && !(uLike(x.ext) && uLike(y.ext))), [y.x, x.x]);
   if (uLike(x.ext) && uLike(y.ext)) return op(m, mm(false), [y.x, x.x]);
   const [sx, uy] = x.ext === "s" ? [x.x, y.x] : [y.x, x.x];

@@ -26,7 +26,7 @@ const lo = (o: MOp): MOp => (o.k === "s" ? s(o.n) : o.k === "vcc" ? { k: "vcc_lo
 
 export function waterfall(f: MatchForm, m: Builder, bugs: WaterfallBugs = {}): void {
   const w64 = bugs.wave64Ops ?? false;
-  const W = (base: string) => (w64 ? `${base}_b64` : m.w(base));
+  const W = <B extends string>(base: B) => (w64 ? (`${base}_b64` as const) : m.w(base));
   const exec: MOp = w64 ? { k: "exec" } : m.exec();
   const sv = w64 ? m.stmp(2) : m.mask();
   const t = m.vtmp();
