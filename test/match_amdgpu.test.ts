@@ -214,7 +214,8 @@ describe("rule coverage and shape", () => {
     }
     expect([...chosen.get("all/v/v")!]).toEqual(["match_all_divergent_via_any"]);
     expect([...chosen.get("all/v/s")!]).toEqual(["match_all_uniform_saveexec"]);
-    expect([...chosen.get("all/s/v")!]).toEqual(["match_uniform_value"]);
+    // A uniform a: one rule per sequence (unguarded; guarded d, p, or both).
+    expect([...chosen.get("all/s/v")!].sort()).toEqual(["match_uniform_value", "match_uniform_value_guarded_d", "match_uniform_value_guarded_dp", "match_uniform_value_guarded_p"]);
   });
 
   it("the .all uniform-mask sequence is loop-free: 7 (.b32) / 8 (.b64) static, guarded 11 / 12", () => {
@@ -408,6 +409,7 @@ describe("broken variants are caught", () => {
     const oldSketch: AmdRule<MatchForm> = {
       name: "broken_all_old_sketch",
       prio: 0,
+      why: "broken on purpose: the old §10.3 sketch compares the ballot with the membermask",
       when: () => true,
       emit: (f, m) => {
         const mm = m.src("membermask");

@@ -160,7 +160,18 @@ function sample(): ProveItem[] {
     kinds,
     guarded,
   });
-  const loopFree = ["match_all_no_result", "match_uniform_value", "match_all_full_mask", "match_all_uniform_saveexec", "match_uniform_a_members", "match_loop_eqmask"];
+  const loopFree = [
+    "match_all_no_result",
+    "match_uniform_value",
+    "match_uniform_value_all_uniform_mask",
+    "match_uniform_value_guarded_d",
+    "match_uniform_value_guarded_p",
+    "match_uniform_value_guarded_dp",
+    "match_all_full_mask",
+    "match_all_uniform_saveexec",
+    "match_uniform_a_members",
+    "match_all_loop_eqmask",
+  ];
   MATRIX_TARGETS.forEach((t, i) => {
     const type = i % 2 ? "b64" : "b32";
     for (const profile of PROFILES) {
@@ -168,7 +179,7 @@ function sample(): ProveItem[] {
       add(m("all", type, "d|p", { a: s, membermask: v }, i === 2), t, profile, loopFree);
       add(m("all", type, "d|p", { a: v, membermask: full }), t, profile, loopFree);
       add(m("all", type, i % 2 ? "_|p" : "d|p", { a: v, membermask: s }, i === 3), t, profile, loopFree);
-      add(m("any", type, "d", { a: v, membermask: v }), t, profile, ["match_loop_eqmask"]);
+      add(m("any", type, "d", { a: v, membermask: v }), t, profile, ["match_any_loop_eqmask"]);
     }
   });
   add(m("any", "b32", "d", { a: v, membermask: s }), amdgpu("gfx1100"), "isa", ["match_any_waterfall"]);

@@ -82,6 +82,7 @@ describe("szext → AMDGPU", () => {
     const broken: AmdRule = {
       name: "szext_clamp_bfe_only",
       prio: 0,
+      why: "broken on purpose: v_bfe for .clamp without the select for b ≥ 32",
       when: () => true,
       emit: (f, m) => m.emit(f.op === "szext" && f.type === "s32" ? "v_bfe_i32" : "v_bfe_u32", m.d(), m.src("a"), imm(0), m.src("b")),
     };

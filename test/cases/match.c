@@ -14,7 +14,7 @@
 #ifndef PTX_LOWER_match_any_sync_b32__v_v
 #define PTX_LOWER_match_any_sync_b32__v_v
 /*
- * match_any_sync_b32__v_v: match.any.sync.b32  —  rule match_loop_eqmask
+ * match_any_sync_b32__v_v: match.any.sync.b32  —  rule match_any_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:11:2  match.any.sync.b32 	d, a, m;
@@ -37,7 +37,7 @@ static inline void match_any_sync_b32__v_v(const uint32_t a[32],
 #ifndef PTX_LOWER_match_any_sync_b64__v_imm0xffffffff
 #define PTX_LOWER_match_any_sync_b64__v_imm0xffffffff
 /*
- * match_any_sync_b64__v_imm0xffffffff: match.any.sync.b64  —  rule match_loop_eqmask
+ * match_any_sync_b64__v_imm0xffffffff: match.any.sync.b64  —  rule match_any_loop_eqmask
  * contract: (a[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/match.ptx:17:2  match.any.sync.b64 	d, a, 0xffffffff;
@@ -60,7 +60,7 @@ static inline void match_any_sync_b64__v_imm0xffffffff(const uint64_t a[32],
 #ifndef PTX_LOWER_match_all_sync_b32_dp__v_imm65535
 #define PTX_LOWER_match_all_sync_b32_dp__v_imm65535
 /*
- * match_all_sync_b32_dp__v_imm65535: match.all.sync.b32 d|p  —  rule match_loop_eqmask
+ * match_all_sync_b32_dp__v_imm65535: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
  * contract: (a[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/match.ptx:24:2  match.all.sync.b32 	d|p, a, 0x0000ffff;
@@ -85,7 +85,7 @@ static inline void match_all_sync_b32_dp__v_imm65535(const uint32_t a[32],
 #ifndef PTX_LOWER_match_all_sync_b64__v_v
 #define PTX_LOWER_match_all_sync_b64__v_v
 /*
- * match_all_sync_b64__v_v: match.all.sync.b64 d  —  rule match_loop_eqmask
+ * match_all_sync_b64__v_v: match.all.sync.b64 d  —  rule match_all_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:30:2  match.all.sync.b64 	d, a, m;
@@ -110,7 +110,7 @@ static inline void match_all_sync_b64__v_v(const uint64_t a[32],
 #ifndef PTX_LOWER_match_all_sync_b32_p__v_v
 #define PTX_LOWER_match_all_sync_b32_p__v_v
 /*
- * match_all_sync_b32_p__v_v: match.all.sync.b32 _|p  —  rule match_loop_eqmask
+ * match_all_sync_b32_p__v_v: match.all.sync.b32 _|p  —  rule match_all_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:36:2  match.all.sync.b32 	_|p, a, m;
@@ -135,7 +135,7 @@ static inline void match_all_sync_b32_p__v_v(const uint32_t a[32],
 #ifndef PTX_LOWER_match_all_sync_b32_dp__v_s
 #define PTX_LOWER_match_all_sync_b32_dp__v_s
 /*
- * match_all_sync_b32_dp__v_s: match.all.sync.b32 d|p  —  rule match_loop_eqmask
+ * match_all_sync_b32_dp__v_s: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:50:2  match.all.sync.b32 	%r4|%p1, %r3, %r1;
@@ -160,7 +160,7 @@ static inline void match_all_sync_b32_dp__v_s(const uint32_t a[32],
 #ifndef PTX_LOWER_match_any_sync_b32__v_s__g
 #define PTX_LOWER_match_any_sync_b32__v_s__g
 /*
- * match_any_sync_b32__v_s__g: match.any.sync.b32  —  rule match_loop_eqmask
+ * match_any_sync_b32__v_s__g: match.any.sync.b32  —  rule match_any_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active, g[32], dPrior[32]) → {d[32], p[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32 	%r5, %r3, %r1;

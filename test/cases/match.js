@@ -8,7 +8,7 @@
  * 7 occurrences of szext / vshl / vshr / match.sync → 7 routines
  */
 /*
- * match_any_sync_b32__v_v: match.any.sync.b32  —  rule match_loop_eqmask
+ * match_any_sync_b32__v_v: match.any.sync.b32  —  rule match_any_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:11:2  match.any.sync.b32 	d, a, m;
@@ -57,7 +57,7 @@ export function match_any_sync_b32__v_v(a, membermask, active) {
 }
 
 /*
- * match_any_sync_b64__v_imm0xffffffff: match.any.sync.b64  —  rule match_loop_eqmask
+ * match_any_sync_b64__v_imm0xffffffff: match.any.sync.b64  —  rule match_any_loop_eqmask
  * contract: (a[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/match.ptx:17:2  match.any.sync.b64 	d, a, 0xffffffff;
@@ -88,7 +88,7 @@ export function match_any_sync_b64__v_imm0xffffffff(a, active) {
 }
 
 /*
- * match_all_sync_b32_dp__v_imm65535: match.all.sync.b32 d|p  —  rule match_loop_eqmask
+ * match_all_sync_b32_dp__v_imm65535: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
  * contract: (a[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/match.ptx:24:2  match.all.sync.b32 	d|p, a, 0x0000ffff;
@@ -125,7 +125,7 @@ export function match_all_sync_b32_dp__v_imm65535(a, active) {
 }
 
 /*
- * match_all_sync_b64__v_v: match.all.sync.b64 d  —  rule match_loop_eqmask
+ * match_all_sync_b64__v_v: match.all.sync.b64 d  —  rule match_all_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:30:2  match.all.sync.b64 	d, a, m;
@@ -172,7 +172,7 @@ export function match_all_sync_b64__v_v(a, membermask, active) {
 }
 
 /*
- * match_all_sync_b32_p__v_v: match.all.sync.b32 _|p  —  rule match_loop_eqmask
+ * match_all_sync_b32_p__v_v: match.all.sync.b32 _|p  —  rule match_all_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:36:2  match.all.sync.b32 	_|p, a, m;
@@ -223,7 +223,7 @@ export function match_all_sync_b32_p__v_v(a, membermask, active) {
 }
 
 /*
- * match_all_sync_b32_dp__v_s: match.all.sync.b32 d|p  —  rule match_loop_eqmask
+ * match_all_sync_b32_dp__v_s: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:50:2  match.all.sync.b32 	%r4|%p1, %r3, %r1;
@@ -265,7 +265,7 @@ export function match_all_sync_b32_dp__v_s(a, membermask, active) {
 }
 
 /*
- * match_any_sync_b32__v_s__g: match.any.sync.b32  —  rule match_loop_eqmask
+ * match_any_sync_b32__v_s__g: match.any.sync.b32  —  rule match_any_loop_eqmask
  * contract: (a[32], membermask (u32 or u32[32]), active, g[32], dPrior[32]) → {d[32], p[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:53:7  @%p2 match.any.sync.b32 	%r5, %r3, %r1;

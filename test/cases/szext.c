@@ -79,7 +79,7 @@ static inline uint32_t szext_wrap_u32__v_v(uint32_t a, uint32_t b) {
 #ifndef PTX_LOWER_szext_wrap_s32__v_imm0
 #define PTX_LOWER_szext_wrap_s32__v_imm0
 /*
- * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_fold
+ * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_zero
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
@@ -93,7 +93,7 @@ static inline uint32_t szext_wrap_s32__v_imm0(uint32_t a) {
 #ifndef PTX_LOWER_szext_wrap_u32__v_imm40
 #define PTX_LOWER_szext_wrap_u32__v_imm40
 /*
- * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_fold
+ * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_extend
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
@@ -104,7 +104,7 @@ static inline uint32_t szext_wrap_u32__v_imm40(uint32_t a) { return a & 255u; }
 #ifndef PTX_LOWER_szext_clamp_s32__v_imm12
 #define PTX_LOWER_szext_clamp_s32__v_imm12
 /*
- * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_fold
+ * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_extend
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
@@ -117,7 +117,7 @@ static inline uint32_t szext_clamp_s32__v_imm12(uint32_t a) {
 #ifndef PTX_LOWER_szext_clamp_u32__v_imm40
 #define PTX_LOWER_szext_clamp_u32__v_imm40
 /*
- * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_fold
+ * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_keep
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;

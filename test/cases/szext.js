@@ -91,7 +91,7 @@ export function szext_wrap_u32__v_v(a, b) {
 }
 
 /*
- * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_fold
+ * szext_wrap_s32__v_imm0: szext.wrap.s32  —  rule szext_imm_zero
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:47:2  szext.wrap.s32 	d, a, 0;
@@ -106,7 +106,7 @@ export function szext_wrap_s32__v_imm0(a) {
 }
 
 /*
- * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_fold
+ * szext_wrap_u32__v_imm40: szext.wrap.u32  —  rule szext_imm_extend
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:54:2  szext.wrap.u32 	d, a, 40;
@@ -121,7 +121,7 @@ export function szext_wrap_u32__v_imm40(a) {
 }
 
 /*
- * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_fold
+ * szext_clamp_s32__v_imm12: szext.clamp.s32  —  rule szext_imm_extend
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:61:2  szext.clamp.s32 	d, a, 12;
@@ -136,7 +136,7 @@ export function szext_clamp_s32__v_imm12(a) {
 }
 
 /*
- * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_fold
+ * szext_clamp_u32__v_imm40: szext.clamp.u32  —  rule szext_imm_keep
  * contract: (a) → d over u32 values (immediates folded into the routine)
  * serves:
  *   test/cases/szext.ptx:68:2  szext.clamp.u32 	d, a, 40;

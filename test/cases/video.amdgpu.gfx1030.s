@@ -30,7 +30,7 @@ vshl_u32_u32_clamp__v_v:
   v_cndmask_b32_e32 v0, 0, v2, vcc_lo
 
 
-; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 2 instructions
+; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit_vshr, 2 instructions
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v3, SGPR none, vcc_lo, scc
@@ -41,7 +41,7 @@ vshr_s32_s32_clamp__v_v:
   v_ashrrev_i32_e32 v0, v2, v0
 
 
-; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 1 instruction
+; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit_vshr, 1 instruction
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc_lo, scc
@@ -63,7 +63,7 @@ vshl_u32_u32_clamp_add__v_v_v:
   v_add_nc_u32_e32 v0, v2, v4
 
 
-; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit, 2 instructions
+; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit_vshr, 2 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
@@ -74,7 +74,7 @@ vshr_s32_s32_wrap_min__v_v_v:
   v_min_i32_e32 v0, v2, v3
 
 
-; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit, 8 instructions
+; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit_minmax, 8 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v7, SGPR none, vcc_lo, scc
@@ -110,7 +110,7 @@ vshl_s32_s32_sat_clamp__v_v:
   v_cndmask_b32_e32 v0, v8, v2, vcc_lo
 
 
-; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit, 3 instructions
+; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit_vshr_sat, 3 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v5, SGPR none, vcc_lo, scc
@@ -133,7 +133,7 @@ vshl_u32_u32_wrap_db1__v_v_v:
   v_perm_b32 v0, v2, v3, 0x7060004
 
 
-; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit, 5 instructions
+; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit_vshr, 5 instructions
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v7, SGPR none, vcc_lo, scc

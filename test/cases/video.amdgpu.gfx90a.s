@@ -32,7 +32,7 @@ vshl_u32_u32_clamp__v_v:
   s_nop 1
 
 
-; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit, 3 instructions (4 issue cycles: s_nop N counts N + 1)
+; vshr.s32.s32.u32.clamp d, a, b  —  rule vsh_stages_32bit_vshr, 3 instructions (4 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2..v3, SGPR none, vcc, scc
@@ -44,7 +44,7 @@ vshr_s32_s32_clamp__v_v:
   s_nop 1
 
 
-; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit, 2 instructions (3 issue cycles: s_nop N counts N + 1)
+; vshr.u32.u32.u32.wrap d, a, b  —  rule vsh_stages_32bit_vshr, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v2, SGPR none, vcc, scc
@@ -68,7 +68,7 @@ vshl_u32_u32_clamp_add__v_v_v:
   s_nop 1
 
 
-; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit, 3 instructions (4 issue cycles: s_nop N counts N + 1)
+; vshr.s32.s32.u32.wrap.min d, a, b, c  —  rule vsh_stages_32bit_vshr, 3 instructions (4 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v4, SGPR none, vcc, scc
@@ -80,7 +80,7 @@ vshr_s32_s32_wrap_min__v_v_v:
   s_nop 1
 
 
-; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit, 9 instructions (10 issue cycles: s_nop N counts N + 1)
+; vshl.u32.u32.u32.clamp.max d, a, b, c  —  rule vsh_stages_64bit_minmax, 9 instructions (10 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v7, SGPR none, vcc, scc
@@ -118,7 +118,7 @@ vshl_s32_s32_sat_clamp__v_v:
   s_nop 1
 
 
-; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit, 4 instructions (5 issue cycles: s_nop N counts N + 1)
+; vshr.s32.u32.u32.sat.wrap.add d, a, b, c  —  rule vsh_stages_32bit_vshr_sat, 4 instructions (5 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v5, SGPR none, vcc, scc
@@ -144,7 +144,7 @@ vshl_u32_u32_wrap_db1__v_v_v:
   s_nop 1
 
 
-; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit, 7 instructions (8 issue cycles: s_nop N counts N + 1)
+; vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_stages_32bit_vshr, 7 instructions (8 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
 ; scratch: VGPR v3..v8, SGPR none, vcc, scc

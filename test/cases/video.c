@@ -86,7 +86,7 @@ static inline uint32_t vshr_u32_u32_wrap__v_v(uint32_t a, uint32_t b) {
 #ifndef PTX_LOWER_vshl_u32_u32_clamp_add__v_v_v_isa
 #define PTX_LOWER_vshl_u32_u32_clamp_add__v_v_v_isa
 /*
- * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32
+ * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32_add
  * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
@@ -200,7 +200,7 @@ static inline uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b,
 #ifndef PTX_LOWER_vshl_u32_u32_wrap_db1__v_v_v_isa
 #define PTX_LOWER_vshl_u32_u32_wrap_db1__v_v_v_isa
 /*
- * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
+ * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32_merge
  * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
@@ -214,7 +214,7 @@ static inline uint32_t vshl_u32_u32_wrap_db1__v_v_v(uint32_t a, uint32_t b,
 #ifndef PTX_LOWER_vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v_isa
 #define PTX_LOWER_vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v_isa
 /*
- * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
+ * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32_merge
  * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;

@@ -88,7 +88,7 @@ export function vshr_u32_u32_wrap__v_v(a, b) {
 }
 
 /*
- * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32
+ * vshl_u32_u32_clamp_add__v_v_v: vshl.u32.u32.u32.clamp.add d, a, b, c  —  rule vsh_nosat_shift32_add
  * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:42:2  vshl.u32.u32.u32.clamp.add 	d, a, b, c;
@@ -254,7 +254,7 @@ export function vshr_s32_u32_sat_wrap_add__v_v_v(a, b, c) {
 }
 
 /*
- * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32
+ * vshl_u32_u32_wrap_db1__v_v_v: vshl.u32.u32.u32.wrap d.b1, a, b, c  —  rule vsh_nosat_shift32_merge
  * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:81:2  vshl.u32.u32.u32.wrap 	d.b1, a, b, c;
@@ -283,7 +283,7 @@ export function vshl_u32_u32_wrap_db1__v_v_v(a, b, c) {
 }
 
 /*
- * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32
+ * vshr_s32_s32_clamp_dh0_ah1_bb0__v_v_v: vshr.s32.s32.u32.clamp d.h0, a.h1, b.b0, c  —  rule vsh_nosat_shift32_merge
  * contract: (a, b, c) → d over u32 values
  * serves:
  *   test/cases/video.ptx:88:2  vshr.s32.s32.u32.clamp 	d.h0, a.h1, b.b0, c;

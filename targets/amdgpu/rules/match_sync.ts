@@ -29,7 +29,7 @@ import type { OperandKind } from "../../../src/ir/ir.js";
 import type { MOp } from "../minst.js";
 import { imm, s } from "../minst.js";
 import type { Builder } from "../routine.js";
-import type { AmdRule } from "./rule.js";
+import type { AmdRule, RuleCtx } from "./rule.js";
 
 /** The form writes d (v0). `.any` always does; `.all` unless d is the sink. */
 export const writesD = (f: MatchForm): boolean => formWrites(f).d;
@@ -59,6 +59,31 @@ function maskAsWave(m: Builder, mm: MOp): MOp | null {
 /** An immediate membermask naming all 32 lanes: `& membermask` is then the identity on d. */
 const isFullImm = (k: OperandKind | undefined): boolean => k?.kind === "imm" && (k.value & 0xffffffffn) === 0xffffffffn;
 const fullImm = (m: Builder): boolean => isFullImm(m.spec.kinds.membermask);
+/** a is uniform: an SGPR or an immediate. */
+const uniformA = (c: RuleCtx): boolean => c.spec.kinds.a?.kind === "s" || c.spec.kinds.a?.kind === "imm";
+/** The membermask is uniform: an SGPR or an immediate. */
+const uniformMask = (c: RuleCtx): boolean => (c.spec.kinds.membermask?.kind ?? "v") !== "v";
+const EXEC_LO: MOp = { k: "exec_lo" };
+const VCC_LO: MOp = { k: "vcc_lo" };
+
+/**
+ * Guarded d for a uniform a: E = exec ∩ guard, the members E ∩ mask (an s_and with a uniform
+ * mask, else a v_and into a scratch VGPR), and the guard rule's select with the prior d.
+ */
+function guardedUniformD(m: Builder): void {
+  const g = m.layout.guard!;
+  const mm = m.src("membermask");
+  const e = m.stmp();
+  m.emit("s_and_b32", e, EXEC_LO, lo(g));
+  if (mm.k !== "v") {
+    if (!fullImm(m)) m.emit("s_and_b32", e, e, mm);
+    m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, e, g);
+  } else {
+    const t = m.vtmp();
+    m.emit("v_and_b32", t, e, mm);
+    m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, t, g);
+  }
+}
 
 /**
  * The rounds of the waterfall over the current exec; leaves exec = 0. With `saluCopies` each
@@ -117,64 +142,73 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_all_no_result",
     prio: 10,
-    // `match.all.sync _, a, membermask` writes nothing. The only remaining effect is the
-    // synchronisation, which a wavefront (lanes in lockstep) has by construction: empty.
+    why: "`match.all.sync _, a, membermask` writes nothing. Its only remaining effect is the synchronisation, which a wavefront (lanes in lockstep) has by construction: the empty sequence is exact and free.",
     when: (f) => f.mode === "all" && f.dest === "_",
     emit: () => {},
+  },
+  // A uniform (SGPR or immediate) a: every executing lane holds the same value, so .any's d
+  // and .all's d are both E ∩ membermask_i (E = exec, & guard), and .all's p is true in every
+  // defined lane. No ballot, no loop. Five rules, one per sequence:
+  //   unguarded .all, SGPR or immediate mask:   s_and_b32 vcc_lo, exec_lo, mask
+  //                                             v_mov_b32 d, vcc_lo          ; vcc_lo is p too
+  //   unguarded otherwise (d):                  v_and_b32 d, exec_lo, mask
+  //                                             (gfx9, SGPR mask: + v_mov, one scalar per VALU op)
+  //              (p, per-lane mask):            s_mov_b32 vcc_lo, -1
+  //   guarded (g = guard):  s_and_b32 e, exec_lo, g_lo   ; E
+  //                         d: v_cndmask_b32 d, prior, (e & mask), g
+  //                         p: s_or_b32 vcc_lo, vcc_lo, g_lo   ; guard-off lanes keep p
+  {
+    name: "match_uniform_value_all_uniform_mask",
+    prio: 5,
+    why: "Unguarded .all with a uniform a and an SGPR or immediate membermask: every member holds the same value, so p is true and d is the members M = exec ∩ mask in every defined lane. One s_and computes M straight into p's register (vcc_lo, or a scratch SGPR when p is sunk) and d is its copy: no ballot, no loop.",
+    when: (f, c) => f.dest !== "_" && uniformA(c) && !c.spec.guarded && f.mode === "all" && uniformMask(c),
+    emit: (f, m) => {
+      const t = writesP(f) ? VCC_LO : m.stmp();
+      m.emit("s_and_b32", t, EXEC_LO, m.src("membermask"));
+      if (writesD(f)) m.emit("v_mov_b32", m.d(), t);
+    },
   },
   {
     name: "match_uniform_value",
     prio: 5,
-    // A uniform (SGPR or immediate) a: every executing lane holds the same value, so
-    // .any's d and .all's d are both E ∩ membermask_i (E = exec, & guard), and .all's p is
-    // true in every defined lane. No ballot, no loop.
-    //   .any, and .all's d with a per-lane mask:      v_and_b32 d, exec_lo, mask
-    //                                                 (gfx9, SGPR mask: + v_mov, one scalar per VALU op)
-    //   .all, SGPR or immediate mask:                 s_and_b32 vcc_lo, exec_lo, mask
-    //                                                 v_mov_b32 d, vcc_lo          ; vcc_lo is p too
-    //   .all, per-lane mask, p:                       s_mov_b32 vcc_lo, -1
-    //   guarded (g = guard):  s_and_b32 e, exec_lo, g_lo   ; E
-    //                         d: v_cndmask_b32 d, prior, (e & mask), g
-    //                         p: s_or_b32 vcc_lo, vcc_lo, g_lo   ; guard-off lanes keep p
-    when: (f, c) => f.dest !== "_" && (c.spec.kinds.a?.kind === "s" || c.spec.kinds.a?.kind === "imm"),
+    why: "Unguarded, uniform a, and .any or .all with a per-lane membermask: d = exec ∩ membermask_i per lane is one v_and (a v_mov when the mask names all 32 lanes), and .all's p, true in every defined lane, is one s_mov of -1 into vcc_lo. Loop-free; the cheapest rule for a uniform a.",
+    when: (f, c) => f.dest !== "_" && uniformA(c) && !c.spec.guarded && !(f.mode === "all" && uniformMask(c)),
     emit: (f, m) => {
-      const mm = m.src("membermask");
-      const uniformMask = mm.k !== "v";
-      const execLo: MOp = { k: "exec_lo" };
-      const vccLo: MOp = { k: "vcc_lo" };
-      if (!m.spec.guarded) {
-        if (f.mode === "all" && uniformMask) {
-          const t = writesP(f) ? vccLo : m.stmp();
-          m.emit("s_and_b32", t, execLo, mm);
-          if (writesD(f)) m.emit("v_mov_b32", m.d(), t);
-          return;
-        }
-        if (writesD(f)) {
-          if (fullImm(m)) m.emit("v_mov_b32", m.d(), execLo);
-          else m.emit("v_and_b32", m.d(), execLo, mm);
-        }
-        if (writesP(f)) m.emit("s_mov_b32", vccLo, imm(-1));
-        return;
-      }
-      const g = m.layout.guard!;
       if (writesD(f)) {
-        const e = m.stmp();
-        m.emit("s_and_b32", e, execLo, lo(g));
-        if (uniformMask) {
-          if (!fullImm(m)) m.emit("s_and_b32", e, e, mm);
-          m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, e, g);
-        } else {
-          const t = m.vtmp();
-          m.emit("v_and_b32", t, e, mm);
-          m.emit("v_cndmask_b32", m.d(), m.layout.dPrior!, t, g);
-        }
+        if (fullImm(m)) m.emit("v_mov_b32", m.d(), EXEC_LO);
+        else m.emit("v_and_b32", m.d(), EXEC_LO, m.src("membermask"));
       }
-      if (writesP(f)) m.emit("s_or_b32", vccLo, vccLo, lo(g));
+      if (writesP(f)) m.emit("s_mov_b32", VCC_LO, imm(-1));
+    },
+  },
+  {
+    name: "match_uniform_value_guarded_d",
+    prio: 5,
+    why: "Guarded, uniform a, a form that writes d only: E = exec ∩ guard (s_and), the members E ∩ mask in the guarded-on lanes, and v_cndmask gives the lanes whose guard is false their prior d (the guard rule). Loop-free.",
+    when: (f, c) => uniformA(c) && c.spec.guarded && writesD(f) && !writesP(f),
+    emit: (_f, m) => guardedUniformD(m),
+  },
+  {
+    name: "match_uniform_value_guarded_p",
+    prio: 5,
+    why: "Guarded .all, uniform a, d sunk (_|p): p is true in every executing defined lane and guard-off lanes keep their bit, so p = prior p | guard: one s_or into vcc_lo.",
+    when: (f, c) => uniformA(c) && c.spec.guarded && writesP(f) && !writesD(f),
+    emit: (_f, m) => m.emit("s_or_b32", VCC_LO, VCC_LO, lo(m.layout.guard!)),
+  },
+  {
+    name: "match_uniform_value_guarded_dp",
+    prio: 5,
+    why: "Guarded .all, uniform a, d|p: the guarded d sequence of match_uniform_value_guarded_d, then p = prior p | guard (s_or), the two results written together.",
+    when: (f, c) => uniformA(c) && c.spec.guarded && writesD(f) && writesP(f),
+    emit: (_f, m) => {
+      guardedUniformD(m);
+      m.emit("s_or_b32", VCC_LO, VCC_LO, lo(m.layout.guard!));
     },
   },
   {
     name: "match_any_waterfall",
     prio: 0,
+    why: ".any with a divergent a: a waterfall over the executing lanes, one round per distinct value, each balloting the remaining lanes equal to the first one's value and retiring them; then the membermask per lane. Exact for every defined lane (file comment); the general .any rule on every processor but gfx942.",
     // .any with a divergent a: a waterfall over the executing lanes. Each round takes the
     // first remaining lane's value (v_readfirstlane), ballots the remaining lanes equal to
     // it (v_cmp_eq, 0 in inactive lanes), hands that ballot to them, and retires them from
@@ -197,6 +231,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_any_waterfall_salu_copy",
     prio: 0,
+    why: "The same waterfall with each VALU-written SGPR copied by a SALU before the next VALU reads it: exact for the same reason (an s_mov copies the value). On gfx942 it replaces the two 2-cycle waits per round by two 1-cycle copies and wins there; elsewhere the copies only cost, so it is shadowed (and still checked).",
     // The same waterfall with each VALU-written SGPR copied by a SALU before the next VALU
     // reads it: exact for the same reason (an s_mov copies the value), and on gfx942 it
     // replaces the two 2-cycle waits per round (v_readfirstlane → v_cmp, v_cmp → v_mov) by
@@ -210,6 +245,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_all_full_mask",
     prio: 2,
+    why: "Unguarded .all, divergent a, an immediate membermask naming all 32 lanes: the members are exactly exec, so one ballot against the first lane's value, compared with exec, gives p and d's mask with no exec change at all: 5 instructions, the cheapest .all.",
     // .all, divergent a, immediate membermask naming all 32 lanes, no guard: the members
     // are exactly exec, so no exec change at all.
     //   v_readfirstlane_b32 sl, a           ; b64: two
@@ -224,6 +260,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_all_uniform_saveexec",
     prio: 1,
+    why: ".all, divergent a, uniform (SGPR or immediate) membermask: s_and_saveexec makes exec the executing members M (exited lanes are not in E); one ballot over M equals M iff all members agree, and d = p-mask = SCC ? M : 0 is right in every defined lane. Loop-free: 7 (b64: 8), guarded 11 (12).",
     // .all, divergent a, uniform (SGPR or immediate) membermask: loop-free. s_and_saveexec
     // makes exec the executing members M = E ∩ mask (exited lanes are not in E); one
     // ballot over M equals M iff all members agree. d = p-mask = SCC ? M : 0, which is
@@ -265,6 +302,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_all_divergent_via_any",
     prio: 0,
+    why: ".all with a per-lane membermask (also valid for a uniform one): the .any waterfall's unmasked ballot B_i, then per lane M = mask & E, p = ((B & M) == M) and d = p ? M : 0. The general .all rule; the loop-free rules win wherever they apply.",
     // .all with a per-lane membermask (also valid for a uniform one): the .any waterfall's
     // unmasked ballot B_i = {j ∈ E : a_j = a_i}, then per lane M = mask & E (E = exec after
     // the restore, or the saved guarded exec), p = ((B & M) == M), d = p ? M : 0.

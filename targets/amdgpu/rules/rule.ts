@@ -1,6 +1,6 @@
 /**
  * @fileoverview Lowering rules as data (Cranelift ISLE style): a name, a priority, a guard
- * (`when`) and an emitter, each with a why-comment at its definition. Every rule must be
+ * (`when`: the rule's whole case analysis), one sequence (`emit`) and a `why`. Every rule must be
  * correct on its own: the checker and the prover run every matching rule, shadowed ones
  * included. Among matching rules the cheapest legalised sequence is chosen, then the
  * highest priority, so selection never decides correctness.
@@ -21,7 +21,14 @@ export interface AmdRule<F extends Form = Form> {
   name: string;
   /** Tie-break between equally cheap rules; higher wins. */
   prio: number;
+  /**
+   * Why the rule exists, why its sequence is correct, and when it wins: required, so that a
+   * rule without one does not compile.
+   */
+  why: string;
+  /** The rule's whole case analysis: the routines it lowers. */
   when(f: F, c: RuleCtx): boolean;
+  /** Its one sequence (operand spelling and constant folding aside). */
   emit(f: F, m: Builder, c: RuleCtx): void;
   /**
    * "as-emitted": the rule places its own waits (a hand-scheduled fragment) and the hazard

@@ -22,8 +22,7 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_const_fold",
     prio: 10,
-    // Both operands immediate: d is a constant; it is computed by the reference semantics
-    // (constant folding, as ptxas folds it) and materialised with one v_mov.
+    why: "Both operands immediate: d is a constant. It is computed by the reference semantics (src/sem/szext.ts, as ptxas folds it), so it is right by construction, and one v_mov beats any computation.",
     when: (_f, c) => c.spec.kinds.a?.kind === "imm" && c.spec.kinds.b?.kind === "imm",
     emit: (f, m) => {
       const a = m.immOf("a")!;
@@ -35,14 +34,14 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_imm_zero",
     prio: 5,
-    // N = 0 gives 0 in both modes (b & 31 = 0 under .wrap; b = 0 under .clamp).
+    why: "An immediate b with N = 0 (b & 31 = 0 under .wrap, b = 0 under .clamp): PTX gives 0 for N = 0 in both modes, so d is the constant 0 whatever a is.",
     when: (f, c) => c.spec.kinds.b?.kind === "imm" && immN(f, c.spec.kinds.b.value) === 0,
     emit: (_f, m) => m.emit("v_mov_b32", m.d(), imm(0)),
   },
   {
     name: "szext_imm_keep",
     prio: 5,
-    // .clamp with b ≥ 32 keeps a unchanged: a copy, or nothing when a is already in v0.
+    why: ".clamp with an immediate b ≥ 32: N = 32 keeps a unchanged, so d is a copy of a (nothing at all when a already sits in v0, the contract's d).",
     when: (f, c) => f.mode === "clamp" && c.spec.kinds.b?.kind === "imm" && c.spec.kinds.b.value >= 32n,
     emit: (_f, m) => {
       const a = m.src("a");
@@ -52,14 +51,14 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_imm_bfe",
     prio: 4,
-    // 1 ≤ N ≤ 31 is a plain field extract of width N at offset 0 (an inline constant).
+    why: "An immediate b with 1 ≤ N ≤ 31: the low N bits of a, sign- or zero-extended, are exactly v_bfe_{i,u}32 with offset 0 and width N (both inline constants): one instruction.",
     when: (f, c) => c.spec.kinds.b?.kind === "imm" && immN(f, c.spec.kinds.b.value) % 32 !== 0,
     emit: (f, m) => m.emit(bfe(f), m.d(), m.src("a"), imm(0), imm(immN(f, m.immOf("b")!))),
   },
   {
     name: "szext_wrap_bfe",
     prio: 0,
-    // .wrap: N = b & 31; v_bfe_* masks its width to S2[4:0] the same way, and width 0 gives 0.
+    why: ".wrap with a register b: N = b & 31, and v_bfe_* masks its width operand to S2[4:0] in the same way, with width 0 giving 0 as PTX does for N = 0 (amdgpu.md §10.1). One instruction for every b.",
     //   v_bfe_{i,u}32  d, a, 0, b
     when: (f) => f.mode === "wrap",
     emit: (f, m) => m.emit(bfe(f), m.d(), m.src("a"), imm(0), m.src("b")),
@@ -67,7 +66,7 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_clamp_bfe_cndmask",
     prio: 0,
-    // .clamp: b ≥ 32 returns a unchanged, but v_bfe alone would use width b & 31.
+    why: ".clamp with a register b: v_bfe alone would use width b & 31, which is wrong only for b ≥ 32, where PTX keeps a whole; one compare (31 < b) and a select restore a there. The general .clamp lowering, 3 instructions.",
     //   v_bfe_{i,u}32   t, a, 0, b
     //   v_cmp_lt_u32    vcc, 31, b        ; 31 < b  ⇔  b ≥ 32
     //   v_cndmask_b32   d, t, a, vcc      ; vcc ? a : t   (d may alias a: written last)
@@ -85,8 +84,7 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_wrap_salu_bfe",
     prio: -1,
-    // All uniform, .wrap: s_bfe takes offset S1[4:0] and width S1[22:16]; b & 31 shifted
-    // into the width field keeps the width < 32 (where the manual defines s_bfe).
+    why: ".wrap with a and b both uniform: the whole computation can run once on the SALU. s_bfe takes the width in S1[22:16]; b & 31 shifted there keeps the width below 32, where the manual defines s_bfe. Wins where the SALU sequence is cheaper than the VALU one (it rarely is: kept as a checked alternative).",
     //   s_and_b32   w, b, 31
     //   s_lshl_b32  w, w, 16
     //   s_bfe_*32   t, a, w
@@ -104,8 +102,7 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_clamp_salu_bfe_cselect",
     prio: -1,
-    // All uniform, .clamp: the s_bfe result for b ≥ 32 (width ≥ 32, unspecified by the
-    // manual) is discarded by the select, so it never matters.
+    why: ".clamp with a and b uniform: s_bfe with width b in S1[22:16], then s_cselect keeps a when b ≥ 32. The s_bfe result for b ≥ 32 (width ≥ 32, unspecified by the manual) is discarded by the select, so it never reaches d.",
     //   s_lshl_b32    w, b, 16
     //   s_bfe_*32     t, a, w
     //   s_cmp_lt_u32  b, 32
@@ -125,7 +122,7 @@ export const szextRules: AmdRule<SzextForm>[] = [
   {
     name: "szext_imm_salu_sext",
     prio: -1,
-    // Uniform a, N = 8 or 16, .s32: exactly s_sext_i32_i8 / _i16.
+    why: ".s32 with a uniform a and an immediate N of 8 or 16: exactly s_sext_i32_i8 / s_sext_i32_i16, one SALU instruction and the copy into v0.",
     when: (f, c) =>
       f.type === "s32" && c.spec.kinds.a?.kind === "s" && c.spec.kinds.b?.kind === "imm" && [8, 16].includes(immN(f, c.spec.kinds.b.value)),
     emit: (f, m) => {

@@ -566,64 +566,35 @@ function tailStage(m: Builder, f: VshForm, profile: Profile, r: Word): MOp {
 // ---------------------------------------------------------------------------------------
 // The rules
 
-type Strategy = "32bit" | "b64clamp" | "q" | "64bit";
-
 const isMinMax = (f: VshForm) => f.tail.kind === "op2" && f.tail.op2 !== "add";
 /** Only the low 32 bits of tmp matter: vshl without .sat and without .min/.max. */
 const lowWordOnly = (f: VshForm) => !f.sat && !isMinMax(f);
+/** The tail's read of tmp: merges read its low byte/half only (D2: sm90's .h1 reads tmp[31:16]). */
+const tailBits = (f: VshForm, profile: Profile): number => {
+  const t = f.tail;
+  return t.kind === "merge" && !(profile === "sm90" && t.dsel === "h1") ? selField(t.dsel).width : 32;
+};
+const signedD = (f: VshForm): boolean => f.dtype === "s32";
 
-/** The stages, composed; `how` picks the vshl shift/saturate strategy. */
-function emitStages(f: VshForm, m: Builder, c: RuleCtx, how: Strategy): void {
-  const { profile } = c;
-  const signed = f.dtype === "s32";
-  const bits = satBits(f, profile);
-  // A 64-bit compare's {c, ext(c)} first: it may take the register right after c.
-  const cc = f.op === "vshl" && isMinMax(f) && !f.sat ? widenC(m, signed) : null;
+// a and b immediate: tmp is a constant, computed by the reference semantics (as ptxas
+// would fold it); only the tail on c remains.
+//   none or c immediate:  v_mov_b32 d, K
+//   .add:                 v_add_u32 d, K, c
+//   merge:                v_and_or_b32 d, c, KEEP, FIELD   (or v_and + v_or)
+//   .min/.max:            the compared value L against c's range: c, K, or v_{min,max}_*32 d, K, c
 
-  let r: Word;
-  if (f.op === "vshr") {
-    r = shiftRight(m, f, extractA(m, f));
-    if (f.sat) r = satWord(m, r, satRange(signed, bits));
-  } else if (f.sat) {
-    if (how === "q") {
-      const { q, lo: low } = shiftLeftQ(m, f, extractA(m, f));
-      r = { x: satFromQ(m, signed, q, low), ext: signed ? "s" : "u" };
-      // D1: isa clamps a merge to its subword; the 32-bit range contains it: clamp again.
-      if (bits < 32) r = satWord(m, r, satRange(signed, bits));
-    } else r = satFromPair(m, signed, bits, shiftLeftPair(m, f));
-  } else if (cc) {
-    const p = shiftLeftPair(m, f);
-    finish(m, minMax64(m, f, profile, p, cc, f.tail.kind === "op2" && f.tail.op2 === "min"));
-    return;
-  } else {
-    // Merges read tmp's low byte/half only (D2: sm90's .h1 reads tmp[31:16]).
-    const t = f.tail;
-    const needBits = t.kind === "merge" && !(profile === "sm90" && t.dsel === "h1") ? selField(t.dsel).width : 32;
-    const x = how === "b64clamp" ? shiftLeftLoB64(m, f, needBits) : shiftLeftLo(m, f, extractA(m, f, { lowBits: needBits }), needBits);
-    r = { x, ext: "u" }; // only its low 32 bits are read below
-  }
-  finish(m, tailStage(m, f, profile, r));
+/** d of the form for the immediate a and b and c = `C`, by the reference semantics. */
+function constAt(f: VshForm, m: Builder, c: RuleCtx, C: bigint): bigint {
+  return vsh(concrete, f, c.profile, u(m.immOf("a")!), u(m.immOf("b")!), u(C & M32)).value.x;
 }
 
-/**
- * a and b immediate: tmp is a constant, computed by the reference semantics (as ptxas
- * would fold it); only the tail on c remains.
- *   none or c immediate:  v_mov_b32 d, K
- *   .add:                 v_add_u32 d, K, c
- *   merge:                v_and_or_b32 d, c, KEEP, FIELD   (or v_and + v_or)
- *   .min/.max:            the compared value L against c's range: c, K, or v_{min,max}_*32 d, K, c
- */
-function emitConstAB(f: VshForm, m: Builder, c: RuleCtx): void {
+/** `.min/.max` with a and b immediate and a register c: L (the profile's compared value) against c's range. */
+function emitConstMinMax(f: VshForm, m: Builder, c: RuleCtx): void {
   const A = u(m.immOf("a")!);
   const B = u(m.immOf("b")!);
-  const cop = f.tail.kind === "none" ? null : m.src("c");
-  const at = (C: bigint) => vsh(concrete, f, c.profile, A, B, u(C)).value.x;
-  if (!cop || isImm(cop)) return finish(m, k32(at(cop ? valueOf(cop) : 0n)));
-  const K = at(0n);
+  const cop = m.src("c");
   const t = f.tail;
-  if (t.kind === "none") return finish(m, k32(K));
-  if (t.kind === "merge") return finish(m, andOr(m, cop, at(M32) ^ K, K));
-  if (t.op2 === "add") return finish(m, op(m, m.vAdd, [cop, k32(K)]));
+  if (t.kind !== "op2" || t.op2 === "add") throw new Error("vsh_const_ab_minmax: not .min/.max");
   // The value min/max compares (src/sem/vsh.ts minMaxOperand): isa the .s34 tmp; sm90 D3 / A1.
   const { exact, tmp } = vshIntermediate(concrete, f, c.profile, A, B);
   const lhs = minMaxLhs(concrete, f, c.profile, { tmp, t32: concrete.extract(tmp, 31, 0), exact });
@@ -641,57 +612,110 @@ export const vshRules: AmdRule<VshForm>[] = [
   {
     name: "vsh_const_ab",
     prio: 10,
-    // a and b immediate: everything up to the tail is a constant (the reference semantics
-    // computes it, as szext_const_fold does); see emitConstAB for the sequences.
-    when: (_f, c) => immAB(c),
-    emit: emitConstAB,
+    why: "a and b immediate with no tail, or c immediate too: d is a constant, computed by the reference semantics (src/sem/vsh.ts, as ptxas folds it, like szext_const_fold), so it is right by construction: one v_mov.",
+    when: (f, c) => immAB(c) && (f.tail.kind === "none" || c.spec.kinds.c?.kind === "imm"),
+    emit: (f, m, c) => finish(m, k32(constAt(f, m, c, m.immOf("c") ?? 0n))),
+  },
+  {
+    name: "vsh_const_ab_merge",
+    prio: 10,
+    why: "a and b immediate, a dsel merge into a register c: tmp is a constant K (the reference semantics computes it), so d = (c & KEEP) | FIELD with KEEP and FIELD read off the reference at c = ~0 and c = 0: one v_and_or (or v_and + v_or).",
+    when: (f, c) => immAB(c) && f.tail.kind === "merge" && c.spec.kinds.c?.kind !== "imm",
+    emit: (f, m, c) => {
+      const K = constAt(f, m, c, 0n);
+      finish(m, andOr(m, m.src("c"), constAt(f, m, c, M32) ^ K, K));
+    },
+  },
+  {
+    name: "vsh_const_ab_add",
+    prio: 10,
+    why: "a and b immediate, .add with a register c: tmp is a constant K (the reference semantics computes it), and d = c + K mod 2^32 is one v_add.",
+    when: (f, c) => immAB(c) && f.tail.kind === "op2" && f.tail.op2 === "add" && c.spec.kinds.c?.kind !== "imm",
+    emit: (f, m, c) => finish(m, op(m, m.vAdd, [m.src("c"), k32(constAt(f, m, c, 0n))])),
+  },
+  {
+    name: "vsh_const_ab_minmax",
+    prio: 10,
+    why: "a and b immediate, .min/.max with a register c: the compared value L is a constant, taken from the reference semantics by the profile's rule (src/sem/vsh.ts minMaxLhs: isa's .s34 tmp, sm90's D3/A1). Against c's 32-bit range it is c, L, or one v_min/v_max d, L, c.",
+    when: (f, c) => immAB(c) && isMinMax(f) && c.spec.kinds.c?.kind !== "imm",
+    emit: emitConstMinMax,
+  },
+  {
+    name: "vsh_stages_32bit_vshr",
+    prio: 5,
+    why: "vshr without .sat: a right shift never needs more than 32 bits of tmp (ta's bit 32 is its sign or 0), so ta (v_bfe for asel), tb (v_bfe_u32 for bsel), one 32-bit shift with the clamp as a select on tb < 32 (or min(tb, 31) where that gives the same bits), then the tail on 32 bits.",
+    when: (f) => f.op === "vshr" && !f.sat,
+    emit: (f, m, c) => finish(m, tailStage(m, f, c.profile, shiftRight(m, f, extractA(m, f)))),
+  },
+  {
+    name: "vsh_stages_32bit_vshr_sat",
+    prio: 5,
+    why: "vshr with .sat: the 32-bit shift of vsh_stages_32bit_vshr, then the saturation to the profile's range (src/sem/vsh.ts satRange/satBits) as v_med3/v_min/v_max, then the tail; the shifted value fits 33 bits, so the 32-bit clamp is exact.",
+    when: (f) => f.op === "vshr" && f.sat,
+    emit: (f, m, c) => {
+      const r = shiftRight(m, f, extractA(m, f));
+      finish(m, tailStage(m, f, c.profile, satWord(m, r, satRange(signedD(f), satBits(f, c.profile)))));
+    },
   },
   {
     name: "vsh_stages_32bit",
     prio: 5,
-    // Every vshr, and vshl when only tmp's low 32 bits are read (no .sat, no .min/.max):
-    // ta (v_bfe for asel), tb (v_bfe_u32 for bsel), one 32-bit shift (clamp: a select on
-    // tb < 32, or min(tb, 31) where that gives the same bits), vshr's saturation as
-    // v_med3/v_min/v_max, then the tail:
-    //   .add  v_add_u32 d, c, t        merge  v_perm_b32 d, c, t, SEL
-    //   .min/.max  v_{min,max}_{i,u}32 d, c, t (2–3 with mixed signedness, see minMax32)
-    // e.g. vshr.s32.s32.u32.clamp.max d, a, b.b1, c:
-    //   v_bfe_u32 t0, b, 8, 8 ; v_min_u32 t1, 31, t0 ; v_ashrrev_i32 t2, t1, a ; v_max_i32 d, c, t2
-    when: (f) => f.op === "vshr" || lowWordOnly(f),
-    emit: (f, m, c) => emitStages(f, m, c, "32bit"),
+    why: "vshl when only tmp's low 32 bits are read (no .sat, no .min/.max): ta, tb, one 32-bit shift of the bits the tail reads (a merge's byte/half, D2), the clamp as a select on tb < 32, then .add or the merge. Bits above 31 of the exact shift never reach d.",
+    when: (f) => f.op === "vshl" && lowWordOnly(f),
+    emit: (f, m, c) => {
+      const needBits = tailBits(f, c.profile);
+      const x = shiftLeftLo(m, f, extractA(m, f, { lowBits: needBits }), needBits);
+      finish(m, tailStage(m, f, c.profile, { x, ext: "u" })); // only its low 32 bits are read
+    },
   },
   {
     name: "vsh_stages_32bit_b64clamp",
     prio: 4,
-    // vshl .clamp, low word only: v_min_u32 n, 32, tb ; v_lshlrev_b64 p, n, {ta, ?} — the
-    // 6-bit count shifts everything out at 32, so the select disappears (see
-    // shiftLeftLoB64). Wins when the tail consumes p.lo (add, merge) or v[0:1] is free.
+    why: "vshl .clamp, low word only, register b: v_min_u32 n, 32, tb ; v_lshlrev_b64 p, n, {ta, ?}: the 6-bit count shifts everything out at 32, so the select of vsh_stages_32bit disappears (shiftLeftLoB64). Wins when the tail consumes p.lo (add, merge) or v[0:1] is free.",
     when: (f, c) => f.op === "vshl" && f.mode === "clamp" && lowWordOnly(f) && c.spec.kinds.b?.kind !== "imm",
-    emit: (f, m, c) => emitStages(f, m, c, "b64clamp"),
+    emit: (f, m, c) => {
+      const x = shiftLeftLoB64(m, f, tailBits(f, c.profile));
+      finish(m, tailStage(m, f, c.profile, { x, ext: "u" }));
+    },
   },
   {
     name: "vsh_stages_q",
     prio: 5,
-    // vshl .sat with tb ≤ 31 known (.wrap, or an immediate b): q = T >> 31 by one v_bfe_i32
-    // (the .s34 wrap is its sign extension from bit 33), then the clamp tests q:
-    //   v_not_b32 nb, b ; v_bfe_i32 q, ta, nb, 3 ; v_lshlrev_b32 lo, b, ta
-    //   v_med3_i32 qc, q, -1, 0 ; v_xor_b32 sat, 0x7fffffff, qc      (dtype .s32)
-    //   v_cmp_eq_u32 vcc, q, qc ; v_cndmask_b32 t, sat, lo, vcc
-    // then the isa subword clamp (D1) and the tail as in vsh_stages_32bit (D3 for min/max).
-    when: (f, c) => f.op === "vshl" && f.sat && (f.mode === "wrap" || c.spec.kinds.b?.kind === "imm"),
-    emit: (f, m, c) => emitStages(f, m, c, "q"),
+    why: "vshl .sat with tb ≤ 31 known (.wrap, or an immediate b) and a 32-bit saturation range: q = T >> 31 by one v_bfe_i32 (the .s34 wrap is its sign extension from bit 33), then the clamp tests q (satFromQ) instead of building the 64-bit shift; then the tail.",
+    when: (f, c) => f.op === "vshl" && f.sat && (f.mode === "wrap" || c.spec.kinds.b?.kind === "imm") && satBits(f, c.profile) >= 32,
+    emit: (f, m, c) => {
+      const { q, lo: low } = shiftLeftQ(m, f, extractA(m, f));
+      const r: Word = { x: satFromQ(m, signedD(f), q, low), ext: signedD(f) ? "s" : "u" };
+      finish(m, tailStage(m, f, c.profile, r));
+    },
+  },
+  {
+    name: "vsh_stages_q_subword",
+    prio: 5,
+    why: "vsh_stages_q's sequence where the profile saturates a merge to its subword (D1, isa: satBits < 32): the 32-bit clamp from q contains the subword range, so the result is clamped again to it (satWord), then merged.",
+    when: (f, c) => f.op === "vshl" && f.sat && (f.mode === "wrap" || c.spec.kinds.b?.kind === "imm") && satBits(f, c.profile) < 32,
+    emit: (f, m, c) => {
+      const { q, lo: low } = shiftLeftQ(m, f, extractA(m, f));
+      const r: Word = { x: satFromQ(m, signedD(f), q, low), ext: signedD(f) ? "s" : "u" };
+      finish(m, tailStage(m, f, c.profile, satWord(m, r, satRange(signedD(f), satBits(f, c.profile)))));
+    },
   },
   {
     name: "vsh_stages_64bit",
     prio: 0,
-    // vshl with .sat or .min/.max: the exact shift in a VGPR pair (shiftLeftPair):
-    //   v_mov_b32 p.lo, a ; v_ashrrev_i32 p.hi, 31, a ; v_min_u32 n, 32, b
-    //   v_lshlrev_b64 p, n, p
-    // .sat: the clamp from bits 33..31 (satFromPair), then the tail as above.
-    // .min/.max (no .sat), A1:
-    //   isa:  v_bfe_i32 p.hi, p.hi, 0, 2 ; v_cmp_lt_i64 vcc, p, {c, ext c} ; v_cndmask_b32
-    //   sm90: v_cmp_lt_{i,u}64 vcc, p, {c, ext c} ; v_cndmask_b32
-    when: (f) => f.op === "vshl" && (f.sat || isMinMax(f)),
-    emit: (f, m, c) => emitStages(f, m, c, "64bit"),
+    why: "vshl .sat for any b: the exact shift in a VGPR pair (shiftLeftPair: the count clamped to 32, v_lshlrev_b64), then the clamp from bits 33..31 (satFromPair) to the profile's range, then the tail. The general .sat rule; vsh_stages_q wins where tb ≤ 31 is known.",
+    when: (f) => f.op === "vshl" && f.sat,
+    emit: (f, m, c) => finish(m, tailStage(m, f, c.profile, satFromPair(m, signedD(f), satBits(f, c.profile), shiftLeftPair(m, f)))),
+  },
+  {
+    name: "vsh_stages_64bit_minmax",
+    prio: 0,
+    why: "vshl .min/.max without .sat: the compare reads tmp beyond 32 bits (A1), so {c, ext(c)} is widened first (it may take the register right after c), the exact shift is built in a pair, and a 64-bit compare by the profile's rule (isa: the .s34 tmp, sm90: the exact value, minMaxOperand/minMaxSigned) selects d.",
+    when: (f) => f.op === "vshl" && !f.sat && isMinMax(f),
+    emit: (f, m, c) => {
+      const cc = widenC(m, signedD(f));
+      const p = shiftLeftPair(m, f);
+      finish(m, minMax64(m, f, c.profile, p, cc, f.tail.kind === "op2" && f.tail.op2 === "min"));
+    },
   },
 ];

@@ -16,6 +16,9 @@ import { matchRules } from "./match_sync.js";
 export interface PortableRule {
   name: string;
   prio: number;
+  /** Why the rule exists, why it is correct, and when it wins: required. */
+  why: string;
+  /** The rule's whole case analysis: the routines it lowers. */
   when(spec: RoutineSpec): boolean;
   /** The routine for `spec` (the ABI of design.md's appendix); `profile` matters for vsh. */
   build(spec: RoutineSpec, profile: Profile): PirFunction;

@@ -110,43 +110,58 @@ export const matchRules: PortableRule[] = [
   {
     name: "match_uniform_a_members",
     prio: 10,
-    // a is uniform (a scalar register or an immediate): every member's value equals a_i, so
-    // .any gives the members, and .all gives the members with p = true.
+    why: "a is uniform (a scalar or an immediate): every member's value equals a_i, so .any's d is the members and .all's d is the members with p = true. No 32 × 32 loop; wins over the loop for every uniform a.",
     when: (spec) => !!formOf(spec) && kindOf(spec, "a") !== "v",
     build: (spec) => warpRoutine(spec, (P, { mm, executing }) => ({ d: P.and(mm, executing), p: P.bool(true) })),
   },
   {
-    name: "match_loop_eqmask",
+    name: "match_any_loop_eqmask",
     prio: 0,
-    // For lane i: members = membermask_i & executing; eqmask = OR over j of
-    // ((a_j == a_i) << j), a 32 × 32 data-independent loop; .any: d = eqmask & members;
-    // .all: p = (eqmask & members) == members, d = p ? members : 0.
-    when: (spec) => !!formOf(spec),
+    why: ".any with a per-lane a: the ISA's definition computed per lane, d = eqmask & members with eqmask = OR over j of ((a_j == a_i) << j) and members = membermask_i & executing; a data-independent 32 × 32 loop, right for every a and mask. The general .any rule.",
+    when: (spec) => formOf(spec)?.mode === "any",
     build: (spec) =>
       warpRoutine(spec, (P, { i, a, mm, executing }) => {
-        const j = P.ref("j", u32);
-        const eqmask = P.ref("eqmask", u32);
-        const members = P.ref("members", u32);
-        const pre: PStmt[] = [
-          { s: "let", name: "members", value: P.and(mm, executing) },
-          { s: "var", name: "eqmask", value: P.c(0, 32) },
-          {
-            s: "for",
-            index: "j",
-            n: 32,
-            body: [
-              {
-                s: "set",
-                name: "eqmask",
-                value: P.or(eqmask, P.select(P.cmp("eq", a(j), a(i)), P.bin("shl", P.c(1, 32), j), P.c(0, 32))),
-              },
-            ],
-          },
-        ];
-        const same = P.and(eqmask, members);
-        if (formOf(spec)!.mode === "any") return { pre, d: same, p: P.bool(false) };
+        const { pre, same } = eqmaskLoop(P, i, a, mm, executing);
+        return { pre, d: same, p: P.bool(false) };
+      }),
+  },
+  {
+    name: "match_all_loop_eqmask",
+    prio: 0,
+    why: ".all with a per-lane a: the same eqmask loop as .any, then p = (eqmask & members) == members (every member holds a_i) and d = p ? members : 0, the ISA's definition per lane. The general .all rule.",
+    when: (spec) => formOf(spec)?.mode === "all",
+    build: (spec) =>
+      warpRoutine(spec, (P, { i, a, mm, executing }) => {
+        const { pre, same, members } = eqmaskLoop(P, i, a, mm, executing);
         const p = P.cmp("eq", same, members);
         return { pre, d: P.select(p, members, P.c(0, 32)), p };
       }),
   },
 ];
+
+/**
+ * Lane i's members (membermask_i & executing) and eqmask = OR over j of ((a_j == a_i) << j),
+ * a 32 × 32 data-independent loop; `same` = eqmask & members.
+ */
+function eqmaskLoop(P: Stage, i: PExpr, a: (j: PExpr) => PExpr, mm: PExpr, executing: PExpr): { pre: PStmt[]; same: PExpr; members: PExpr } {
+  const j = P.ref("j", u32);
+  const eqmask = P.ref("eqmask", u32);
+  const members = P.ref("members", u32);
+  const pre: PStmt[] = [
+    { s: "let", name: "members", value: P.and(mm, executing) },
+    { s: "var", name: "eqmask", value: P.c(0, 32) },
+    {
+      s: "for",
+      index: "j",
+      n: 32,
+      body: [
+        {
+          s: "set",
+          name: "eqmask",
+          value: P.or(eqmask, P.select(P.cmp("eq", a(j), a(i)), P.bin("shl", P.c(1, 32), j), P.c(0, 32))),
+        },
+      ],
+    },
+  ];
+  return { pre, same: P.and(eqmask, members), members };
+}

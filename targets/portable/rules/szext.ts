@@ -25,6 +25,13 @@ const immB = (spec: RoutineSpec): bigint | undefined => {
   const k = spec.kinds.b;
   return k?.kind === "imm" ? BigInt.asUintN(32, k.value) : undefined;
 };
+/** N for an immediate b (b & 31 under .wrap, min(b, 32) under .clamp); undefined otherwise. */
+const immN = (spec: RoutineSpec): number | undefined => {
+  const f = formOf(spec);
+  const b = immB(spec);
+  if (!f || b === undefined) return undefined;
+  return f.mode === "clamp" ? (b >= 32n ? 32 : Number(b)) : Number(b & 31n);
+};
 
 /** (a << s) >>a s with s = 32 - n: the low n bits of a, sign-extended. Needs 1 ≤ n ≤ 31. */
 const shlSar = (P: Stage, a: PExpr, n: PExpr) => {
@@ -37,39 +44,51 @@ const andMask = (P: Stage, a: PExpr, n: PExpr) =>
 
 export const szextRules: PortableRule[] = [
   {
-    name: "szext_imm_fold",
+    name: "szext_imm_zero",
     prio: 20,
-    // b is an immediate, so N is known: N = 0 → 0; N = 32 (clamp, b ≥ 32) → a; otherwise a
-    // plain sign/zero extension of the low N bits (for N = 8/16 the usual byte/half extension).
-    when: (spec) => !!formOf(spec) && immB(spec) !== undefined,
+    why: "An immediate b with N = 0 (b & 31 = 0 under .wrap, b = 0 under .clamp): PTX gives 0 for N = 0, so d is the constant 0. Beats every general rule, which would compute it.",
+    when: (spec) => immN(spec) === 0,
+    build: (spec) => scalarRoutine(spec, (P) => P.c(0, 32)),
+  },
+  {
+    name: "szext_imm_keep",
+    prio: 20,
+    why: ".clamp with an immediate b ≥ 32: N = 32 keeps a whole, so d is a itself.",
+    when: (spec) => immN(spec) === 32,
+    build: (spec) => scalarRoutine(spec, (_P, { a }) => a),
+  },
+  {
+    name: "szext_imm_extend",
+    prio: 20,
+    why: "An immediate b with 1 ≤ N ≤ 31: N is known, so d is the low N bits of a sign- (.s32) or zero-extended (.u32), the language's own byte/half/field extension, with no shift count that could reach 32.",
+    when: (spec) => {
+      const n = immN(spec);
+      return n !== undefined && n >= 1 && n <= 31;
+    },
     build: (spec) =>
       scalarRoutine(spec, (P, { a }) => {
-        const f = formOf(spec)!;
-        const b = immB(spec)!;
-        const N = f.mode === "clamp" ? (b >= 32n ? 32 : Number(b)) : Number(b & 31n);
-        if (N === 0) return P.c(0, 32);
-        if (N === 32) return a;
-        const low = P.trunc(a, N);
-        return f.type === "s32" ? P.sext(low, 32) : P.zext(low, 32);
+        const low = P.trunc(a, immN(spec)!);
+        return formOf(spec)!.type === "s32" ? P.sext(low, 32) : P.zext(low, 32);
       }),
   },
   {
     name: "szext_wrap_u32_and_mask",
     prio: 10,
-    // n = b & 31 ≤ 31 keeps 1 << n in range, and (1 << 0) - 1 = 0 gives the N = 0 case for free.
+    why: ".wrap .u32 with a register b: n = b & 31 ≤ 31 keeps 1 << n in range, and (1 << 0) - 1 = 0 gives the N = 0 case for free: two operations, no select, no poison.",
     when: is("wrap", "u32"),
     build: (spec) => scalarRoutine(spec, (P, { a, b }) => andMask(P, a, P.and(b, P.c(31, 32)))),
   },
   {
     name: "szext_clamp_u32_and_mask",
     prio: 10,
-    // b ≥ 32 keeps a whole; the other arm has b ≤ 31, so the mask shift is in range there.
+    why: ".clamp .u32 with a register b: b ≥ 32 keeps a whole; the other arm has b ≤ 31, so its mask shift is in range, and b = 0 gives the mask 0. One select over the .wrap mask.",
     when: is("clamp", "u32"),
     build: (spec) => scalarRoutine(spec, (P, { a, b }) => P.select(P.cmp("ult", b, P.c(32, 32)), andMask(P, a, b), a)),
   },
   {
     name: "szext_wrap_s32_shl_sar",
     prio: 10,
+    why: ".wrap .s32 with a register b: the classic shift pair sign-extends the low n bits; the n == 0 arm is what makes it right, since there 32 - n = 32 would be out of range (poison in PIR, a no-op shift in JS, undefined in C).",
     //   n = b & 31
     //   d = n == 0 ? 0 : (a << (32 - n)) >>a (32 - n)
     // The n == 0 arm is what makes this right: there 32 - n = 32 is out of range.
@@ -83,6 +102,7 @@ export const szextRules: PortableRule[] = [
   {
     name: "szext_clamp_s32_shl_sar",
     prio: 10,
+    why: ".clamp .s32 with a register b: b ≥ 32 keeps a, b = 0 gives 0, and inside both guards 1 ≤ b ≤ 31, so both shift counts of the sign-extending shift pair are in 1..31.",
     //   d = b >= 32 ? a : b == 0 ? 0 : (a << (32 - b)) >>a (32 - b)
     // Inside both guards 1 ≤ b ≤ 31, so both shift counts are in 1..31.
     when: is("clamp", "s32"),
@@ -94,8 +114,7 @@ export const szextRules: PortableRule[] = [
   {
     name: "szext_staged_reference",
     prio: 0,
-    // src/sem/szext.ts staged into PIR: the ISA pseudocode itself, correct by construction
-    // (its SMT shifts are staged with explicit guards). Kept as the fallback for every form.
+    why: "src/sem/szext.ts staged into PIR: the ISA pseudocode itself, correct by construction (its shifts are staged with explicit guards). The fallback for every form, and a second, checked lowering where a faster rule wins.",
     when: is(null, null),
     build: (spec) => scalarRoutine(spec, (P, { a, b }) => szext(P, formOf(spec)!, a, b).value),
   },

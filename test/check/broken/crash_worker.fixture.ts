@@ -8,6 +8,7 @@ import type { AmdRule } from "../../../targets/amdgpu/rules/rule.js";
 export const rule: AmdRule = {
   name: "crash_the_worker",
   prio: 0,
+  why: "not a lowering: kills its thread, to test the worker pool's retry",
   when: () => true,
   emit: () => {
     process.exit(3);

@@ -15,6 +15,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_no_entry_wait",
     prio: 0,
+    why: "broken on purpose: " + "reads the uniform b at the first instruction though a VALU may have written it just before (entry boundary)",
     waits: "as-emitted",
     when: () => true,
     emit: (_f, m) => {

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_no_exit_wait",
     prio: 0,
+    why: "broken on purpose: " + "ends right after writing d, which the next instruction may read by DPP (exit boundary)",
     waits: "as-emitted",
     when: () => true,
     emit: (_f, m) => m.emit("v_bfe_u32", m.d(), m.src("a"), imm(0), m.src("b")),

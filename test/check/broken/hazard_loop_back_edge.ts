@@ -15,6 +15,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_waterfall_back_edge_hazard",
     prio: 0,
+    why: "broken on purpose: " + "v_readfirstlane at the end of the loop body, read by the v_cmp at its head across the back-edge with 1 wait state",
     waits: "as-emitted",
     when: () => true,
     emit: (_f, m) => hazardWaterfall(m, "rotated"),

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_clamp_nop_one_short",
     prio: 0,
+    why: "broken on purpose: " + "s_nop 0 between v_cmp (writes vcc) and v_cndmask (reads it): one wait state short on gfx942",
     waits: "as-emitted",
     when: () => true,
     emit: (_f, m) => {

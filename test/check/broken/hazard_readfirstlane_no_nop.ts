@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_waterfall_no_readfirstlane_wait",
     prio: 0,
+    why: "broken on purpose: " + "no s_nop between v_readfirstlane (writes s4) and the v_cmp that reads it",
     waits: "as-emitted",
     when: () => true,
     emit: (_f, m) => hazardWaterfall(m, "noReadfirstlaneWait"),

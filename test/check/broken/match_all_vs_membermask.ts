@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_all_ballot_vs_membermask",
     prio: 0,
+    why: "broken on purpose: " + "compares the ballot with the membermask, not with the executing members",
     when: () => true,
     emit: (_f, m) => {
       const mm = m.src("membermask");

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_b64_low_half",
     prio: 0,
+    why: "broken on purpose: " + ".b64 compared on its low half only",
     when: () => true,
     emit: (f, m) => waterfall(f as never, m, { lowHalf: true }),
   },

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_exec_not_restored",
     prio: 0,
+    why: "broken on purpose: " + "exec is left empty after the loop",
     when: () => true,
     emit: (f, m) => waterfall(f as never, m, { noRestore: true }),
   },

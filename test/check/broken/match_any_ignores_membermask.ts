@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_ignores_membermask",
     prio: 0,
+    why: "broken on purpose: " + "lanes named only by other lanes' membermask are counted",
     when: () => true,
     emit: (f, m) => waterfall(f as never, m, { ignoreMask: true }),
   },

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_low16",
     prio: 0,
+    why: "broken on purpose: " + "compares only the low 16 bits of a",
     when: () => true,
     emit: (f, m) => waterfall(f as never, m, { low16: true }),
   },

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_one_round_short",
     prio: 0,
+    why: "broken on purpose: " + "the loop stops while one lane is left, which never gets its ballot",
     when: () => true,
     emit: (f, m) => waterfall(f as never, m, { oneShort: true }),
   },

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "match_any_wave64_ops_in_wave32",
     prio: 0,
+    why: "broken on purpose: " + "_b64 mask instructions on a wave32 target (exec is 32 bits)",
     when: () => true,
     emit: (f, m) => waterfall(f as never, m, { wave64Ops: true }),
   },

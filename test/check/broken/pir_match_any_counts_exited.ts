@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_match_any_ignores_active",
     prio: 0,
+    why: "broken on purpose: " + "exited lanes are counted (no & active)",
     when: () => true,
     build: () => {
       const P = stage();

@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_szext_clamp_u32_mask_only",
     prio: 0,
+    why: "broken on purpose: " + "1 << b with b ≥ 32 is poison, and b ≥ 32 must keep a",
     when: () => true,
     build: (spec) => scalarRoutine(spec, (P, { a, b }) => P.and(a, P.bin("sub", P.bin("shl", P.c(1, 32), b), P.c(1, 32)))),
   },

@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_szext_clamp_s32_lshr",
     prio: 0,
+    why: "broken on purpose: " + "lshr (logical) where .s32 needs ashr",
     when: () => true,
     build: (spec) =>
       scalarRoutine(spec, (P, { a, b }) => {

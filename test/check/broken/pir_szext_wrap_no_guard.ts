@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_szext_wrap_shl_sar_unguarded",
     prio: 0,
+    why: "broken on purpose: " + "missing n = 0 guard: a shift by 32 is poison",
     when: () => true,
     build: (spec) =>
       scalarRoutine(spec, (P, { a, b }) => {

@@ -16,6 +16,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_vshl_clamp_add_js_mask",
     prio: 0,
+    why: "broken on purpose: " + "(b & 31) is JS's masking, not .clamp",
     when: () => true,
     build: (spec) => scalarRoutine(spec, (P, { a, b, c }) => P.add(P.bin("shl", a, P.and(b, P.c(31, 32))), c)),
   },

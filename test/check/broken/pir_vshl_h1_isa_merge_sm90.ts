@@ -16,6 +16,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_vshl_wrap_h1_isa_merge",
     prio: 0,
+    why: "broken on purpose: " + "the ISA merge for d.h1 under the sm90 profile (D2)",
     when: () => true,
     build: (spec) =>
       scalarRoutine(spec, (P, { a, b, c }) => {

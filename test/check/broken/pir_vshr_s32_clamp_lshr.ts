@@ -15,6 +15,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "pir_vshr_clamp_s32_lshr",
     prio: 0,
+    why: "broken on purpose: " + "lshr for a signed atype; b ≥ 32 must give 0 or -1",
     when: () => true,
     build: (spec) =>
       scalarRoutine(spec, (P, { a, b }) => P.select(P.cmp("ult", b, P.c(32, 32)), P.bin("lshr", a, b), P.c(0, 32))),

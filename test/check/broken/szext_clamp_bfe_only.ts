@@ -13,6 +13,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_clamp_bfe_only",
     prio: 0,
+    why: "broken on purpose: " + "v_bfe_i32 alone ignores .clamp: b ≥ 32 must keep a",
     when: () => true,
     emit: (_f, m) => m.emit("v_bfe_i32", m.d(), m.src("a"), imm(0), m.src("b")),
   },

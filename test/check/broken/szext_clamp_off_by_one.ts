@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_clamp_cmp_off_by_one",
     prio: 0,
+    why: "broken on purpose: " + "v_cmp_lt_u32 32, b is b > 32: b = 32 must keep a",
     when: () => true,
     emit: (_f, m) => {
       const t = m.vtmp();

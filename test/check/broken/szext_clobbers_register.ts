@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_bfe_via_v6",
     prio: 0,
+    why: "broken on purpose: " + "writes v6, which is not in the routine's scratch window",
     when: () => true,
     emit: (_f, m) => {
       m.emit("v_bfe_u32", vreg(6), m.src("a"), imm(0), m.src("b"));

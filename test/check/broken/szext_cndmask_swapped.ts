@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_clamp_cndmask_swapped",
     prio: 0,
+    why: "broken on purpose: " + "v_cndmask_b32 d, a, t, vcc picks a when b < 32",
     when: () => true,
     emit: (_f, m) => {
       const t = m.vtmp();

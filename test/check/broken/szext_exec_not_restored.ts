@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_all_lanes",
     prio: 0,
+    why: "broken on purpose: " + "sets exec to all lanes and never restores it",
     when: () => true,
     emit: (_f, m) => {
       m.emit(m.w("s_mov"), m.exec(), imm(-1));

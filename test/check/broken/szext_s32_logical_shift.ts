@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_s32_lshr",
     prio: 0,
+    why: "broken on purpose: " + "v_lshrrev_b32 (logical) where .s32 needs v_ashrrev_i32",
     when: () => true,
     emit: (_f, m) => {
       const n = m.vtmp();

@@ -13,6 +13,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_salu_bfe_unmasked",
     prio: 0,
+    why: "broken on purpose: " + "s_bfe width b << 16 without & 31: width ≥ 32 is unspecified",
     when: () => true,
     emit: (_f, m) => {
       const w = m.stmp();

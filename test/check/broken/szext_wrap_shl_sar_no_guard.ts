@@ -13,6 +13,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "szext_wrap_shl_sar_no_guard",
     prio: 0,
+    why: "broken on purpose: " + "missing b = 0 guard: 32 - 0 = 32 is masked to a shift by 0",
     when: () => true,
     emit: (_f, m) => {
       const n = m.vtmp();

@@ -16,6 +16,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "vshl_clamp_lshlrev_only",
     prio: 0,
+    why: "broken on purpose: " + "v_lshlrev_b32 masks the count to 5 bits; .clamp needs b ≥ 32 → 0",
     when: () => true,
     emit: (_f, m) => m.emit("v_lshlrev_b32", m.d(), m.src("b"), m.src("a")),
   },

@@ -17,6 +17,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "vshl_wrap_merge_b1_perm_b2",
     prio: 0,
+    why: "broken on purpose: " + "v_perm_b32 selector 0x07000504 merges into byte 2, not byte 1",
     when: () => true,
     emit: (_f, m) => {
       const t = m.vtmp();

@@ -17,6 +17,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "vshl_sat_clamp_32bit",
     prio: 0,
+    why: "broken on purpose: " + "a 32-bit instead of a 34-bit intermediate: .sat cannot see the overflow",
     when: () => true,
     emit: (_f, m) => {
       const t = m.vtmp();

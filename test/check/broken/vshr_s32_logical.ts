@@ -15,6 +15,7 @@ export const broken: BrokenCase = {
   rule: {
     name: "vshr_wrap_s32_lshrrev",
     prio: 0,
+    why: "broken on purpose: " + "v_lshrrev_b32 (logical) for a signed atype",
     when: () => true,
     emit: (_f, m) => m.emit("v_lshrrev_b32", m.d(), m.src("b"), m.src("a")),
   },
