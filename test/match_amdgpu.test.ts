@@ -212,8 +212,8 @@ describe("rule coverage and shape", () => {
       const r = lowerRoutine({ form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: { kind: "v" }, membermask: { kind: "v" } }, guarded: false }, TARGETS[mcpu], "isa");
       expect(r.rule, mcpu).toBe(mcpu === "gfx942" ? "match_any_waterfall_salu_copy" : "match_any_waterfall");
     }
-    expect([...chosen.get("all/v/v")!]).toEqual(["match_all_divergent_via_any"]);
-    expect([...chosen.get("all/v/s")!]).toEqual(["match_all_uniform_saveexec"]);
+    expect([...chosen.get("all/v/v")!].sort()).toEqual(["match_all_divergent_via_any", "match_all_divergent_via_any_guarded"]);
+    expect([...chosen.get("all/v/s")!].sort()).toEqual(["match_all_uniform_saveexec", "match_all_uniform_saveexec_guarded"]);
     // A uniform a: one rule per sequence (unguarded; guarded d, p, or both).
     expect([...chosen.get("all/s/v")!].sort()).toEqual(["match_uniform_value", "match_uniform_value_guarded_d", "match_uniform_value_guarded_dp", "match_uniform_value_guarded_p"]);
   });
@@ -224,7 +224,7 @@ describe("rule coverage and shape", () => {
         for (const guarded of [false, true]) {
           const spec: RoutineSpec = { form: { op: "match", mode: "all", type, dest: "d|p" }, kinds: { a: { kind: "v" }, membermask: { kind: "s" } }, guarded };
           const r = lowerRoutine(spec, TARGETS[mcpu], "isa");
-          expect(r.rule).toBe("match_all_uniform_saveexec");
+          expect(r.rule).toBe(guarded ? "match_all_uniform_saveexec_guarded" : "match_all_uniform_saveexec");
           expect(r.lines.some((l) => "label" in l)).toBe(false);
           expect(r.count - r.waits).toBe((type === "b32" ? 7 : 8) + (guarded ? 4 : 0));
         }
@@ -447,10 +447,10 @@ describe("broken variants are caught", () => {
       guarded: true,
     };
     const losesPrior: AmdRule<MatchForm> = {
-      ...rule("match_all_uniform_saveexec"),
+      ...rule("match_all_uniform_saveexec_guarded"),
       name: "broken_all_loses_prior_d",
       emit: (f, m, c) => {
-        rule("match_all_uniform_saveexec").emit(f, m, c);
+        rule("match_all_uniform_saveexec_guarded").emit(f, m, c);
         const i = m.lines.findIndex((l) => "op" in l && l.op === "v_cndmask_b32");
         m.lines.splice(i, 1);
       },

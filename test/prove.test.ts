@@ -169,6 +169,7 @@ function sample(): ProveItem[] {
     "match_uniform_value_guarded_dp",
     "match_all_full_mask",
     "match_all_uniform_saveexec",
+    "match_all_uniform_saveexec_guarded",
     "match_uniform_a_members",
     "match_all_loop_eqmask",
   ];

@@ -232,10 +232,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
     name: "match_any_waterfall_salu_copy",
     prio: 0,
     why: "The same waterfall with each VALU-written SGPR copied by a SALU before the next VALU reads it: exact for the same reason (an s_mov copies the value). On gfx942 it replaces the two 2-cycle waits per round by two 1-cycle copies and wins there; elsewhere the copies only cost, so it is shadowed (and still checked).",
-    // The same waterfall with each VALU-written SGPR copied by a SALU before the next VALU
-    // reads it: exact for the same reason (an s_mov copies the value), and on gfx942 it
-    // replaces the two 2-cycle waits per round (v_readfirstlane → v_cmp, v_cmp → v_mov) by
-    // two 1-cycle copies. Elsewhere the copies only cost, so selection leaves it shadowed.
+    // The waits it replaces on gfx942: v_readfirstlane → v_cmp and v_cmp → v_mov, 2 each.
     //   L:  v_readfirstlane_b32 sl, a ; s_mov_b32 sc, sl ; v_cmp_eq_u32_e64 k, sc, a
     //       s_mov_b32 kc, k_lo ; v_mov_b32 t, kc ; s_andn2_b64 exec, exec, k ; s_cbranch_scc1 L
     // Dynamic: 3 + 7k (b64: 3 + 8k) cycles on every processor, no waits inside the loop.
@@ -246,8 +243,6 @@ export const matchRules: AmdRule<MatchForm>[] = [
     name: "match_all_full_mask",
     prio: 2,
     why: "Unguarded .all, divergent a, an immediate membermask naming all 32 lanes: the members are exactly exec, so one ballot against the first lane's value, compared with exec, gives p and d's mask with no exec change at all: 5 instructions, the cheapest .all.",
-    // .all, divergent a, immediate membermask naming all 32 lanes, no guard: the members
-    // are exactly exec, so no exec change at all.
     //   v_readfirstlane_b32 sl, a           ; b64: two
     //   v_cmp_eq_u32_e32    vcc, sl, a      ; the ballot
     //   s_cmp_eq_u64        vcc, exec       ; all executing lanes agree?
@@ -260,12 +255,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_all_uniform_saveexec",
     prio: 1,
-    why: ".all, divergent a, uniform (SGPR or immediate) membermask: s_and_saveexec makes exec the executing members M (exited lanes are not in E); one ballot over M equals M iff all members agree, and d = p-mask = SCC ? M : 0 is right in every defined lane. Loop-free: 7 (b64: 8), guarded 11 (12).",
-    // .all, divergent a, uniform (SGPR or immediate) membermask: loop-free. s_and_saveexec
-    // makes exec the executing members M = E ∩ mask (exited lanes are not in E); one
-    // ballot over M equals M iff all members agree. d = p-mask = SCC ? M : 0, which is
-    // right in every defined lane (defined lanes lie in M). Unlike the corrected sketch in
-    // amdgpu.md, p and d share that one select, so SCC need not survive the exec restore.
+    why: "Unguarded .all, divergent a, uniform (SGPR or immediate) membermask: s_and_saveexec makes exec the executing members M (exited lanes are not in E); one ballot over M equals M iff all members agree, and d = p-mask = SCC ? M : 0 is right in every defined lane. Unlike the corrected sketch in amdgpu.md, p and d share that one select, so SCC need not survive the exec restore. Loop-free: 7 (b64: 8).",
     //   s_and_saveexec_b64  sv, mask        ; exec = M, sv = exec
     //   v_readfirstlane_b32 sl, a           ; b64: two
     //   v_cmp_eq_u32_e32    vcc, sl, a      ; ballot over M
@@ -273,27 +263,35 @@ export const matchRules: AmdRule<MatchForm>[] = [
     //   s_cselect_b64       vcc, exec, 0    ; p, and d's mask
     //   s_mov_b64           exec, sv
     //   v_mov_b32           d, vcc_lo
-    // 7 (b64: 8). Guarded (g): s_and_saveexec sv, g; s_and_b32 exec_lo, exec_lo, mask; the
-    // ballot into an SGPR mask e; v_mov d, e_lo before the restore; then
-    //   v_cndmask_b32 d, prior, d, g ; s_andn2_b64 vcc, vcc, g ; s_or_b64 vcc, vcc, e
-    // 11 (b64: 12). Wave32: the _b32 forms on exec_lo / vcc_lo (gfx10+ has the b32 saveexec).
-    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && (c.spec.kinds.membermask?.kind ?? "v") !== "v",
+    // Wave32: the _b32 forms on exec_lo / vcc_lo (gfx10+ has the b32 saveexec). A wave64 mask
+    // in an odd SGPR (no aligned pair to read) is applied as s_mov sv, exec ; s_and exec_lo.
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && uniformMask(c) && !c.spec.guarded,
     emit: (f, m) => {
       const mm = m.src("membermask");
       const sv = m.mask();
-      const g = m.layout.guard;
-      if (!g) {
-        const wide = maskAsWave(m, mm);
-        if (wide) m.emit(m.w("s_and_saveexec"), sv, wide);
-        else {
-          m.emit(m.w("s_mov"), sv, m.exec());
-          m.emit("s_and_b32", { k: "exec_lo" }, { k: "exec_lo" }, mm);
-        }
-        allBallot(f, m, m.vcc(), () => m.emit(m.w("s_mov"), m.exec(), sv));
-        return;
+      const wide = maskAsWave(m, mm);
+      if (wide) m.emit(m.w("s_and_saveexec"), sv, wide);
+      else {
+        m.emit(m.w("s_mov"), sv, m.exec());
+        m.emit("s_and_b32", EXEC_LO, EXEC_LO, mm);
       }
+      allBallot(f, m, m.vcc(), () => m.emit(m.w("s_mov"), m.exec(), sv));
+    },
+  },
+  {
+    name: "match_all_uniform_saveexec_guarded",
+    prio: 1,
+    why: "Guarded .all, divergent a, uniform membermask: the loop-free ballot of match_all_uniform_saveexec over the members of the guarded-on lanes (s_and_saveexec with the guard, then & mask), its result in an SGPR mask e and d written before the restore; then the guard rule: guard-off lanes get the prior d back and keep their bit of p. Loop-free: 11 (b64: 12).",
+    //   s_and_saveexec_b64 sv, g ; s_and_b32 exec_lo, exec_lo, mask ; <ballot into e> ;
+    //   v_mov d, e_lo ; s_mov_b64 exec, sv
+    //   v_cndmask_b32 d, prior, d, g ; s_andn2_b64 vcc, vcc, g ; s_or_b64 vcc, vcc, e
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && uniformMask(c) && c.spec.guarded,
+    emit: (f, m) => {
+      const mm = m.src("membermask");
+      const sv = m.mask();
+      const g = m.layout.guard!;
       m.emit(m.w("s_and_saveexec"), sv, g);
-      if (!fullImm(m)) m.emit("s_and_b32", { k: "exec_lo" }, { k: "exec_lo" }, mm);
+      if (!fullImm(m)) m.emit("s_and_b32", EXEC_LO, EXEC_LO, mm);
       const e = m.mask();
       allBallot(f, m, e, () => m.emit(m.w("s_mov"), m.exec(), sv), true);
       guardTail(f, m, e);
@@ -302,44 +300,59 @@ export const matchRules: AmdRule<MatchForm>[] = [
   {
     name: "match_all_divergent_via_any",
     prio: 0,
-    why: ".all with a per-lane membermask (also valid for a uniform one): the .any waterfall's unmasked ballot B_i, then per lane M = mask & E, p = ((B & M) == M) and d = p ? M : 0. The general .all rule; the loop-free rules win wherever they apply.",
-    // .all with a per-lane membermask (also valid for a uniform one): the .any waterfall's
-    // unmasked ballot B_i = {j ∈ E : a_j = a_i}, then per lane M = mask & E (E = exec after
-    // the restore, or the saved guarded exec), p = ((B & M) == M), d = p ? M : 0.
-    //     s_mov_b64 sv, exec                      ; guarded: s_and_saveexec_b64 sv, g
-    //                                             ;          s_mov_b64 se, exec
+    why: "Unguarded .all with a per-lane membermask (also valid for a uniform one): the .any waterfall's unmasked ballot B_i = {j ∈ E : a_j = a_i}, then per lane M = mask & E, p = ((B & M) == M) and d = p ? M : 0. The general unguarded .all rule; the loop-free rules win wherever they apply. 6 + 5k (b64: 6 + 6k).",
+    //     s_mov_b64 sv, exec
     //     <waterfall rounds into t>               ; 5k (b64: 6k)
-    //     s_mov_b64 exec, sv                      ; guarded: s_mov_b64 exec, se
+    //     s_mov_b64 exec, sv
     //     v_and_b32 m, exec_lo, mask              ; M
     //     v_and_b32 t, t, m                       ; B & M
-    //     v_cmp_eq_u32_e32 vcc, t, m              ; p   (guarded: into an SGPR mask c)
+    //     v_cmp_eq_u32_e32 vcc, t, m              ; p
     //     v_cndmask_b32 d, 0, m, vcc              ; d
-    //   guarded: s_mov_b64 exec, sv ; v_cndmask_b32 d, prior, d, g
-    //            s_andn2_b64 vcc, vcc, g ; s_or_b64 vcc, vcc, c
-    // 6 + 5k (b64: 6 + 6k); guarded 11 + 5k. Wave32: _b32 forms.
-    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v",
+    // Wave32: _b32 forms.
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && !c.spec.guarded,
     emit: (f, m) => {
       const mm = m.src("membermask");
-      const g = m.layout.guard;
       const sv = m.mask();
-      const se = g ? m.mask() : sv;
       const t = m.vtmp();
       const mem = m.vtmp();
-      if (g) {
-        m.emit(m.w("s_and_saveexec"), sv, g);
-        m.emit(m.w("s_mov"), se, m.exec());
-      } else m.emit(m.w("s_mov"), sv, m.exec());
+      m.emit(m.w("s_mov"), sv, m.exec());
       waterfallRounds(f, m, t);
-      m.emit(m.w("s_mov"), m.exec(), se);
-      m.emit("v_and_b32", mem, { k: "exec_lo" }, mm);
+      m.emit(m.w("s_mov"), m.exec(), sv);
+      m.emit("v_and_b32", mem, EXEC_LO, mm);
       m.emit("v_and_b32", t, t, mem);
-      const c = g ? m.mask() : m.vcc();
+      const c = m.vcc();
       m.emit("v_cmp_eq_u32", c, t, mem);
       if (writesD(f)) m.emit("v_cndmask_b32", m.d(), imm(0), mem, c);
-      if (g) {
-        m.emit(m.w("s_mov"), m.exec(), sv);
-        guardTail(f, m, c);
-      }
+    },
+  },
+  {
+    name: "match_all_divergent_via_any_guarded",
+    prio: 0,
+    why: "Guarded .all, per-lane (or any) membermask: match_all_divergent_via_any over the guarded-on lanes (s_and_saveexec with the guard, the executing set saved in se for M), p into an SGPR mask c, then exec restored and the guard rule: guard-off lanes get the prior d back and keep their bit of p. The general guarded .all rule. 11 + 5k.",
+    //     s_and_saveexec_b64 sv, g ; s_mov_b64 se, exec
+    //     <waterfall rounds into t> ; s_mov_b64 exec, se
+    //     v_and_b32 m, exec_lo, mask ; v_and_b32 t, t, m ; v_cmp_eq_u32_e64 c, t, m
+    //     v_cndmask_b32 d, 0, m, c ; s_mov_b64 exec, sv ; v_cndmask_b32 d, prior, d, g
+    //     s_andn2_b64 vcc, vcc, g ; s_or_b64 vcc, vcc, c
+    when: (f, c) => f.mode === "all" && f.dest !== "_" && (c.spec.kinds.a?.kind ?? "v") === "v" && c.spec.guarded,
+    emit: (f, m) => {
+      const mm = m.src("membermask");
+      const g = m.layout.guard!;
+      const sv = m.mask();
+      const se = m.mask();
+      const t = m.vtmp();
+      const mem = m.vtmp();
+      m.emit(m.w("s_and_saveexec"), sv, g);
+      m.emit(m.w("s_mov"), se, m.exec());
+      waterfallRounds(f, m, t);
+      m.emit(m.w("s_mov"), m.exec(), se);
+      m.emit("v_and_b32", mem, EXEC_LO, mm);
+      m.emit("v_and_b32", t, t, mem);
+      const c = m.mask();
+      m.emit("v_cmp_eq_u32", c, t, mem);
+      if (writesD(f)) m.emit("v_cndmask_b32", m.d(), imm(0), mem, c);
+      m.emit(m.w("s_mov"), m.exec(), sv);
+      guardTail(f, m, c);
     },
   },
 ];
