@@ -21,8 +21,11 @@
  *   - `vsh_stages_q`: when tb ≤ 31 is certain (.wrap, or an immediate b), bits 33..31 of
  *     the exact shift are bits (33-tb)..(31-tb) of ta: one `v_bfe_i32 q, ta, ~tb, 3` gives
  *     q = T >> 31 with the .s34 sign extension included; clamping is then a test of q.
- *   - `vsh_stages_64bit`: {ta, ext(ta)} << tb with `v_lshlrev_b64` (6-bit count: 32 works),
- *     then the clamp from bits 33..31, or `v_cmp_*_i64/u64` against {c, ext(c)}.
+ *   - `vsh_stages_64bit` / `vsh_stages_64bit_minmax`: {ta, ext(ta)} << tb with
+ *     `v_lshlrev_b64` (6-bit count: 32 works), then the clamp from bits 33..31, or
+ *     `v_cmp_*_i64/u64` against {c, ext(c)}.
+ * Each rule below is one stage sequence; its `when` holds the whole case analysis (which
+ * stages, from the form and src/sem/vsh.ts satBits/satRange/minMaxOperand/minMaxSigned).
  *
  * The two profiles differ in four places, each marked where it is handled:
  *   D1 (sm90 saturates a merge to the 32-bit range, isa to the subword range),
