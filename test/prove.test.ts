@@ -6,7 +6,7 @@
  */
 import { readdirSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Profile } from "../src/ir/forms.js";
+import type { Profile, VshTail } from "../src/ir/forms.js";
 import { FAMILIES, PROFILES, familyOf, formName, vshForms } from "../src/ir/forms.js";
 import type { RoutineSpec } from "../src/ir/ir.js";
 import { concrete } from "../src/sem/bv.js";
@@ -181,11 +181,25 @@ function sample(): ProveItem[] {
       add(m("all", type, "d|p", { a: v, membermask: full }), t, profile, loopFree);
       add(m("all", type, i % 2 ? "_|p" : "d|p", { a: v, membermask: s }, i === 3), t, profile, loopFree);
       add(m("any", type, "d", { a: v, membermask: v }), t, profile, ["match_any_loop_eqmask"]);
+      // The uniform-a rules, one per sequence (unguarded .all with a uniform mask; guarded d, p).
+      add(m("all", type, "d|p", { a: s, membermask: s }), t, profile, loopFree);
+      add(m("any", type, "d", { a: s, membermask: v }, i === 1), t, profile, loopFree);
+      add(m("all", type, "_|p", { a: s, membermask: s }, i === 4), t, profile, loopFree);
     }
   });
+  // video: the constant-a-and-b rules the every-211th sample misses (a merge, a .min).
+  const k = (value: bigint) => ({ kind: "imm", value }) as const;
+  const vshConst = (tail: VshTail): RoutineSpec => ({
+    form: { op: "vshl", dtype: "s32", atype: "u32", sat: false, mode: "clamp", asel: null, bsel: null, tail },
+    kinds: { a: k(0x12345n), b: k(5n), c: v },
+    guarded: false,
+  });
+  add(vshConst({ kind: "merge", dsel: "b1" }), amdgpu("gfx900"), "isa", ["vsh_const_ab_merge"]);
+  add(vshConst({ kind: "op2", op2: "min" }), amdgpu("gfx1100"), "sm90", ["vsh_const_ab_minmax"]);
   add(m("any", "b32", "d", { a: v, membermask: s }), amdgpu("gfx1100"), "isa", ["match_any_waterfall"]);
   add(m("any", "b64", "d", { a: v, membermask: v }, true), amdgpu("gfx900"), "sm90", ["match_any_waterfall"]);
   add(m("all", "b32", "d|p", { a: v, membermask: v }), amdgpu("gfx1030"), "isa", ["match_all_divergent_via_any"]);
+  add(m("all", "b32", "d|p", { a: v, membermask: v }, true), amdgpu("gfx1100"), "isa", ["match_all_divergent_via_any_guarded"]);
   add(m("any", "b64", "d", { a: v, membermask: v }), amdgpu("gfx942"), "isa", ["match_any_waterfall_salu_copy"]);
   return items;
 }
@@ -216,8 +230,8 @@ describe("a fixed sample of the matrix is proved", () => {
   });
 
   it("proves the 32-lane waterfalls inductively on small lane values", () => {
-    const loops = results.filter((r) => r.item.rule === "match_any_waterfall" || r.item.rule === "match_all_divergent_via_any");
-    expect(loops.length).toBe(3);
+    const loops = results.filter((r) => ["match_any_waterfall", "match_all_divergent_via_any", "match_all_divergent_via_any_guarded"].includes(r.item.rule));
+    expect(loops.length).toBe(4);
     for (const r of loops) if (r.verdict.verdict === "proved") expect(r.verdict.method).toMatch(/inductive waterfall invariant, 32 lanes, [56]-bit lane values/);
   });
 });
