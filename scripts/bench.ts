@@ -43,7 +43,8 @@ import { concrete, u } from "../src/sem/bv.js";
 import { matchSync, WARP } from "../src/sem/match_sync.js";
 import { expectedScalar } from "../src/check/scalar.js";
 import { amdgpuExecutor } from "../src/check/scalar.js";
-import { scalarCases } from "../src/check/inputs.js";
+import type { ScalarCase } from "../src/check/inputs.js";
+import { familyOf } from "../src/families/index.js";
 import { randomWarps } from "../src/check/warps.js";
 import type { IrFunc } from "../src/check/llvm_ir.js";
 import { bestIr, derivedIr, irModule, matchIr } from "../src/check/llvm_ir.js";
@@ -522,7 +523,7 @@ async function checkerSpeed(profile: Profile): Promise<string> {
     const jsFn = jsMod[name] as JsRoutine;
     const row: string[] = [`${formName(f)} (${f.op === "match" ? "warps" : "cases"})`];
     if (f.op !== "match") {
-      const cases = scalarCases(spec, 1, 30_000);
+      const cases = familyOf(f).cases(spec, { seed: 1, random: 30_000 }) as ScalarCase[];
       const n = cases.length;
       let t = performance.now();
       for (const c of cases) expectedScalar(f, profile, c);

@@ -5,25 +5,20 @@
 import type { Form, Profile } from "../ir/forms.js";
 import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
-import { szext } from "../sem/szext.js";
-import { vsh } from "../sem/vsh.js";
+import type { BV, Defined } from "../sem/bv.js";
+import type { ScalarSemantics } from "../family/types.js";
+import { familyOf } from "../families/index.js";
+import { formName } from "../ir/forms.js";
 import { guarded } from "../sem/guard.js";
 import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
 import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
 import type { ScalarCase } from "./inputs.js";
 
-/** The reference semantics of a scalar form, at the given profile, run on `bv`. */
-export function scalarSemantics<V, B>(
-  bv: import("../sem/bv.js").BV<V, B>,
-  f: Form,
-  profile: Profile,
-  a: V,
-  b: V,
-  c: V,
-): import("../sem/bv.js").Defined<V, B> {
-  if (f.op === "szext") return szext(bv, f, a, b);
-  if (f.op === "match") throw new Error("match.sync is a warp form");
-  return vsh(bv, f, profile, a, b, c);
+/** The reference semantics of a scalar form (its family's), at the given profile, run on `bv`. */
+export function scalarSemantics<V, B>(bv: BV<V, B>, f: Form, profile: Profile, a: V, b: V, c: V): Defined<V, B> {
+  const fam = familyOf(f);
+  if (fam.shape !== "scalar") throw new Error(`${formName(f)} is a warp form`);
+  return (fam.semantics as ScalarSemantics<Form>)(bv, f, profile, a, b, c);
 }
 
 /** The expected d of a case: the reference, or the prior d where the guard is false. */

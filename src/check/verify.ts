@@ -25,12 +25,11 @@ import type { JsRoutine } from "../../targets/js/run.js";
 import { callJs, loadJsModule } from "../../targets/js/run.js";
 import { haveCc, runCRoutines } from "../../targets/c/run.js";
 import type { ScalarCase } from "./inputs.js";
-import { scalarCases } from "./inputs.js";
+import { familyOf } from "../families/index.js";
 import { amdgpuExecutor, checkScalar, expectedScalar } from "./scalar.js";
 import type { MatchCase } from "./warps.js";
-import { distinctActive, randomWarps, toMatchWarp } from "./warps.js";
+import { distinctActive, toMatchWarp } from "./warps.js";
 import { scalarCounterexample } from "./report.js";
-import { vshCases } from "./vsh_inputs.js";
 
 export type VerifyTarget = { kind: "amdgpu"; mcpu: Mcpu } | { kind: "js" } | { kind: "c" };
 
@@ -82,14 +81,9 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
   const cache = new Map<string, Verdict & { dynMax?: number; overBound?: number }>();
   for (const { spec, profile, warps } of specs) {
     const f = spec.form;
-    const scalar = f.op !== "match";
-    // Video forms in bulk (`compact`): the form's own corners and ≥ 600 random cases (over
-    // 1,000 in all), without the generic corners × every small b.
-    const cases: ScalarCase[] | MatchCase[] = scalar
-      ? f.op === "szext"
-        ? scalarCases(spec, seed, opts.random ?? 400)
-        : scalarCases(spec, seed, opts.compact ? 0 : (opts.random ?? 400), vshCases(f, seed, opts.compact ? 600 : 200), !opts.compact)
-      : randomWarps(f, spec.kinds, seed, warps ?? opts.warps ?? 10_000, spec.guarded);
+    const fam = familyOf(f);
+    const scalar = fam.shape === "scalar";
+    const cases: ScalarCase[] | MatchCase[] = fam.cases(spec, { seed, random: opts.random, compact: opts.compact, warps: warps ?? opts.warps });
     for (const t of targets) {
       if (t.kind === "amdgpu") {
         const target = TARGETS[t.mcpu];
