@@ -28,6 +28,7 @@
  *   npm run bench -- --only quality|throughput|checker
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
  */
+import "../src/compose.js";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -6,11 +6,14 @@
  */
 import { registerTargets } from "./target/registry.js";
 import type { TargetServices } from "./target/types.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
+import { amdgpuOutput } from "../targets/amdgpu/module.js";
+import { cOutput, jsOutput } from "../targets/portable/module.js";
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: {},
-  lower: {},
+  lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
 };
 registerTargets(SERVICES);
 
@@ -27,3 +30,4 @@ export { lowerPortable, portableRulesFor } from "../targets/portable/rules/index
 export { evalPir, evalPirConcrete } from "../targets/portable/pir.js";
 export { printJsModule } from "../targets/js/print.js";
 export { printCModule } from "../targets/c/print.js";
+
