@@ -43,7 +43,7 @@ import type { CV } from "../src/sem/bv.js";
 import { concrete, u } from "../src/sem/bv.js";
 import { matchSync, WARP } from "../src/sem/match_sync.js";
 import { expectedScalar } from "../src/check/scalar.js";
-import { amdgpuExecutor } from "../src/check/scalar.js";
+import { amdgpuExecutor } from "../targets/amdgpu/verify.js";
 import type { ScalarCase } from "../src/check/inputs.js";
 import { familyOf } from "../src/families/index.js";
 import { randomWarps } from "../src/check/warps.js";

@@ -9,11 +9,14 @@ import type { TargetServices } from "./target/types.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
 import { amdgpuOutput } from "../targets/amdgpu/module.js";
 import { cOutput, jsOutput } from "../targets/portable/module.js";
+import { amdgpuVerify } from "../targets/amdgpu/verify.js";
+import { cVerify, jsVerify } from "../targets/portable/verify.js";
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: {},
   lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
+  verify: [amdgpuVerify, jsVerify, cVerify],
 };
 registerTargets(SERVICES);
 
