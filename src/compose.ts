@@ -11,12 +11,15 @@ import { amdgpuOutput } from "../targets/amdgpu/module.js";
 import { cOutput, jsOutput } from "../targets/portable/module.js";
 import { amdgpuVerify } from "../targets/amdgpu/verify.js";
 import { cVerify, jsVerify } from "../targets/portable/verify.js";
+import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
+import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js";
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: {},
   lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
   verify: [amdgpuVerify, jsVerify, cVerify],
+  vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],
 };
 registerTargets(SERVICES);
 

@@ -6,6 +6,7 @@
 import type { ProverServices } from "./prover.js";
 import type { LowerServices } from "./lower.js";
 import type { VerifyService } from "./check.js";
+import type { VectorService } from "./vectors.js";
 
 export interface TargetServices {
   /** src/check/prove.ts, src/check/prove_worker.ts: the prover models of each target. */
@@ -14,4 +15,6 @@ export interface TargetServices {
   readonly lower: LowerServices;
   /** src/check/verify.ts: one service per VerifyTarget kind (amdgpu, js, c). */
   readonly verify: readonly VerifyService[];
+  /** src/check/vectors.ts (`check`): amdgpu, js, c and the portable IR's own evaluator. */
+  readonly vectors: readonly VectorService[];
 }

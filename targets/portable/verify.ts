@@ -19,7 +19,7 @@ import { callJs, loadJsModule } from "../js/run.js";
 import { haveCc, runCRoutines } from "../c/run.js";
 
 /** Arguments of a portable routine for a case, by parameter name. */
-function scalarArgs(fn: PirFunction, c: ScalarCase): Record<string, PirValue> {
+export function scalarArgs(fn: PirFunction, c: ScalarCase): Record<string, PirValue> {
   const args: Record<string, PirValue> = {};
   for (const p of fn.params) {
     if (p.name === "g") args.g = c.g ?? true;
@@ -29,7 +29,7 @@ function scalarArgs(fn: PirFunction, c: ScalarCase): Record<string, PirValue> {
   return args;
 }
 
-function warpArgs(fn: PirFunction, c: MatchCase): Record<string, PirValue> {
+export function warpArgs(fn: PirFunction, c: MatchCase): Record<string, PirValue> {
   const args: Record<string, PirValue> = {};
   for (const p of fn.params) {
     if (p.name === "a") args.a = p.type.t === "arr" ? c.a : c.a[0]!;
