@@ -12,6 +12,8 @@ import { cOutput, jsOutput } from "../targets/portable/module.js";
 import { amdgpuVerify } from "../targets/amdgpu/verify.js";
 import { cVerify, jsVerify } from "../targets/portable/verify.js";
 import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
+import { amdgpuReport } from "../targets/amdgpu/report.js";
+import { cReport, jsReport } from "../targets/portable/report.js";
 import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js";
 
 /** Every target's services. */
@@ -20,6 +22,7 @@ export const SERVICES: TargetServices = {
   lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
   verify: [amdgpuVerify, jsVerify, cVerify],
   vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],
+  report: [amdgpuReport, jsReport, cReport],
 };
 registerTargets(SERVICES);
 

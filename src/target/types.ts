@@ -7,6 +7,7 @@ import type { ProverServices } from "./prover.js";
 import type { LowerServices } from "./lower.js";
 import type { VerifyService } from "./check.js";
 import type { VectorService } from "./vectors.js";
+import type { ReportService } from "./report.js";
 
 export interface TargetServices {
   /** src/check/prove.ts, src/check/prove_worker.ts: the prover models of each target. */
@@ -17,4 +18,6 @@ export interface TargetServices {
   readonly verify: readonly VerifyService[];
   /** src/check/vectors.ts (`check`): amdgpu, js, c and the portable IR's own evaluator. */
   readonly vectors: readonly VectorService[];
+  /** src/report.ts: one column service per VerifyTarget kind. */
+  readonly report: readonly ReportService[];
 }
