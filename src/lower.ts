@@ -11,7 +11,7 @@ import { PROFILES, formId } from "./ir/forms.js";
 import type { FamilyInst, RoutineSpec } from "./ir/ir.js";
 import { routineName } from "./ir/ir.js";
 import type { ParsedModule } from "./ir/build.js";
-import { routineSpecs } from "../passes/uniformity.js";
+import { runModulePasses } from "../passes/index.js";
 import type { LoweredRoutine, McpuName, ModuleRoutine } from "./target/lower.js";
 import { targetServices } from "./target/registry.js";
 import { escapeLine, PtxLowerError } from "./diag.js";
@@ -25,27 +25,9 @@ const routinesOf = new WeakMap<ParsedModule, ModuleRoutine[]>();
 export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
   const memo = routinesOf.get(mod);
   if (memo) return memo;
-  const specs = routineSpecs(mod);
-  const byName = new Map<string, ModuleRoutine>();
-  // Occurrences share form objects (src/ir/build.ts): name each form once.
-  const formIds = new Map<RoutineSpec["form"], string>();
-  const idOf = (f: RoutineSpec["form"]) => {
-    let id = formIds.get(f);
-    if (id === undefined) formIds.set(f, (id = formId(f)));
-    return id;
-  };
-  mod.insts.forEach((inst) => {
-    const spec = specs.get(inst)!;
-    const name = routineName(spec, idOf);
-    const r = byName.get(name);
-    if (r) r.insts.push(inst);
-    else byName.set(name, { name, spec, insts: [inst] });
-  });
-  const out = [...byName.values()];
+  // Uniformity and grouping run once per module (passes/index.ts), whatever the targets.
+  const out = runModulePasses(mod);
   routinesOf.set(mod, out);
-  // The resolved instructions served the uniformity pass; they are tens of MB in a large
-  // module, and nothing after this needs them (routineSpecs would resolve `mod.ast` again).
-  delete mod.resolved;
   return out;
 }
 

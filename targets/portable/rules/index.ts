@@ -10,6 +10,7 @@ import type { RuleTable } from "../../../src/family/types.js";
 import type { RoutineSpec } from "../../../src/ir/ir.js";
 import { routineName } from "../../../src/ir/ir.js";
 import type { PirFunction } from "../pir.js";
+import { selectCheapest } from "../../../passes/select.js";
 import { szextRules } from "./szext.js";
 import { vshRules } from "./vsh.js";
 import { matchRules } from "./match_sync.js";
@@ -39,9 +40,11 @@ export function portableRulesFor(spec: RoutineSpec): PortableRule[] {
  * @throws Error when no rule matches (a coverage gap, never silently skipped).
  */
 export function selectPortableRule(spec: RoutineSpec): PortableRule {
-  const r = portableRulesFor(spec)[0];
-  if (!r) throw new Error(`no portable rule for ${routineName(spec, formId)}`);
-  return r;
+  const rules = PORTABLE_RULES[familyOf(spec.form)].filter((r) => r.when(spec));
+  if (rules.length === 0) throw new Error(`no portable rule for ${routineName(spec, formId)}`);
+  // The one selection policy (passes/select.ts); portable cost is 0 for now, so priority,
+  // then definition order, decide — as AMDGPU's cycles-then-priority does on a cost tie.
+  return selectCheapest(rules.map((r) => ({ prio: r.prio, value: r })), () => 0);
 }
 
 /** Selects a rule and builds the routine. */
