@@ -10,6 +10,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "wrap", type: "s32" }, kinds: { a: s, b: s }, guarded: false },
   profile: "isa",
   why: "s_bfe width b << 16 without & 31: width ≥ 32 is unspecified",
+  expect: { kind: "value" },
   rule: {
     name: "szext_wrap_salu_bfe_unmasked",
     prio: 0,
