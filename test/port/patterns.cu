@@ -114,5 +114,5 @@ extern "C" __global__ void patterns(const uint32_t *in, uint32_t *out)
 {
     uint32_t a = in[threadIdx.x], b = in[threadIdx.x + 32];
     out[threadIdx.x] = shr_add(a, b, 1) ^ hit_bits(a, b, 0.f, 1.f) ^ low_bits((int32_t)a, b) ^ (uint32_t)twice(a, b) ^ two_steps(a, b) ^
-                       peers_of(a, b, __activemask()) ^ mixed(a, b) ^ (uint32_t)macros(a, b) ^ (uint32_t)(uintptr_t)not_code();
+                       peers_of(a, b, 0xffffffffu) ^ mixed(a, b) ^ (uint32_t)macros(a, b) ^ (uint32_t)(uintptr_t)not_code();
 }
