@@ -21,6 +21,8 @@ export { routineSpecs } from "../passes/uniformity.js";
 
 export type { LowerOptions, LoweredModule, ModuleRoutine, OutputTarget } from "./lower.js";
 export { lowerModule, collectRoutines } from "./lower.js";
+export type { PortOptions, PortResult, PortStatement } from "./port/rewrite.js";
+export { portSource } from "./port/rewrite.js";
 export type { Mcpu, Target } from "../targets/amdgpu/regs.js";
 export { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 export type { AmdRoutine } from "../targets/amdgpu/lower.js";

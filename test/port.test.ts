@@ -229,6 +229,38 @@ describe("port: real inputs", () => {
     }
   });
 
+  it("layout: two statements on one line, CRLF line ends, a member named asm", async () => {
+    const two = 'void f(unsigned a, unsigned b) {\n  unsigned x, y; asm("szext.clamp.u32 %0, %1, %2;" : "=r"(x) : "r"(a), "r"(b)); asm("szext.wrap.u32 %0, %1, 3;" : "=r"(y) : "r"(a)); g(x, y);\n}\n';
+    const r = await portSource(two, "two.cu", { header: declarations, headerName: "two.hip.h" });
+    expect(r.text).toBe(
+      [
+        "#if defined(__HIP__)",
+        '#include "two.hip.h"',
+        "#endif",
+        "void f(unsigned a, unsigned b) {",
+        "  unsigned x, y;",
+        "#if defined(__HIP__)",
+        "  x = szext_clamp_u32__v_v(a, b);",
+        "#else",
+        '  asm("szext.clamp.u32 %0, %1, %2;" : "=r"(x) : "r"(a), "r"(b));',
+        "#endif",
+        "#if defined(__HIP__)",
+        "  y = szext_wrap_u32__v_imm3(a);",
+        "#else",
+        '  asm("szext.wrap.u32 %0, %1, 3;" : "=r"(y) : "r"(a));',
+        "#endif",
+        "  g(x, y);",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const crlf = 'int f(unsigned a) {\r\n  int d;\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n  return d;\r\n}\r\n';
+    const c = await portSource(crlf, "crlf.cu", { header: declarations, headerName: "crlf.hip.h" });
+    expect(c.text).toBe('#if defined(__HIP__)\r\n#include "crlf.hip.h"\r\n#endif\r\nint f(unsigned a) {\r\n  int d;\r\n#if defined(__HIP__)\r\n  d = szext_clamp_s32__v_imm4(a);\r\n#else\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n#endif\r\n  return d;\r\n}\r\n');
+    const member = 'void f() { obj.asm("szext.clamp.s32 %0, %1, 4;"); p->asm("x"); }\n';
+    expect((await portSource(member, "m.cu", { header: declarations })).statements).toEqual([]);
+  });
+
   it("a .cl source and a header are scanned the same way; nothing to rewrite means the input unchanged", async () => {
     const cl = "// OpenCL C: no asm here\n__kernel void k(__global int *p) { p[0] = 'a'; }\n";
     const r = await portSource(cl, "k.cl", { header: declarations });

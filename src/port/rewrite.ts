@@ -307,7 +307,9 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   let out = "";
   let pos = 0;
   for (const e of edits) {
-    out += text.slice(pos, e.start) + e.text;
+    if (e.start >= pos) out += text.slice(pos, e.start) + e.text;
+    // Two statements on one line: the first took the blanks between them and ended the line.
+    else out = out.replace(/[ \t]*$/, "") + e.text.replace(/^\r?\n/, "");
     pos = e.end;
   }
   out += text.slice(pos);

@@ -382,7 +382,7 @@ function startsStatement(tokens: Token[], k: number): boolean {
   const prev = tokens[k - 1];
   if (!prev || prev.macro !== tokens[k]!.macro) return true;
   if (prev.kind === "ident") return STATEMENT_KEYWORDS.has(prev.text);
-  if (prev.text === "]") return false;
+  if (prev.text === "]" || prev.text === "." || prev.text === "::" || (prev.text === ">" && tokens[k - 2]?.text === "-")) return false;
   if (prev.text === ")") {
     // `if (…) asm(…)`: a statement; `int f(int) asm("g")`: an assembler name.
     let depth = 0;
