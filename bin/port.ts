@@ -75,7 +75,7 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
   if (files.length > 1 && (o.output === undefined || o.output === "-")) throw new UsageError(`${files.length} inputs: name a directory with -o`);
   if (toStdout && o.json) throw new UsageError("--json needs -o: the ported file goes to standard output");
   // Read every input first: one that cannot be read stops the command before anything is written.
-  const inputs: { file: string; text: string }[] = [];
+  const inputs: { file: string; text: string; latin1: boolean }[] = [];
   let bad = false;
   for (const file of files) {
     if (!(PORT_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase())) {
@@ -85,7 +85,14 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
     }
     try {
       if (statSync(file).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-      inputs.push({ file, text: readFileSync(file, "utf8") });
+      // UTF-8 (a byte-order mark kept); any other bytes are read one byte a character and
+      // written back the same way, so that what is not rewritten stays byte-identical.
+      const bytes = readFileSync(file);
+      try {
+        inputs.push({ file, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes), latin1: false });
+      } catch {
+        inputs.push({ file, text: bytes.toString("latin1"), latin1: true });
+      }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       fileError(file, `cannot read: ${code === "ENOENT" ? "no such file" : reasonOf(e)}`);
@@ -103,7 +110,7 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
   }
   const header = o.header ?? hipHeader;
   const results: { file: string; output: string | null; headerPath: string | null; r: PortResult }[] = [];
-  const writes: { path: string; text: string }[] = [];
+  const writes: { path: string; text: string | Uint8Array }[] = [];
   const taken = new Map<string, string>();
   const claim = (path: string, file: string) => {
     const key = resolve(path);
@@ -111,7 +118,7 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
     if (other !== undefined) throw new UsageError(`${file} and ${other} would both write ${path}`);
     taken.set(key, file);
   };
-  for (const { file, text } of inputs) {
+  for (const { file, text, latin1 } of inputs) {
     const output = toStdout ? null : dirMode ? join(o.output!, basename(file)) : o.output!;
     const stem = basename(output ?? file).replace(/\.[^.]*$/, "");
     const headerName = `${stem}.hip.h`;
@@ -121,14 +128,14 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
     results.push({ file, output, headerPath: r.header !== null ? headerPath : null, r });
     if (output !== null) {
       claim(output, file);
-      writes.push({ path: output, text: r.text });
+      writes.push({ path: output, text: latin1 ? Buffer.from(r.text, "latin1") : r.text });
       if (r.header !== null && headerPath !== null) {
         claim(headerPath, file);
         writes.push({ path: headerPath, text: r.header });
       }
     }
   }
-  if (toStdout) process.stdout.write(results[0]!.r.text);
+  if (toStdout) process.stdout.write(inputs[0]!.latin1 ? Buffer.from(results[0]!.r.text, "latin1") : results[0]!.r.text);
   else writeOutputs(writes, files);
   if (o.json) process.stdout.write(JSON.stringify(portJson(results), null, 2) + "\n");
   else (toStdout ? process.stderr : process.stdout).write(summary(results));

@@ -23,6 +23,7 @@ import { collectRoutines } from "../src/lower.js";
 import { sourcesOf } from "../src/ir/ir.js";
 import { formWrites } from "../src/ir/forms.js";
 import { portCommand } from "../bin/port.js";
+import { Rng } from "../src/check/random.js";
 import { validate } from "./schema.js";
 import type { Schema } from "./schema.js";
 
@@ -261,6 +262,23 @@ describe("port: real inputs", () => {
     expect((await portSource(member, "m.cu", { header: declarations })).statements).toEqual([]);
   });
 
+  it("never throws on mangled input (truncations, deletions, inserted quotes, braces, splices), and a left statement's text survives", async () => {
+    const base = read(join(PORT, "patterns.cu"));
+    const rng = new Rng(14);
+    const junk = ['"', "'", "(", ")", "{", "}", "\\\n", "/*", "*/", "//", "#", ":", "::", "%", "R\"(", "asm(", "\0", "\u202e"];
+    for (let k = 0; k < 300; k++) {
+      let t = base;
+      for (let m = 0; m < 1 + rng.below(4); m++) {
+        const at = rng.below(t.length);
+        const what = rng.below(3);
+        t = what === 0 ? t.slice(0, at) : what === 1 ? t.slice(0, at) + t.slice(at + rng.below(40)) : t.slice(0, at) + junk[rng.below(junk.length)] + t.slice(at);
+      }
+      const r = await portSource(t, "fuzz.cu", { header: declarations });
+      if (r.header === null) expect(r.text).toBe(t);
+      for (const s of r.statements) expect(s.status === "rewritten" ? s.calls.length : s.reasons.length).toBeGreaterThan(0);
+    }
+  }, 60_000);
+
   it("a .cl source and a header are scanned the same way; nothing to rewrite means the input unchanged", async () => {
     const cl = "// OpenCL C: no asm here\n__kernel void k(__global int *p) { p[0] = 'a'; }\n";
     const r = await portSource(cl, "k.cl", { header: declarations });
@@ -409,6 +427,20 @@ describe("ptx-lower port (the command)", () => {
     expect(r2.code).toBe(0);
     expect(read(join(dir, "none.out.cu"))).toBe(read(none));
     expect(existsSync(join(dir, "none.out.hip.h"))).toBe(false);
+  });
+
+  it("bytes that are not UTF-8, and a byte-order mark, come back as they were", async () => {
+    const dir = tmp();
+    const stmt = 'asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a));';
+    const latin1 = Buffer.concat([Buffer.from("// (c) 2026 M"), Buffer.from([0xfc]), Buffer.from(`ller\nint f(unsigned a) { int d;\n  ${stmt}\n  return d; }\n`)]);
+    writeFileSync(join(dir, "l.cu"), latin1);
+    expect((await runPort([join(dir, "l.cu")], { output: join(dir, "l.out.cu") })).code).toBe(0);
+    const out = readFileSync(join(dir, "l.out.cu"));
+    expect(out.subarray(0, 16)).toEqual(latin1.subarray(0, 16));
+    expect(out.toString("latin1")).toContain(`\n#if defined(__HIP__)\n#include "l.out.hip.h"\n#endif\nint f(unsigned a) { int d;\n#if defined(__HIP__)\n  d = szext_clamp_s32__v_imm4(a);\n#else\n  ${stmt}\n#endif\n  return d; }\n`);
+    writeFileSync(join(dir, "b.cu"), `\ufeffint f(unsigned a) { int d;\n  ${stmt}\n  return d; }\n`);
+    expect((await runPort([join(dir, "b.cu")], { output: join(dir, "b.out.cu") })).code).toBe(0);
+    expect(read(join(dir, "b.out.cu")).startsWith(`\ufeff#if defined(__HIP__)\n#include "b.out.hip.h"\n#endif\nint f`)).toBe(true);
   });
 
   it.skipIf(existsSync(join(ROOT, "targets", "hip", "print.ts")))("without targets/hip the command says so and writes nothing (no header is made up)", () => {

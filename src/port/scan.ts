@@ -263,7 +263,7 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
       i++;
       continue;
     }
-    if (c === " " || c === "\t" || c === "\r" || c === "\f" || c === "\v") {
+    if (c === " " || c === "\t" || c === "\r" || c === "\f" || c === "\v" || (c === "\ufeff" && i === 0)) {
       i++;
       continue;
     }
@@ -514,7 +514,8 @@ export function scanSource(text: string, file: string): Scan {
   }
   // The line of the first token or directive.
   const firstOrig = orig(firstCode);
-  const firstCodeLine = text.lastIndexOf("\n", firstOrig - 1) + 1;
+  let firstCodeLine = text.lastIndexOf("\n", firstOrig - 1) + 1;
+  if (firstCodeLine === 0 && text.startsWith("\ufeff")) firstCodeLine = 1; // after a byte-order mark
   return { source, tokens, statements, macros, undefs, firstCodeLine };
 }
 
