@@ -258,6 +258,8 @@ describe("port: real inputs", () => {
     const crlf = 'int f(unsigned a) {\r\n  int d;\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n  return d;\r\n}\r\n';
     const c = await portSource(crlf, "crlf.cu", { header: declarations, headerName: "crlf.hip.h" });
     expect(c.text).toBe('#if defined(__HIP__)\r\n#include "crlf.hip.h"\r\n#endif\r\nint f(unsigned a) {\r\n  int d;\r\n#if defined(__HIP__)\r\n  d = szext_clamp_s32__v_imm4(a);\r\n#else\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n#endif\r\n  return d;\r\n}\r\n');
+    const after = '/* a comment that ends\n   here */ int f(unsigned a) { int d; asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); return d; }\n';
+    expect((await portSource(after, "a.cu", { header: declarations, headerName: "a.hip.h" })).text.startsWith('/* a comment that ends\n   here */ \n#if defined(__HIP__)\n#include "a.hip.h"\n#endif\nint f(unsigned a) { int d;\n#if')).toBe(true);
     const member = 'void f() { obj.asm("szext.clamp.s32 %0, %1, 4;"); p->asm("x"); }\n';
     expect((await portSource(member, "m.cu", { header: declarations })).statements).toEqual([]);
   });

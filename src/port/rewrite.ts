@@ -301,7 +301,10 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const mod = routinesModule([...specs.values()], file);
   const header = await opts.header(mod);
   const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
-  edits.push({ start: scan.firstCodeLine, end: scan.firstCodeLine, text: ["#if defined(__HIP__)", include, "#endif", ""].join(nl) });
+  // Before the first line of code; where a comment ends on that line, right before the code.
+  const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
+  const at = inline ? scan.firstCode : scan.firstCodeLine;
+  edits.push({ start: at, end: at, text: [...(inline ? [""] : []), "#if defined(__HIP__)", include, "#endif", ""].join(nl) });
   // Apply (the include first where it meets an edit at the same offset).
   edits.sort((a, b) => a.start - b.start || (a.end === a.start ? -1 : 1));
   let out = "";

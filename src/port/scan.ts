@@ -152,6 +152,8 @@ export interface Scan {
   undefs: Map<string, number[]>;
   /** Original offset of the first line that holds a token or a directive (where an include can go). */
   firstCodeLine: number;
+  /** Original offset of that first token or directive. */
+  firstCode: number;
 }
 
 const isIdStart = (c: string) => /[A-Za-z_$]/.test(c) || c > "\x7f";
@@ -516,7 +518,7 @@ export function scanSource(text: string, file: string): Scan {
   const firstOrig = orig(firstCode);
   let firstCodeLine = text.lastIndexOf("\n", firstOrig - 1) + 1;
   if (firstCodeLine === 0 && text.startsWith("\ufeff")) firstCodeLine = 1; // after a byte-order mark
-  return { source, tokens, statements, macros, undefs, firstCodeLine };
+  return { source, tokens, statements, macros, undefs, firstCodeLine, firstCode: firstOrig };
 }
 
 /**
