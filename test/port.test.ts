@@ -220,6 +220,7 @@ describe("port: real inputs", () => {
       ['asm("szext.clamp.u32 %0, %1, %5;" : "=r"(d) : "r"(a));', "%5 names no operand (the statement has 2)"],
       ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "h"(a), "r"(b));', "Arguments mismatch for instruction 'szext'"],
       ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(K));', 'operand %2: the value of an "n" operand is not a literal: K'],
+      ['CALL(asm("szext.clamp.u32 %0, %1, 1;" : "=r"(d) : "r"(a)));', "not a statement of its own"],
       ['asm goto("szext.clamp.u32 %0, %0, 1;" : : "r"(a) : : out);', "asm goto (jumps to C labels) is not rewritten"],
       ['asm("vshl.u32.u32.u32.clamp %0, %1.b0, %2;" : "=r"(d) : "n"(3), "r"(b));', "Parsing error near '.b0'"],
     ];

@@ -246,7 +246,9 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   // Statements in code.
   for (const st of scan.statements) {
     if (st.macro >= 0) continue;
-    const b = bindStatement(st, scan);
+    const b: BindResult = st.standalone
+      ? bindStatement(st, scan)
+      : { ok: false, operands: [], reasons: [{ loc: st.loc, message: "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it" }] };
     report(st, b, b.ok);
     if (!b.ok) continue;
     use(b);

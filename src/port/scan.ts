@@ -127,6 +127,12 @@ export interface AsmStatement {
   labels: string[];
   /** The `#define` it is in the body of (index into `Scan.macros`), or -1. */
   macro: number;
+  /**
+   * A statement of its own: after `;`, `{`, `}`, a label's `:`, a condition's `)`, `else`
+   * or `do` (or first), and ended by `;`. An asm inside an expression or a macro's arguments
+   * is not, and cannot take a `#if` around it.
+   */
+  standalone: boolean;
 }
 
 /** A `#define`. */
@@ -495,7 +501,11 @@ export function scanSource(text: string, file: string): Scan {
     const strings = (sec: [number, number] | undefined) => (sec ? tokens.slice(sec[0], sec[1]).filter((x) => x.kind === "string").map((x) => x.value!) : []);
     let endTok = close;
     if (kw.macro < 0 && tokens[close + 1]?.text === ";" && tokens[close + 1]!.macro === kw.macro) endTok = close + 1;
+    const prev = tokens[k - 1];
+    const standalone =
+      endTok === close + 1 && (prev === undefined || prev.macro !== kw.macro || [";", "{", "}", ":", ")"].includes(prev.text) || (prev.kind === "ident" && (prev.text === "else" || prev.text === "do")));
     statements.push({
+      standalone,
       keyword: kw.text,
       qualifiers,
       start: orig(kw.start),
