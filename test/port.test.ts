@@ -138,6 +138,7 @@ describe("port: real inputs", () => {
     ]);
     expect(r.text).toContain('#if defined(__HIP__)\n#include "bitfields.hip.h"\n#endif\n#include <cstdint>');
     expect(r.text).toContain("  g = szext_wrap_u32__imm0xffffffff_imm7();\n");
+    expect(r.callers.get("szext_wrap_u32__imm0xffffffff_imm7")).toEqual([{ file: "examples/bitfields.cu", line: 48, col: 8 }]);
     await expect(r.text).toMatchFileSnapshot("./port/golden/bitfields.cu");
   });
 
@@ -195,6 +196,7 @@ describe("port: real inputs", () => {
     for (const f of [join(ROOT, "examples", "bitfields.cu"), join(PORT, "patterns.cu")]) {
       const r = await port(f);
       expect(collectRoutines(r.routinesModule!).map((x) => x.name)).toEqual(r.routines);
+      expect([...r.callers.keys()]).toEqual(r.routines);
     }
   });
 

@@ -102,6 +102,8 @@ export interface PortResult {
   statements: PortStatement[];
   /** The functions called, in first-use order. */
   routines: string[];
+  /** Per function called, the C locations of its calls (for a header's `serves:` lines). */
+  callers: Map<string, Loc[]>;
 }
 
 const SIMPLE = /^\s*[A-Za-z_$][\w$]*(?:\s*(?:\.|->)\s*[A-Za-z_$][\w$]*|\s*\[\s*[\w$]+\s*\])*\s*$/;
@@ -240,8 +242,12 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     statements.push(r);
     return r;
   };
+  const callers = new Map<string, Loc[]>();
   const use = (b: Extract<BindResult, { ok: true }>) => {
-    for (const c of b.calls) if (!specs.has(c.name)) specs.set(c.name, c.spec);
+    for (const c of b.calls) {
+      if (!specs.has(c.name)) specs.set(c.name, c.spec);
+      callers.set(c.name, [...(callers.get(c.name) ?? []), c.loc]);
+    }
   };
   // Statements in code.
   for (const st of scan.statements) {
@@ -298,7 +304,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
   }
   statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, routines: [] };
+  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, routines: [], callers };
   const headerName = opts.headerName ?? "port.hip.h";
   const mod = routinesModule([...specs.values()], file);
   const header = await opts.header(mod);
@@ -318,7 +324,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     pos = e.end;
   }
   out += text.slice(pos);
-  return { text: out, header, routinesModule: mod, statements, routines: [...specs.keys()] };
+  return { text: out, header, routinesModule: mod, statements, routines: [...specs.keys()], callers };
 }
 
 export type { Temp };
