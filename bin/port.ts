@@ -158,7 +158,7 @@ function summary(results: { file: string; output: string | null; headerPath: str
       n++;
       if (s.status === "rewritten") rewritten++;
       const why = s.reasons[0];
-      table.push([escapeLine(file), where(s), s.status, escapeLine(s.status === "rewritten" ? s.forms.join("; ") : why ? `${why.loc.line}:${why.loc.col}: ${why.message}` : ""), s.calls.join(", ")]);
+      table.push([escapeLine(file), where(s) + (s.macro ? ` (${s.macro})` : ""), s.status, escapeLine(s.status === "rewritten" ? s.forms.join("; ") : why ? `${why.loc.line}:${why.loc.col}: ${why.message}` : ""), s.calls.join(", ")]);
     }
   const wrote = results.flatMap((x) => [x.output, x.headerPath].filter((p): p is string => p !== null));
   return `${n ? table.toString() + "\n" : ""}${n} asm statement${n === 1 ? "" : "s"}: ${rewritten} rewritten, ${n - rewritten} left${wrote.length ? `; wrote ${wrote.map(escapeLine).join(", ")}` : ""}\n`;
