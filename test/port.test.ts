@@ -15,11 +15,14 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { scanSource } from "../src/port/scan.js";
-import { evalConst } from "../src/port/bind.js";
+import { evalConst, PORT_MODULE_HEAD as PORT_HEAD } from "../src/port/bind.js";
+import { parseModule } from "../src/ir/build.js";
+import { scalarSemantics } from "../src/check/scalar.js";
+import { concrete, u } from "../src/sem/bv.js";
 import type { PortResult } from "../src/port/rewrite.js";
 import { portSource } from "../src/port/rewrite.js";
 import type { ParsedModule } from "../src/ir/build.js";
-import { collectRoutines } from "../src/lower.js";
+import { collectRoutines, lowerModule } from "../src/lower.js";
 import { sourcesOf } from "../src/ir/ir.js";
 import { formWrites } from "../src/ir/forms.js";
 import { portCommand } from "../bin/port.js";
@@ -352,6 +355,82 @@ describe("the ported files compile", () => {
 });
 
 // ---------------------------------------------------------------------------------------
+
+const GXX = spawnSync("g++", ["--version"]).status === 0;
+
+/**
+ * Bindings, run: each case is an asm statement over `unsigned` variables o0…o3 and, written
+ * by hand beside it, the same computation as PTX over registers named after those variables
+ * (`%o0`…, `%t`), which the project's parser reads and the reference semantics run (sm90
+ * profile). The ported statement is compiled with g++ as the HIP branch (`-D__HIP__`), its
+ * header functions from the C target of the routines module (sm90), and run on seeded inputs.
+ */
+const BINDINGS: { asm: string; ptx: string }[] = [
+  { asm: 'asm("szext.clamp.s32 %0, %1, %2;" : "=r"(o0) : "r"(o1), "r"(o2));', ptx: "szext.clamp.s32 %o0, %o1, %o2;" },
+  { asm: 'asm("vshl.u32.u32.u32.wrap.add %0, %1.b0, %2.b0, %3;" : "=r"(o0) : "r"(o1), "r"(o2), "r"(o0));', ptx: "vshl.u32.u32.u32.wrap.add %o0, %o1.b0, %o2.b0, %o0;" },
+  { asm: 'asm volatile("vshl.u32.u32.u32.wrap.add %0, %1.b1, %2.b1, %0;" : "+r"(o0) : "r"(o1), "r"(o2));', ptx: "vshl.u32.u32.u32.wrap.add %o0, %o1.b1, %o2.b1, %o0;" },
+  { asm: 'asm("vshr.s32.s32.u32.clamp.min %0, %2, %1, %1;" : "=r"(o0) : "r"(o1), "r"(o2));', ptx: "vshr.s32.s32.u32.clamp.min %o0, %o2, %o1, %o1;" },
+  {
+    asm: 'asm("{ .reg .b32 t; szext.wrap.u32 t, %1, %3; vshl.u32.u32.u32.clamp.add %0, t, %2, t; }" : "=r"(o0) : "r"(o1), "r"(o2), "n"(12));',
+    ptx: "szext.wrap.u32 %t, %o1, 12; vshl.u32.u32.u32.clamp.add %o0, %t, %o2, %t;",
+  },
+  { asm: 'asm("szext.clamp.u32 %0, %1, 8;\\n\\tvshr.u32.u32.u32.wrap %0, %0, %2;" : "=r"(o0) : "r"(o1), "r"(o2));', ptx: "szext.clamp.u32 %o0, %o1, 8; vshr.u32.u32.u32.wrap %o0, %o0, %o2;" },
+  { asm: 'asm("szext.clamp.s32 %0, %2, %3; szext.wrap.u32 %1, %3, %2;" : "=r"(o0), "=r"(o1) : "r"(o2), "r"(o3));', ptx: "szext.clamp.s32 %o0, %o2, %o3; szext.wrap.u32 %o1, %o3, %o2;" },
+  { asm: 'asm("szext.clamp.u32 %0, %0, %2;" : "=r"(o0) : "0"(o1), "r"(o2));', ptx: "szext.clamp.u32 %o0, %o1, %o2;" },
+  { asm: 'asm("vshl.u32.u32.u32.sat.clamp %0.b2, %1, %2, %3;" : "=r"(o0) : "r"(o1), "r"(o2), "r"(o3));', ptx: "vshl.u32.u32.u32.sat.clamp %o0.b2, %o1, %o2, %o3;" },
+  { asm: 'asm("szext.clamp.s32 %0, 0x80, %1;" : "=r"(o0) : "r"(o1));', ptx: "szext.clamp.s32 %o0, 0x80, %o1;" },
+  { asm: 'asm("vshl.u32.s32.u32.sat.wrap.max %0, %1.h1, %2, %1;" : "=r"(o3) : "r"(o1 ^ o2), "r"(o0 + 1u));', ptx: "xor.b32 %x, %o1, %o2; add.u32 %y, %o0, 1; vshl.u32.s32.u32.sat.wrap.max %o3, %x.h1, %y, %x;" },
+];
+
+/** Runs the hand-written PTX of a case on the reference semantics. */
+function reference(ptx: string, o: bigint[]): bigint[] {
+  const regs = new Map<string, bigint>(o.map((v, i) => [`%o${i}`, v]));
+  const text = `${PORT_HEAD}.visible .entry k()\n{\n.reg .b32 %o0, %o1, %o2, %o3, %t, %x, %y;\n${ptx.replace(/(xor|add)\.[^;]*;/g, "")}\n}\n`;
+  // The two plain ALU helpers (xor, add) of the last case are evaluated here directly.
+  for (const m of ptx.matchAll(/(xor|add)\.\S+ (%\w+), (%\w+), (%\w+|\d+);/g)) {
+    const x = regs.get(m[3]!)!;
+    const y = m[4]!.startsWith("%") ? regs.get(m[4]!)! : BigInt(m[4]!);
+    regs.set(m[2]!, BigInt.asUintN(32, m[1] === "xor" ? x ^ y : x + y));
+  }
+  const mod = parseModule(text, "case.ptx");
+  expect(mod.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  for (const fi of mod.insts) {
+    const val = (op: typeof fi.a | undefined) => (op === undefined ? 0n : op.kind === "imm" ? op.value : op.kind === "reg" ? (regs.get(op.name) ?? 0n) : 0n);
+    const d = scalarSemantics(concrete, fi.form, "sm90", u(val(fi.a)), u(val(fi.b)), u(val(fi.c))).value.x;
+    if (fi.d.kind === "reg") regs.set(fi.d.name, d);
+  }
+  return o.map((_, i) => regs.get(`%o${i}`)!);
+}
+
+describe("bindings, run", () => {
+  it.skipIf(!GXX)(`each case's ported statement computes what its PTX computes (g++, the C target's functions)${GXX ? "" : " (skipped: no g++)"}`, async () => {
+    const src = BINDINGS.map((c, k) => `void case${k}(unsigned &o0, unsigned &o1, unsigned &o2, unsigned &o3) {\n  ${c.asm}\n}\n`).join("");
+    const r = await portSource(src, "bindings.cu", {
+      headerName: "bindings.hip.h",
+      header: async (mod) => (await lowerModule(mod, { target: "c", profile: "sm90" })).text,
+    });
+    expect(r.statements.map((s) => s.status)).toEqual(BINDINGS.map(() => "rewritten"));
+    const rng = new Rng(1405);
+    const n = 400;
+    const inputs: bigint[][] = [];
+    for (let i = 0; i < n; i++) inputs.push([0, 1, 2, 3].map(() => BigInt(rng.below(4) === 0 ? rng.below(40) : rng.u32())));
+    const dir = tmp();
+    writeFileSync(join(dir, "bindings.hip.h"), r.header!);
+    const main = `#include <cstdio>\n#include "bindings.cu"\nstatic const unsigned in[${n}][4] = {${inputs.map((v) => `{${v.map((x) => `${x}u`).join(",")}}`).join(",")}};\nint main() {\n  for (int i = 0; i < ${n}; i++) {\n${BINDINGS.map((_, k) => `    { unsigned o0 = in[i][0], o1 = in[i][1], o2 = in[i][2], o3 = in[i][3]; case${k}(o0, o1, o2, o3); printf("%u %u %u %u\\n", o0, o1, o2, o3); }`).join("\n")}\n  }\n}\n`;
+    writeFileSync(join(dir, "bindings.cu"), r.text);
+    writeFileSync(join(dir, "main.cpp"), main);
+    const cc = spawnSync("g++", ["-D__HIP__", "-O1", "-w", "-o", "main", "main.cpp"], { cwd: dir, encoding: "utf8" });
+    expect(cc.status, cc.stderr).toBe(0);
+    const got = spawnSync(join(dir, "main"), [], { encoding: "utf8" }).stdout.trim().split("\n");
+    expect(got).toHaveLength(n * BINDINGS.length);
+    let line = 0;
+    for (const o of inputs)
+      for (const c of BINDINGS) {
+        const want = reference(c.ptx, o).join(" ");
+        expect(got[line++], `${c.asm} on ${o.join(" ")}`).toBe(want);
+      }
+  }, 60_000);
+});
 
 /** Runs `portCommand` in this process with the declarations header; captures stdout/stderr. */
 async function runPort(files: string[], o: { output?: string; json?: boolean; header?: (m: ParsedModule) => Promise<string> }) {
