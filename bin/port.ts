@@ -32,7 +32,7 @@ const HIP_PRINTER = "../targets/hip/print.js";
  * build has no HIP target: no header is made up in its place.
  */
 export async function hipHeader(mod: ParsedModule, banner: string): Promise<string> {
-  let hip: { printHipModule?: (routines: unknown, opts: { banner: string }) => string | Promise<string> };
+  let hip: { printHipModule?: (routines: unknown, opts: { banner: string; profile: "sm90" }) => string | Promise<string> };
   try {
     hip = (await import(HIP_PRINTER)) as typeof hip;
   } catch (e) {
@@ -42,7 +42,8 @@ export async function hipHeader(mod: ParsedModule, banner: string): Promise<stri
   }
   if (typeof hip.printHipModule !== "function") throw new UsageError("port: targets/hip/print.ts has no printHipModule; nothing was written");
   const { collectRoutines } = await import("../src/lower.js");
-  return await hip.printHipModule(collectRoutines(mod), { banner });
+  // The sm90 profile: what the replaced asm computed on NVIDIA hardware (src/port/rewrite.ts).
+  return await hip.printHipModule(collectRoutines(mod), { banner, profile: "sm90" });
 }
 
 /** Options of `portCommand`. */

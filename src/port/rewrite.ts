@@ -24,6 +24,9 @@
  *   the function stores p through it (`unsigned d = f(a, m, &p);`).
  * - A warp function (match.sync) is called by every thread of the warp with its own `a` and
  *   its 32-bit membermask, exactly where the asm ran.
+ * - Meaning: what the instruction computes where the asm ran before, on NVIDIA hardware
+ *   through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa` only for
+ *   vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it.
  *
  * ## What a rewrite looks like
  *
