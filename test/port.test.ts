@@ -380,7 +380,15 @@ const BINDINGS: { asm: string; ptx: string }[] = [
   { asm: 'asm("vshl.u32.u32.u32.sat.clamp %0.b2, %1, %2, %3;" : "=r"(o0) : "r"(o1), "r"(o2), "r"(o3));', ptx: "vshl.u32.u32.u32.sat.clamp %o0.b2, %o1, %o2, %o3;" },
   { asm: 'asm("szext.clamp.s32 %0, 0x80, %1;" : "=r"(o0) : "r"(o1));', ptx: "szext.clamp.s32 %o0, 0x80, %o1;" },
   { asm: 'asm("vshl.u32.s32.u32.sat.wrap.max %0, %1.h1, %2, %1;" : "=r"(o3) : "r"(o1 ^ o2), "r"(o0 + 1u));', ptx: "xor.b32 %x, %o1, %o2; add.u32 %y, %o0, 1; vshl.u32.s32.u32.sat.wrap.max %o3, %x.h1, %y, %x;" },
+  // Macros (defined in BINDINGS_MACROS): a block as do { } while (0), an "n" parameter passed as a value.
+  { asm: "TWO(o3, o1 + o0, o2);", ptx: "add.u32 %y, %o1, %o0; szext.clamp.u32 %o3, %y, %o2; szext.wrap.u32 %o3, %o3, %o2;" },
+  { asm: "SHL_N(o1, o2, 5); SHL_N(o0, o0, 0x21);", ptx: "vshl.u32.u32.u32.clamp %o1, %o2, 5; vshl.u32.u32.u32.clamp %o0, %o0, 0x21;" },
 ];
+const BINDINGS_MACROS = [
+  '#define TWO(d, a, b) asm("szext.clamp.u32 %0, %1, %2;\\n\\tszext.wrap.u32 %0, %0, %2;" : "=r"(d) : "r"(a), "r"(b))',
+  '#define SHL_N(d, a, N) \\\n  asm("vshl.u32.u32.u32.clamp %0, %1, %2;" : "=r"(d) : "r"(a), "n"(N))',
+  "",
+].join("\n");
 
 /** Runs the hand-written PTX of a case on the reference semantics. */
 function reference(ptx: string, o: bigint[]): bigint[] {
@@ -404,7 +412,7 @@ function reference(ptx: string, o: bigint[]): bigint[] {
 
 describe("bindings, run", () => {
   it.skipIf(!GXX)(`each case's ported statement computes what its PTX computes (g++, the C target's functions)${GXX ? "" : " (skipped: no g++)"}`, async () => {
-    const src = BINDINGS.map((c, k) => `void case${k}(unsigned &o0, unsigned &o1, unsigned &o2, unsigned &o3) {\n  ${c.asm}\n}\n`).join("");
+    const src = BINDINGS_MACROS + BINDINGS.map((c, k) => `void case${k}(unsigned &o0, unsigned &o1, unsigned &o2, unsigned &o3) {\n  ${c.asm}\n}\n`).join("");
     const r = await portSource(src, "bindings.cu", {
       headerName: "bindings.hip.h",
       header: async (mod) => (await lowerModule(mod, { target: "c", profile: "sm90" })).text,
