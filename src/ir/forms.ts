@@ -60,31 +60,21 @@ export function familyOf(f: Form): Family {
 export type Profile = "isa" | "sm90";
 export const PROFILES: readonly Profile[] = ["isa", "sm90"];
 
-/** The opcode with its modifiers, as PTX spells it: `szext.clamp.s32`, `match.all.sync.b32`, `vshl.u32.s32.u32.sat.clamp.add`. */
-export function formOpcode(f: Form): string {
-  switch (f.op) {
-    case "szext":
-      return `szext.${f.mode}.${f.type}`;
-    case "match":
-      return `match.${f.mode}.sync.${f.type}`;
-    default:
-      return `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}${f.tail.kind === "op2" ? `.${f.tail.op2}` : ""}`;
-  }
-}
-
 /** Canonical PTX spelling of a form, e.g. `vshl.u32.s32.u32.sat.clamp.add` or `d.b1`-merges as `vshl.u32.u32.u32.clamp d.b1, a.h0, b`. */
 export function formName(f: Form): string {
   switch (f.op) {
     case "szext":
-      return formOpcode(f);
+      return `szext.${f.mode}.${f.type}`;
     case "match":
-      return formOpcode(f) + (f.mode === "all" ? ` ${f.dest}` : "");
+      return `match.${f.mode}.sync.${f.type}` + (f.mode === "all" ? ` ${f.dest}` : "");
     default: {
+      const head = `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}`;
+      const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
       const d = f.tail.kind === "merge" ? `d.${f.tail.dsel}` : "d";
       const a = f.asel ? `a.${f.asel}` : "a";
       const b = f.bsel ? `b.${f.bsel}` : "b";
       const c = f.tail.kind === "none" ? "" : ", c";
-      return `${formOpcode(f)} ${d}, ${a}, ${b}${c}`;
+      return `${head}${op2} ${d}, ${a}, ${b}${c}`;
     }
   }
 }
