@@ -4,6 +4,7 @@
  * in bin/commands.ts over the library. Exit codes: 0 success, 1 bad input or a failed check
  * (diagnostics on stderr), 2 internal error.
  */
+import "../src/compose.js";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,8 +1,8 @@
 /**
  * @fileoverview Do the rewrites of `ptx-lower port` keep the asm's operand bindings? Checked on
  * an NVIDIA GPU, independently of any AMD lowering: each header function is implemented here
- * by its own PTX instruction (an inline asm of exactly the routine's form, from
- * src/port/bind.ts `routineInstText`), the ported file's HIP branch is compiled with nvcc
+ * by its own PTX instruction (an inline asm of the routines module's instruction
+ * for it, src/port/bind.ts `routinesModuleText`), the ported file's HIP branch is compiled with nvcc
  * (`-D__HIP__`), and its results are compared with the original file's, on the same inputs
  * (seeded), function by function. A wrong operand order, a lost `+r`, a temporary or a guard
  * bound wrongly, or a macro expanded wrongly shows up as a difference.
@@ -22,11 +22,11 @@ import type { ParsedModule } from "../src/ir/build.js";
 import { collectRoutines } from "../src/lower.js";
 import { sourcesOf } from "../src/ir/ir.js";
 import { formWrites } from "../src/ir/forms.js";
-import { routineInstText } from "../src/port/bind.js";
 import { portSource } from "../src/port/rewrite.js";
 
 /** Each routine of the routines module as a `__device__` function running its own PTX instruction. */
 async function asmHeader(mod: ParsedModule): Promise<string> {
+  await Promise.resolve();
   const out = ["// port-nvidia-check: each function is its routine's own PTX instruction", "#pragma once"];
   for (const r of collectRoutines(mod)) {
     const f = r.spec.form;
@@ -35,14 +35,17 @@ async function asmHeader(mod: ParsedModule): Promise<string> {
     const wide = f.op === "match" && f.type === "b64";
     const params = srcs.map((s) => `${s === "a" && wide ? "unsigned long long" : "unsigned int"} ${s}`);
     if (w.p) params.push("bool *p");
-    // %d → %0, then the sources, then p's u32 (selp), as asm operands.
+    // The routine's instruction with d → %0, p → P (then %1 through selp), the sources after.
+    const fi = r.insts[0]!;
     const slot = new Map<string, string>();
     let n = 0;
-    slot.set("%d", `%${n++}`);
-    if (w.p) slot.set("%p", `%${n++}`);
-    for (const s of srcs) slot.set(s === "a" ? (wide ? "%a64" : "%a") : s === "membermask" ? "%m" : `%${s}`, `%${n++}`);
-    let inst = routineInstText(r.spec).replace(/%(a64|[dpabcm])\b/g, (m) => (m === "%p" ? "P" : slot.get(m) ?? m));
-    if (!w.d) inst = inst.replace(/%0(?=[|,])/, "_");
+    slot.set(fi.d.kind === "reg" ? fi.d.name : "%none", `%${n++}`);
+    if (w.p && fi.p?.kind === "reg") slot.set(fi.p.name, "P"), n++;
+    for (const s of srcs) {
+      const o = fi[s];
+      if (o?.kind === "reg") slot.set(o.name, `%${n++}`);
+    }
+    const inst = fi.text.replace(/%r\d+_\d+/g, (m) => slot.get(m) ?? m);
     const body = w.p ? `{ .reg .pred P; ${inst} selp.u32 %1, 1, 0, P; }` : inst;
     const outs = [`"=r"(d)`, ...(w.p ? [`"=r"(pp)`] : [])];
     const ins = srcs.map((s) => `"${s === "a" && wide ? "l" : "r"}"(${s})`);

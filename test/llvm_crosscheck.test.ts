@@ -1,6 +1,6 @@
 /**
- * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts), and of
- * issue 11 item 4(b) on the same llc code (src/check/llc_hazards.ts: our hazard check flags
+ * The trust base in CI: a seeded sample of the LLVM crosscheck (targets/amdgpu/oracle/llvm.ts), and of
+ * issue 11 item 4(b) on the same llc code (targets/amdgpu/oracle/llc_hazards.ts: our hazard check flags
  * none of llc's functions, and needs every wait LLVM inserted). The full run is
  * `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
  * printed, when opt-19/llc-19 are absent.
@@ -23,11 +23,11 @@ import {
   videoForms,
   videoFunctions,
   xlaneFunctions,
-} from "../src/check/llvm.js";
-import type { RecordReport, SeqClassReport, SeqFunction } from "../src/check/llvm.js";
-import { targetName } from "../src/check/llvm.js";
-import type { LlcFunction, LlcHazardReport } from "../src/check/llc_hazards.js";
-import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../src/check/llc_hazards.js";
+} from "../targets/amdgpu/oracle/llvm.js";
+import type { RecordReport, SeqClassReport, SeqFunction } from "../targets/amdgpu/oracle/llvm.js";
+import { targetName } from "../targets/amdgpu/oracle/llvm.js";
+import type { LlcFunction, LlcHazardReport } from "../targets/amdgpu/oracle/llc_hazards.js";
+import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../targets/amdgpu/oracle/llc_hazards.js";
 import { formatViolation } from "../targets/amdgpu/hazards.js";
 import { issueCyclesOf } from "../targets/amdgpu/interp.js";
 import type { MLine } from "../targets/amdgpu/minst.js";

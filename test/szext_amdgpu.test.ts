@@ -7,8 +7,10 @@ import { szextForms } from "../src/ir/forms.js";
 import type { OperandKind, RoutineSpec } from "../src/ir/ir.js";
 import { routineName } from "../src/ir/ir.js";
 import { formId } from "../src/ir/forms.js";
-import { scalarCases } from "../src/check/inputs.js";
-import { amdgpuExecutor, checkScalar } from "../src/check/scalar.js";
+import type { ScalarCase } from "../src/check/inputs.js";
+import { familyOf } from "../src/families/index.js";
+import { checkScalar } from "../src/check/scalar.js";
+import { amdgpuExecutor } from "../targets/amdgpu/verify.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 import { applicableRules, lowerRoutine, lowerWithRule, printRoutine } from "../targets/amdgpu/lower.js";
 import type { AmdRule } from "../targets/amdgpu/rules/rule.js";
@@ -42,7 +44,7 @@ describe("szext → AMDGPU", () => {
           const key = `${t.wave} ${JSON.stringify(spec, (_k, x) => (typeof x === "bigint" ? String(x) : x))} ${printRoutine("r", r)}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          const res = await checkScalar(spec.form, "isa", amdgpuExecutor(r), scalarCases(spec, 7, 200));
+          const res = await checkScalar(spec.form, "isa", amdgpuExecutor(r), familyOf(spec.form).cases(spec, { seed: 7, random: 200 }) as ScalarCase[]);
           expect(res.failure, `${rule.name} ${routineName(spec, formId)} ${mcpu}`).toBeUndefined();
           checked++;
         }
@@ -87,7 +89,7 @@ describe("szext → AMDGPU", () => {
     };
     const spec: RoutineSpec = { form: { op: "szext", mode: "clamp", type: "s32" }, kinds: { a: V, b: V }, guarded: false };
     const r = lowerWithRule(spec, TARGETS.gfx942, "isa", broken);
-    const res = await checkScalar(spec.form, "isa", amdgpuExecutor(r), scalarCases(spec, 1, 10));
+    const res = await checkScalar(spec.form, "isa", amdgpuExecutor(r), familyOf(spec.form).cases(spec, { seed: 1, random: 10 }) as ScalarCase[]);
     expect(res.failure).toBeDefined();
     expect(res.failure!.case.b).toBeGreaterThanOrEqual(32n);
   });

@@ -308,7 +308,7 @@ export function derivedIr(name: string, f: SzextForm | VshForm, profile: Profile
  * The "best" IR of a lane-wise form: what a careful front end would write with the AMDGPU
  * intrinsics (`llvm.amdgcn.{s,u}bfe`, `llvm.amdgcn.perm`) and the min/max intrinsics, with
  * shift counts masked the way the hardware masks them. A lowering, not a semantics: it is
- * checked against the reference like every other lowering (src/check/llvm.ts).
+ * checked against the reference like every other lowering (targets/amdgpu/oracle/llvm.ts).
  */
 export function bestIr(name: string, f: SzextForm | VshForm, profile: Profile, kinds: ArgKinds = {}): IrFunc {
   return irFunction(name, laneArgs(f, kinds), (bv, [a, b, c]) => [f.op === "szext" ? bestSzext(bv, f, a!, b!) : bestVsh(bv, f, profile, a!, b!, c!)]);

@@ -20,8 +20,7 @@
  */
 import type { Loc, OperandKind, PtxOperand, RoutineSpec, SourceName } from "../ir/ir.js";
 import { routineName, sourcesOf } from "../ir/ir.js";
-import { formId, formOpcode, formWrites } from "../ir/forms.js";
-import type { Form } from "../ir/forms.js";
+import { formId, formWrites } from "../ir/forms.js";
 import type { ParsedModule } from "../ir/build.js";
 import { flattenModule, parseModule, specialRegister } from "../ir/build.js";
 import type { Statement } from "../ptx/ast.js";
@@ -72,6 +71,12 @@ export interface Call {
   p: Ref | null;
   guard: { ref: Ref; negate: boolean } | null;
   loc: Loc;
+  /**
+   * The instruction as the template wrote it, unguarded, each register operand renamed to a
+   * register of its own (`%s0`, `%s1`, … in operand order of the text) of the declared type
+   * in `types`: what the routines module is made of.
+   */
+  ptx: { text: string; types: string[] };
 }
 
 /** Why a statement is left as it is: a message and where (in the C source). */
@@ -332,57 +337,47 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
       if (isReason(g)) return { ok: false, operands, reasons: [g] };
       guard = { ref: g, negate: fi.guard.negate };
     }
+    // The instruction text with a register of its own per operand, for the routines module.
+    const from = text.indexOf(fi.text, lineStarts[fi.loc.line - 1] ?? 0);
+    const at0 = from >= 0 ? from : text.indexOf(fi.text);
+    const slots = Object.entries(fi)
+      .filter(([k, v]) => k !== "guard" && typeof v === "object" && v !== null && (v as PtxOperand).kind === "reg")
+      .map(([, v]) => v as Extract<PtxOperand, { kind: "reg" }>)
+      .map((o) => ({ o, off: (lineStarts[o.loc.line - 1] ?? 0) + o.loc.col - 1 - at0 }))
+      .sort((x, y) => x.off - y.off);
+    if (at0 < 0 || slots.some(({ o, off }) => fi.text.slice(off, off + o.name.length) !== o.name)) return fail(loc, `internal: cannot re-read ${fi.text}`);
+    let inst = fi.text;
+    const types: string[] = [];
+    slots.forEach(({ o }) => types.push(scope.lookup(o.name)?.type ?? "b32"));
+    for (let k = slots.length - 1; k >= 0; k--) inst = inst.slice(0, slots[k]!.off) + `%s${k}` + inst.slice(slots[k]!.off + slots[k]!.o.name.length);
+    inst = inst.replace(/^@!?\s*[%$\w]+\s*/, "");
     const spec: RoutineSpec = { form: fi.form, kinds, guarded: false };
-    calls.push({ name: routineName(spec, formId), spec, args, d: d as Ref | null, p: p as Ref | null, guard, loc });
+    calls.push({ name: routineName(spec, formId), spec, args, d: d as Ref | null, p: p as Ref | null, guard, loc, ptx: { text: inst, types } });
   }
   for (const o of operands) if (o.cls === "h" || o.cls === "f" || o.cls === "d") return fail(o.loc, `operand %${o.index}: a "${o.cls}" operand has no u32/u64 value to pass`);
   return { ok: true, operands, calls, temps: [...temps.values()] };
 }
 
-/** The PTX instruction text of a routine (registers `%d %p %a %b %c %m`, immediates as values). */
-export function routineInstText(spec: RoutineSpec): string {
-  const f: Form = spec.form;
-  const src = (s: SourceName, reg: string, sel: string | null = null) => {
-    const k = spec.kinds[s];
-    return k?.kind === "imm" ? k.value.toString() : `${reg}${sel ? `.${sel}` : ""}`;
-  };
-  if (f.op === "szext") return `${formOpcode(f)} %d, ${src("a", "%a")}, ${src("b", "%b")};`;
-  if (f.op === "match") {
-    const dest = { d: "%d", "d|p": "%d|%p", "_|p": "_|%p", "d|_": "%d|_", _: "_" }[f.dest];
-    return `${formOpcode(f)} ${dest}, ${src("a", f.type === "b64" ? "%a64" : "%a")}, ${src("membermask", "%m")};`;
-  }
-  const d = f.tail.kind === "merge" ? `%d.${f.tail.dsel}` : "%d";
-  const c = f.tail.kind === "none" ? "" : `, ${src("c", "%c")}`;
-  return `${formOpcode(f)} ${d}, ${src("a", "%a", f.asel)}, ${src("b", "%b", f.bsel)}${c};`;
-}
-
 /**
- * The PTX module of the routines a ported file calls: one instruction per routine, every
- * register operand read but never written (so the uniformity pass finds it divergent, kind
- * `v`), no guard. Its routines (src/lower.ts `collectRoutines`) are exactly `specs`, by name;
- * this is what the header generator is given.
+ * The PTX module of the routines a ported file calls: one instruction per routine, as its
+ * first call's template wrote it (`Call.ptx`), unguarded, every register operand a register
+ * of its own that is read but never written (so the uniformity pass finds it divergent, kind
+ * `v`) or only written. Its routines (src/lower.ts `collectRoutines`) are exactly the calls'
+ * functions, by name; this is what the header generator is given.
  */
-export function routinesModuleText(specs: readonly RoutineSpec[], name: string): string {
-  const lines = [
-    `// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`,
-    PORT_MODULE_HEAD.trimEnd(),
-    "",
-    ".visible .entry __ptxl_port_routines()",
-    "{",
-    "\t.reg .b32 %d, %a, %b, %c, %m;",
-    "\t.reg .b64 %a64;",
-    "\t.reg .pred %p;",
-    ...specs.map((s) => `\t${routineInstText(s)}`),
-    "\tret;",
-    "}",
-    "",
-  ];
-  return lines.join("\n");
+export function routinesModuleText(calls: readonly Call[], name: string): string {
+  const decls: string[] = [];
+  const insts: string[] = [];
+  calls.forEach((c, i) => {
+    c.ptx.types.forEach((t, k) => decls.push(`\t.reg .${t} %r${i}_${k};`));
+    insts.push(`\t${c.ptx.text.replace(/%s(\d+)/g, (_, k: string) => `%r${i}_${k}`)}`);
+  });
+  return [`// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`, PORT_MODULE_HEAD.trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
 }
 
 /** Parses `routinesModuleText`; throws if the module does not parse clean (an internal error). */
-export function routinesModule(specs: readonly RoutineSpec[], name: string): ParsedModule {
-  const mod = parseModule(routinesModuleText(specs, name), `${name}.routines.ptx`);
+export function routinesModule(calls: readonly Call[], name: string): ParsedModule {
+  const mod = parseModule(routinesModuleText(calls, name), `${name}.routines.ptx`);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`port: the routines module does not parse: ${errors.map((e) => e.message).join("; ")}`);
   return mod;

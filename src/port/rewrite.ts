@@ -229,7 +229,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const src = scan.source;
   const statements: PortStatement[] = [];
   const edits: Edit[] = [];
-  const specs = new Map<string, RoutineSpec>();
+  const specs = new Map<string, Call>();
   const nl = text.includes("\r\n") ? "\r\n" : "\n";
   const report = (st: AsmStatement, b: BindResult, ok: boolean, reasons: Reason[] = []): PortStatement => {
     const r: PortStatement = {
@@ -248,7 +248,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const callers = new Map<string, Loc[]>();
   const use = (b: Extract<BindResult, { ok: true }>) => {
     for (const c of b.calls) {
-      if (!specs.has(c.name)) specs.set(c.name, c.spec);
+      if (!specs.has(c.name)) specs.set(c.name, c);
       callers.set(c.name, [...(callers.get(c.name) ?? []), c.loc]);
     }
   };

@@ -2,6 +2,9 @@
  * @fileoverview Lowering a routine (form × operand kinds) to AMDGPU: rule lookup, selection,
  * the guard wrapper of the routine contract, and the printer.
  */
+import type { FamilyName, FormOf } from "../../src/families/index.js";
+import type { RuleTable } from "../../src/family/types.js";
+import { familyOf } from "../../src/ir/forms.js";
 import type { Form, Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
@@ -39,11 +42,16 @@ export interface AmdRoutine {
   boundary: Boundary;
 }
 
+/** The AMDGPU rule type of each family. */
+type AmdRules = { [K in FamilyName]: AmdRule<FormOf<K>> };
+
+/** The AMDGPU rules, keyed by family (a family without rules does not compile). */
+export const AMDGPU_RULES: RuleTable<AmdRules> = { szext: szextRules, match: matchRules, video: vshRules };
+
 /** Every rule of a family's form, in definition order. */
-export function rulesOf(f: Form): AmdRule[] {
-  if (f.op === "szext") return szextRules as AmdRule[];
-  if (f.op === "match") return matchRules as AmdRule[];
-  return vshRules as AmdRule[];
+export function rulesOf(f: Form): readonly AmdRule[] {
+  // A rule of family K takes K's forms; `f` is one of them (familyOf), which the table's type cannot say.
+  return AMDGPU_RULES[familyOf(f)] as readonly AmdRule[];
 }
 
 /** The rules that apply to a routine on a target (empty means a coverage gap). */

@@ -28,7 +28,7 @@ for (const [name, sym, cmp] of U) {
   SOPC.push(sopc(`s_cmp_${name}_i32`, `SCC = S0.i ${sym} S1.i`, (bv, [s0, s1]) => ({ d: [], scc: (I[name] ?? cmp)(bv, s0!, s1!) })));
 }
 SOPC.push(sopc("s_cmp_eq_u64", "SCC = S0.u64 == S1.u64", (bv, [s0, s1]) => ({ d: [], scc: bv.eq(s0!, s1!) }), 64));
-// Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); Vega ISA ch. 12 (SOPC).
+// Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); Vega ISA ch. 12 (SOPC).
 SOPC.push(sopc("s_bitcmp0_b32", "SCC = S0.u[S1.u[4:0]] == 0", (bv, [s0, s1]) => ({ d: [], scc: bv.notB(bv.bitAt(bv.lshr(s0!, bv.zext(bv.extract(s1!, 4, 0), 32)), 0)) })));
 SOPC.push(sopc("s_bitcmp1_b32", "SCC = S0.u[S1.u[4:0]] == 1", (bv, [s0, s1]) => ({ d: [], scc: bv.bitAt(bv.lshr(s0!, bv.zext(bv.extract(s1!, 4, 0), 32)), 0) })));
 SOPC.push(sopc("s_cmp_lg_u64", "SCC = S0.u64 != S1.u64", (bv, [s0, s1]) => ({ d: [], scc: bv.notB(bv.eq(s0!, s1!)) }), 64));

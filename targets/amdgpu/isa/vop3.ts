@@ -69,7 +69,7 @@ export const VOP3: IsaRecord[] = [
   vop3("v_or3_b32", "D.u = S0.u | S1.u | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.or(s0!, s1!), s2!)]),
   vop3("v_lshl_or_b32", "D.u = (S0.u << S1.u[4:0]) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   vop3("v_add3_u32", "D.u = S0.u + S1.u + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.add(s0!, s1!), s2!)]),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); GFX9+ (Vega ISA ch. 12, VOP3).
+  // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); GFX9+ (Vega ISA ch. 12, VOP3).
   vop3("v_lshl_add_u32", "D.u = (S0.u << S1.u[4:0]) + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   {
     // VOP3P (gfx90a/gfx940, CDNA3 §12.10): each source supplies one half, picked by its

@@ -27,7 +27,7 @@ export const VOPC: IsaRecord[] = [];
 // V_CMPX (GFX10+ form, no SDST: EXEC = the compare of the active lanes, 0 elsewhere; RDNA2/3
 // ch. "VOPC"). GFX9's v_cmpx also writes SDST and has another operand list; llc-19 uses
 // s_and_saveexec there instead, so only the GFX10+ form is recorded. Emitted by llc-19 for
-// divergent if/else; checked in src/check/llvm.ts. 32-bit only: the interpreter's
+// divergent if/else; checked in targets/amdgpu/oracle/llvm.ts. 32-bit only: the interpreter's
 // `WaveIO.readLanes` reads one VGPR, not a pair.
 for (const w of [32])
   for (const [name, sym, cmp] of CMPS)
@@ -57,7 +57,7 @@ for (const w of [32])
         },
       });
     }
-// 16-bit compares (emitted by llc-19 for i16 ranges; checked in src/check/llvm.ts): the
+// 16-bit compares (emitted by llc-19 for i16 ranges; checked in targets/amdgpu/oracle/llvm.ts): the
 // operands are 32-bit registers of which the compare reads bits [15:0] (Vega ISA ch. 12, VOPC).
 for (const [name, sym, cmp] of CMPS)
   for (const sign of ["u", "i"] as const) {

@@ -4,7 +4,9 @@
  * src/sem, shadowed rules included); `prio` only chooses between correct rules.
  */
 import type { Profile } from "../../../src/ir/forms.js";
-import { formId } from "../../../src/ir/forms.js";
+import { familyOf, formId } from "../../../src/ir/forms.js";
+import type { FamilyName } from "../../../src/families/index.js";
+import type { RuleTable } from "../../../src/family/types.js";
 import type { RoutineSpec } from "../../../src/ir/ir.js";
 import { routineName } from "../../../src/ir/ir.js";
 import type { PirFunction } from "../pir.js";
@@ -21,12 +23,15 @@ export interface PortableRule {
   build(spec: RoutineSpec, profile: Profile): PirFunction;
 }
 
-/** Every portable rule, szext, then vshl/vshr, then match.sync. */
-export const portableRules: readonly PortableRule[] = [...szextRules, ...vshRules, ...matchRules];
+/** The portable rules (JS and C share them), keyed by family (a family without rules does not compile). */
+export const PORTABLE_RULES: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: szextRules, video: vshRules, match: matchRules };
 
-/** All rules whose guard matches `spec`, highest priority first (stable within a priority). */
+/** Every portable rule, szext, then vshl/vshr, then match.sync. */
+export const portableRules: readonly PortableRule[] = [...PORTABLE_RULES.szext, ...PORTABLE_RULES.video, ...PORTABLE_RULES.match];
+
+/** All rules of `spec`'s family whose guard matches it, highest priority first (stable within a priority). */
 export function portableRulesFor(spec: RoutineSpec): PortableRule[] {
-  return portableRules.filter((r) => r.when(spec)).sort((x, y) => y.prio - x.prio);
+  return PORTABLE_RULES[familyOf(spec.form)].filter((r) => r.when(spec)).sort((x, y) => y.prio - x.prio);
 }
 
 /**

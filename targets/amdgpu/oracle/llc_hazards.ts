@@ -1,6 +1,6 @@
 /**
  * @fileoverview Issue 11 item 4(b): llc's own code under the project's hazard model. Every
- * function `llc-19` produces in the trust-base sequence crosscheck (src/check/llvm.ts
+ * function `llc-19` produces in the trust-base sequence crosscheck (targets/amdgpu/oracle/llvm.ts
  * `crosscheckSequences`, every `SeqTarget` including the wave64 gfx1030/gfx1100 ones) is
  * checked two ways:
  *
@@ -19,12 +19,12 @@
  * Shapes: `LlcFunction` in (name, target, parsed lines), `LlcHazardReport` out. Errors: none
  * thrown; a function is only as good as `parseAsm` made it (callers pass what parsed).
  */
-import type { MInst, MLine } from "../../targets/amdgpu/minst.js";
-import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
-import type { HazardTarget, HazardViolation } from "../../targets/amdgpu/hazards.js";
-import { checkHazards, formatViolation, LLVM_ENTRY } from "../../targets/amdgpu/hazards.js";
-import type { Mcpu } from "../../targets/amdgpu/regs.js";
-import { TARGETS } from "../../targets/amdgpu/regs.js";
+import type { MInst, MLine } from "../minst.js";
+import { isLabel, printOp } from "../minst.js";
+import type { HazardTarget, HazardViolation } from "../hazards.js";
+import { checkHazards, formatViolation, LLVM_ENTRY } from "../hazards.js";
+import type { Mcpu } from "../regs.js";
+import { TARGETS } from "../regs.js";
 
 /** One function of llc's output on one target (as `crosscheckSequences` parsed it). */
 export interface LlcFunction {

@@ -20,32 +20,32 @@
  *    otherwise the IR is.
  * 3. Hazards. llc's code is parsed with its waits kept (`s_nop`, `s_waitcnt*`, `s_delay_alu`
  *    are records); `crosscheckSequences`' `onCode` hands every parsed function to the hazard
- *    crosscheck of llc's own code (src/check/llc_hazards.ts, issue 11 item 4(b)). Counts of
+ *    crosscheck of llc's own code (targets/amdgpu/oracle/llc_hazards.ts, issue 11 item 4(b)). Counts of
  *    llc's code include those waits (issue cycles: targets/amdgpu/interp.ts `issueCyclesOf`).
  */
-import { hashString, Rng } from "./random.js";
+import { hashString, Rng } from "../../../src/check/random.js";
 import { spawnSync } from "node:child_process";
-import { runTool } from "../tools.js";
-import type { CV } from "../sem/bv.js";
-import { concrete, u } from "../sem/bv.js";
-import type { MatchForm, Profile, SzextForm, VshForm } from "../ir/forms.js";
-import { formId, formName, szextForms, vshForms, SELS } from "../ir/forms.js";
-import type { Sel } from "../ir/forms.js";
-import { szext } from "../sem/szext.js";
-import { vsh } from "../sem/vsh.js";
-import { matchSync, WARP } from "../sem/match_sync.js";
-import { RECORDS } from "../../targets/amdgpu/isa/index.js";
-import type { IsaRecord, WaveIO } from "../../targets/amdgpu/isa/record.js";
-import type { MInst, MLine } from "../../targets/amdgpu/minst.js";
-import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
-import { functionBody, parseAsm } from "../../targets/amdgpu/asm.js";
-import { run } from "../../targets/amdgpu/interp.js";
-import type { WaveState } from "../../targets/amdgpu/interp.js";
-import type { Mcpu } from "../../targets/amdgpu/regs.js";
-import type { ArgKinds, IrFunc } from "./llvm_ir.js";
-import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "./llvm_ir.js";
-import { bValues, CORNERS } from "./inputs.js";
-import { selField } from "../sem/vsh.js";
+import { runTool } from "../../../src/tools.js";
+import type { CV } from "../../../src/sem/bv.js";
+import { concrete, u } from "../../../src/sem/bv.js";
+import type { MatchForm, Profile, SzextForm, VshForm } from "../../../src/ir/forms.js";
+import { formId, formName, szextForms, vshForms, SELS } from "../../../src/ir/forms.js";
+import type { Sel } from "../../../src/ir/forms.js";
+import { szext } from "../../../src/sem/szext.js";
+import { vsh } from "../../../src/sem/vsh.js";
+import { matchSync, WARP } from "../../../src/sem/match_sync.js";
+import { RECORDS } from "../isa/index.js";
+import type { IsaRecord, WaveIO } from "../isa/record.js";
+import type { MInst, MLine } from "../minst.js";
+import { isLabel, printOp } from "../minst.js";
+import { functionBody, parseAsm } from "../asm.js";
+import { run } from "../interp.js";
+import type { WaveState } from "../interp.js";
+import type { Mcpu } from "../regs.js";
+import type { ArgKinds, IrFunc } from "../../../src/check/llvm_ir.js";
+import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "../../../src/check/llvm_ir.js";
+import { bValues, CORNERS } from "../../../src/check/inputs.js";
+import { selField } from "../../../src/sem/vsh.js";
 
 // ---------------------------------------------------------------------------------------
 // Tools
@@ -492,7 +492,7 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
     "AMD Vega ISA ch. 12 (VOP1) V_READFIRSTLANE_B32 / RDNA3 ch. 16 (VOP1): SDST = S0 of the first active lane (lane 0 if EXEC = 0); cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands",
   v_readlane_b32: "AMD Vega ISA ch. 12 (VOP3) V_READLANE_B32 / RDNA3 ch. 16 (VOP3): SDST = S0 of lane S1[5:0] (wave32: S1[4:0]), regardless of EXEC; cross-lane",
   // The waits (isa/sopp.ts) compute nothing: no value to fold. Their wait states are checked
-  // against LLVM's hazard recognizer instead (src/check/llc_hazards.ts, targets/amdgpu/mir.ts).
+  // against LLVM's hazard recognizer instead (targets/amdgpu/oracle/llc_hazards.ts, targets/amdgpu/mir.ts).
   s_nop: "AMD Vega ISA ch. 12 (SOPP) S_NOP / RDNA3 ch. 16 (SOPP): SIMM16[3:0] + 1 wait states, no result; hazards: §4.5 and post-RA-hazard-rec",
   s_waitcnt: "AMD Vega ISA ch. 12 (SOPP) S_WAITCNT / RDNA3 ch. 16 (SOPP): waits for the memory counters, no result (counters not modelled)",
   s_waitcnt_depctr: "AMD Vega ISA ch. 12 has none (gfx10+ only) / RDNA3 ch. 16 (SOPP) S_WAITCNT_DEPCTR: waits for the dependency counters, no result; hazards: §4.5 and post-RA-hazard-rec",
@@ -1245,7 +1245,7 @@ export async function crosscheckSequences(opts: {
   onProgress?: (msg: string) => void;
   /**
    * Called with every function's parsed code (waits kept) that the interpreter runs: the hazard
-   * crosscheck of llc's own code (src/check/llc_hazards.ts) takes it from here.
+   * crosscheck of llc's own code (targets/amdgpu/oracle/llc_hazards.ts) takes it from here.
    */
   onCode?: (sf: SeqFunction, t: SeqTarget, code: readonly MLine[]) => void;
 }): Promise<SeqClassReport[]> {

@@ -1,0 +1,2 @@
+// Every test runs with the targets registered, as the CLI and the library entry do.
+import "../src/compose.js";
