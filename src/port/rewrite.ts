@@ -61,11 +61,11 @@
  * passed to the function as a value. Otherwise the statement is reported "inside a macro body".
  */
 import type { ParsedModule } from "../ir/build.js";
-import type { Loc, RoutineSpec } from "../ir/ir.js";
+import type { Loc } from "../ir/ir.js";
 import { formName } from "../ir/forms.js";
 import type { AsmStatement, Scan } from "./scan.js";
 import { macroUses, scanSource } from "./scan.js";
-import type { BindResult, BoundOperand, Call, Reason, Ref, Temp } from "./bind.js";
+import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, routinesModule } from "./bind.js";
 
 /** Options of `portSource`. */
@@ -329,5 +329,3 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   out += text.slice(pos);
   return { text: out, header, routinesModule: mod, statements, routines: [...specs.keys()], callers };
 }
-
-export type { Temp };
