@@ -29,6 +29,7 @@ import { hwgenFile } from "./hwgen.js";
 import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
+export { portCommand } from "./port.js";
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
 /** The name diagnostics give an input: `<stdin>` for `-`. */
