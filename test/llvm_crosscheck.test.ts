@@ -31,7 +31,7 @@ import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../src/
 import { formatViolation } from "../targets/amdgpu/hazards.js";
 import { issueCyclesOf } from "../targets/amdgpu/interp.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
-import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../src/check/llvm_ir.js";
+import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../targets/llvm/ir.js";
 import { AsmError, functionBody, parseAsm } from "../targets/amdgpu/asm.js";
 import { RECORDS } from "../targets/amdgpu/isa/index.js";
 import { concrete, u } from "../src/sem/bv.js";

@@ -10,7 +10,7 @@
  *    A record without a counterpart is listed with the manual section its semantics come
  *    from (`NO_COUNTERPART`).
  * 2. Sequence level. LLVM IR with the PTX meaning — derived from the reference semantics by
- *    `LlvmIrBV` (src/check/llvm_ir.ts), plus hand-written "best" IR with AMDGPU intrinsics,
+ *    `LlvmIrBV` (targets/llvm/ir.ts), plus hand-written "best" IR with AMDGPU intrinsics,
  *    the match.sync loops and the known-defect pattern — is compiled by `llc-19` for every
  *    target, parsed (targets/amdgpu/asm.ts), run in the project's interpreter, and compared
  *    with the reference. Each disagreement is triaged: `opt-19 -O2` folds the IR on the
@@ -42,8 +42,8 @@ import { functionBody, parseAsm } from "../../targets/amdgpu/asm.js";
 import { run } from "../../targets/amdgpu/interp.js";
 import type { WaveState } from "../../targets/amdgpu/interp.js";
 import type { Mcpu } from "../../targets/amdgpu/regs.js";
-import type { ArgKinds, IrFunc } from "./llvm_ir.js";
-import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "./llvm_ir.js";
+import type { ArgKinds, IrFunc } from "../../targets/llvm/ir.js";
+import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "../../targets/llvm/ir.js";
 import { bValues, CORNERS } from "./inputs.js";
 import { selField } from "../sem/vsh.js";
 

@@ -15,11 +15,11 @@
  * Values are typed operand strings: `"i32 %t3"`, `"i33 -5"`, `"i1 true"`. A boolean is an
  * `i1` value, so `fromB` is the identity.
  */
-import type { BV, CV, Defined } from "../sem/bv.js";
-import { concrete, u } from "../sem/bv.js";
-import type { MatchForm, Profile, Sel, SzextForm, VshForm } from "../ir/forms.js";
-import { szext } from "../sem/szext.js";
-import { minMaxLhs, minMaxSigned, satBits, satRange, selField, vsh } from "../sem/vsh.js";
+import type { BV, CV, Defined } from "../../src/sem/bv.js";
+import { concrete, u } from "../../src/sem/bv.js";
+import type { MatchForm, Profile, Sel, SzextForm, VshForm } from "../../src/ir/forms.js";
+import { szext } from "../../src/sem/szext.js";
+import { minMaxLhs, minMaxSigned, satBits, satRange, selField, vsh } from "../../src/sem/vsh.js";
 
 /** An IR value: `"iW <name or constant>"`. */
 export type IrVal = string;
