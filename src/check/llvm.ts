@@ -1164,9 +1164,10 @@ function registersOf(code: MLine[]): { v: number[]; s: number[] } {
 
 /**
  * A fresh wave with `args` placed: VGPR args in v0.. (pairs for i64), inreg args in `sregs`.
- * Every other register the code names holds garbage, as on hardware.
+ * Every other register the code names holds garbage, as on hardware. Also the start state of
+ * the compiled `hip`/`llvm` functions (targets/llvm/compiled.ts).
  */
-function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[]): WaveState<CV, boolean> {
+export function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[]): WaveState<CV, boolean> {
   const st: WaveState<CV, boolean> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: u(0x5a5a5a5a5a5a5a5an, W), exec: u(exec, W), scc: false };
   const regs = registersOf(code);
   for (const n of regs.v) st.vgpr.set(n, Array.from({ length: W }, (_, l) => u(0xbad00000n + BigInt(n * 64 + l), 32)));
