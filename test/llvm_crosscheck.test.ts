@@ -180,6 +180,7 @@ describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
     expect(by.get("match")!.compiled).toBe(42); // 6 IR functions × 7 (mcpu, wave) pairs
     expect(by.get("match")!.mnemonics.get("s_cbranch_execnz")).toBeGreaterThan(0);
     expect(by.get("xlane")!.mnemonics.get("v_readlane_b32")).toBeGreaterThan(0);
+    for (const m of ["v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"]) expect(by.get("xlane")!.mnemonics.get(m), m).toBeGreaterThan(0);
     for (const m of ["s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_execz", "s_cbranch_execnz", "s_branch", "s_and_saveexec_b64", "v_cmpx_ge_u32"])
       expect(by.get("control")!.mnemonics.get(m), m).toBeGreaterThan(0);
     expect(seq.reduce((s, r) => s + r.cases, 0)).toBeGreaterThan(5000);
