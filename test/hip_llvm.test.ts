@@ -23,6 +23,8 @@ import { llvmWrappers } from "../targets/llvm/compile.js";
 import { callableFunctions } from "../targets/llvm/callable.js";
 import type { CompiledRow } from "../targets/llvm/compiled.js";
 import { checkCompiled, verifyCompiled } from "../targets/llvm/compiled.js";
+import { compileLlvm } from "../targets/llvm/compile.js";
+import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import type { MatchForm } from "../src/ir/forms.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
 
@@ -141,4 +143,21 @@ describe.skipIf(missing !== undefined)("hip and llvm targets, verified as compil
     expect((haz!.verdict as { counterexample: string }).counterexample).toMatch(/hazard/);
     expect(TARGETS.gfx942.wave).toBe(64);
   }, 60_000);
+
+  it("--prove: the extracted code of a scalar function is proved, and wrong code refuted", async () => {
+    const rs = routinesOf(BITFIELDS);
+    const fns = callableFunctions(rs).filter((f) => f.name === "szext_clamp_s32__v_v" || f.name === "szext_wrap_s32__v_v");
+    const set = await compileLlvm(printLlvmModule(rs), fns, "gfx942");
+    const sregs = await inregRegisters({ mcpu: "gfx942", wave: 64 });
+    const res = await proveCompiled(set.functions, "gfx942", "llvm", sregs);
+    expect(res.map((r) => `${r.cf.symbol}: ${r.verdict.verdict}`)).toEqual([
+      "szext_clamp_s32__v_v: proved",
+      "ptxl_chk_s_szext_clamp_s32__v_v: proved",
+      "szext_wrap_s32__v_v: proved",
+      "ptxl_chk_s_szext_wrap_s32__v_v: proved",
+    ]);
+    const wrapCode = set.functions.find((f) => f.symbol === "szext_wrap_s32__v_v")!;
+    const [bad] = await proveCompiled([{ ...wrapCode, fn: fns.find((f) => f.name === "szext_clamp_s32__v_v")! }], "gfx942", "llvm", sregs);
+    expect(bad!.verdict.verdict).toBe("refuted");
+  }, 120_000);
 });

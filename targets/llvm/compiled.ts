@@ -285,7 +285,13 @@ export async function compiledToolsAvailable(): Promise<{ ok: true } | { ok: fal
  */
 export async function verifyCompiled(
   routines: readonly RoutineLike[],
-  opts: CompiledCheckOptions & { targets?: readonly ("hip" | "llvm")[]; mcpus?: readonly Mcpu[]; onRow?: (r: CompiledRow) => void } = {},
+  opts: CompiledCheckOptions & {
+    targets?: readonly ("hip" | "llvm")[];
+    mcpus?: readonly Mcpu[];
+    onRow?: (r: CompiledRow) => void;
+    /** Called with each compile's extracted functions (the `--prove` step takes them from here). */
+    onCompiled?: (target: "hip" | "llvm", mcpu: Mcpu, set: CompiledSet) => Promise<void> | void;
+  } = {},
 ): Promise<CompiledRow[]> {
   const fns = callableFunctions(routines);
   const rows: CompiledRow[] = [];
@@ -294,6 +300,7 @@ export async function verifyCompiled(
     for (const mcpu of opts.mcpus ?? MCPUS) {
       const set = target === "hip" ? await compileHip(text, fns, mcpu) : await compileLlvm(text, fns, mcpu);
       const sregs = target === "llvm" ? await inregRegisters({ mcpu, wave: TARGETS[mcpu].wave }) : [];
+      await opts.onCompiled?.(target, mcpu, set);
       // The set's functions refer to `fns` of the compile (same objects as callableFunctions here).
       for (const r of checkCompiled(target, mcpu, set, sregs, opts)) {
         rows.push(r);
