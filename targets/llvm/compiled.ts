@@ -112,8 +112,11 @@ export function compiledScalarCases(fn: CallableFn, seed: number): ScalarCase[] 
   const f = fn.spec.form;
   if (f.op === "match") throw new Error("not a scalar form");
   const gen = (random: number) => (f.op === "szext" ? scalarCases(fn.spec, seed, random) : scalarCases(fn.spec, seed, random, vshCases(f, seed, 200)));
-  const cases = gen(400);
-  return cases.length >= 1000 ? cases : gen(400 + 1100 - cases.length);
+  let random = 400;
+  let cases = gen(random);
+  // Stops growing only where the immediates fix every source (one input).
+  while (cases.length < 1000 && random < 20_000) cases = gen((random *= 2));
+  return cases;
 }
 
 /**
