@@ -4,7 +4,7 @@
  * a. Code quality. Per form class and processor, the dynamic AMDGPU instruction count of
  *    ptx-lower's routine against `llc-19 -O2 -march=amdgcn -mcpu=M` on two LLVM IR baselines
  *    with the same semantics: the ISA pseudocode written literally (the reference semantics
- *    staged to IR, src/check/llvm_ir.ts `derivedIr`; for match.sync the hand-written ballot
+ *    staged to IR, targets/llvm/ir.ts `derivedIr`; for match.sync the hand-written ballot
  *    loop `matchIr(…, "loop")`) and the best IR (`bestIr`: llvm.amdgcn.{s,u}bfe / perm and
  *    min/max intrinsics; for match.all with a uniform membermask the loop-free
  *    `matchIr(…, "uniform")`, for match.any the loop again: no better IR exists). The count
@@ -47,8 +47,8 @@ import { amdgpuExecutor } from "../targets/amdgpu/verify.js";
 import type { ScalarCase } from "../src/check/inputs.js";
 import { familyOf } from "../src/families/index.js";
 import { randomWarps } from "../src/check/warps.js";
-import type { IrFunc } from "../src/check/llvm_ir.js";
-import { bestIr, derivedIr, irModule, matchIr } from "../src/check/llvm_ir.js";
+import type { IrFunc } from "../targets/llvm/ir.js";
+import { bestIr, derivedIr, irModule, matchIr } from "../targets/llvm/ir.js";
 import type { SeqTarget } from "../targets/amdgpu/oracle/llvm.js";
 import { inregRegisters, LANE_TARGETS, llc, llvmAvailable } from "../targets/amdgpu/oracle/llvm.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";

@@ -10,7 +10,7 @@
  *    A record without a counterpart is listed with the manual section its semantics come
  *    from (`NO_COUNTERPART`).
  * 2. Sequence level. LLVM IR with the PTX meaning — derived from the reference semantics by
- *    `LlvmIrBV` (src/check/llvm_ir.ts), plus hand-written "best" IR with AMDGPU intrinsics,
+ *    `LlvmIrBV` (targets/llvm/ir.ts), plus hand-written "best" IR with AMDGPU intrinsics,
  *    the match.sync loops and the known-defect pattern — is compiled by `llc-19` for every
  *    target, parsed (targets/amdgpu/asm.ts), run in the project's interpreter, and compared
  *    with the reference. Each disagreement is triaged: `opt-19 -O2` folds the IR on the
@@ -42,8 +42,8 @@ import { functionBody, parseAsm } from "../asm.js";
 import { run } from "../interp.js";
 import type { WaveState } from "../interp.js";
 import type { Mcpu } from "../regs.js";
-import type { ArgKinds, IrFunc } from "../../../src/check/llvm_ir.js";
-import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "../../../src/check/llvm_ir.js";
+import type { ArgKinds, IrFunc } from "../../llvm/ir.js";
+import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "../../llvm/ir.js";
 import { bValues, CORNERS } from "../../../src/check/inputs.js";
 import { selField } from "../../../src/sem/vsh.js";
 
@@ -490,6 +490,10 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
   s_cbranch_execnz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_EXECNZ / RDNA3 ch. 16: branch if EXEC != 0",
   v_readfirstlane_b32:
     "AMD Vega ISA ch. 12 (VOP1) V_READFIRSTLANE_B32 / RDNA3 ch. 16 (VOP1): SDST = S0 of the first active lane (lane 0 if EXEC = 0); cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands",
+  v_mbcnt_lo_u32_b32:
+    "AMD Vega ISA ch. 12 (VOP3) V_MBCNT_LO_U32_B32 / RDNA3 ch. 16 (VOP3): D = S1 + popcount(S0 & ThreadMask[31:0]); depends on the lane's position, so LLVM cannot fold it on constants: run at sequence level (xlane `mbcnt`)",
+  v_mbcnt_hi_u32_b32:
+    "AMD Vega ISA ch. 12 (VOP3) V_MBCNT_HI_U32_B32 / RDNA3 ch. 16 (VOP3): D = S1 + popcount(S0 & ThreadMask[63:32]); depends on the lane's position, so LLVM cannot fold it on constants: run at sequence level (xlane `mbcnt`)",
   v_readlane_b32: "AMD Vega ISA ch. 12 (VOP3) V_READLANE_B32 / RDNA3 ch. 16 (VOP3): SDST = S0 of lane S1[5:0] (wave32: S1[4:0]), regardless of EXEC; cross-lane",
   // The waits (isa/sopp.ts) compute nothing: no value to fold. Their wait states are checked
   // against LLVM's hazard recognizer instead (targets/amdgpu/oracle/llc_hazards.ts, targets/amdgpu/mir.ts).
@@ -808,7 +812,7 @@ export interface SeqFunction {
   meaning: { lane: LaneMeaning } | { warp: MatchForm; variant: "loop" | "uniform" } | { xlane: XlaneKind };
 }
 
-type XlaneKind = "readfirstlane" | "readlane" | "ballot";
+type XlaneKind = "readfirstlane" | "readlane" | "ballot" | "mbcnt";
 
 const kindsTag = (k: ArgKinds, names: readonly string[]) => names.map((n) => k[n as "a"] ?? "v").join("");
 
@@ -1052,6 +1056,16 @@ export function xlaneFunctions(): SeqFunction[] {
       ],
       [32],
     );
+    mk(
+      "mbcnt",
+      `define { i32, i32 } @mbcnt__w${wave}(i32 %a, i32 %b) {\n  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 %a, i32 %b)\n  %hi = call i32 @llvm.amdgcn.mbcnt.hi(i32 %a, i32 %b)\n  %r0 = insertvalue { i32, i32 } undef, i32 %lo, 0\n  %r1 = insertvalue { i32, i32 } %r0, i32 %hi, 1\n  ret { i32, i32 } %r1\n}\n`,
+      "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)\ndeclare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
+      [
+        { name: "a", width: 32 },
+        { name: "b", width: 32 },
+      ],
+      [32, 32],
+    );
     const ball =
       wave === 64
         ? `  %bal = call i64 @llvm.amdgcn.ballot.i64(i1 %c)\n  %lo = trunc i64 %bal to i32\n  %s = lshr i64 %bal, 32\n  %hi = trunc i64 %s to i32`
@@ -1164,9 +1178,10 @@ function registersOf(code: MLine[]): { v: number[]; s: number[] } {
 
 /**
  * A fresh wave with `args` placed: VGPR args in v0.. (pairs for i64), inreg args in `sregs`.
- * Every other register the code names holds garbage, as on hardware.
+ * Every other register the code names holds garbage, as on hardware. Also the start state of
+ * the compiled `hip`/`llvm` functions (targets/llvm/compiled.ts).
  */
-function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[]): WaveState<CV, boolean> {
+export function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[]): WaveState<CV, boolean> {
   const st: WaveState<CV, boolean> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: u(0x5a5a5a5a5a5a5a5an, W), exec: u(exec, W), scc: false };
   const regs = registersOf(code);
   for (const n of regs.v) st.vgpr.set(n, Array.from({ length: W }, (_, l) => u(0xbad00000n + BigInt(n * 64 + l), 32)));
@@ -1396,22 +1411,35 @@ function xlaneRun(
   const exec = rng.chance(0.2) ? (1n << BigInt(W)) - 1n : rng.bits(W) | (1n << BigInt(rng.below(W)));
   const lanesA = [...Array(W).keys()].map(() => (rng.chance(0.3) ? BigInt(rng.below(8)) : rng.bits(32)));
   const idx = BigInt(rng.below(W)) | (rng.chance(0.3) ? BigInt(rng.below(4)) << BigInt(W === 64 ? 6 : 5) : 0n);
-  const perLane = lanesA.map((a) => (kind === "ballot" ? [a, rng.bits(32)] : kind === "readlane" ? [a, idx] : [a]));
+  const perLane = lanesA.map((a) => (kind === "ballot" || kind === "mbcnt" ? [kind === "mbcnt" && rng.chance(0.3) ? 0xffffffffn : a, rng.bits(32)] : kind === "readlane" ? [a, idx] : [a]));
   if (kind === "ballot") for (const p of perLane) p[1] = rng.chance(0.5) ? p[0]! + 1n : p[0]!; // a < b about half the time
   const st = initialState(W, sf.fn, perLane, exec, sregs, code);
   const res = run(concrete, code, st);
   if (res.status !== "ok") throw new Error("step limit");
   // Meaning (AMDGPUUsage): readfirstlane = the value of the lowest active lane; readlane =
   // the value of lane idx mod W (the hardware reads idx[5:0] / [4:0]); ballot = the mask of
-  // active lanes where the condition holds, 0 elsewhere.
+  // active lanes where the condition holds, 0 elsewhere; mbcnt.lo/hi(a, b) = b + the count of
+  // a's set bits among the lanes below this one, in lanes 0–31 / 32–63 (EXEC not read).
   let first = 0;
   while (!((exec >> BigInt(first)) & 1n)) first++;
   let ball = 0n;
   if (kind === "ballot") for (let l = 0; l < W; l++) if ((exec >> BigInt(l)) & 1n && perLane[l]![0]! < BigInt.asUintN(32, perLane[l]![1]!)) ball |= 1n << BigInt(l);
   for (let l = 0; l < W; l++) {
     if (!((exec >> BigInt(l)) & 1n)) continue;
+    const popBelow = (x: bigint, from: number, to: number) => {
+      let n = 0n;
+      for (let i = from; i < to; i++) n += (x >> BigInt(i - (from >= 32 ? 32 : 0))) & 1n;
+      return n;
+    };
+    const [ma, mb] = perLane[l]!;
     const want =
-      kind === "readfirstlane" ? [lanesA[first]!] : kind === "readlane" ? [lanesA[Number(idx % BigInt(W))]!] : [ball & 0xffffffffn, ball >> 32n];
+      kind === "readfirstlane"
+        ? [lanesA[first]!]
+        : kind === "readlane"
+          ? [lanesA[Number(idx % BigInt(W))]!]
+          : kind === "mbcnt"
+            ? [BigInt.asUintN(32, mb! + popBelow(ma!, 0, Math.min(l, 32))), BigInt.asUintN(32, mb! + popBelow(ma!, 32, Math.max(l, 32)))]
+            : [ball & 0xffffffffn, ball >> 32n];
     const got = want.map((_, j) => st.vgpr.get(j)![l]!.x);
     r.cases++;
     if (got.every((g, j) => g === want[j])) r.agreed++;

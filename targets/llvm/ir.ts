@@ -15,11 +15,11 @@
  * Values are typed operand strings: `"i32 %t3"`, `"i33 -5"`, `"i1 true"`. A boolean is an
  * `i1` value, so `fromB` is the identity.
  */
-import type { BV, CV, Defined } from "../sem/bv.js";
-import { concrete, u } from "../sem/bv.js";
-import type { MatchForm, Profile, Sel, SzextForm, VshForm } from "../ir/forms.js";
-import { szext } from "../sem/szext.js";
-import { minMaxLhs, minMaxSigned, satBits, satRange, selField, vsh } from "../sem/vsh.js";
+import type { BV, CV, Defined } from "../../src/sem/bv.js";
+import { concrete, u } from "../../src/sem/bv.js";
+import type { MatchForm, Profile, Sel, SzextForm, VshForm } from "../../src/ir/forms.js";
+import { szext } from "../../src/sem/szext.js";
+import { minMaxLhs, minMaxSigned, satBits, satRange, selField, vsh } from "../../src/sem/vsh.js";
 
 /** An IR value: `"iW <name or constant>"`. */
 export type IrVal = string;
@@ -288,17 +288,30 @@ export function irModule(funcs: readonly IrFunc[], extra = ""): string {
 /** Operand kinds of a lane-wise routine: each source divergent ("v", a VGPR) or uniform ("s", `inreg`). */
 export type ArgKinds = Partial<Record<"a" | "b" | "c", "v" | "s">>;
 
-function laneArgs(f: SzextForm | VshForm, kinds: ArgKinds): IrArg[] {
-  const names = f.op === "szext" || f.tail.kind === "none" ? (["a", "b"] as const) : (["a", "b", "c"] as const);
-  return names.map((n) => ({ name: n, width: 32, ...(kinds[n] === "s" ? { inreg: true } : {}) }));
+/** Immediate sources of a lane-wise function, folded into its body (no argument). */
+export type ArgImms = Partial<Record<"a" | "b" | "c", bigint>>;
+
+function laneSources(f: SzextForm | VshForm): readonly ("a" | "b" | "c")[] {
+  return f.op === "szext" || f.tail.kind === "none" ? (["a", "b"] as const) : (["a", "b", "c"] as const);
+}
+
+function laneArgs(f: SzextForm | VshForm, kinds: ArgKinds, imms: ArgImms = {}): IrArg[] {
+  return laneSources(f)
+    .filter((n) => imms[n] === undefined)
+    .map((n) => ({ name: n, width: 32, ...(kinds[n] === "s" ? { inreg: true } : {}) }));
 }
 
 /**
  * The "derived" IR of a lane-wise form: the reference semantics (src/sem) run through
- * `LlvmIrBV`. Its meaning is the reference's by construction.
+ * `LlvmIrBV`. Its meaning is the reference's by construction. `imms`: sources folded as
+ * constants (the `llvm` target's functions per (form, immediates)); they take no argument.
  */
-export function derivedIr(name: string, f: SzextForm | VshForm, profile: Profile, kinds: ArgKinds = {}): IrFunc {
-  return irFunction(name, laneArgs(f, kinds), (bv, [a, b, c]) => {
+export function derivedIr(name: string, f: SzextForm | VshForm, profile: Profile, kinds: ArgKinds = {}, imms: ArgImms = {}): IrFunc {
+  const args = laneArgs(f, kinds, imms);
+  return irFunction(name, args, (bv, vals) => {
+    // Sources in PTX order: an argument, or an immediate folded as a constant.
+    const at = (n: "a" | "b" | "c") => (imms[n] !== undefined ? irConst(imms[n]!, 32) : vals[args.findIndex((x) => x.name === n)]);
+    const [a, b, c] = [at("a"), at("b"), laneSources(f).includes("c") ? at("c") : undefined];
     if (f.op === "szext") return [szext(bv, f, a!, b!).value];
     return [vsh(bv, f, profile, a!, b!, c ?? bv.k(0, 32)).value];
   });
