@@ -7,7 +7,9 @@ import { basename, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
-import { FAMILIES, formId, formName, formsOf, PROFILES, vshForms } from "../src/ir/forms.js";
+import { FAMILIES, familyOf, formId, formName, PROFILES } from "../src/ir/forms.js";
+import { familyNamed, familyOf as familyDefOf } from "../src/families/index.js";
+import type { KindSample } from "../src/family/types.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import { routineName, sourcesOf } from "../src/ir/ir.js";
 import { parseModule } from "../src/ir/build.js";
@@ -18,7 +20,6 @@ import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
 import type { VerifyRow, VerifyTarget } from "../src/check/verify.js";
 import { targetName, verify } from "../src/check/verify.js";
-import { Rng } from "../src/check/random.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
 import { reportWithVerdict } from "./report.js";
@@ -28,6 +29,7 @@ import { hwgenFile } from "./hwgen.js";
 import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
+export { portCommand } from "./port.js";
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
 /** The name diagnostics give an input: `<stdin>` for `-`. */
@@ -177,48 +179,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
 // ---------------------------------------------------------------------------------------
 // verify
 
-const imm = (value: bigint): OperandKind => ({ kind: "imm", value });
-const V: OperandKind = { kind: "v" };
 /** cli-table3 layout without rules between rows. */
 const COMPACT = { chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" }, style: { head: [] as string[], border: [] as string[] } };
-const S: OperandKind = { kind: "s" };
-
-/** Operand-kind combinations verified for a form without a file. */
-export function kindsFor(f: Form, wide: boolean): { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }[] {
-  const srcs = sourcesOf(f);
-  const mk = (...ks: OperandKind[]) => Object.fromEntries(srcs.map((s, i) => [s, ks[i] ?? V])) as Partial<Record<SourceName, OperandKind>>;
-  if (f.op === "szext") {
-    const out: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }[] = [];
-    for (const a of [V, S, imm(0x80n)]) for (const b of [V, S, imm(0n), imm(8n), imm(12n), imm(32n), imm(40n)]) out.push({ kinds: mk(a, b), guarded: false });
-    out.push({ kinds: mk(V, V), guarded: true }, { kinds: mk(S, V), guarded: true });
-    return out;
-  }
-  if (f.op === "match") {
-    const a64 = f.type === "b64";
-    const out: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }[] = [];
-    for (const a of [V, S, imm(a64 ? 0x1234567800000005n : 5n)]) for (const m of [V, S, imm(0xffffffffn), imm(0x0000ffffn)]) out.push({ kinds: mk(a, m), guarded: false });
-    out.push({ kinds: mk(V, V), guarded: true }, { kinds: mk(V, S), guarded: true });
-    return out;
-  }
-  const base = [{ kinds: mk(V, V, V), guarded: false }];
-  if (!wide) return base;
-  return [...base, { kinds: mk(S, V, V), guarded: false }, { kinds: mk(V, imm(4n), S), guarded: false }, { kinds: mk(imm(0x80000001n), V, imm(0xdeadbeefn)), guarded: false }, { kinds: mk(V, V, V), guarded: true }];
-}
-
-/** A seeded sample of video forms covering every (vop, dtype, atype, sat, mode, tail kind). */
-export function videoSample(seed: number, perClass = 2): Form[] {
-  const rng = new Rng(seed);
-  const classes = new Map<string, Form[]>();
-  for (const f of vshForms()) {
-    const key = `${f.op}.${f.dtype}.${f.atype}.${f.sat}.${f.mode}.${f.tail.kind}`;
-    let xs = classes.get(key);
-    if (!xs) classes.set(key, (xs = []));
-    xs.push(f);
-  }
-  const out: Form[] = [];
-  for (const xs of classes.values()) for (let i = 0; i < perClass; i++) out.push(xs[rng.below(xs.length)]!);
-  return out;
-}
 
 export async function verifyCommand(
   file: string | undefined,
@@ -231,7 +193,7 @@ export async function verifyCommand(
   const where = new Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }>();
   const add = (spec: RoutineSpec, warps?: number) => {
     // szext and match.sync are the same under both profiles: checked once, under the first.
-    const ps = spec.form.op === "szext" || spec.form.op === "match" ? profiles.slice(0, 1) : profiles;
+    const ps = familyDefOf(spec.form).profileSensitive ? profiles : profiles.slice(0, 1);
     for (const profile of ps) specs.push({ spec, profile, ...(warps ? { warps } : {}) });
   };
   if (file) {
@@ -244,13 +206,17 @@ export async function verifyCommand(
       }
   } else {
     const families = o.family ? [o.family] : [...FAMILIES];
-    for (const fam of families) {
-      const forms = fam === "video" && !o.all ? videoSample(o.seed) : [...formsOf(fam)];
-      // match.sync: the full warp count for the main operand kinds (a divergent; membermask
-      // divergent or uniform), a tenth of it for the other kinds and the guarded forms.
+    for (const name of families) {
+      const fam = familyNamed(name);
+      // A large family (video) is verified on a seeded sample of its forms unless --all;
+      // with --all, every form with the main kinds and the sample with the wide kinds.
+      const sample = fam.sample(o.seed);
+      const forms = o.all || !sample ? [...fam.forms()] : sample;
+      // Warp families: the full warp count for the main operand kinds, a tenth of it for the
+      // other kinds and the guarded forms.
       for (const f of forms)
-        kindsFor(f, fam !== "video" || !o.all).forEach((k) => add({ form: f, ...k }, f.op === "match" && !isMainMatchKind(k) ? Math.max(1, Math.floor(o.warps / 10)) : undefined));
-      if (fam === "video" && o.all) for (const f of videoSample(o.seed)) for (const k of kindsFor(f, true).slice(1)) add({ form: f, ...k });
+        fam.verifyKinds(f, !sample || !o.all).forEach((k: KindSample) => add({ form: f, ...k }, fam.shape === "warp" && !fam.mainKind(k) ? Math.max(1, Math.floor(o.warps / 10)) : undefined));
+      if (sample && o.all) for (const f of sample) for (const k of fam.verifyKinds(f, true).slice(1)) add({ form: f, ...k });
     }
   }
   if (specs.length === 0) {
@@ -296,13 +262,7 @@ function progressLines(total: number, started: number): (done: number) => void {
   };
 }
 
-function isMainMatchKind(k: { kinds: Partial<Record<SourceName, OperandKind>>; guarded: boolean }): boolean {
-  return !k.guarded && k.kinds.a?.kind === "v" && (k.kinds.membermask?.kind === "v" || k.kinds.membermask?.kind === "s");
-}
 
-function familyOf(f: Form): Family {
-  return f.op === "szext" ? "szext" : f.op === "match" ? "match" : "video";
-}
 
 function kindsText(spec: RoutineSpec): string {
   const ks = sourcesOf(spec.form).map((s) => {

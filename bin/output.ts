@@ -180,10 +180,10 @@ function checkDescriptor(path: string, fd: number): "socket" | "path" {
   return "path";
 }
 
-type Plan = { path: string; text: string; how: "replace"; real: string; mode?: number } | { path: string; text: string; how: "direct"; fd?: number; append?: boolean };
+type Plan = { path: string; text: string | Uint8Array; how: "replace"; real: string; mode?: number } | { path: string; text: string | Uint8Array; how: "direct"; fd?: number; append?: boolean };
 
 /** How one output is written (see the file comment). @throws OutputError */
-function plan(path: string, text: string, inputs: Set<string>): Plan {
+function plan(path: string, text: string | Uint8Array, inputs: Set<string>): Plan {
   if (path === "") throw new OutputError("cannot write '': an empty path names no file");
   const abs = resolve(path);
   const fd = descriptorOf(abs);
@@ -240,7 +240,7 @@ function plan(path: string, text: string, inputs: Set<string>): Plan {
  * is respected), or to what a checked `/dev/fd/N` names, reopened by its path (`append`: in
  * append mode, so that `>>` appends and a fresh `>` file is simply written).
  */
-function writeDirect(path: string, text: string, own: number | null = null, append = false): void {
+function writeDirect(path: string, text: string | Uint8Array, own: number | null = null, append = false): void {
   let fd: number;
   try {
     fd = own ?? openSync(path, constants.O_WRONLY | constants.O_NOCTTY | (append ? constants.O_APPEND : 0));
@@ -248,7 +248,7 @@ function writeDirect(path: string, text: string, own: number | null = null, appe
     throw new OutputError(`cannot write ${path}: ${reasonOf(e)}`, (e as NodeJS.ErrnoException).code === "EPIPE");
   }
   try {
-    const buf = Buffer.from(text, "utf8");
+    const buf = typeof text === "string" ? Buffer.from(text, "utf8") : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
     for (let off = 0; off < buf.length; ) {
       try {
         off += writeSync(fd, buf, off, buf.length - off);
@@ -268,12 +268,12 @@ function writeDirect(path: string, text: string, own: number | null = null, appe
 /**
  * Writes every output by the rules of the file comment, as one unit: temporary files first,
  * then the direct writes, then the renames. On any failure the temporaries are removed and
- * no regular file has changed.
+ * no regular file has changed. A `text` is written as UTF-8; bytes (a `Uint8Array`) as they are.
  * @param inputs the command's input paths (`-` for standard input): outputs that are one of
  *   them are refused.
  * @throws OutputError
  */
-export function writeOutputs(files: { path: string; text: string }[], inputs: string[] = []): void {
+export function writeOutputs(files: { path: string; text: string | Uint8Array }[], inputs: string[] = []): void {
   const ids = inputIds(inputs);
   const plans = files.map((f) => plan(f.path, f.text, ids));
   const temps: { tmp: string; real: string }[] = [];

@@ -4,11 +4,12 @@
  * in bin/commands.ts over the library. Exit codes: 0 success, 1 bad input or a failed check
  * (diagnostics on stderr), 2 internal error.
  */
+import "../src/compose.js";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, hwgenCommand, lowerCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
+import { checkCommand, hwgenCommand, lowerCommand, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import { escapeLine } from "../src/diag.js";
 
@@ -121,6 +122,16 @@ program
   .requiredOption("-o, --output <file>", "the .cu file to write (- for standard output)")
   .action(async (file: string, o) => {
     process.exitCode = await hwgenCommand(file, o);
+  });
+
+program
+  .command("port")
+  .description("rewrite the inline PTX (asm statements) of CUDA sources into calls of the HIP header's functions, under #if defined(__HIP__)")
+  .argument("<files...>", ".cu, .cuh, .hip, .h or .cl sources")
+  .option("-o, --output <path>", "output file for one input (its header NAME.hip.h is written beside it), a directory for several; without it one input goes to standard output with the header inlined")
+  .option("--json", "one JSON document for all files (schema: docs/port.schema.json); needs -o")
+  .action(async (files: string[], o) => {
+    process.exitCode = await portCommand(files, o);
   });
 
 // Each command's usage errors point at its own help.

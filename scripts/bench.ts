@@ -4,7 +4,7 @@
  * a. Code quality. Per form class and processor, the dynamic AMDGPU instruction count of
  *    ptx-lower's routine against `llc-19 -O2 -march=amdgcn -mcpu=M` on two LLVM IR baselines
  *    with the same semantics: the ISA pseudocode written literally (the reference semantics
- *    staged to IR, src/check/llvm_ir.ts `derivedIr`; for match.sync the hand-written ballot
+ *    staged to IR, targets/llvm/ir.ts `derivedIr`; for match.sync the hand-written ballot
  *    loop `matchIr(…, "loop")`) and the best IR (`bestIr`: llvm.amdgcn.{s,u}bfe / perm and
  *    min/max intrinsics; for match.all with a uniform membermask the loop-free
  *    `matchIr(…, "uniform")`, for match.any the loop again: no better IR exists). The count
@@ -28,6 +28,7 @@
  *   npm run bench -- --only quality|throughput|checker
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
  */
+import "../src/compose.js";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,13 +43,14 @@ import type { CV } from "../src/sem/bv.js";
 import { concrete, u } from "../src/sem/bv.js";
 import { matchSync, WARP } from "../src/sem/match_sync.js";
 import { expectedScalar } from "../src/check/scalar.js";
-import { amdgpuExecutor } from "../src/check/scalar.js";
-import { scalarCases } from "../src/check/inputs.js";
+import { amdgpuExecutor } from "../targets/amdgpu/verify.js";
+import type { ScalarCase } from "../src/check/inputs.js";
+import { familyOf } from "../src/families/index.js";
 import { randomWarps } from "../src/check/warps.js";
-import type { IrFunc } from "../src/check/llvm_ir.js";
-import { bestIr, derivedIr, irModule, matchIr } from "../src/check/llvm_ir.js";
-import type { SeqTarget } from "../src/check/llvm.js";
-import { inregRegisters, LANE_TARGETS, llc, llvmAvailable } from "../src/check/llvm.js";
+import type { IrFunc } from "../targets/llvm/ir.js";
+import { bestIr, derivedIr, irModule, matchIr } from "../targets/llvm/ir.js";
+import type { SeqTarget } from "../targets/amdgpu/oracle/llvm.js";
+import { inregRegisters, LANE_TARGETS, llc, llvmAvailable } from "../targets/amdgpu/oracle/llvm.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
@@ -59,7 +61,6 @@ import { run } from "../targets/amdgpu/interp.js";
 import type { WaveState } from "../targets/amdgpu/interp.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
 import { isLabel } from "../targets/amdgpu/minst.js";
-import { RECORDS } from "../targets/amdgpu/isa/index.js";
 import { lowerPortable } from "../targets/portable/rules/index.js";
 import type { PirFunction, PirValue } from "../targets/portable/pir.js";
 import { printJsModule } from "../targets/js/print.js";
@@ -521,7 +522,7 @@ async function checkerSpeed(profile: Profile): Promise<string> {
     const jsFn = jsMod[name] as JsRoutine;
     const row: string[] = [`${formName(f)} (${f.op === "match" ? "warps" : "cases"})`];
     if (f.op !== "match") {
-      const cases = scalarCases(spec, 1, 30_000);
+      const cases = familyOf(f).cases(spec, { seed: 1, random: 30_000 }) as ScalarCase[];
       const n = cases.length;
       let t = performance.now();
       for (const c of cases) expectedScalar(f, profile, c);

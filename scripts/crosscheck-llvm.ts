@@ -1,13 +1,13 @@
 /**
  * @fileoverview `npm run crosscheck:llvm`: the AMDGPU records and interpreter checked in full
- * against LLVM 19 (src/check/llvm.ts). Prints, per record, "agrees on N cases" or "no LLVM
+ * against LLVM 19 (targets/amdgpu/oracle/llvm.ts). Prints, per record, "agrees on N cases" or "no LLVM
  * counterpart: <manual section>"; per form class, how many lane results agreed; and every
  * disagreement with the side that is wrong and why. Exits 1 when a record disagrees or is
  * uncovered, when llc's code cannot be run, or when a disagreement is not put on LLVM's side.
  *
  * Hazards (issue 11 item 4): every function of llc's code run at sequence level is checked
  * by our hazard model under LLVM's entry assumption, and every wait LLVM put there must be
- * needed by it (src/check/llc_hazards.ts); then every routine of the form matrix, on all five
+ * needed by it (targets/amdgpu/oracle/llc_hazards.ts); then every routine of the form matrix, on all five
  * processors, runs through `llc-19 -run-pass=post-RA-hazard-rec` with its boundary producers
  * and consumers and must get nothing added, and every wait in it must be minimal
  * (scripts/hazard-oracle.ts `hazardOracleMatrix`). Both print their wall time; failures are
@@ -29,11 +29,11 @@ import {
   videoForms,
   videoFunctions,
   xlaneFunctions,
-} from "../src/check/llvm.js";
-import type { SeqFunction } from "../src/check/llvm.js";
-import type { LlcFunction } from "../src/check/llc_hazards.js";
-import { checkLlcHazards, formatLlcHazards } from "../src/check/llc_hazards.js";
-import { targetName } from "../src/check/llvm.js";
+} from "../targets/amdgpu/oracle/llvm.js";
+import type { SeqFunction } from "../targets/amdgpu/oracle/llvm.js";
+import type { LlcFunction } from "../targets/amdgpu/oracle/llc_hazards.js";
+import { checkLlcHazards, formatLlcHazards } from "../targets/amdgpu/oracle/llc_hazards.js";
+import { targetName } from "../targets/amdgpu/oracle/llvm.js";
 import { mirToolsAvailable } from "../targets/amdgpu/mir.js";
 import { hazardOracleMatrix } from "./hazard-oracle.js";
 

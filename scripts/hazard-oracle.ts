@@ -26,10 +26,9 @@ import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { Family, Profile } from "../src/ir/forms.js";
-import { FAMILIES, formName, formsOf, PROFILES } from "../src/ir/forms.js";
+import { FAMILIES, formName, PROFILES } from "../src/ir/forms.js";
 import type { RoutineSpec } from "../src/ir/ir.js";
-import { matrixSpecs } from "../src/check/prove_worker.js";
-import { kindsFor, videoSample } from "../bin/commands.js";
+import { familyNamed } from "../src/families/index.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
 import { applicableRules, lowerWithRule } from "../targets/amdgpu/lower.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
@@ -117,14 +116,16 @@ export function matrixOfSpecs(families: readonly Family[], every = 1, offset = 0
       out.push(s);
     }
   };
-  for (const fam of families) {
+  for (const name of families) {
+    const fam = familyNamed(name);
+    const sample = fam.sample(1);
     let i = 0;
-    for (const form of formsOf(fam)) {
+    for (const form of fam.forms()) {
       if (i++ % every !== offset % every) continue;
-      for (const s of matrixSpecs(form)) add(s);
-      for (const k of kindsFor(form, fam !== "video")) add({ form, ...k });
+      for (const s of fam.proveSpecs(form)) add(s);
+      for (const k of fam.verifyKinds(form, !sample)) add({ form, ...k });
     }
-    if (fam === "video") for (const form of videoSample(1)) for (const k of kindsFor(form, true)) add({ form, ...k });
+    if (sample) for (const form of sample) for (const k of fam.verifyKinds(form, true)) add({ form, ...k });
   }
   return out;
 }

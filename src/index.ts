@@ -9,6 +9,10 @@ export { vsh, partSelectSignExtend } from "./sem/vsh.js";
 export { matchSync } from "./sem/match_sync.js";
 export type { MatchWarp, MatchResult } from "./sem/match_sync.js";
 
+// The targets, through the composition root (src/compose.ts): no other file under src/ imports targets/.
+export type { Mcpu, Target, AmdRoutine, WaveState } from "./compose.js";
+export { MCPUS, TARGETS, lowerRoutine, lowerWithRule, applicableRules, printRoutine, run, execRoutine, RECORDS, record, lowerPortable, portableRulesFor, evalPir, evalPirConcrete, printJsModule, printCModule } from "./compose.js";
+
 export type { Form, SzextForm, VshForm, MatchForm, Family, Profile, Sel, VshTail, MatchDest } from "./ir/forms.js";
 export { formsOf, szextForms, vshForms, matchForms, formName, formId, FAMILIES, PROFILES } from "./ir/forms.js";
 export type { FamilyInst, PtxOperand, Loc, RoutineSpec, OperandKind, SourceName } from "./ir/ir.js";
@@ -21,18 +25,8 @@ export { routineSpecs } from "../passes/uniformity.js";
 
 export type { LowerOptions, LoweredModule, ModuleRoutine, OutputTarget } from "./lower.js";
 export { lowerModule, collectRoutines } from "./lower.js";
-export type { Mcpu, Target } from "../targets/amdgpu/regs.js";
-export { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
-export type { AmdRoutine } from "../targets/amdgpu/lower.js";
-export { lowerRoutine, lowerWithRule, applicableRules, printRoutine } from "../targets/amdgpu/lower.js";
-export type { WaveState } from "../targets/amdgpu/interp.js";
-export { run } from "../targets/amdgpu/interp.js";
-export { execRoutine } from "../targets/amdgpu/exec.js";
-export { RECORDS, record } from "../targets/amdgpu/isa/index.js";
-export { lowerPortable, portableRulesFor } from "../targets/portable/rules/index.js";
-export { evalPir, evalPirConcrete } from "../targets/portable/pir.js";
-export { printJsModule } from "../targets/js/print.js";
-export { printCModule } from "../targets/c/print.js";
+export type { PortOptions, PortResult, PortStatement } from "./port/rewrite.js";
+export { portSource } from "./port/rewrite.js";
 
 export type { Vector, VectorReport, CheckTargets } from "./check/vectors.js";
 export { readVectors } from "./check/vectors.js";

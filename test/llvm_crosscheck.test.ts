@@ -1,6 +1,6 @@
 /**
- * The trust base in CI: a seeded sample of the LLVM crosscheck (src/check/llvm.ts), and of
- * issue 11 item 4(b) on the same llc code (src/check/llc_hazards.ts: our hazard check flags
+ * The trust base in CI: a seeded sample of the LLVM crosscheck (targets/amdgpu/oracle/llvm.ts), and of
+ * issue 11 item 4(b) on the same llc code (targets/amdgpu/oracle/llc_hazards.ts: our hazard check flags
  * none of llc's functions, and needs every wait LLVM inserted). The full run is
  * `npm run crosscheck:llvm` (scripts/crosscheck-llvm.ts). Skipped, with the reason
  * printed, when opt-19/llc-19 are absent.
@@ -23,15 +23,15 @@ import {
   videoForms,
   videoFunctions,
   xlaneFunctions,
-} from "../src/check/llvm.js";
-import type { RecordReport, SeqClassReport, SeqFunction } from "../src/check/llvm.js";
-import { targetName } from "../src/check/llvm.js";
-import type { LlcFunction, LlcHazardReport } from "../src/check/llc_hazards.js";
-import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../src/check/llc_hazards.js";
+} from "../targets/amdgpu/oracle/llvm.js";
+import type { RecordReport, SeqClassReport, SeqFunction } from "../targets/amdgpu/oracle/llvm.js";
+import { targetName } from "../targets/amdgpu/oracle/llvm.js";
+import type { LlcFunction, LlcHazardReport } from "../targets/amdgpu/oracle/llc_hazards.js";
+import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../targets/amdgpu/oracle/llc_hazards.js";
 import { formatViolation } from "../targets/amdgpu/hazards.js";
 import { issueCyclesOf } from "../targets/amdgpu/interp.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
-import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../src/check/llvm_ir.js";
+import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../targets/llvm/ir.js";
 import { AsmError, functionBody, parseAsm } from "../targets/amdgpu/asm.js";
 import { RECORDS } from "../targets/amdgpu/isa/index.js";
 import { concrete, u } from "../src/sem/bv.js";
@@ -180,6 +180,7 @@ describe.skipIf(!have.ok)("crosscheck against LLVM 19", () => {
     expect(by.get("match")!.compiled).toBe(42); // 6 IR functions × 7 (mcpu, wave) pairs
     expect(by.get("match")!.mnemonics.get("s_cbranch_execnz")).toBeGreaterThan(0);
     expect(by.get("xlane")!.mnemonics.get("v_readlane_b32")).toBeGreaterThan(0);
+    for (const m of ["v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32"]) expect(by.get("xlane")!.mnemonics.get(m), m).toBeGreaterThan(0);
     for (const m of ["s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_execz", "s_cbranch_execnz", "s_branch", "s_and_saveexec_b64", "v_cmpx_ge_u32"])
       expect(by.get("control")!.mnemonics.get(m), m).toBeGreaterThan(0);
     expect(seq.reduce((s, r) => s + r.cases, 0)).toBeGreaterThan(5000);

@@ -3,7 +3,7 @@
  * interpreter under the routine contract (execRoutine) on seeded random warps and compared
  * with the reference matchSync; dynamic instruction counts within the issue's bounds; every
  * applicable rule (shadowed ones too) checked; the public vectors; the listings assemble
- * with llvm-mc-19; broken variants are caught.
+ * with llvm-mc-19. (Broken variants are in the corpus, test/check/broken.)
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,11 +25,9 @@ import { distinctActive, randomWarps, toMatchWarp } from "../src/check/warps.js"
 import { execRoutine } from "../targets/amdgpu/exec.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
 import { applicableRules, lowerRoutine, lowerWithRule, printRoutine } from "../targets/amdgpu/lower.js";
-import { imm } from "../targets/amdgpu/minst.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
-import type { AmdRule } from "../targets/amdgpu/rules/rule.js";
-import { matchRules, writesD, writesP } from "../targets/amdgpu/rules/match_sync.js";
+import { writesD, writesP } from "../targets/amdgpu/rules/match_sync.js";
 
 type Kinds = Partial<Record<SourceName, OperandKind>>;
 
@@ -354,111 +352,7 @@ describe("public vectors", () => {
   });
 });
 
-// ---------------------------------------------------------------------------------------
-// Broken variants must be caught.
-
-function brokenFailures(rule: AmdRule<MatchForm>, spec: RoutineSpec, mcpu: Mcpu): string[] {
-  const r = lowerWithRule(spec, TARGETS[mcpu], "isa", rule as AmdRule);
-  const { cases, refs } = casesFor(spec, WARPS);
-  return checkRoutine(r, cases, refs, false).failures;
-}
-
-const rule = (name: string) => matchRules.find((r) => r.name === name)!;
-
-describe("broken variants are caught", () => {
-  const anySpec: RoutineSpec = {
-    form: { op: "match", mode: "any", type: "b32", dest: "d" },
-    kinds: { a: { kind: "v" }, membermask: { kind: "v" } },
-    guarded: false,
-  };
-
-  it("a waterfall that ignores the membermask (ZLUDA's match.any)", () => {
-    const noMask: AmdRule<MatchForm> = {
-      ...rule("match_any_waterfall"),
-      name: "broken_any_ignores_membermask",
-      emit: (f, m, c) => {
-        rule("match_any_waterfall").emit(f, m, c);
-        const last = m.lines[m.lines.length - 1]!;
-        if (!("op" in last) || last.op !== "v_and_b32") throw new Error("unexpected tail");
-        m.lines[m.lines.length - 1] = { ...last, op: "v_mov_b32", ops: [last.ops[0]!, last.ops[2]!] };
-      },
-    };
-    for (const mcpu of ["gfx942", "gfx1100"] as const) {
-      const fails = brokenFailures(noMask, anySpec, mcpu);
-      expect(fails.length).toBeGreaterThan(0);
-      expect(fails[0]).toMatch(/lane \d+: d = /);
-    }
-  });
-
-  it("a waterfall that leaves exec as the loop left it (empty)", () => {
-    const noRestore: AmdRule<MatchForm> = {
-      ...rule("match_any_waterfall"),
-      name: "broken_any_no_restore",
-      emit: (f, m, c) => {
-        rule("match_any_waterfall").emit(f, m, c);
-        const i = m.lines.findIndex((l, j) => j > 0 && "op" in l && l.op.startsWith("s_mov_b") && l.ops[0]!.k.startsWith("exec"));
-        m.lines.splice(i, 1);
-      },
-    };
-    const fails = brokenFailures(noRestore, anySpec, "gfx90a");
-    expect(fails.join("\n")).toMatch(/exec is not restored/);
-  });
-
-  it("the old §10.3 match.all sketch (ballot compared with the membermask, d = membermask)", () => {
-    // s_ff1 first member; v_readlane; v_cmp; s_and with mask; s_cmp_eq mask; d = mask or 0.
-    const oldSketch: AmdRule<MatchForm> = {
-      name: "broken_all_old_sketch",
-      prio: 0,
-      why: "broken on purpose: the old §10.3 sketch compares the ballot with the membermask",
-      when: () => true,
-      emit: (f, m) => {
-        const mm = m.src("membermask");
-        const l = m.stmp();
-        const x = m.stmp();
-        const e = m.mask();
-        const mt = m.stmp();
-        m.emit("s_mov_b32", mt, mm);
-        m.emit("s_ff1_i32_b32", l, mt);
-        m.emit("v_readlane_b32", x, m.src("a"), l);
-        m.emit("v_cmp_eq_u32", e, x, m.src("a"));
-        const elo = e.k === "s" ? { k: "s" as const, n: e.n, count: 1 as const } : e;
-        m.emit("s_and_b32", elo, elo, mt);
-        m.emit("s_cmp_eq_u32", elo, mt);
-        m.emit("s_cselect_b32", elo, mt, imm(0));
-        m.emit("s_cselect_b32", { k: "vcc_lo" }, imm(-1), imm(0));
-        m.emit("v_mov_b32", m.d(), elo);
-      },
-    };
-    const spec: RoutineSpec = {
-      form: { op: "match", mode: "all", type: "b32", dest: "d|p" },
-      kinds: { a: { kind: "v" }, membermask: { kind: "s" } },
-      guarded: false,
-    };
-    for (const mcpu of ["gfx900", "gfx1030"] as const) {
-      const fails = brokenFailures(oldSketch, spec, mcpu);
-      expect(fails.length).toBeGreaterThan(0);
-    }
-  });
-
-  it("a guarded .all whose guarded-off lanes lose their prior d", () => {
-    const spec: RoutineSpec = {
-      form: { op: "match", mode: "all", type: "b64", dest: "d|p" },
-      kinds: { a: { kind: "v" }, membermask: { kind: "s" } },
-      guarded: true,
-    };
-    const losesPrior: AmdRule<MatchForm> = {
-      ...rule("match_all_uniform_saveexec_guarded"),
-      name: "broken_all_loses_prior_d",
-      emit: (f, m, c) => {
-        rule("match_all_uniform_saveexec_guarded").emit(f, m, c);
-        const i = m.lines.findIndex((l) => "op" in l && l.op === "v_cndmask_b32");
-        m.lines.splice(i, 1);
-      },
-    };
-    const fails = brokenFailures(losesPrior, spec, "gfx942");
-    expect(fails.join("\n")).toMatch(/\(prior\)/);
-  });
-});
+// Broken variants live in the corpus, test/check/broken (match_*.ts), refuted by test/prove.test.ts.
 
 // ---------------------------------------------------------------------------------------
 // llvm-mc-19 accepts every listing (runs after the per-mcpu tests filled `listings`).

@@ -18,7 +18,8 @@ import { MATRIX_TARGETS, matrixRows, proveMany } from "../src/check/prove_worker
 import { loadZ3, solve } from "../src/check/smt.js";
 import { lowerWithRule } from "../targets/amdgpu/lower.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
-import type { BrokenCase } from "./check/broken/case.js";
+import type { BrokenCase, ExpectedKind } from "./check/broken/case.js";
+import { kindOf } from "./check/broken/case.js";
 
 const BROKEN = new URL("./check/broken/", import.meta.url);
 const tname = (t: ProveTarget) => (t.kind === "amdgpu" ? t.mcpu : "pir");
@@ -100,10 +101,13 @@ describe("broken corpus (test/check/broken): every wrong lowering is refuted", a
     results = await proveMany(items, { workers: 2, timeoutMs: 60_000, bugTimeoutMs: 60_000, share: false });
   }, 600_000);
 
-  it("has at least 20 cases, over every family and both kinds of target", () => {
+  it("has at least 20 cases, over every family, both kinds of target and every kind of error", () => {
     expect(cases.length).toBeGreaterThanOrEqual(20);
     expect(new Set(cases.map(({ c }) => familyOf(c.spec.form)))).toEqual(new Set(FAMILIES));
     expect(new Set(cases.map(({ c }) => c.target))).toEqual(new Set(["amdgpu", "pir"]));
+    // Every kind of error is pinned by some case.
+    const kinds: ExpectedKind[] = ["value", "contract", "poison", "invalid", "hazard"];
+    expect(new Set(cases.map(({ c }) => c.expect.kind))).toEqual(new Set(kinds));
   });
 
   for (const [i, { file, c }] of cases.entries()) {
@@ -114,21 +118,22 @@ describe("broken corpus (test/check/broken): every wrong lowering is refuted", a
       const cx = r.verdict.counterexample;
       expect(cx).toMatch(new RegExp(`^check ${formName(c.spec.form).replace(/[.|*+?()[\]{}^$\\]/g, "\\$&")} → .* rule ${c.rule.name} .*REFUTED`));
       expect(cx).toContain("ERROR: ");
-      if (c.expect?.kind === "hazard") {
-        // Refuted for its own reason: a hazard, naming the rule and both instructions.
-        expect(r.verdict.reason).toMatch(/^Hazard: /);
+      // Refuted for its own reason: the kind the case pins (and its text, where given).
+      expect(kindOf(r.verdict.reason), `${file}: refuted as "${r.verdict.reason.slice(0, 300)}"`).toBe(c.expect.kind);
+      if (c.expect.kind === "hazard") {
+        // A hazard names the rule and both instructions.
         expect(r.verdict.reason).toContain(`${c.expect.rule}: `);
         expect(r.verdict.reason).toContain(c.expect.producer);
         expect(r.verdict.reason).toContain(`→ \`${c.expect.consumer}`);
         return;
       }
-      expect(r.verdict.reason).not.toMatch(/^Hazard/);
-      if (!/interpreter rejects/.test(r.verdict.reason)) {
+      if (c.expect.what !== undefined) expect(r.verdict.reason).toContain(c.expect.what);
+      if (c.expect.kind !== "invalid") {
         expect(cx).toContain("Example:");
         expect(cx).toMatch(/#x[0-9a-f]+ \(\d+/); // inputs in hex and decimal
         expect(cx).toContain("Spec ");
         expect(cx).toContain("Lowering ");
-        if (/mismatch/.test(r.verdict.reason)) {
+        if (c.expect.kind === "value" && /mismatch/.test(r.verdict.reason)) {
           expect(cx).toContain("Spec value:");
           expect(cx).toContain("Lowered value:");
         }

@@ -5,7 +5,6 @@
  */
 import type { Form } from "../ir/forms.js";
 import type { RoutineSpec, SourceName } from "../ir/ir.js";
-import { sourcesOf } from "../ir/ir.js";
 import { Rng } from "./random.js";
 
 /** One scalar test case (u32 values), with the guard and prior d of guarded routines. */
@@ -33,24 +32,18 @@ export function bValues(): bigint[] {
   return [...out];
 }
 
-/** The ISA's own examples for a form, as (a, b, c) triples. */
-function isaExamples(f: Form): ScalarCase[] {
-  if (f.op === "szext") return [{ a: 0xffffffffn, b: 0n, c: 0n }];
-  return [];
-}
-
 /**
- * Inputs for one routine: fixed immediates, then examples, `extra` (form-specific corners),
+ * Inputs for one routine: fixed immediates, then `extra` (the family's: the ISA's examples, form-specific corners),
  * corners × small b (unless `generic` is false), and `random` seeded random cases. Guarded
  * routines alternate the guard and carry a prior d.
  */
-export function scalarCases(spec: RoutineSpec, seed: number, random: number, extra: ScalarCase[] = [], generic = true): ScalarCase[] {
+export function scalarCases(spec: RoutineSpec, sources: readonly SourceName[], seed: number, random: number, extra: ScalarCase[] = [], generic = true): ScalarCase[] {
   const rng = new Rng(seed);
   const fix = (name: SourceName, x: bigint) => {
     const k = spec.kinds[name];
     return k?.kind === "imm" ? k.value & 0xffffffffn : x;
   };
-  const cases: ScalarCase[] = [...isaExamples(spec.form), ...extra];
+  const cases: ScalarCase[] = [...extra];
   const bs = bValues();
   if (generic) for (const a of CORNERS) for (const b of bs) cases.push({ a, b, c: CORNERS[Number(b % BigInt(CORNERS.length))]! });
   for (let i = 0; i < random; i++) {
@@ -59,7 +52,7 @@ export function scalarCases(spec: RoutineSpec, seed: number, random: number, ext
     cases.push({ a: BigInt(rng.u32()), b, c: BigInt(rng.u32()) });
   }
   return dedupe(
-    sourcesOf(spec.form),
+    sources,
     cases.map((x, i) => {
       const out: ScalarCase = { a: fix("a", x.a), b: fix("b", x.b), c: fix("c", x.c) };
       if (spec.guarded) {
@@ -72,7 +65,7 @@ export function scalarCases(spec: RoutineSpec, seed: number, random: number, ext
 }
 
 /** Drops repeated cases, comparing only the sources the form reads. */
-function dedupe(read: SourceName[], xs: ScalarCase[]): ScalarCase[] {
+function dedupe(read: readonly SourceName[], xs: ScalarCase[]): ScalarCase[] {
   const seen = new Set<string>();
   return xs.filter((x) => {
     const key = `${read.includes("a") ? x.a : ""},${read.includes("b") ? x.b : ""},${read.includes("c") ? x.c : ""},${x.g},${x.dPrior}`;

@@ -514,7 +514,12 @@ function scalarRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, mode
   return { before, after, paths, lanes, bads };
 }
 
-async function proveAmdScalar(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
+/**
+ * Proves one scalar AMDGPU sequence, as given (waits kept; hazards are the caller's check),
+ * against the reference under its layout and scratch windows. Also the prover of the
+ * compiled `hip`/`llvm` functions (targets/llvm/prove_compiled.ts). Never throws for wrong code.
+ */
+export async function proveAmdScalar(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
   const coupled = laneCoupling(r.lines, r.target.wave);
   const mode = coupled ? "all" : "lane0";
   const init = symbolicInit(env);

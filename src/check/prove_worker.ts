@@ -20,7 +20,8 @@ import { pathToFileURL } from "node:url";
 import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { Family, Form } from "../ir/forms.js";
-import { PROFILES, formId, formsOf } from "../ir/forms.js";
+import { PROFILES, formId } from "../ir/forms.js";
+import { familyNamed, familyOf } from "../families/index.js";
 import { MCPUS } from "../../targets/amdgpu/regs.js";
 import { routineName } from "../ir/ir.js";
 import type { AnyRule, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove.js";
@@ -371,40 +372,11 @@ async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: 
 // The matrix
 
 /**
- * The routines proved for a form: operand kinds (and guards) such that every rule applies to
- * at least one of them. Video: every form with all-divergent operands; forms without
- * selectors also with immediate operands and with a guard (a selector on an immediate is
- * not PTX).
+ * The routines proved for a form: the family's operand kinds (and guards) such that every
+ * rule applies to at least one of them (`Family.proveSpecs`).
  */
 export function matrixSpecs(form: Form): RoutineSpec[] {
-  const v = { kind: "v" } as const;
-  const s = { kind: "s" } as const;
-  const imm = (x: bigint) => ({ kind: "imm", value: x }) as const;
-  const both = (ks: RoutineSpec["kinds"][]) => ks.flatMap((kinds) => [false, true].map((guarded) => ({ form, kinds, guarded })));
-  if (form.op === "szext")
-    return both([
-      { a: v, b: v },
-      { a: s, b: s },
-      { a: v, b: s },
-      { a: s, b: v },
-      ...[0n, 1n, 8n, 16n, 31n, 32n, 33n, 0xffffffffn].map((b) => ({ a: v, b: imm(b) })),
-      { a: s, b: imm(8n) },
-      { a: s, b: imm(16n) },
-      { a: imm(0x80000081n), b: v },
-      { a: imm(0xffn), b: imm(8n) },
-    ]);
-  if (form.op === "match") {
-    const out: RoutineSpec["kinds"][] = [];
-    for (const a of [v, s, imm(5n)]) for (const membermask of [v, s, imm(0xffffffffn), imm(0xffffn)]) out.push({ a, membermask });
-    return both(out);
-  }
-  const specs: RoutineSpec[] = [{ form, kinds: { a: v, b: v, c: v }, guarded: false }];
-  if (form.bsel === null) specs.push({ form, kinds: { a: v, b: imm(33n), c: v }, guarded: false });
-  if (form.asel === null && form.bsel === null) {
-    specs.push({ form, kinds: { a: imm(0x80000001n), b: imm(3n), c: v }, guarded: false });
-    specs.push({ form, kinds: { a: v, b: v, c: v }, guarded: true });
-  }
-  return specs;
+  return familyOf(form).proveSpecs(form);
 }
 
 /** The targets of the matrix: every AMDGPU mcpu, and the PIR (which JS and C share). */
@@ -426,7 +398,7 @@ export interface MatrixRow {
 export function matrixRows(family: Family, every = 1): MatrixRow[] {
   const rows: MatrixRow[] = [];
   let i = 0;
-  for (const form of formsOf(family)) {
+  for (const form of familyNamed(family).forms()) {
     if (i++ % every !== 0) continue;
     for (const spec of matrixSpecs(form)) {
       for (const target of MATRIX_TARGETS) for (const profile of PROFILES) rows.push({ spec, target, profile, rules: rulesFor(spec, target, profile).map((r) => r.name) });

@@ -23,6 +23,7 @@
  * hardware (the named lane never arrives); such vectors are left out (listed on stderr)
  * unless `unsafe` is set.
  */
+import { familyOf } from "../families/index.js";
 import { escapeControls, PtxLowerError } from "../diag.js";
 import { readVectors } from "../check/vectors.js";
 import type { FamilyInst, PtxOperand } from "../ir/ir.js";
@@ -68,11 +69,7 @@ function opText(o: PtxOperand | undefined, slot: string | undefined, sel: Sel | 
 }
 
 function opcodeOf(inst: FamilyInst): string {
-  const f = inst.form;
-  if (f.op === "szext") return `szext.${f.mode}.${f.type}`;
-  if (f.op === "match") return `match.${f.mode}.sync.${f.type}`;
-  const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
-  return `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}${op2}`;
+  return familyOf(inst.form).asmOpcode(inst.form);
 }
 
 interface Asm {

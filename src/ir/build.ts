@@ -31,9 +31,11 @@ import { type Diagnostic, error, messages, warning } from "../diag.js";
 import { PTX_OPCODES } from "../ptx/opcodes.js";
 import { type Block, type FunctionDecl, type Instruction, type Module, type Operand, type TopLevel, type VarDecl } from "../ptx/ast.js";
 import { parsePtx } from "../ptx/parser.js";
-import type { Form, MatchDest, MatchForm, Sel, SzextForm, VshForm, VshTail } from "./forms.js";
+import type { Form } from "./forms.js";
 import { formId } from "./forms.js";
-import type { FamilyInst, Guard, Loc, PtxOperand } from "./ir.js";
+import type { FamilyInst, Loc } from "./ir.js";
+import type { AnyFamily } from "../family/types.js";
+import { type FamilyOpcode, familyByOp, isFamilyOpcode } from "../families/index.js";
 
 /** The result of `parseModule`. */
 export interface ParsedModule {
@@ -198,13 +200,8 @@ function countNewlines(s: string): number {
   return n;
 }
 
-/** The opcodes this tool lowers. */
-export type FamilyOpcode = "szext" | "vshl" | "vshr" | "match";
-
-/** True for the base mnemonics `szext`, `vshl`, `vshr`, `match`. */
-export function isFamilyOpcode(op: string): op is FamilyOpcode {
-  return op === "szext" || op === "vshl" || op === "vshr" || op === "match";
-}
+/** The opcodes this tool lowers (the families' `ops`; src/families/index.ts). */
+export { type FamilyOpcode, isFamilyOpcode } from "../families/index.js";
 
 // ==================================================================== names and scopes
 
@@ -667,7 +664,7 @@ export function resolveModule(ast: Module, insts: readonly FamilyInst[], detail 
 
 // ==================================================================== module context
 
-interface ModuleContext {
+export interface ModuleContext {
   version: { major: number; minor: number } | null;
   /** The lowest `sm_NN` of `.target`, or null if none. */
   sm: number | null;
@@ -689,10 +686,6 @@ function moduleContext(ast: Module): ModuleContext {
 
 function sameContext(a: ModuleContext, b: ModuleContext): boolean {
   return a.sm === b.sm && a.version?.major === b.version?.major && a.version?.minor === b.version?.minor;
-}
-
-function versionBelow(v: ModuleContext["version"], major: number, minor: number): boolean {
-  return v !== null && (v.major < major || (v.major === major && v.minor < minor));
 }
 
 // ==================================================================== modifier vocabulary
@@ -728,9 +721,6 @@ function knownSelectorSyntax(sel: string): boolean {
   return true;
 }
 
-/** The selectors of the scalar video instructions. */
-const VIDEO_SELS = new Set<string>(["b0", "b1", "b2", "b3", "h0", "h1"]);
-
 /** Register class of a declared register or variable: i32 (.b32/.u32/.s32), f32, i64, f64, pred or other. */
 function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" | "other" {
   if (info.vector !== null) return "other";
@@ -759,10 +749,10 @@ function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" | "othe
 type SymOperand = Extract<Operand, { kind: "sym" }>;
 
 /** Operand role names in PTX order. */
-type Role = "d" | "a" | "b" | "c" | "membermask";
+export type Role = "d" | "a" | "b" | "c" | "membermask";
 
 /** The operands of an instruction that passed the template phase. */
-interface Resolved {
+export interface Resolved {
   /** `d` (or the first half of `d|p`). */
   d: Operand;
   /** The second half of `d|p`. */
@@ -779,10 +769,11 @@ interface Resolved {
 }
 
 /** The state of checking one family instruction; see the file comment for the phases. */
-class FamilyChecker {
+export class FamilyChecker {
   readonly diags: Diagnostic[] = [];
   readonly op: string;
-  readonly family: "szext" | "vsh" | "match";
+  /** The family whose instruction this is (its template and phase-3 checks). */
+  readonly def: AnyFamily;
   types: string[] = [];
   mode: "clamp" | "wrap" | null = null;
   modeCount = 0;
@@ -817,7 +808,7 @@ class FamilyChecker {
     readonly interner: Interner | null = null,
   ) {
     this.op = inst.opcode;
-    this.family = inst.opcode === "szext" ? "szext" : inst.opcode === "match" ? "match" : "vsh";
+    this.def = familyByOp(inst.opcode as FamilyOpcode);
   }
 
   err(loc: Loc, message: string): void {
@@ -852,11 +843,11 @@ class FamilyChecker {
       else if (m === "clamp" || m === "wrap") {
         if (this.modeCount++ === 1) this.err(this.modLoc(i), messages.multipleClamp());
         else this.mode = m;
-        if (this.family === "match") this.matchClamp ??= i;
+        if (this.def.syntax.clampIllegal) this.matchClamp ??= i;
       } else if (m === "sat") this.sat++;
       else if (m === "add" || m === "min" || m === "max") {
         this.postOps.push({ m, i });
-        if (this.family !== "vsh" && !this.templateIllegal) this.templateIllegal = { m, i };
+        if (!this.def.syntax.postOps && !this.templateIllegal) this.templateIllegal = { m, i };
       } else if (m === "any" || m === "all" || m === "uni") {
         this.votes.push(m);
         if (this.votes.length > 1 && m !== "uni" && this.vote !== null && this.vote !== "uni" && !anyAllReported) {
@@ -864,7 +855,7 @@ class FamilyChecker {
           this.err(this.modLoc(i), messages.multipleAnyAll());
         }
         if (m !== "uni" || this.vote === null) this.vote = m; // `.uni` does not override `.any/.all`
-      } else if (m === "sync" && this.family === "match") this.sync = true;
+      } else if (m === "sync" && this.def.syntax.sync) this.sync = true;
       else if (TEMPLATE_ILLEGAL.has(m)) this.templateIllegal ??= { m, i };
       else if (ROUNDING.has(m)) this.rounding.push(i);
       else if (COMPARISON.has(m)) this.comparison.push(i);
@@ -959,24 +950,18 @@ class FamilyChecker {
     }
 
     const t = this.types;
-    const int32 = (x: string) => x === "u32" || x === "s32";
-    const typesOk =
-      this.family === "szext"
-        ? t.length === 1 && int32(t[0])
-        : this.family === "match"
-          ? t.length === 1 && (t[0] === "b32" || t[0] === "b64")
-          : t.length === 3 && t.every(int32);
+    const typesOk = this.def.syntax.types(t);
     if (!typesOk) {
       this.err(inst.loc, messages.unexpectedTypes(op));
       return null;
     }
     const ops = inst.operands;
-    const arityOk = this.family === "vsh" ? ops.length === 4 || (ops.length === 3 && this.postOps.length === 0) : ops.length === 3;
+    const arityOk = this.def.syntax.arity(ops.length, this.postOps.length);
     if (!arityOk) {
       this.err(inst.loc, messages.argumentsMismatch(op));
       return null;
     }
-    const roles: Role[] = this.family === "match" ? ["d", "a", "membermask"] : ["d", "a", "b", "c"];
+    const roles = this.def.syntax.roles;
     let mismatch: Loc | null = null;
     const res: Resolved = { d: ops[0], p: null, sources: [], specials: [], vectorSpecial: null, notRegister: [], fieldValue: null };
 
@@ -1029,7 +1014,7 @@ class FamilyChecker {
         continue;
       }
       if (o.kind === "float") {
-        const ok = this.family === "match" && role === "a" && o.width === (t[0] === "b64" ? 64 : 32);
+        const ok = this.def.syntax.floatSource(role, o.width, t);
         if (!ok) mismatch ??= o.loc;
         continue;
       }
@@ -1037,7 +1022,7 @@ class FamilyChecker {
         mismatch ??= o.loc;
         continue;
       }
-      const want = this.family === "match" && role === "a" ? (t[0] === "b64" ? ["i64", "f64"] : ["i32", "f32"]) : ["i32"];
+      const want = this.def.syntax.sourceClasses(role, t);
       const info = this.scope.lookup(o.name);
       if (this.badField.has(o)) continue;
       if (!info) {
@@ -1078,7 +1063,7 @@ class FamilyChecker {
   /** Known modifiers that do not apply, by ptxas's categories. */
   illegalOthers(): void {
     const op = this.op;
-    if (this.family !== "match" && this.vote !== null) {
+    if (!this.def.syntax.votes && this.vote !== null) {
       this.err(this.modLoc(this.inst.modifiers.lastIndexOf(this.vote)), messages.illegalModifier("." + this.vote, op));
     }
     if (this.spaces.length > 0) this.err(this.modLoc(this.spaces[0]), messages.noStateSpace(op));
@@ -1136,147 +1121,17 @@ function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx:
   const r = c.template();
   let built: FamilyInst | null = null;
   if (r) {
-    if (c.family === "szext") built = checkSzext(c, r);
-    else if (c.family === "vsh") built = checkVsh(c, r);
-    else built = checkMatch(c, r);
+    built = c.def.validate(c, r);
   }
   c.unknownSymbols();
   return { diagnostics: c.diags, inst: c.diags.length > 0 ? null : built };
-}
-
-/** szext, phase 3: target, version, immediate d, modifiers, predicate, discard (fatal), special registers, mode, selectors, non-registers. */
-function checkSzext(c: FamilyChecker, r: Resolved): FamilyInst | null {
-  const inst = c.inst;
-  c.multipleVotes();
-  if (c.ctx.sm !== null && c.ctx.sm < 70) c.err(inst.loc, messages.targetRequired("szext", "sm_70"));
-  if (versionBelow(c.ctx.version, 7, 6)) c.err(inst.loc, messages.featureVersion("szext", "7.6"));
-  if (r.d.kind === "int" || r.fieldValue) c.err(r.d.loc, messages.resultRegister("szext"));
-  c.illegalSat();
-  c.illegalOthers();
-  if (c.discard(r, false, "szext")) return null;
-  c.predicateNotAllowed(r, "szext");
-  c.predicateExpected(r);
-  c.specials(r);
-  c.clampRequired();
-  c.noSelectors(r);
-  c.notRegister(r);
-  if (c.mode === null) return null;
-  const form: SzextForm = { op: "szext", mode: c.mode, type: c.types[0] as "u32" | "s32" };
-  return famInst(c, form, r, 32);
-}
-
-/** vshl/vshr, phase 3: post-ops, modifiers, predicate, discard (fatal), special registers, btype, mode, selectors, non-registers. */
-function checkVsh(c: FamilyChecker, r: Resolved): FamilyInst | null {
-  const inst = c.inst;
-  const op = c.op;
-  if (c.postOps.length > 1) c.err(c.modLoc(c.postOps[1].i), messages.multiplePostOp());
-  c.multipleVotes();
-  c.illegalOthers();
-  if (c.discard(r, false, op)) return null;
-  c.predicateNotAllowed(r, op);
-  c.predicateExpected(r);
-  c.specials(r);
-  if (c.types[2] !== "u32") c.err(inst.loc, messages.requiresU32());
-  c.clampRequired();
-  const all = [{ op: r.d, index: 0 }, ...r.sources.map((s) => ({ op: s.op, index: s.index }))];
-  for (const { op: o, index } of all) {
-    const sel = c.selOf(o);
-    if (sel !== null && !VIDEO_SELS.has(sel)) c.err(o.loc, messages.incorrectSelector(index));
-  }
-  const cOp = r.sources.find((s) => s.role === "c")?.op ?? null;
-  if (cOp && c.selOf(cOp) !== null) c.err(cOp.loc, messages.selectorOnC());
-  const dsel = c.selOf(r.d);
-  if (dsel !== null && c.postOps.length > 0) c.err(r.d.loc, messages.dselAndOp2());
-  else if (dsel !== null && !cOp) c.err(r.d.loc, messages.selectorOnDest(op));
-  c.notRegister(r);
-  // ptxas expands the video ops before it notices an immediate destination, hence 'mov'.
-  if (r.d.kind === "int" && c.diags.length === 0) c.err(r.d.loc, messages.resultRegister("mov"));
-  if (c.mode === null) return null;
-  const tail: VshTail =
-    c.postOps.length > 0
-      ? { kind: "op2", op2: c.postOps[0].m as "add" | "min" | "max" }
-      : dsel !== null
-        ? { kind: "merge", dsel: dsel as Sel }
-        : { kind: "none" };
-  const form: VshForm = {
-    op: op as "vshl" | "vshr",
-    dtype: c.types[0] as "u32" | "s32",
-    atype: c.types[1] as "u32" | "s32",
-    sat: c.sat > 0,
-    mode: c.mode,
-    asel: c.selOf(r.sources[0].op) as Sel | null,
-    bsel: c.selOf(r.sources[1].op) as Sel | null,
-    tail,
-  };
-  return famInst(c, form, r, 32);
-}
-
-/** match, phase 3: votes, immediate d, .sync, .sat, .any/.all, predicate, modifiers, version, target, discard (fatal), special registers, selectors, non-registers. */
-function checkMatch(c: FamilyChecker, r: Resolved): FamilyInst | null {
-  const inst = c.inst;
-  const mode = c.vote === "any" || c.vote === "all" ? c.vote : null;
-  c.multipleVotes();
-  if (r.d.kind === "int" || r.fieldValue) c.err(r.d.loc, messages.resultRegister("match"));
-  if (!c.sync) c.err(inst.loc, messages.syncRequired("match"));
-  c.illegalSat();
-  if (mode === null) c.err(inst.loc, messages.anyAllRequired("match"));
-  if (mode !== "all") c.predicateNotAllowed(r, "match.any");
-  c.predicateExpected(r);
-  const p = r.p;
-  c.illegalOthers();
-  if (versionBelow(c.ctx.version, 6, 0)) c.err(inst.loc, messages.featureVersion("match", "6.0"));
-  if (c.ctx.sm !== null && c.ctx.sm < 70) c.err(inst.loc, messages.targetRequired("match", "sm_70"));
-  if (c.discard(r, mode === "all", "match")) return null;
-  c.specials(r);
-  if (c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", c.op));
-  c.noSelectors(r);
-  c.notRegister(r);
-  if (mode === null) return null;
-  const hasD = r.d.kind !== "sink";
-  const hasP = p !== null && p.kind === "sym";
-  const dest: MatchDest = mode === "any" ? "d" : hasD ? (hasP ? "d|p" : p ? "d|_" : "d") : hasP ? "_|p" : "_";
-  const form: MatchForm = { op: "match", mode, type: c.types[0] as "b32" | "b64", dest };
-  return famInst(c, form, r, form.type === "b64" ? 64 : 32);
-}
-
-/** Assemble the FamilyInst; immediates are truncated to their operand's width (`aWidth` for `a`). */
-function famInst(c: FamilyChecker, form: SzextForm | VshForm | MatchForm, r: Resolved, aWidth: 32 | 64): FamilyInst {
-  const inst = c.inst;
-  const g = inst.guard;
-  const guard: Guard | null = g ? { reg: g.reg, negate: g.negate } : null;
-  const x = c.interner;
-  const fi: FamilyInst = { form: x ? x.form(form) : form, d: irOperand(r.d, 32, x), a: irOperand(r.sources[0].op, aWidth, x), guard, loc: inst.loc, text: inst.text };
-  if (r.p && r.p.kind === "sym" && form.op === "match" && form.mode === "all") fi.p = irOperand(r.p, 1, x);
-  for (const s of r.sources.slice(1)) {
-    const o = irOperand(s.op, 32, x);
-    if (s.role === "b") fi.b = o;
-    else if (s.role === "c") fi.c = o;
-    else if (s.role === "membermask") fi.membermask = o;
-  }
-  return fi;
-}
-
-const MASKS = new Map<number, bigint>([1, 32, 64].map((w) => [w, (1n << BigInt(w)) - 1n]));
-
-function irOperand(o: Operand, width: number, interner: Interner | null): PtxOperand {
-  const mask = MASKS.get(width) ?? (1n << BigInt(width)) - 1n;
-  switch (o.kind) {
-    case "sym":
-      return { kind: "reg", name: interner ? interner.name(o.name) : o.name, loc: o.loc };
-    case "int":
-      return { kind: "imm", value: o.value & mask, text: o.text, loc: o.loc };
-    case "float":
-      return { kind: "imm", value: o.bits & mask, text: o.text, loc: o.loc };
-    default:
-      return { kind: "sink", loc: o.loc };
-  }
 }
 
 /**
  * Shares equal forms and equal register names among the FamilyInsts of one module (a large
  * module has 10^5 of them; forms and names repeat).
  */
-class Interner {
+export class Interner {
   private readonly forms = new Map<string, Form>();
   private readonly names = new Map<string, string>();
 

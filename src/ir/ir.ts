@@ -6,7 +6,8 @@
  * the three families into `FamilyInst`, rejecting illegal forms with ptxas's messages.
  * passes/uniformity.ts then decides the kind of each source operand.
  */
-import type { Form } from "./forms.js";
+import type { Form } from "./form_types.js";
+import { familyOf } from "../families/index.js";
 
 /** A source position: 1-based line and column. */
 export interface Loc {
@@ -67,11 +68,9 @@ export interface RoutineSpec {
   guarded: boolean;
 }
 
-/** The source operands a form reads, in PTX order (`c` only where the tail uses it). */
+/** The source operands a form reads, in PTX order (`c` only where the tail uses it); stated by the family. */
 export function sourcesOf(f: Form): SourceName[] {
-  if (f.op === "szext") return ["a", "b"];
-  if (f.op === "match") return ["a", "membermask"];
-  return f.tail.kind === "none" ? ["a", "b"] : ["a", "b", "c"];
+  return familyOf(f).sources(f);
 }
 
 function kindTag(k: OperandKind): string {

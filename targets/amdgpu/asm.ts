@@ -3,7 +3,7 @@
  * interpreter runs: one instruction per line, `mnemonic[_e32|_e64] op, op, …`, labels
  * (`.LBB0_1:`), comments (`;`, `//`). It turns LLVM's output into `MLine`s
  * (targets/amdgpu/minst.ts) so that code nobody here wrote can be run by the project's
- * interpreter (src/check/llvm.ts).
+ * interpreter (targets/amdgpu/oracle/llvm.ts).
  *
  * Operands: `v5`, `v[4:5]`, `s3`, `s[2:3]`, `vcc`, `vcc_lo`, `exec`, `exec_lo`, integer
  * constants (decimal, signed, or hex), labels. Everything the interpreter cannot represent

@@ -304,7 +304,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "vcmpx-exec-war",
     // LLVM 19 enables this only for GFX10.1 (gfx1010–gfx1013, FeatureVcmpxExecWARHazard, a
     // GFX10.1 bug): on gfx1030 and gfx1100 post-RA-hazard-rec adds nothing between
-    // `s_mov_b32 s4, exec_lo` and `v_cmpx_ne_u32_e32` (measured, src/check/llc_hazards.ts:
+    // `s_mov_b32 s4, exec_lo` and `v_cmpx_ne_u32_e32` (measured, targets/amdgpu/oracle/llc_hazards.ts:
     // llc's own divergent if/else and loops on gfx1030/gfx1100 have exactly that pair).
     procs: "gfx1010–gfx1013 (none of the five processors here)",
     on: (t) => (t.mcpu as string).startsWith("gfx101"),

@@ -2,15 +2,20 @@
  * @fileoverview Lowering a routine (form × operand kinds) to AMDGPU: rule lookup, selection,
  * the guard wrapper of the routine contract, and the printer.
  */
+import type { FamilyName, FormOf } from "../../src/families/index.js";
+import type { RuleTable } from "../../src/family/types.js";
+import { familyOf } from "../../src/ir/forms.js";
 import type { Form, Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { MLine } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Target } from "./regs.js";
-import { boundaryOf, Builder, outputsOf } from "./routine.js";
+import { Builder, outputsOf } from "./routine.js";
+import { AMDGPU_ROUTINE_PASSES, VERIFY_PASSES } from "../../passes/index.js";
+import { verifyBetweenPasses } from "../../passes/verify.js";
+import { selectCheapest } from "../../passes/select.js";
 import type { Boundary } from "./hazards.js";
-import { hazardPass, hazardTarget, LLVM_ENTRY, shift64HighRegHits } from "./hazards.js";
 import { record } from "./isa/index.js";
 import { issueCyclesOf } from "./interp.js";
 import type { Layout } from "./routine.js";
@@ -39,11 +44,16 @@ export interface AmdRoutine {
   boundary: Boundary;
 }
 
+/** The AMDGPU rule type of each family. */
+type AmdRules = { [K in FamilyName]: AmdRule<FormOf<K>> };
+
+/** The AMDGPU rules, keyed by family (a family without rules does not compile). */
+export const AMDGPU_RULES: RuleTable<AmdRules> = { szext: szextRules, match: matchRules, video: vshRules };
+
 /** Every rule of a family's form, in definition order. */
-export function rulesOf(f: Form): AmdRule[] {
-  if (f.op === "szext") return szextRules as AmdRule[];
-  if (f.op === "match") return matchRules as AmdRule[];
-  return vshRules as AmdRule[];
+export function rulesOf(f: Form): readonly AmdRule[] {
+  // A rule of family K takes K's forms; `f` is one of them (familyOf), which the table's type cannot say.
+  return AMDGPU_RULES[familyOf(f)] as readonly AmdRule[];
 }
 
 /** The rules that apply to a routine on a target (empty means a coverage gap). */
@@ -60,35 +70,37 @@ export function applicableRules(spec: RoutineSpec, t: Target, profile: Profile):
  */
 export type BoundaryKind = "contract" | "function";
 
-/** Emits one routine with a given rule, applying the contract's guard wrapper. */
+/**
+ * The state the AMDGPU routine passes (passes/index.ts `AMDGPU_ROUTINE_PASSES`) thread: the
+ * routine, the builder the rule emits into, and the sequence as it goes through legalisation,
+ * the gfx90a register rename and the hazard pass.
+ */
+export interface RoutineState {
+  spec: RoutineSpec;
+  t: Target;
+  profile: Profile;
+  rule: AmdRule;
+  boundaryKind: BoundaryKind;
+  m: Builder;
+  /** The sequence after legalisation (empty before). */
+  lines: MLine[];
+  /** Wait cycles the hazard pass hid by reordering. */
+  hidden: number;
+  /** The boundary the hazard pass padded for. */
+  boundary?: Boundary;
+}
+
+/**
+ * Emits one routine with a given rule: runs the AMDGPU routine passes in their order
+ * (passes/index.ts) and returns the routine.
+ */
 export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, rule: AmdRule, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
-  const m = new Builder(spec, t, rule.name);
-  const wrap = spec.guarded && spec.form.op !== "match";
-  // With no divergent source the prior d is in v0 itself: the body then writes a scratch
-  // VGPR, so the prior value survives until the select below.
-  const prior = m.layout.dPrior;
-  if (wrap && prior?.k === "v" && prior.n === 0) m.dBody = m.vtmp();
-  rule.emit(spec.form, m, { spec, t, profile });
-  if (wrap) {
-    // Guard (scalar forms): the body ran in every active lane; lanes whose guard is false
-    // take the prior d back. One v_cndmask on the guard mask.
-    m.emit("v_cndmask_b32", m.layout.d, prior!, m.d(), m.layout.guard!);
+  let x: RoutineState = { spec, t, profile, rule, boundaryKind, m: new Builder(spec, t, rule.name), lines: [], hidden: 0 };
+  for (const p of AMDGPU_ROUTINE_PASSES) {
+    x = p.run(x);
+    if (VERIFY_PASSES) verifyBetweenPasses(p.name, x);
   }
-  // gfx90a: no 64-bit shift count in v(8k+7) (hazards.ts shift64HighRegHits): such a scratch
-  // count is renamed to a fresh scratch VGPR, which is register choice, not semantics.
-  let emitted = m.finish();
-  for (const n of shift64HighRegHits(emitted, hazardTarget(t))) {
-    const inPair = emitted.some((l) => !isLabel(l) && l.ops.some((o) => o.k === "v" && o.count === 2 && (o.n === n || o.n + 1 === n)));
-    if (n < m.layout.vScratch || inPair) continue;
-    let fresh = m.vtmp();
-    while (fresh.k === "v" && fresh.n % 8 === 7) fresh = m.vtmp();
-    emitted = emitted.map((l) => (isLabel(l) ? l : { ...l, ops: l.ops.map((o) => (o.k === "v" && o.count === 1 && o.n === n ? fresh : o)) }));
-  }
-  // Wait states last: the sequence as emitted, reordered where that hides them, padded where
-  // it does not (targets/amdgpu/hazards.ts), under the contract's boundary table.
-  const boundary = boundaryKind === "contract" ? boundaryOf(spec, m.layout, t) : LLVM_ENTRY;
-  const padded = rule.waits === "as-emitted" ? { lines: emitted, hidden: 0 } : hazardPass(emitted, hazardTarget(t), boundary);
-  const lines = padded.lines;
+  const { m, lines } = x;
   // The scratch window is what the builder reserved: a rule that writes past it (a register
   // it never allocated) breaks the contract, and the checker must see that.
   return {
@@ -101,8 +113,8 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
     sEnd: Math.max(m.sUsed, m.layout.sScratch),
     count: staticCycles(lines),
     waits: staticCycles(lines.filter((l) => !isLabel(l) && "none" in record(l.op).sem)),
-    hidden: padded.hidden,
-    boundary,
+    hidden: x.hidden,
+    boundary: x.boundary!,
   };
 }
 
@@ -113,16 +125,7 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
 export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
   const rules = applicableRules(spec, t, profile);
   if (rules.length === 0) throw new Error(`no AMDGPU rule for ${formName(spec.form)} on ${t.mcpu}`);
-  let best: AmdRoutine | null = null;
-  let bestPrio = 0;
-  for (const r of rules) {
-    const x = lowerWithRule(spec, t, profile, r, boundaryKind);
-    if (!best || x.count < best.count || (x.count === best.count && r.prio > bestPrio)) {
-      best = x;
-      bestPrio = r.prio;
-    }
-  }
-  return best!;
+  return selectCheapest(rules.map((r) => ({ prio: r.prio, value: lowerWithRule(spec, t, profile, r, boundaryKind) })), (x) => x.count);
 }
 
 /** Static issue cycles of a sequence (labels are free). */

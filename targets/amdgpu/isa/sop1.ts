@@ -52,10 +52,10 @@ export const SOP1 = [
   },
   saveexec("s_and_saveexec_b64", 64, "and"),
   saveexec("s_and_saveexec_b32", 32, "and", [10, 11]),
-  // Emitted by llc-19 for if/else (checked against LLVM in src/check/llvm.ts): Vega ch. 12
+  // Emitted by llc-19 for if/else (checked against LLVM in targets/amdgpu/oracle/llvm.ts): Vega ch. 12
   // SOP1 S_ANDN2_SAVEEXEC_B64 (RDNA3: s_and_not1_saveexec); the _b32 form is GFX10+.
   saveexec("s_andn2_saveexec_b64", 64, "andn2"),
   saveexec("s_andn2_saveexec_b32", 32, "andn2", [10, 11]),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega ch. 12 SOP1 S_BREV_B32.
+  // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts): Vega ch. 12 SOP1 S_BREV_B32.
   sop1("s_brev_b32", "D.u[31:0] = S0.u[0:31] (bit reverse)", (bv, [s0]) => ({ d: [bitReverse(bv, s0!)] })),
 ] as const satisfies readonly IsaRecord[];

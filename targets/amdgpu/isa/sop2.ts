@@ -101,7 +101,7 @@ export const SOP2 = [
     const d = sbfe(bv, s0!, s1!, true);
     return { d: [d], scc: nonzero(bv, d) };
   }),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); Vega ISA ch. 12 (SOP2).
+  // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); Vega ISA ch. 12 (SOP2).
   {
     ...sop2("s_add_i32", "D.i = S0.i + S1.i; SCC = signed overflow", (bv, [s0, s1]) => {
       const d = bv.add(s0!, s1!);

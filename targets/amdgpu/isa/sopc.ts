@@ -29,7 +29,7 @@ export const SOPC = [
     sopc(`s_cmp_${name}_i32` as const, `SCC = S0.i ${sym} S1.i`, (bv, [s0, s1]) => ({ d: [], scc: (I[rel] ?? cmp)(bv, s0!, s1!) }), 32, { rel, signed: true, bits: 32 }),
   ]),
   sopc("s_cmp_eq_u64", "SCC = S0.u64 == S1.u64", (bv, [s0, s1]) => ({ d: [], scc: bv.eq(s0!, s1!) }), 64, { rel: "eq", signed: false, bits: 64 }),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); Vega ISA ch. 12 (SOPC).
+  // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); Vega ISA ch. 12 (SOPC).
   sopc("s_bitcmp0_b32", "SCC = S0.u[S1.u[4:0]] == 0", (bv, [s0, s1]) => ({ d: [], scc: bv.notB(bv.bitAt(bv.lshr(s0!, bv.zext(bv.extract(s1!, 4, 0), 32)), 0)) })),
   sopc("s_bitcmp1_b32", "SCC = S0.u[S1.u[4:0]] == 1", (bv, [s0, s1]) => ({ d: [], scc: bv.bitAt(bv.lshr(s0!, bv.zext(bv.extract(s1!, 4, 0), 32)), 0) })),
   sopc("s_cmp_lg_u64", "SCC = S0.u64 != S1.u64", (bv, [s0, s1]) => ({ d: [], scc: bv.notB(bv.eq(s0!, s1!)) }), 64, { rel: "ne", signed: false, bits: 64 }),

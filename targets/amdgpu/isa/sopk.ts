@@ -1,7 +1,7 @@
 /**
  * @fileoverview SOPK records (scalar, 16-bit immediate). Semantics from the AMD "Vega" ISA
  * manual ch. 12 and "RDNA3" ch. 16 (SOPK). Emitted by llc-19 for 16-bit constants; checked against
- * LLVM in src/check/llvm.ts.
+ * LLVM in targets/amdgpu/oracle/llvm.ts.
  */
 import type { IsaRecord } from "./record.js";
 

@@ -23,7 +23,7 @@ export const VOP2 = [
   { ...vop2("v_add_nc_u32", "D.u = S0.u + S1.u (no carry out)", (bv, [s0, s1]) => [bv.add(s0!, s1!)], [10, 11]), commutative: true },
   vop2("v_sub_u32", "D.u = S0.u - S1.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s0!, s1!)], [9]),
   vop2("v_sub_nc_u32", "D.u = S0.u - S1.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s0!, s1!)], [10, 11]),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts): Vega ch. 12 VOP2 V_SUBREV_U32.
+  // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts): Vega ch. 12 VOP2 V_SUBREV_U32.
   vop2("v_subrev_u32", "D.u = S1.u - S0.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s1!, s0!)], [9]),
   vop2("v_subrev_nc_u32", "D.u = S1.u - S0.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s1!, s0!)], [10, 11]),
   {

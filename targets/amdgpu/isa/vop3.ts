@@ -34,6 +34,32 @@ const shift64 = <M extends string>(mnemonic: M, desc: string, op: "shl" | "lshr"
   sem: { lane: ((bv, [s0, s1]) => [bv[op](s1!, bv.zext(bv.extract(s0!, 5, 0), 64))]) as LaneSem },
 });
 
+/**
+ * v_mbcnt_lo/hi_u32_b32: D = S1 + popcount(S0 & ThreadMask[31:0] / [63:32]), ThreadMask =
+ * (1 << lane) - 1 over 64 bits (AMD Vega ISA §12.11 V_MBCNT_LO_U32_B32 / V_MBCNT_HI_U32_B32,
+ * RDNA3 §16.10). EXEC is not read. On wave32 every lane is below 32, so `_hi` adds 0.
+ */
+const mbcnt = <H extends "lo" | "hi">(half: H): IsaRecord<`v_mbcnt_${H}_u32_b32`> => ({
+  mnemonic: `v_mbcnt_${half}_u32_b32`,
+  enc: "VOP3",
+  desc: `D.u = S1.u + popcount(S0.u & ThreadMask[${half === "lo" ? "31:0" : "63:32"}]), ThreadMask = (1 << laneid) - 1`,
+  ops: [
+    { name: "vdst", out: true, w: 32 },
+    { name: "src0", w: 32 },
+    { name: "src1", w: 32 },
+  ],
+  uses: ["exec"],
+  sem: {
+    lane: (<V, B>(bv: BV<V, B>, src: V[], lane: number) => {
+      // The lanes below this one, in this half: bits [0, below) of S0.
+      const below = half === "lo" ? Math.min(lane, 32) : Math.max(lane - 32, 0);
+      let sum: V = src[1]!;
+      for (let i = 0; i < below; i++) sum = bv.add(sum, bv.zext(bv.extract(src[0]!, i, i), 32));
+      return [sum];
+    }) as LaneSem,
+  },
+});
+
 export const VOP3 = [
   vop3("v_bfe_u32", "D.u = (S0.u >> S1.u[4:0]) & ((1 << S2.u[4:0]) - 1)", (bv, [s0, s1, s2]) => [
     bv.and(bv.lshr(s0!, bits(bv, s1!, 4)), lowMask(bv, bits(bv, s2!, 4))),
@@ -69,7 +95,7 @@ export const VOP3 = [
   vop3("v_or3_b32", "D.u = S0.u | S1.u | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.or(s0!, s1!), s2!)]),
   vop3("v_lshl_or_b32", "D.u = (S0.u << S1.u[4:0]) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   vop3("v_add3_u32", "D.u = S0.u + S1.u + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.add(s0!, s1!), s2!)]),
-  // Emitted by llc-19 (checked against LLVM in src/check/llvm.ts); GFX9+ (Vega ISA ch. 12, VOP3).
+  // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); GFX9+ (Vega ISA ch. 12, VOP3).
   vop3("v_lshl_add_u32", "D.u = (S0.u << S1.u[4:0]) + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   {
     // VOP3P (gfx90a/gfx940, CDNA3 §12.10): each source supplies one half, picked by its
@@ -140,4 +166,6 @@ export const VOP3 = [
       },
     },
   },
+  mbcnt("lo"),
+  mbcnt("hi"),
 ] as const satisfies readonly IsaRecord[];

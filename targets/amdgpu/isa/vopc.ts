@@ -30,7 +30,7 @@ const cases = () => CMPS.flatMap(([rel, sym, cmp]) => SIGNS.map((sign) => ({ rel
 // V_CMPX (GFX10+ form, no SDST: EXEC = the compare of the active lanes, 0 elsewhere; RDNA2/3
 // ch. "VOPC"). GFX9's v_cmpx also writes SDST and has another operand list; llc-19 uses
 // s_and_saveexec there instead, so only the GFX10+ form is recorded. Emitted by llc-19 for
-// divergent if/else; checked in src/check/llvm.ts. 32-bit only: the interpreter's
+// divergent if/else; checked in targets/amdgpu/oracle/llvm.ts. 32-bit only: the interpreter's
 // `WaveIO.readLanes` reads one VGPR, not a pair.
 const CMPX = cases().map(({ rel, sym, sign, c }) => {
   const t = `${sign}32` as const;
@@ -58,7 +58,7 @@ const CMPX = cases().map(({ rel, sym, sign, c }) => {
     },
   };
 });
-// 16-bit compares (emitted by llc-19 for i16 ranges; checked in src/check/llvm.ts): the
+// 16-bit compares (emitted by llc-19 for i16 ranges; checked in targets/amdgpu/oracle/llvm.ts): the
 // operands are 32-bit registers of which the compare reads bits [15:0] (Vega ISA ch. 12, VOPC).
 const CMP16 = cases().map(({ rel, sym, sign, c }) =>
   vopc(`v_cmp_${rel}_${sign}16` as const, `D[laneId] = S0.${sign}16 ${sym} S1.${sign}16`, (bv, [s0, s1]) => c(bv, bv.extract(s0!, 15, 0), bv.extract(s1!, 15, 0)), {

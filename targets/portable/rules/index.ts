@@ -4,10 +4,13 @@
  * src/sem, shadowed rules included); `prio` only chooses between correct rules.
  */
 import type { Profile } from "../../../src/ir/forms.js";
-import { formId } from "../../../src/ir/forms.js";
+import { familyOf, formId } from "../../../src/ir/forms.js";
+import type { FamilyName } from "../../../src/families/index.js";
+import type { RuleTable } from "../../../src/family/types.js";
 import type { RoutineSpec } from "../../../src/ir/ir.js";
 import { routineName } from "../../../src/ir/ir.js";
 import type { PirFunction } from "../pir.js";
+import { selectCheapest } from "../../../passes/select.js";
 import { szextRules } from "./szext.js";
 import { vshRules } from "./vsh.js";
 import { matchRules } from "./match_sync.js";
@@ -24,12 +27,15 @@ export interface PortableRule {
   build(spec: RoutineSpec, profile: Profile): PirFunction;
 }
 
-/** Every portable rule, szext, then vshl/vshr, then match.sync. */
-export const portableRules: readonly PortableRule[] = [...szextRules, ...vshRules, ...matchRules];
+/** The portable rules (JS and C share them), keyed by family (a family without rules does not compile). */
+export const PORTABLE_RULES: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: szextRules, video: vshRules, match: matchRules };
 
-/** All rules whose guard matches `spec`, highest priority first (stable within a priority). */
+/** Every portable rule, szext, then vshl/vshr, then match.sync. */
+export const portableRules: readonly PortableRule[] = [...PORTABLE_RULES.szext, ...PORTABLE_RULES.video, ...PORTABLE_RULES.match];
+
+/** All rules of `spec`'s family whose guard matches it, highest priority first (stable within a priority). */
 export function portableRulesFor(spec: RoutineSpec): PortableRule[] {
-  return portableRules.filter((r) => r.when(spec)).sort((x, y) => y.prio - x.prio);
+  return PORTABLE_RULES[familyOf(spec.form)].filter((r) => r.when(spec)).sort((x, y) => y.prio - x.prio);
 }
 
 /**
@@ -37,9 +43,11 @@ export function portableRulesFor(spec: RoutineSpec): PortableRule[] {
  * @throws Error when no rule matches (a coverage gap, never silently skipped).
  */
 export function selectPortableRule(spec: RoutineSpec): PortableRule {
-  const r = portableRulesFor(spec)[0];
-  if (!r) throw new Error(`no portable rule for ${routineName(spec, formId)}`);
-  return r;
+  const rules = PORTABLE_RULES[familyOf(spec.form)].filter((r) => r.when(spec));
+  if (rules.length === 0) throw new Error(`no portable rule for ${routineName(spec, formId)}`);
+  // The one selection policy (passes/select.ts); portable cost is 0 for now, so priority,
+  // then definition order, decide — as AMDGPU's cycles-then-priority does on a cost tie.
+  return selectCheapest(rules.map((r) => ({ prio: r.prio, value: r })), () => 0);
 }
 
 /** Selects a rule and builds the routine. */

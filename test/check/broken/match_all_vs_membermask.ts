@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "all", type: "b32", dest: "d|p" }, kinds: { a: v, membermask: s }, guarded: false },
   profile: "isa",
   why: "compares the ballot with the membermask, not with the executing members",
+  expect: { kind: "value", what: "Value mismatch: d in lane" },
   rule: {
     name: "match_all_ballot_vs_membermask",
     prio: 0,

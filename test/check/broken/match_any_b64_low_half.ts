@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "any", type: "b64", dest: "d" }, kinds: { a: v, membermask: s }, guarded: false },
   profile: "isa",
   why: ".b64 compared on its low half only",
+  expect: { kind: "value", what: "Value mismatch: d in lane" },
   rule: {
     name: "match_any_b64_low_half",
     prio: 0,

@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: v, membermask: s }, guarded: false },
   profile: "isa",
   why: "lanes named only by other lanes' membermask are counted",
+  expect: { kind: "value", what: "Value mismatch: d in lane" },
   rule: {
     name: "match_any_ignores_membermask",
     prio: 0,

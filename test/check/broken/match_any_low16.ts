@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: v, membermask: s }, guarded: false },
   profile: "isa",
   why: "compares only the low 16 bits of a",
+  expect: { kind: "value", what: "Value mismatch: d in lane" },
   rule: {
     name: "match_any_low16",
     prio: 0,

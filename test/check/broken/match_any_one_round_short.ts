@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: v, membermask: v }, guarded: false },
   profile: "isa",
   why: "the loop stops while one lane is left, which never gets its ballot",
+  expect: { kind: "value", what: "Value mismatch: d in lane" },
   rule: {
     name: "match_any_one_round_short",
     prio: 0,

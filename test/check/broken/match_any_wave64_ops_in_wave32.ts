@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: v, membermask: s }, guarded: false },
   profile: "isa",
   why: "_b64 mask instructions on a wave32 target (exec is 32 bits)",
+  expect: { kind: "invalid", what: "operand exec is 32 bits, expected 64" },
   rule: {
     name: "match_any_wave64_ops_in_wave32",
     prio: 0,

@@ -11,6 +11,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: v, membermask: s }, guarded: false },
   profile: "isa",
   why: "exited lanes are counted (no & active)",
+  expect: { kind: "value", what: "Value mismatch: d in lane" },
   rule: {
     name: "pir_match_any_ignores_active",
     prio: 0,

@@ -8,6 +8,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "clamp", type: "u32" }, kinds: { a: v, b: v }, guarded: true },
   profile: "sm90",
   why: "1 << b with b ≥ 32 is poison, and b ≥ 32 must keep a",
+  expect: { kind: "poison", what: "(d is poison)" },
   rule: {
     name: "pir_szext_clamp_u32_mask_only",
     prio: 0,

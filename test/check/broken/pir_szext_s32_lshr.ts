@@ -8,6 +8,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "clamp", type: "s32" }, kinds: { a: s, b: v }, guarded: false },
   profile: "isa",
   why: "lshr (logical) where .s32 needs ashr",
+  expect: { kind: "value" },
   rule: {
     name: "pir_szext_clamp_s32_lshr",
     prio: 0,

@@ -9,6 +9,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "wrap", type: "s32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "missing n = 0 guard: a shift by 32 is poison",
+  expect: { kind: "poison", what: "(d is poison)" },
   rule: {
     name: "pir_szext_wrap_shl_sar_unguarded",
     prio: 0,

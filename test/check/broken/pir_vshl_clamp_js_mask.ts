@@ -13,6 +13,7 @@ export const broken: BrokenCase = {
   },
   profile: "sm90",
   why: "(b & 31) is JS's masking, not .clamp",
+  expect: { kind: "value" },
   rule: {
     name: "pir_vshl_clamp_add_js_mask",
     prio: 0,

@@ -13,6 +13,7 @@ export const broken: BrokenCase = {
   },
   profile: "sm90",
   why: "the ISA merge for d.h1 under the sm90 profile (D2)",
+  expect: { kind: "value" },
   rule: {
     name: "pir_vshl_wrap_h1_isa_merge",
     prio: 0,

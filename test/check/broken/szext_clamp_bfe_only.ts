@@ -10,6 +10,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "clamp", type: "s32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "v_bfe_i32 alone ignores .clamp: b ≥ 32 must keep a",
+  expect: { kind: "value" },
   rule: {
     name: "szext_clamp_bfe_only",
     prio: 0,

@@ -9,6 +9,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "clamp", type: "u32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "v_cmp_lt_u32 32, b is b > 32: b = 32 must keep a",
+  expect: { kind: "value" },
   rule: {
     name: "szext_clamp_cmp_off_by_one",
     prio: 0,

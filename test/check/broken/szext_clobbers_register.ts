@@ -9,6 +9,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "wrap", type: "u32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "writes v6, which is not in the routine's scratch window",
+  expect: { kind: "contract", what: "v6 lane 0 changed (not scratch)" },
   rule: {
     name: "szext_wrap_bfe_via_v6",
     prio: 0,

@@ -9,6 +9,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "clamp", type: "s32" }, kinds: { a: v, b: v }, guarded: true },
   profile: "sm90",
   why: "v_cndmask_b32 d, a, t, vcc picks a when b < 32",
+  expect: { kind: "value" },
   rule: {
     name: "szext_clamp_cndmask_swapped",
     prio: 0,

@@ -9,6 +9,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "wrap", type: "u32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "sets exec to all lanes and never restores it",
+  expect: { kind: "contract", what: "exec is not restored" },
   rule: {
     name: "szext_wrap_all_lanes",
     prio: 0,

@@ -9,6 +9,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "wrap", type: "s32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "v_lshrrev_b32 (logical) where .s32 needs v_ashrrev_i32",
+  expect: { kind: "value" },
   rule: {
     name: "szext_wrap_s32_lshr",
     prio: 0,

@@ -10,6 +10,7 @@ export const broken: BrokenCase = {
   spec: { form: { op: "szext", mode: "wrap", type: "s32" }, kinds: { a: v, b: v }, guarded: false },
   profile: "isa",
   why: "missing b = 0 guard: 32 - 0 = 32 is masked to a shift by 0",
+  expect: { kind: "value" },
   rule: {
     name: "szext_wrap_shl_sar_no_guard",
     prio: 0,

@@ -13,6 +13,7 @@ export const broken: BrokenCase = {
   },
   profile: "isa",
   why: "v_lshlrev_b32 masks the count to 5 bits; .clamp needs b ≥ 32 → 0",
+  expect: { kind: "value" },
   rule: {
     name: "vshl_clamp_lshlrev_only",
     prio: 0,

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   },
   profile: "isa",
   why: "v_perm_b32 selector 0x07000504 merges into byte 2, not byte 1",
+  expect: { kind: "value" },
   rule: {
     name: "vshl_wrap_merge_b1_perm_b2",
     prio: 0,

@@ -14,6 +14,7 @@ export const broken: BrokenCase = {
   },
   profile: "isa",
   why: "a 32-bit instead of a 34-bit intermediate: .sat cannot see the overflow",
+  expect: { kind: "value" },
   rule: {
     name: "vshl_sat_clamp_32bit",
     prio: 0,

@@ -12,6 +12,7 @@ export const broken: BrokenCase = {
   },
   profile: "sm90",
   why: "v_lshrrev_b32 (logical) for a signed atype",
+  expect: { kind: "value" },
   rule: {
     name: "vshr_wrap_s32_lshrrev",
     prio: 0,

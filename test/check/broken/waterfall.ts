@@ -18,7 +18,7 @@ export interface WaterfallBugs {
   oneShort?: boolean;
   /** Use the wave64 (_b64) mask instructions whatever the wave size. */
   wave64Ops?: boolean;
-  /** Leave exec as the loop left it (empty). */
+  /** Set exec to every lane after the loop instead of restoring the saved mask. */
   noRestore?: boolean;
 }
 
@@ -55,7 +55,8 @@ export function waterfall(f: MatchForm, m: Builder, bugs: WaterfallBugs = {}): v
     m.emit("s_and_b32", st, st, { k: "exec_lo" });
   }
   m.emit("s_cbranch_scc1", { k: "label", name: loop });
-  if (!bugs.noRestore) m.emit(W("s_mov"), exec, sv);
+  if (bugs.noRestore) m.emit(W("s_mov"), exec, imm(-1));
+  else m.emit(W("s_mov"), exec, sv);
   if (bugs.ignoreMask) m.emit("v_mov_b32", m.d(), t);
   else m.emit("v_and_b32", m.d(), m.src("membermask"), t);
 }

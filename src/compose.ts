@@ -1,0 +1,42 @@
+/**
+ * @fileoverview THE composition root: the one file under src/ that imports targets/. It
+ * registers every target's implementation of the interfaces in src/target/ (see
+ * src/target/registry.ts); the CLI (bin/), the library entry (src/index.ts), the scripts,
+ * the prover workers and the test setup import it first.
+ */
+import { registerTargets } from "./target/registry.js";
+import type { TargetServices } from "./target/types.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
+import { amdgpuOutput } from "../targets/amdgpu/module.js";
+import { cOutput, jsOutput } from "../targets/portable/module.js";
+import { amdgpuVerify } from "../targets/amdgpu/verify.js";
+import { cVerify, jsVerify } from "../targets/portable/verify.js";
+import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
+import { amdgpuReport } from "../targets/amdgpu/report.js";
+import { cReport, jsReport } from "../targets/portable/report.js";
+import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js";
+
+/** Every target's services. */
+export const SERVICES: TargetServices = {
+  prover: {},
+  lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
+  verify: [amdgpuVerify, jsVerify, cVerify],
+  vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],
+  report: [amdgpuReport, jsReport, cReport],
+};
+registerTargets(SERVICES);
+
+// The target-specific part of the public API (re-exported by src/index.ts).
+export type { Mcpu, Target } from "../targets/amdgpu/regs.js";
+export { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
+export type { AmdRoutine } from "../targets/amdgpu/lower.js";
+export { lowerRoutine, lowerWithRule, applicableRules, printRoutine } from "../targets/amdgpu/lower.js";
+export type { WaveState } from "../targets/amdgpu/interp.js";
+export { run } from "../targets/amdgpu/interp.js";
+export { execRoutine } from "../targets/amdgpu/exec.js";
+export { RECORDS, record } from "../targets/amdgpu/isa/index.js";
+export { lowerPortable, portableRulesFor } from "../targets/portable/rules/index.js";
+export { evalPir, evalPirConcrete } from "../targets/portable/pir.js";
+export { printJsModule } from "../targets/js/print.js";
+export { printCModule } from "../targets/c/print.js";
+

@@ -1,0 +1,174 @@
+/**
+ * @fileoverview The scalar video shifts: `vshl`/`vshr` with `.dtype.atype.u32{.sat}.mode`,
+ * an optional secondary op (`.add/.min/.max` with `c`) or a merge into `d.dsel`, and byte or
+ * half-word selectors on `a` and `b` (PTX ISA 9.0 §9.7.18.1.3). Its forms (15,680),
+ * spelling, ptxas-parity checks, reference semantics (src/sem/vsh.ts, profile-sensitive),
+ * inputs and the operand kinds verified and proved.
+ */
+import type { Sel, VshForm, VshTail } from "../ir/form_types.js";
+import { SELS } from "../ir/form_types.js";
+import type { Family, KindSample } from "../family/types.js";
+import type { RoutineSpec } from "../ir/ir.js";
+import { messages } from "../diag.js";
+import type { FamilyChecker, Resolved } from "../ir/build.js";
+import { VIDEO_SELS, famInst } from "../ir/family_inst.js";
+import { vsh } from "../sem/vsh.js";
+import { scalarCases } from "../check/inputs.js";
+import { vshCases } from "../check/vsh_inputs.js";
+import { Rng } from "../check/random.js";
+import { IMM, kindsOf, S, V } from "./kinds.js";
+
+const TAILS: readonly VshTail[] = [
+  { kind: "none" },
+  { kind: "op2", op2: "add" },
+  { kind: "op2", op2: "min" },
+  { kind: "op2", op2: "max" },
+  ...SELS.map((dsel): VshTail => ({ kind: "merge", dsel })),
+];
+const OPT_SELS: readonly (Sel | null)[] = [null, ...SELS];
+
+/** Every legal vshl/vshr form: 2 × 2 × 2 × 2 × 2 × 10 × 7 × 7 = 15,680. */
+export function* vshForms(): Generator<VshForm> {
+  for (const op of ["vshl", "vshr"] as const)
+    for (const dtype of ["u32", "s32"] as const)
+      for (const atype of ["u32", "s32"] as const)
+        for (const sat of [false, true])
+          for (const mode of ["clamp", "wrap"] as const)
+            for (const tail of TAILS)
+              for (const asel of OPT_SELS) for (const bsel of OPT_SELS) yield { op, dtype, atype, sat, mode, asel, bsel, tail };
+}
+
+/** A seeded sample of video forms covering every (vop, dtype, atype, sat, mode, tail kind). */
+export function videoSample(seed: number, perClass = 2): VshForm[] {
+  const rng = new Rng(seed);
+  const classes = new Map<string, VshForm[]>();
+  for (const f of vshForms()) {
+    const key = `${f.op}.${f.dtype}.${f.atype}.${f.sat}.${f.mode}.${f.tail.kind}`;
+    let xs = classes.get(key);
+    if (!xs) classes.set(key, (xs = []));
+    xs.push(f);
+  }
+  const out: VshForm[] = [];
+  for (const xs of classes.values()) for (let i = 0; i < perClass; i++) out.push(xs[rng.below(xs.length)]!);
+  return out;
+}
+
+/** vshl/vshr, phase 3: post-ops, modifiers, predicate, discard (fatal), special registers, btype, mode, selectors, non-registers. */
+function validate(c: FamilyChecker, r: Resolved) {
+  const inst = c.inst;
+  const op = c.op;
+  if (c.postOps.length > 1) c.err(c.modLoc(c.postOps[1].i), messages.multiplePostOp());
+  c.multipleVotes();
+  c.illegalOthers();
+  if (c.discard(r, false, op)) return null;
+  c.predicateNotAllowed(r, op);
+  c.predicateExpected(r);
+  c.specials(r);
+  if (c.types[2] !== "u32") c.err(inst.loc, messages.requiresU32());
+  c.clampRequired();
+  const all = [{ op: r.d, index: 0 }, ...r.sources.map((s) => ({ op: s.op, index: s.index }))];
+  for (const { op: o, index } of all) {
+    const sel = c.selOf(o);
+    if (sel !== null && !VIDEO_SELS.has(sel)) c.err(o.loc, messages.incorrectSelector(index));
+  }
+  const cOp = r.sources.find((s) => s.role === "c")?.op ?? null;
+  if (cOp && c.selOf(cOp) !== null) c.err(cOp.loc, messages.selectorOnC());
+  const dsel = c.selOf(r.d);
+  if (dsel !== null && c.postOps.length > 0) c.err(r.d.loc, messages.dselAndOp2());
+  else if (dsel !== null && !cOp) c.err(r.d.loc, messages.selectorOnDest(op));
+  c.notRegister(r);
+  // ptxas expands the video ops before it notices an immediate destination, hence 'mov'.
+  if (r.d.kind === "int" && c.diags.length === 0) c.err(r.d.loc, messages.resultRegister("mov"));
+  if (c.mode === null) return null;
+  const tail: VshTail =
+    c.postOps.length > 0
+      ? { kind: "op2", op2: c.postOps[0].m as "add" | "min" | "max" }
+      : dsel !== null
+        ? { kind: "merge", dsel: dsel as Sel }
+        : { kind: "none" };
+  const form: VshForm = {
+    op: op as "vshl" | "vshr",
+    dtype: c.types[0] as "u32" | "s32",
+    atype: c.types[1] as "u32" | "s32",
+    sat: c.sat > 0,
+    mode: c.mode,
+    asel: c.selOf(r.sources[0].op) as Sel | null,
+    bsel: c.selOf(r.sources[1].op) as Sel | null,
+    tail,
+  };
+  return famInst(c, form, r, 32);
+}
+
+const int32 = (x: string) => x === "u32" || x === "s32";
+const sourcesOf = (f: VshForm): ("a" | "b" | "c")[] => (f.tail.kind === "none" ? ["a", "b"] : ["a", "b", "c"]);
+
+export const video = {
+  name: "video",
+  ops: ["vshl", "vshr"],
+  spelled: "vshl/vshr",
+  shape: "scalar",
+  profileSensitive: true,
+  forms: vshForms,
+  formName(f) {
+    const head = `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}`;
+    const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
+    const d = f.tail.kind === "merge" ? `d.${f.tail.dsel}` : "d";
+    const a = f.asel ? `a.${f.asel}` : "a";
+    const b = f.bsel ? `b.${f.bsel}` : "b";
+    const c = f.tail.kind === "none" ? "" : ", c";
+    return `${head}${op2} ${d}, ${a}, ${b}${c}`;
+  },
+  formId(f) {
+    const parts: string[] = [f.op, f.dtype, f.atype];
+    if (f.sat) parts.push("sat");
+    parts.push(f.mode);
+    if (f.tail.kind === "op2") parts.push(f.tail.op2);
+    if (f.tail.kind === "merge") parts.push(`d${f.tail.dsel}`);
+    if (f.asel) parts.push(`a${f.asel}`);
+    if (f.bsel) parts.push(`b${f.bsel}`);
+    return parts.join("_");
+  },
+  sources: sourcesOf,
+  writes: () => ({ d: true, p: false }),
+  asmOpcode(f) {
+    const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
+    return `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}${op2}`;
+  },
+  syntax: {
+    types: (t) => t.length === 3 && t.every(int32),
+    arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
+    roles: ["d", "a", "b", "c"],
+    sourceClasses: () => ["i32"],
+    floatSource: () => false,
+    sync: false,
+    postOps: true,
+    votes: false,
+    clampIllegal: false,
+  },
+  validate,
+  semantics: vsh,
+  // Video forms in bulk (`compact`): the form's own corners and ≥ 600 random cases (over
+  // 1,000 in all), without the generic corners × every small b.
+  cases: (spec, o) => scalarCases(spec, sourcesOf(spec.form), o.seed, o.compact ? 0 : (o.random ?? 400), vshCases(spec.form, o.seed, o.compact ? 600 : 200), !o.compact),
+  sample: (seed) => videoSample(seed),
+  verifyKinds(f, wide) {
+    const mk = (...ks: Parameters<typeof kindsOf>[1][]) => kindsOf(sourcesOf(f), ...ks);
+    const base: KindSample[] = [{ kinds: mk(V, V, V), guarded: false }];
+    if (!wide) return base;
+    return [...base, { kinds: mk(S, V, V), guarded: false }, { kinds: mk(V, IMM(4n), S), guarded: false }, { kinds: mk(IMM(0x80000001n), V, IMM(0xdeadbeefn)), guarded: false }, { kinds: mk(V, V, V), guarded: true }];
+  },
+  mainKind: () => true,
+  /**
+   * Every form with all-divergent operands; forms without selectors also with immediate
+   * operands and with a guard (a selector on an immediate is not PTX).
+   */
+  proveSpecs(form): RoutineSpec[] {
+    const specs: RoutineSpec[] = [{ form, kinds: { a: V, b: V, c: V }, guarded: false }];
+    if (form.bsel === null) specs.push({ form, kinds: { a: V, b: IMM(33n), c: V }, guarded: false });
+    if (form.asel === null && form.bsel === null) {
+      specs.push({ form, kinds: { a: IMM(0x80000001n), b: IMM(3n), c: V }, guarded: false });
+      specs.push({ form, kinds: { a: V, b: V, c: V }, guarded: true });
+    }
+    return specs;
+  },
+} as const satisfies Family<"video", VshForm, "scalar">;

@@ -1,0 +1,139 @@
+/**
+ * @fileoverview What a PTX instruction family is: one registered definition
+ * (src/families/<name>.ts, listed in src/families/index.ts) holding everything the driver,
+ * the parser's validator, the checker, the prover matrix, the reporter and the hardware
+ * generator need about it. Dispatch is by the registry, so a family whose definition lacks a
+ * piece does not compile (test/types/family_incomplete.ts pins each piece), and an opcode
+ * without a family is a type error in `BY_OP` (src/families/index.ts).
+ *
+ * Everything here is target-agnostic; a target's rules for a family live in the target's
+ * rule table (`RuleTable`), keyed by family name.
+ */
+import type { BV, Defined } from "../sem/bv.js";
+import type { MatchResult, MatchWarp } from "../sem/match_sync.js";
+import type { Form, Profile } from "../ir/form_types.js";
+import type { FamilyInst, OperandKind, RoutineSpec, SourceName } from "../ir/ir.js";
+import type { FamilyChecker, Resolved, Role } from "../ir/build.js";
+import type { ScalarCase } from "../check/inputs.js";
+import type { FamilyName } from "../families/index.js";
+import type { MatchCase } from "../check/warps.js";
+
+/** Scalar: one thread's values in, `d` out. Warp: 32 lanes in, per-lane `d`/`p` out. */
+export type Shape = "scalar" | "warp";
+
+/** Operand kinds of a routine's sources. */
+export type Kinds = Partial<Record<SourceName, OperandKind>>;
+
+/** One operand-kind combination to verify or prove. */
+export interface KindSample {
+  kinds: Kinds;
+  guarded: boolean;
+}
+
+/**
+ * The reference meaning of a scalar form (PTX ISA pseudocode), run on any bit-vector domain
+ * (concrete, symbolic, traced): `a`, `b`, `c` are 32-bit values (`c` ignored where the form
+ * has no `c`); the result is `d` (32 bits) and whether the ISA defines it.
+ */
+export type ScalarSemantics<F> = <V, B>(bv: BV<V, B>, f: F, profile: Profile, a: V, b: V, c: V) => Defined<V, B>;
+
+/** The reference meaning of a warp form over one warp (32 lanes; see `MatchWarp`). */
+export type WarpSemantics<F> = <V, B>(bv: BV<V, B>, f: F, w: MatchWarp<V, B>) => MatchResult<V, B>;
+
+/** The inputs a checker runs a routine on: scalar cases, or random warps for a warp form. */
+export interface CaseOptions {
+  seed: number;
+  /** Random scalar cases beyond the fixed ones (default 400). */
+  random?: number;
+  /** Random warps (default 10,000). */
+  warps?: number;
+  /** Fewer, form-specific scalar cases (for whole-family runs). */
+  compact?: boolean;
+}
+
+/**
+ * The template part of ptxas's check of a family instruction (phase 2 of src/ir/build.ts):
+ * which type suffixes, how many operands, which roles they play and which register classes
+ * each takes, and which modifiers belong to the family rather than being illegal for it.
+ */
+export interface FamilySyntax {
+  /** The type suffixes as written (`.u32.s32.u32` → `["u32", "s32", "u32"]`) are this family's. */
+  types(t: readonly string[]): boolean;
+  /** `n` operands are accepted, given how many secondary ops (`.add/.min/.max`) were written. */
+  arity(n: number, postOps: number): boolean;
+  /** The role of each operand position (`d` first). */
+  readonly roles: readonly Role[];
+  /** Register classes a source of `role` accepts (`i32`, `i64`, `f32`, `f64`), given the types. */
+  sourceClasses(role: Role, t: readonly string[]): readonly string[];
+  /** A float literal of `width` bits is accepted as a source of `role`. */
+  floatSource(role: Role, width: number, t: readonly string[]): boolean;
+  /** `.sync` is the family's modifier (else an unknown-to-the-family modifier). */
+  readonly sync: boolean;
+  /** `.add/.min/.max` are the family's (else illegal at template matching). */
+  readonly postOps: boolean;
+  /** `.any/.all/.uni` are the family's (else illegal). */
+  readonly votes: boolean;
+  /** `.clamp/.wrap` are rejected as "Illegal modifier 'Clamp'" (after the template). */
+  readonly clampIllegal: boolean;
+}
+
+/**
+ * One instruction family. `N` its name (the `--family` key, report column, prove-all cell),
+ * `F` its form type, `Sh` its shape.
+ */
+export interface Family<N extends string, F extends Form, Sh extends Shape> {
+  readonly name: N;
+  /** The opcodes it owns, e.g. `["vshl", "vshr"]`. */
+  readonly ops: readonly F["op"][];
+  /** How messages name the family's instructions: `szext`, `vshl/vshr`, `match.sync`. */
+  readonly spelled: string;
+  readonly shape: Sh;
+  /** The meaning depends on the semantics profile (`isa`/`sm90`). */
+  readonly profileSensitive: boolean;
+
+  /** Every legal form. */
+  forms(): Iterable<F>;
+  /** Canonical PTX spelling of a form (output text: listings, headers). */
+  formName(f: F): string;
+  /** Identifier-safe name (routine names). */
+  formId(f: F): string;
+  /** The source operands a form reads, in PTX operand order. */
+  sources(f: F): SourceName[];
+  /** The results a form writes. */
+  writes(f: F): { d: boolean; p: boolean };
+  /** The hardware generator's opcode text (inline PTX asm) of a form, without operands. */
+  asmOpcode(f: F): string;
+
+  /** ptxas parity, phase 2 (template). */
+  readonly syntax: FamilySyntax;
+  /** ptxas parity, phase 3: the family's checks in ptxas's order, and the FamilyInst if none failed. */
+  validate(c: FamilyChecker, r: Resolved): FamilyInst | null;
+
+  /** The reference semantics, written once. */
+  readonly semantics: Sh extends "scalar" ? ScalarSemantics<F> : WarpSemantics<F>;
+  /** The inputs the checker runs a routine of this family on. */
+  cases(spec: RoutineSpec & { form: F }, opts: CaseOptions): Sh extends "scalar" ? ScalarCase[] : MatchCase[];
+
+  /**
+   * A seeded sample of the forms covering every class, for a family too large to verify
+   * form by form by default (`verify` without `--all`); null for a family verified whole.
+   */
+  sample(seed: number): F[] | null;
+  /** `verify` without a FILE: the operand kinds per form (`wide`: more of them). */
+  verifyKinds(f: F, wide: boolean): KindSample[];
+  /** The main kinds get the full warp count in `verify` (others a tenth); scalar families: all. */
+  mainKind(k: KindSample): boolean;
+  /** The prover matrix: the routines proved for a form, such that every rule applies to one of them. */
+  proveSpecs(f: F): RoutineSpec[];
+}
+
+/** Any registered family. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyFamily = Family<string, any, Shape>;
+
+/**
+ * A target's rules, keyed by family: a family without an entry is a type error ("Property
+ * 'match' is missing"), which is how the compiler names the rule files a new family needs.
+ * `R<K>` is the target's rule type for the family named `K`.
+ */
+export type RuleTable<R extends { [K in FamilyName]: unknown }> = { readonly [K in FamilyName]: readonly R[K][] };

@@ -1,0 +1,384 @@
+/**
+ * @fileoverview Is an asm statement one ptx-lower supports, and what does it compute? The
+ * template is handed to the project's own PTX parser and validator (src/ir/build.ts
+ * `parseModule`) inside a synthesized module, as nvcc -arch=sm_90 hands it to ptxas:
+ *
+ *   .version 9.0 / .target sm_90 / .address_size 64
+ *   .visible .entry __ptxl_port() { .reg .b32 %__ptxl_op0; …  TEMPLATE }
+ *
+ * with each asm operand `%N` / `%[name]` bound to a declared register of its constraint's
+ * width (`r` .b32, `l` .b64, `h` .b16, `f` .f32, `d` .f64; a matching constraint `"K"` shares
+ * operand K's register), each `n` operand replaced by its literal value (evaluated as a C
+ * integer constant expression), and `%%` by `%`. A statement is supported when the parse has
+ * no error and every instruction of the template is a family instruction the parser turned
+ * into a `FamilyInst` (so support follows the parser's families and forms, never a list of
+ * mnemonics here). Registers declared in the template's `{ .reg … }` scopes are temporaries.
+ *
+ * The result is a list of calls, one per instruction, of the routine named by the contract
+ * (src/ir/ir.ts `routineName`) with every register operand kind `v`, immediates folded and
+ * no guard (a guard becomes a C `if`): see src/port/rewrite.ts for the calling convention.
+ */
+import type { Loc, OperandKind, PtxOperand, RoutineSpec, SourceName } from "../ir/ir.js";
+import { routineName, sourcesOf } from "../ir/ir.js";
+import { formId, formWrites } from "../ir/forms.js";
+import type { ParsedModule } from "../ir/build.js";
+import { flattenModule, parseModule, specialRegister } from "../ir/build.js";
+import type { Statement } from "../ptx/ast.js";
+import type { AsmOperand, AsmStatement, Scan, Token } from "./scan.js";
+
+/** The PTX context of the synthesized module: what nvcc -arch=sm_90 (CUDA 13) emits. */
+export const PORT_MODULE_HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n";
+
+/** Register class of a constraint letter, and the PTX declaration it is bound to. */
+const CLASS_DECL: Record<string, string> = { r: ".b32", l: ".b64", h: ".b16", f: ".f32", d: ".f64" };
+
+/** One asm operand, read. */
+export interface BoundOperand {
+  index: number;
+  name: string | null;
+  /** `out` for `=`, `inout` for `+`, `in` otherwise. */
+  dir: "out" | "inout" | "in";
+  /** Register class letter (`r l h f d`), `n` for an immediate, or `tied` for a matching constraint. */
+  cls: string;
+  /** The output operand a matching constraint `"K"` ties this input to. */
+  tied: number | null;
+  expr: string;
+  exprTokens: Token[];
+  /** An `n` operand's value. */
+  value?: bigint;
+  loc: Loc;
+}
+
+/** Where a routine argument or result lives in the C code. */
+export type Ref = { kind: "operand"; index: number } | { kind: "temp"; key: string };
+
+/** A temporary of a `{ .reg … }` scope. */
+export interface Temp {
+  key: string;
+  /** Its PTX name. */
+  ptx: string;
+  type: "u32" | "u64" | "pred";
+}
+
+/** One call of a header function. */
+export interface Call {
+  /** The function's name (the routine contract name, kinds `v`, unguarded). */
+  name: string;
+  spec: RoutineSpec;
+  /** Arguments in PTX source order (`a b c membermask`), immediates left out. */
+  args: Ref[];
+  d: Ref | null;
+  p: Ref | null;
+  guard: { ref: Ref; negate: boolean } | null;
+  loc: Loc;
+  /**
+   * The instruction as the template wrote it, unguarded, each register operand renamed to a
+   * register of its own (`%s0`, `%s1`, … in operand order of the text) of the declared type
+   * in `types`: what the routines module is made of.
+   */
+  ptx: { text: string; types: string[] };
+}
+
+/** Why a statement is left as it is: a message and where (in the C source). */
+export interface Reason {
+  loc: Loc;
+  message: string;
+}
+
+export type BindResult = { ok: true; operands: BoundOperand[]; calls: Call[]; temps: Temp[] } | { ok: false; operands: BoundOperand[]; reasons: Reason[] };
+
+/**
+ * The value of a C integer constant expression: literals (decimal, octal, hex, binary, digit
+ * separators, suffixes), character literals, parentheses, unary `+ - ~ !`, binary
+ * `* / % + - << >> & ^ |`. Null for anything else (a name, a call, a cast).
+ */
+export function evalConst(tokens: readonly Token[]): bigint | null {
+  let k = 0;
+  const peek = (n = 0) => tokens[k + n]?.text;
+  const fail = (): never => {
+    throw new Error("not constant");
+  };
+  const literal = (text: string): bigint => {
+    const t = text.replace(/'/g, "").replace(/[uUlLzZ]+$/, "");
+    if (/^0[xX][0-9a-fA-F]+$/.test(t) || /^0[bB][01]+$/.test(t) || /^[1-9][0-9]*$/.test(t) || t === "0") return BigInt(t);
+    if (/^0[0-7]+$/.test(t)) return BigInt("0o" + t.slice(1));
+    return fail();
+  };
+  const primary = (): bigint => {
+    const tk = tokens[k];
+    if (!tk) return fail();
+    if (tk.kind === "number") {
+      k++;
+      return literal(tk.text);
+    }
+    if (tk.kind === "char" && /^'(?:[^\\']|\\[ntr0\\'])'$/.test(tk.text)) {
+      k++;
+      const body = tk.text.slice(1, -1);
+      const esc: Record<string, number> = { "\\n": 10, "\\t": 9, "\\r": 13, "\\0": 0, "\\\\": 92, "\\'": 39 };
+      return BigInt(esc[body] ?? body.charCodeAt(0));
+    }
+    if (tk.text === "(") {
+      k++;
+      const v = binary(0);
+      if (peek() !== ")") fail();
+      k++;
+      return v;
+    }
+    if (tk.text === "-" || tk.text === "+" || tk.text === "~" || tk.text === "!") {
+      k++;
+      const v = primary();
+      return tk.text === "-" ? -v : tk.text === "+" ? v : tk.text === "~" ? ~v : v === 0n ? 1n : 0n;
+    }
+    return fail();
+  };
+  const LEVELS: string[][] = [["|"], ["^"], ["&"], ["<<", ">>"], ["+", "-"], ["*", "/", "%"]];
+  const opAt = (): string | undefined => {
+    const a = peek();
+    if ((a === "<" || a === ">") && peek(1) === a && tokens[k + 1]!.start === tokens[k]!.end) return a + a;
+    return a;
+  };
+  const binary = (level: number): bigint => {
+    if (level === LEVELS.length) return primary();
+    let v = binary(level + 1);
+    for (;;) {
+      const op = opAt();
+      if (op === undefined || !LEVELS[level]!.includes(op)) return v;
+      // `&&`, `||`, `|=`… are not ours.
+      const next = tokens[k + op.length];
+      if ((op === "&" || op === "|") && next?.text === op && next.start === tokens[k]!.end) return fail();
+      k += op.length;
+      const w = binary(level + 1);
+      if ((op === "/" || op === "%") && w === 0n) return fail();
+      v = op === "|" ? v | w : op === "^" ? v ^ w : op === "&" ? v & w : op === "<<" ? v << w : op === ">>" ? v >> w : op === "+" ? v + w : op === "-" ? v - w : op === "*" ? v * w : op === "/" ? v / w : v % w;
+    }
+  };
+  try {
+    const v = binary(0);
+    return k === tokens.length ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the operands of `st` (outputs first, then inputs, numbered from 0). */
+export function readOperands(st: AsmStatement): { operands: BoundOperand[]; reasons: Reason[] } {
+  const reasons: Reason[] = [];
+  const operands: BoundOperand[] = [];
+  const all: [AsmOperand, boolean][] = [...st.outputs.map((o): [AsmOperand, boolean] => [o, true]), ...st.inputs.map((o): [AsmOperand, boolean] => [o, false])];
+  all.forEach(([o, isOut], index) => {
+    let c = o.constraint;
+    const dir = c.startsWith("=") ? "out" : c.startsWith("+") ? "inout" : "in";
+    c = c.replace(/[=+&%]/g, "");
+    let cls = c;
+    let tied: number | null = null;
+    if (/^[0-9]+$/.test(c)) {
+      cls = "tied";
+      tied = Number(c);
+      if (isOut || tied >= st.outputs.length) reasons.push({ loc: o.loc, message: `operand %${index}: the matching constraint "${o.constraint}" names no output operand` });
+    } else if (!(c in CLASS_DECL) && c !== "n") reasons.push({ loc: o.loc, message: `operand %${index}: constraint "${o.constraint}" is not one of r, l, h, f, d, n (or a matching digit)` });
+    if (isOut !== (dir !== "in")) reasons.push({ loc: o.loc, message: `operand %${index}: constraint "${o.constraint}" ${isOut ? "is an output without = or +" : "has = or + among the inputs"}` });
+    if (o.exprTokens.length === 0) reasons.push({ loc: o.loc, message: `operand %${index}: no expression` });
+    operands.push({ index, name: o.name, dir, cls, tied, expr: o.expr, exprTokens: o.exprTokens, loc: o.loc });
+  });
+  return { operands, reasons };
+}
+
+/** PTX name of operand N's register in the synthesized module. */
+const regName = (n: number) => `%__ptxl_op${n}`;
+const REG_RE = /^%__ptxl_op(\d+)$/;
+
+/**
+ * Binds and validates one asm statement.
+ * @param values the value of each `n` operand (by index) — when absent, the operand's
+ *   expression is evaluated as a constant; `asRegister`: `n` operands bound as `.b32`
+ *   registers instead (a macro's HIP copy passes them as values).
+ */
+export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map<number, bigint>; asRegister?: Set<number> } = {}): BindResult {
+  const { operands, reasons } = readOperands(st);
+  const fail = (loc: Loc, message: string): BindResult => ({ ok: false, operands, reasons: [...reasons, { loc, message }] });
+  if (st.templateNotLiteral) return fail(scan.source.loc(st.templateNotLiteral.start), `the template is built from macro names ('${st.templateNotLiteral.text}'), not only string literals`);
+  if (st.labels.length || st.qualifiers.includes("goto")) return fail(st.loc, "asm goto (jumps to C labels) is not rewritten");
+  if (reasons.length) return { ok: false, operands, reasons };
+  const asReg = (o: BoundOperand) => o.cls === "n" && (opts.asRegister?.has(o.index) ?? false);
+  for (const o of operands) {
+    if (o.cls !== "n" || asReg(o)) continue;
+    const v = opts.values?.get(o.index) ?? evalConst(o.exprTokens);
+    if (v === null) return fail(o.loc, `operand %${o.index}: the value of an "n" operand is not a literal: ${o.expr}`);
+    o.value = v;
+  }
+  // The template with operands substituted; per character, its C source offset.
+  let body = "";
+  const at: number[] = [];
+  const emit = (s: string, off: number) => {
+    body += s;
+    for (let i = 0; i < s.length; i++) at.push(off);
+  };
+  const T = st.template;
+  const byName = new Map(operands.filter((o) => o.name !== null).map((o) => [o.name!, o]));
+  for (let i = 0; i < T.length; i++) {
+    const ch = T[i]!;
+    const off = st.templateAt[i]!;
+    if (ch !== "%" || st.basic) {
+      emit(ch, off);
+      continue;
+    }
+    const next = T[i + 1];
+    let o: BoundOperand | undefined;
+    let len = 1;
+    if (next === "%") {
+      emit("%", off);
+      i++;
+      continue;
+    }
+    if (next !== undefined && /[0-9]/.test(next)) {
+      let j = i + 1;
+      while (j < T.length && /[0-9]/.test(T[j]!)) j++;
+      const n = Number(T.slice(i + 1, j));
+      o = operands[n];
+      len = j - i;
+      if (!o) return fail(scan.source.locOfOrig(off), `%${n} names no operand (the statement has ${operands.length})`);
+    } else if (next === "[") {
+      const j = T.indexOf("]", i);
+      const name = j < 0 ? "" : T.slice(i + 2, j);
+      o = byName.get(name);
+      len = j - i + 1;
+      if (!o) return fail(scan.source.locOfOrig(off), `%[${name}] names no operand`);
+    } else return fail(scan.source.locOfOrig(off), `'%${next ?? ""}' in the template is not an operand reference (%N, %[name] or %%)`);
+    if (o.cls === "n" && !asReg(o)) emit(o.value!.toString(), off);
+    else emit(regName(o.cls === "tied" ? o.tied! : o.index), off);
+    i += len - 1;
+  }
+  const decls = operands
+    .filter((o) => o.cls !== "tied" && (o.cls !== "n" || asReg(o)))
+    .map((o) => `.reg ${asReg(o) ? ".b32" : CLASS_DECL[o.cls]} ${regName(o.index)};`)
+    .join(" ");
+  const head = `${PORT_MODULE_HEAD}.visible .entry __ptxl_port()\n{\n${decls}\n`;
+  const text = head + body + "\n}\n";
+  const mod = parseModule(text, scan.source.file);
+  // PTX locations back to the C source.
+  const lineStarts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === "\n") lineStarts.push(i + 1);
+  const cLoc = (l: Loc): Loc => {
+    const off = (lineStarts[l.line - 1] ?? 0) + l.col - 1 - head.length;
+    return off >= 0 && off < at.length ? scan.source.locOfOrig(at[off]!) : st.loc;
+  };
+  const inBody = (l: Loc) => (lineStarts[l.line - 1] ?? 0) + l.col - 1 >= head.length;
+  const out: Reason[] = [];
+  for (const d of mod.diagnostics) if (d.severity === "error") out.push({ loc: cLoc(d.loc), message: d.message });
+  const family = new Map(mod.insts.map((fi) => [`${fi.loc.line}:${fi.loc.col}`, fi]));
+  const fn = mod.ast.items.find((x) => x.kind === "function");
+  let count = 0;
+  const walk = (stmts: Statement[]) => {
+    for (const s of stmts) {
+      if (!inBody(s.loc)) continue;
+      if (s.kind === "block") walk(s.stmts);
+      else if (s.kind === "inst") {
+        count++;
+        const faulty = mod.diagnostics.some((d) => d.severity === "error" && d.loc.line === s.loc.line && d.loc.col >= s.loc.col && d.loc.col < s.loc.col + s.text.length);
+        if (!family.has(`${s.loc.line}:${s.loc.col}`) && !faulty)
+          out.push({ loc: cLoc(s.loc), message: `'${[s.opcode, ...s.modifiers].join(".")}' is not an instruction ptx-lower supports` });
+      } else if (s.kind === "label") out.push({ loc: cLoc(s.loc), message: `a label (${s.name}): branches are not rewritten` });
+      else if (s.kind === "var" && s.space !== "reg") out.push({ loc: cLoc(s.loc), message: `a .${s.space} declaration: only .reg temporaries are rewritten` });
+      else if (s.kind === "directive") out.push({ loc: cLoc(s.loc), message: `the directive .${s.name} is not rewritten` });
+    }
+  };
+  if (fn?.kind === "function" && fn.body) walk(fn.body.stmts);
+  if (count === 0 && out.length === 0) out.push({ loc: st.loc, message: "the template holds no instruction" });
+  if (out.length) return { ok: false, operands, reasons: out };
+  // Bind every instruction's registers.
+  const flat = flattenModule(mod.ast).functions[0]!;
+  const scopes = new Map(flat.items.filter((x) => x.kind === "inst").map((x) => [`${x.inst.loc.line}:${x.inst.loc.col}`, x.scope] as const));
+  const temps = new Map<string, Temp>();
+  const calls: Call[] = [];
+  for (const fi of mod.insts) {
+    const scope = scopes.get(`${fi.loc.line}:${fi.loc.col}`)!;
+    const loc = cLoc(fi.loc);
+    const ref = (name: string, at: Loc): Ref | Reason => {
+      const m = REG_RE.exec(name);
+      if (m) return { kind: "operand", index: Number(m[1]) };
+      const info = scope.lookup(name);
+      if (info && info.kind === "reg") {
+        const type = info.type === "pred" ? "pred" : /^[bus]32$/.test(info.type ?? "") ? "u32" : /^[bus]64$/.test(info.type ?? "") ? "u64" : null;
+        if (type === null) return { loc: cLoc(at), message: `the temporary ${name} has type .${info.type}: only 32- and 64-bit integer and .pred temporaries are rewritten` };
+        if (info.vector !== null) return { loc: cLoc(at), message: `the temporary ${name} is a vector` };
+        if (!temps.has(info.key)) temps.set(info.key, { key: info.key, ptx: name, type });
+        return { kind: "temp", key: info.key };
+      }
+      const dot = name.indexOf(".");
+      if (specialRegister(dot < 0 ? name : name.slice(0, dot))) return { loc: cLoc(at), message: `reads the special register ${name}, which has no C operand` };
+      return { loc: cLoc(at), message: `cannot bind ${name} to a C operand` };
+    };
+    const src = (o: PtxOperand | undefined): Ref | Reason | null => (o === undefined || o.kind !== "reg" ? null : ref(o.name, o.loc));
+    const isReason = (x: unknown): x is Reason => typeof x === "object" && x !== null && "message" in x;
+    const kinds: Partial<Record<SourceName, OperandKind>> = {};
+    const args: Ref[] = [];
+    for (const s of sourcesOf(fi.form)) {
+      const o = fi[s];
+      if (o?.kind === "imm") {
+        kinds[s] = { kind: "imm", value: o.value };
+        continue;
+      }
+      kinds[s] = { kind: "v" };
+      const r = src(o);
+      if (r === null) return fail(loc, `operand ${s} of ${fi.text} cannot be bound`);
+      if (isReason(r)) return { ok: false, operands, reasons: [r] };
+      args.push(r);
+    }
+    const writes = formWrites(fi.form);
+    const d = writes.d ? src(fi.d) : null;
+    const p = writes.p ? src(fi.p) : null;
+    for (const r of [d, p]) {
+      if (isReason(r)) return { ok: false, operands, reasons: [r] };
+      if (r?.kind === "operand" && operands[r.index]!.dir === "in") return fail(loc, `writes the input operand %${r.index} (an input may not be changed by the asm)`);
+    }
+    let guard: Call["guard"] = null;
+    if (fi.guard) {
+      const g = ref(fi.guard.reg, fi.loc);
+      if (isReason(g)) return { ok: false, operands, reasons: [g] };
+      guard = { ref: g, negate: fi.guard.negate };
+    }
+    // The instruction text with a register of its own per operand, for the routines module.
+    const from = text.indexOf(fi.text, lineStarts[fi.loc.line - 1] ?? 0);
+    const at0 = from >= 0 ? from : text.indexOf(fi.text);
+    const slots = Object.entries(fi)
+      .filter(([k, v]) => k !== "guard" && typeof v === "object" && v !== null && (v as PtxOperand).kind === "reg")
+      .map(([, v]) => v as Extract<PtxOperand, { kind: "reg" }>)
+      .map((o) => ({ o, off: (lineStarts[o.loc.line - 1] ?? 0) + o.loc.col - 1 - at0 }))
+      .sort((x, y) => x.off - y.off);
+    if (at0 < 0 || slots.some(({ o, off }) => fi.text.slice(off, off + o.name.length) !== o.name)) return fail(loc, `internal: cannot re-read ${fi.text}`);
+    let inst = fi.text;
+    const types: string[] = [];
+    slots.forEach(({ o }) => types.push(scope.lookup(o.name)?.type ?? "b32"));
+    for (let k = slots.length - 1; k >= 0; k--) inst = inst.slice(0, slots[k]!.off) + `%s${k}` + inst.slice(slots[k]!.off + slots[k]!.o.name.length);
+    inst = inst.replace(/^@!?\s*[%$\w]+\s*/, "");
+    const spec: RoutineSpec = { form: fi.form, kinds, guarded: false };
+    calls.push({ name: routineName(spec, formId), spec, args, d: d as Ref | null, p: p as Ref | null, guard, loc, ptx: { text: inst, types } });
+  }
+  for (const o of operands) if (o.cls === "h" || o.cls === "f" || o.cls === "d") return fail(o.loc, `operand %${o.index}: a "${o.cls}" operand has no u32/u64 value to pass`);
+  return { ok: true, operands, calls, temps: [...temps.values()] };
+}
+
+/**
+ * The PTX module of the routines a ported file calls: one instruction per routine, as its
+ * first call's template wrote it (`Call.ptx`), unguarded, every register operand a register
+ * of its own that is read but never written (so the uniformity pass finds it divergent, kind
+ * `v`) or only written. Its routines (src/lower.ts `collectRoutines`) are exactly the calls'
+ * functions, by name; this is what the header generator is given.
+ */
+export function routinesModuleText(calls: readonly Call[], name: string): string {
+  const decls: string[] = [];
+  const insts: string[] = [];
+  calls.forEach((c, i) => {
+    c.ptx.types.forEach((t, k) => decls.push(`\t.reg .${t} %r${i}_${k};`));
+    insts.push(`\t${c.ptx.text.replace(/%s(\d+)/g, (_, k: string) => `%r${i}_${k}`)}`);
+  });
+  return [`// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`, PORT_MODULE_HEAD.trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
+}
+
+/** Parses `routinesModuleText`; throws if the module does not parse clean (an internal error). */
+export function routinesModule(calls: readonly Call[], name: string): ParsedModule {
+  const mod = parseModule(routinesModuleText(calls, name), `${name}.routines.ptx`);
+  const errors = mod.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length) throw new Error(`port: the routines module does not parse: ${errors.map((e) => e.message).join("; ")}`);
+  return mod;
+}

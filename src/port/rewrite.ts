@@ -1,0 +1,331 @@
+/**
+ * @fileoverview `ptx-lower port`: rewrites the inline PTX of a C/C++/CUDA/HIP/OpenCL source
+ * into calls of the HIP header's functions (issue 14 items 4–5). Target-agnostic: the header
+ * itself comes from an injected function (`PortOptions.header`), given the PTX module of the
+ * routines the file calls (src/port/bind.ts `routinesModule`).
+ *
+ * ## The calling convention of the header functions (the ABI this file writes calls against)
+ *
+ * One `__device__` function per routine, named by the routine contract (src/ir/ir.ts
+ * `routineName`) with every register operand kind `v`, immediates folded into the name and
+ * the body, unguarded: `szext_clamp_s32__v_imm8`, `vshl_u32_u32_u32_wrap_add_ab0_bb0__v_v_v`,
+ * `match_any_sync_b32__v_imm0xffffffff`.
+ *
+ *     RESULT NAME(SOURCES…[, bool *p])
+ *
+ * - SOURCES: the form's source operands in PTX order (`a, b[, c]` for szext and vshl/vshr,
+ *   `a, membermask` for match.sync; src/ir/ir.ts `sourcesOf`), leaving out every one folded as
+ *   an immediate. Each is a per-thread value: `unsigned int` (u32), or `unsigned long long`
+ *   (u64) for the `a` of `match.*.sync.b64`. Selectors (`a.b0`, `d.h1`) are part of the form:
+ *   the argument is the whole 32-bit register.
+ * - RESULT: `unsigned int` d when the form writes d (src/ir/forms.ts `formWrites`), else `void`
+ *   (`match.all … _|p` and `_`). For a `d.dsel` merge the result is the whole merged register.
+ * - `bool *p`, last, when the form writes the predicate p (`match.all … d|p` and `_|p`):
+ *   the function stores p through it (`unsigned d = f(a, m, &p);`).
+ * - A warp function (match.sync) is called by every thread of the warp with its own `a` and
+ *   its 32-bit membermask, exactly where the asm ran.
+ * - Meaning: what the instruction computes where the asm ran before, on NVIDIA hardware
+ *   through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa` only for
+ *   vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it.
+ *
+ * ## What a rewrite looks like
+ *
+ * Each supported statement is replaced, in place, by
+ *
+ *     #if defined(__HIP__)
+ *       <calls>
+ *     #else
+ *       <the asm statement as written, and the rest of its line if that is only a comment>
+ *     #endif
+ *
+ * and the file gets, before its first line of code, `#if defined(__HIP__)` / `#include
+ * "NAME.hip.h"` / `#endif`: the header is written beside the output file and included with
+ * quotes, so no `-I` is needed; when the ported file goes to standard output the header text
+ * is inlined in that guard instead. A statement that shares its line with code before it
+ * starts on a new line; code after it moves to a line of its own, indented like the line.
+ * Everything else is byte-identical; a file with nothing to rewrite is returned unchanged
+ * (no include, no header).
+ *
+ * The calls keep the asm's bindings: a single unguarded instruction with no temporaries
+ * becomes `OUT = f(IN…);` (`+r` operands appear on both sides); anything else becomes a
+ * block with a local per output (`=r`: 0, since its value is undefined; `+r` and a matching
+ * constraint's input: the current value), per input whose expression is not a plain name
+ * (evaluated once, before any instruction, as GNU asm does), and per `{ .reg }` temporary
+ * (0 / false); the calls in template order (a guard `@p` / `@!p` is an `if`); then each
+ * output written by the template is assigned, in operand order.
+ *
+ * Inside a `#define` body, the whole `#define` is duplicated under the guard with each asm
+ * replaced by its calls (as an expression, or a `do { … } while (0)`), when every asm of the
+ * body is supported; an `n` operand that is a macro parameter needs every use of the macro in
+ * the file to pass a literal that makes the instruction supported (each is checked), and is
+ * passed to the function as a value. Otherwise the statement is reported "inside a macro body".
+ */
+import type { ParsedModule } from "../ir/build.js";
+import type { Loc } from "../ir/ir.js";
+import { formName } from "../ir/forms.js";
+import type { AsmStatement, Scan } from "./scan.js";
+import { macroUses, scanSource } from "./scan.js";
+import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
+import { bindStatement, evalConst, routinesModule } from "./bind.js";
+
+/** Options of `portSource`. */
+export interface PortOptions {
+  /** The header text for the routines module (the HIP target's printer). Called only when something is rewritten. */
+  header: (mod: ParsedModule) => Promise<string>;
+  /** The header's file name, included with quotes (default `port.hip.h`). */
+  headerName?: string;
+  /** Inline the header in the file instead of including it (for standard output). */
+  inlineHeader?: boolean;
+}
+
+/** What happened to one asm statement. */
+export interface PortStatement {
+  loc: Loc;
+  /** Where the statement ends (its last character). */
+  end: Loc;
+  keyword: string;
+  status: "rewritten" | "left";
+  /** The `#define` it is in, if any. */
+  macro: string | null;
+  /** The forms of its instructions (rewritten statements). */
+  forms: string[];
+  /** The functions it now calls. */
+  calls: string[];
+  /** Why it was left (the first is the one shown in the table). */
+  reasons: Reason[];
+}
+
+/** The result of porting one source. */
+export interface PortResult {
+  text: string;
+  /** The header text (null when nothing was rewritten). */
+  header: string | null;
+  /** The routines module the header was made from (null when nothing was rewritten). */
+  routinesModule: ParsedModule | null;
+  statements: PortStatement[];
+  /** The functions called, in first-use order. */
+  routines: string[];
+  /** Per function called, the C locations of its calls (for a header's `serves:` lines). */
+  callers: Map<string, Loc[]>;
+}
+
+const SIMPLE = /^\s*[A-Za-z_$][\w$]*(?:\s*(?:\.|->)\s*[A-Za-z_$][\w$]*|\s*\[\s*[\w$]+\s*\])*\s*$/;
+const CTYPE = { u32: "unsigned int", u64: "unsigned long long", pred: "bool" } as const;
+
+/** C type of an asm operand's local. */
+const operandType = (o: BoundOperand): string => (o.cls === "l" ? CTYPE.u64 : CTYPE.u32);
+
+/** The C statements for one bound asm statement (one line each; `macro`: operands parenthesized). */
+function codeFor(b: Extract<BindResult, { ok: true }>, macro: boolean): { lines: string[]; block: boolean } {
+  const { operands, calls, temps } = b;
+  const ops = operands;
+  const exprOf = (o: BoundOperand) => (macro || !SIMPLE.test(o.expr) ? `(${o.expr.trim()})` : o.expr.trim());
+  const tied = (out: number) => ops.find((o) => o.cls === "tied" && o.tied === out);
+  const readsOutputOnly = calls.some((c) => [...c.args, c.guard?.ref].some((r) => r?.kind === "operand" && ops[r.index]!.dir === "out"));
+  const inputUses = new Map<number, number>();
+  for (const c of calls) for (const r of c.args) if (r.kind === "operand") inputUses.set(r.index, (inputUses.get(r.index) ?? 0) + 1);
+  const direct =
+    calls.length === 1 &&
+    calls[0]!.guard === null &&
+    temps.length === 0 &&
+    calls[0]!.p === null &&
+    !readsOutputOnly &&
+    !ops.some((o) => o.cls === "tied") &&
+    [...inputUses].every(([i, n]) => n === 1 || SIMPLE.test(ops[i]!.expr));
+  const argList = (c: Call, name: (r: Ref) => string) => [...c.args.map(name), ...(c.p ? [`&${name(c.p)}`] : [])].join(", ");
+  if (direct) {
+    const c = calls[0]!;
+    const call = `${c.name}(${argList(c, (r) => exprOf(ops[(r as { index: number }).index]!))})`;
+    return { lines: [c.d ? `${exprOf(ops[(c.d as { index: number }).index]!)} = ${call};` : `${call};`], block: false };
+  }
+  // Locals: outputs, inputs that are not plain names (or any, in a macro), temporaries.
+  const tempNames = new Map<string, string>();
+  const used = new Set<string>();
+  for (const t of temps) {
+    let n = `ptxl_t_${t.ptx.replace(/[^A-Za-z0-9_]/g, "_").replace(/^_+/, "")}`;
+    while (used.has(n)) n += "_";
+    used.add(n);
+    tempNames.set(t.key, n);
+  }
+  const written = new Set<number>();
+  for (const c of calls) for (const r of [c.d, c.p]) if (r?.kind === "operand") written.add(r.index);
+  const local = new Map<number, string>();
+  const lines: string[] = [];
+  for (const o of ops) {
+    if (o.cls === "n" && o.value !== undefined) continue;
+    if (o.cls === "tied") continue;
+    if (o.dir !== "in") {
+      const t = tied(o.index);
+      const init = o.dir === "inout" ? exprOf(o) : t ? exprOf(t) : "0u";
+      if (!written.has(o.index) && !calls.some((c) => c.args.some((r) => r.kind === "operand" && r.index === o.index))) continue;
+      local.set(o.index, `ptxl_${o.index}`);
+      lines.push(`${operandType(o)} ptxl_${o.index} = ${init};`);
+    } else if (inputUses.has(o.index) || calls.some((c) => c.guard?.ref.kind === "operand" && c.guard.ref.index === o.index)) {
+      if (!macro && SIMPLE.test(o.expr)) continue;
+      local.set(o.index, `ptxl_${o.index}`);
+      lines.push(`${operandType(o)} ptxl_${o.index} = ${exprOf(o)};`);
+    }
+  }
+  for (const t of temps) lines.push(`${CTYPE[t.type]} ${tempNames.get(t.key)} = ${t.type === "pred" ? "false" : "0u"};`);
+  const name = (r: Ref): string => {
+    if (r.kind === "temp") return tempNames.get(r.key)!;
+    const o = ops[r.index]!;
+    const own = o.cls === "tied" ? o.tied! : r.index;
+    return local.get(own) ?? exprOf(ops[own]!);
+  };
+  for (const c of calls) {
+    const call = `${c.name}(${argList(c, name)})`;
+    const stmt = c.d ? `${name(c.d)} = ${call};` : `${call};`;
+    lines.push(c.guard ? `if (${c.guard.negate ? "!" : ""}${name(c.guard.ref)}) ${stmt}` : stmt);
+  }
+  for (const o of ops) if (o.dir !== "in" && written.has(o.index)) lines.push(`${exprOf(o)} = ptxl_${o.index};`);
+  return { lines, block: true };
+}
+
+/** Binds a statement inside a `#define`: every use's literals checked, `n` parameters passed as values. */
+function bindInMacro(st: AsmStatement, scan: Scan): BindResult {
+  const def = scan.macros[st.macro]!;
+  const params = new Set(def.params ?? []);
+  const first = bindStatement(st, scan, { asRegister: new Set() });
+  // Which `n` operands depend on a parameter?
+  const { operands } = first;
+  const dependent = operands.filter((o) => o.cls === "n" && o.exprTokens.some((t) => t.kind === "ident" && params.has(t.text)));
+  if (dependent.length === 0) return first;
+  if (st.templateNotLiteral) return first;
+  const uses = macroUses(scan, st.macro);
+  const inMacro = (message: string, loc: Loc = st.loc): BindResult => ({ ok: false, operands, reasons: [{ loc, message: `inside a macro body: ${message}` }] });
+  if (uses.length === 0) return inMacro(`${def.name} is never used in this file, so the value of its "n" operand %${dependent[0]!.index} is unknown`);
+  for (const u of uses) {
+    const values = new Map<number, bigint>();
+    for (const o of dependent) {
+      // The operand's expression with the use's arguments for the parameters.
+      const toks = o.exprTokens.flatMap((t) => {
+        const k = t.kind === "ident" ? (def.params ?? []).indexOf(t.text) : -1;
+        return k >= 0 ? (u.argTokens[k] ?? []) : [t];
+      });
+      const v = u.inMacro ? null : evalConst(toks);
+      if (v === null) return inMacro(`the use of ${def.name} at ${u.loc.line}:${u.loc.col} does not pass a literal for the "n" operand %${o.index} (${o.expr.trim()})`, u.loc);
+      values.set(o.index, v);
+    }
+    const r = bindStatement(st, scan, { values });
+    if (!r.ok) return { ok: false, operands, reasons: r.reasons.map((x) => ({ loc: x.loc, message: `inside a macro body: with the use at ${u.loc.line}:${u.loc.col}: ${x.message}` })) };
+  }
+  return bindStatement(st, scan, { asRegister: new Set(dependent.map((o) => o.index)) });
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Ports one source text. Never throws on bad input (a statement that cannot be read is left
+ * and reported); throws only what `opts.header` throws.
+ * @param file the name locations give.
+ */
+export async function portSource(text: string, file: string, opts: PortOptions): Promise<PortResult> {
+  const scan = scanSource(text, file);
+  const src = scan.source;
+  const statements: PortStatement[] = [];
+  const edits: Edit[] = [];
+  const specs = new Map<string, Call>();
+  const nl = text.includes("\r\n") ? "\r\n" : "\n";
+  const report = (st: AsmStatement, b: BindResult, ok: boolean, reasons: Reason[] = []): PortStatement => {
+    const r: PortStatement = {
+      loc: st.loc,
+      end: src.locOfOrig(st.end - 1),
+      keyword: st.keyword,
+      status: ok ? "rewritten" : "left",
+      macro: st.macro >= 0 ? scan.macros[st.macro]!.name : null,
+      forms: b.ok && ok ? b.calls.map((c) => formName(c.spec.form)) : [],
+      calls: b.ok && ok ? b.calls.map((c) => c.name) : [],
+      reasons: ok ? [] : b.ok ? reasons : b.reasons,
+    };
+    statements.push(r);
+    return r;
+  };
+  const callers = new Map<string, Loc[]>();
+  const use = (b: Extract<BindResult, { ok: true }>) => {
+    for (const c of b.calls) {
+      if (!specs.has(c.name)) specs.set(c.name, c);
+      callers.set(c.name, [...(callers.get(c.name) ?? []), c.loc]);
+    }
+  };
+  // Statements in code.
+  for (const st of scan.statements) {
+    if (st.macro >= 0) continue;
+    const b: BindResult = st.standalone
+      ? bindStatement(st, scan)
+      : { ok: false, operands: [], reasons: [{ loc: st.loc, message: "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it" }] };
+    report(st, b, b.ok);
+    if (!b.ok) continue;
+    use(b);
+    const { lines, block } = codeFor(b, false);
+    const lineStart = text.lastIndexOf("\n", st.start - 1) + 1;
+    const lineText = text.slice(lineStart, text.indexOf("\n", lineStart) < 0 ? text.length : text.indexOf("\n", lineStart));
+    const indent = /^[ \t]*/.exec(lineText)![0];
+    const before = text.slice(lineStart, st.start);
+    const atLineStart = /^[ \t]*$/.test(before);
+    let lineEnd = text.indexOf("\n", st.end);
+    if (lineEnd < 0) lineEnd = text.length;
+    if (text[lineEnd - 1] === "\r") lineEnd--;
+    const rest = text.slice(st.end, lineEnd);
+    const restIsComment = /^[ \t]*(\/\/.*)?$/.test(rest) || /^[ \t]*\/\*(?:(?!\*\/).)*\*\/[ \t]*$/.test(rest);
+    // Mid-line: the code before keeps its line (trailing blanks go), the code after starts a line of its own.
+    const start = atLineStart ? lineStart : lineStart + before.trimEnd().length;
+    const end = restIsComment ? lineEnd : st.end + (rest.length - rest.trimStart().length);
+    const original = indent + text.slice(st.start, restIsComment ? lineEnd : st.end);
+    const inner = block ? [`${indent}{`, ...lines.map((l) => `${indent}  ${l}`), `${indent}}`] : lines.map((l) => indent + l);
+    const out = [...(atLineStart ? [] : [""]), "#if defined(__HIP__)", ...inner, "#else", original, "#endif"].join(nl) + (restIsComment ? "" : nl + indent);
+    edits.push({ start, end, text: out });
+  }
+  // Statements in #define bodies: per macro, all or nothing.
+  const byMacro = new Map<number, AsmStatement[]>();
+  for (const st of scan.statements) if (st.macro >= 0) byMacro.set(st.macro, [...(byMacro.get(st.macro) ?? []), st]);
+  for (const [m, sts] of byMacro) {
+    const def = scan.macros[m]!;
+    const binds = sts.map((st) => bindInMacro(st, scan));
+    const all = binds.every((b) => b.ok);
+    sts.forEach((st, k) => {
+      const b = binds[k]!;
+      const reasons = b.ok ? [{ loc: st.loc, message: `inside a macro body: another asm statement of ${def.name} cannot be rewritten` }] : b.reasons;
+      report(st, b, all, reasons.map((r) => (r.message.startsWith("inside a macro body") ? r : { ...r, message: `inside a macro body: ${r.message}` })));
+    });
+    if (!all) continue;
+    let copy = "";
+    let at = def.start;
+    sts.forEach((st, k) => {
+      const b = binds[k] as Extract<BindResult, { ok: true }>;
+      use(b);
+      const { lines, block } = codeFor(b, true);
+      const code = block ? `do { ${lines.join(" ")} } while (0)` : lines[0]!.replace(/;$/, "");
+      copy += text.slice(at, st.start) + code;
+      at = st.end;
+    });
+    copy += text.slice(at, def.end);
+    edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
+  }
+  statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
+  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, routines: [], callers };
+  const headerName = opts.headerName ?? "port.hip.h";
+  const mod = routinesModule([...specs.values()], file);
+  const header = await opts.header(mod);
+  const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
+  // Before the first line of code; where a comment ends on that line, right before the code.
+  const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
+  const at = inline ? scan.firstCode : scan.firstCodeLine;
+  edits.push({ start: at, end: at, text: [...(inline ? [""] : []), "#if defined(__HIP__)", include, "#endif", ""].join(nl) });
+  // Apply (the include first where it meets an edit at the same offset).
+  edits.sort((a, b) => a.start - b.start || (a.end === a.start ? -1 : 1));
+  let out = "";
+  let pos = 0;
+  for (const e of edits) {
+    if (e.start >= pos) out += text.slice(pos, e.start) + e.text;
+    // Two statements on one line: the first took the blanks between them and ended the line.
+    else out = out.replace(/[ \t]*$/, "") + e.text.replace(/^\r?\n/, "");
+    pos = e.end;
+  }
+  out += text.slice(pos);
+  return { text: out, header, routinesModule: mod, statements, routines: [...specs.keys()], callers };
+}

@@ -1,0 +1,87 @@
+/**
+ * @fileoverview Compiles a `hip` header (targets/hip/print.ts) for one processor and extracts
+ * each function's machine code (issue 14 item 3): `clang-19 -x hip --cuda-device-only
+ * -nogpulib -nogpuinc -O2 --offload-arch=M -S` (shared/notes/toolchain.md §5) on the header
+ * plus one `extern "C"` wrapper per function and argument layout, marked `used, noinline`
+ * so that -O2 keeps it and its body is the inlined function:
+ *   - `ptxl_chk_v_NAME`: every argument in VGPRs (v0…, a u64 in a pair), as a caller passes
+ *     divergent values;
+ *   - `ptxl_chk_s_NAME`: every argument made uniform with `__builtin_amdgcn_readfirstlane`
+ *     first (a u64 by halves), so the function's code reads SGPRs: the uniform case, where
+ *     clang's device calling convention has no `inreg`.
+ * A warp wrapper returns `d | (uint64_t)p << 32` (d in v0, p in v1).
+ * SDWA peepholes and VOPD dual issue are switched off (`-mllvm`), as for the trust-base
+ * crosscheck (src/check/llvm.ts `llcArgs`): the interpreter models neither encoding.
+ */
+import { runTool } from "../../src/tools.js";
+import { functionBody, parseAsm, recorded } from "../amdgpu/asm.js";
+import type { Mcpu } from "../amdgpu/regs.js";
+import type { CallableFn } from "../llvm/callable.js";
+import type { CompiledFunction, CompiledSet } from "../llvm/compiled.js";
+import { hipReturnType } from "./print.js";
+
+/** clang's flags for the device-only compile of a header for `mcpu`. */
+export function clangArgs(mcpu: Mcpu): string[] {
+  return ["-x", "hip", "--cuda-device-only", "-nogpulib", "-nogpuinc", "-O2", `--offload-arch=${mcpu}`, "-mllvm", "-amdgpu-sdwa-peephole=0", "-mllvm", "-amdgpu-enable-vopd=0", "-S", "-o", "-", "-"];
+}
+
+const cType = (w: number) => (w === 64 ? "uint64_t" : "uint32_t");
+
+function uniform(name: string, width: number): string {
+  return width === 64
+    ? `((uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)${name}) | ((uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)(${name} >> 32)) << 32))`
+    : `(uint32_t)__builtin_amdgcn_readfirstlane((int)${name})`;
+}
+
+/** The wrappers of one function (see the file overview). */
+export function hipWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
+  const warp = fn.spec.form.op === "match";
+  const params = fn.params.map((p) => `${cType(p.width)} ${p.name}`).join(", ") || "void";
+  const out: string[] = [];
+  const fns: Omit<CompiledFunction, "lines">[] = [];
+  for (const variant of ["vgpr", "sgpr"] as const) {
+    const sym = `ptxl_chk_${variant === "vgpr" ? "v" : "s"}_${fn.name}`;
+    const args = fn.params.map((p) => (variant === "vgpr" ? p.name : uniform(p.name, p.width)));
+    const both = fn.writes.d && fn.writes.p;
+    if (both) args.push("&p");
+    const call = `${fn.name}(${args.join(", ")})`;
+    const ret = hipReturnType(fn);
+    let body: string;
+    if (!warp) body = `return ${call};`;
+    else if (both) body = `bool p = false;\n  const uint32_t d = ${call};\n  return (uint64_t)d | ((uint64_t)p << 32);`;
+    else if (ret === "uint32_t") body = `return (uint64_t)${call};`;
+    else if (ret === "bool") body = `return (uint64_t)${call} << 32;`;
+    else body = `${call};\n  return 0;`;
+    out.push(`extern "C" __attribute__((device, used, noinline)) ${warp ? "uint64_t" : "uint32_t"} ${sym}(${params}) {\n  ${body}\n}`);
+    fns.push({ fn, variant, symbol: sym, args: fn.params.map((p) => ({ name: p.name, width: p.width })), dReg: fn.writes.d ? 0 : undefined, pReg: warp && fn.writes.p ? 1 : undefined });
+  }
+  return { text: out.join("\n"), fns };
+}
+
+/**
+ * Compiles `header` (the `hip` target's text) with the wrappers of `fns` for `mcpu` and
+ * extracts each wrapper's code (waits kept).
+ * @throws Error when clang fails (its first error lines); a function whose code does not
+ *   parse gets `lines: { error }` instead.
+ */
+export async function compileHip(header: string, fns: readonly CallableFn[], mcpu: Mcpu, clang = "clang-19"): Promise<CompiledSet> {
+  const wrappers = fns.map(hipWrappers);
+  const text = `${header}\n${wrappers.map((w) => w.text).join("\n")}\n`;
+  const asm = await runTool(clang, clangArgs(mcpu), text);
+  return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `clang:${mcpu}`) };
+}
+
+/**
+ * Each function's body in `asm`, parsed (targets/amdgpu/asm.ts, waits kept) and narrowed to
+ * the record table; a mnemonic without a record makes `lines` an error naming it.
+ */
+export function extract(asm: string, fns: readonly Omit<CompiledFunction, "lines">[], rule: string): CompiledFunction[] {
+  return fns.map((f) => {
+    try {
+      const code = recorded(parseAsm(functionBody(asm, f.symbol), { rule }));
+      return { ...f, lines: "lines" in code ? code.lines : { error: `no instruction record for ${code.missing.join(", ")}` } };
+    } catch (e) {
+      return { ...f, lines: { error: (e as Error).message } };
+    }
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * @fileoverview `--target hip` (issue 14 item 1): one self-contained header `NAME.hip.h` of
+ * device functions, one per (form, immediates) plus a readable alias per form
+ * (targets/llvm/callable.ts: names, shapes, the two-warps-per-wave64 meaning).
+ *
+ * How each function is written (design choice, no per-family rule file):
+ * - Scalar forms (szext, vshl/vshr) are the portable target's routine for the collapsed spec
+ *   (targets/portable: szext's rules, and vsh derived from src/sem through the staging of
+ *   targets/portable/stage.ts), printed by the C printer (targets/c/print.ts) and made
+ *   `__host__ __device__` with `#pragma clang force_cuda_host_device`. That C is what the
+ *   `c` target already checks against the reference; clang selects the AMDGPU instructions
+ *   (`v_bfe_*`, `v_perm_b32`, `v_alignbit_b32`, …) and schedules them, and LLVM's hazard
+ *   recognizer inserts the wait states. There is no inline asm, so there is no boundary to
+ *   pad (README, "Hazards at the routine boundary").
+ * - Warp forms (match.sync) are per-thread code over clang builtins
+ *   (`__builtin_amdgcn_readfirstlane`, `…_ballot_w32/_w64`, `…_mbcnt_lo/_hi`): the
+ *   waterfall of amdgpu.md §6 (lead = readfirstlane(a); ballot(a == lead); leave when equal),
+ *   with the ballot taken over the thread's own CUDA warp. On wave64 (gfx9) a wavefront
+ *   holds two CUDA warps: the half is `mbcnt & 32`, and the ballot is shifted down by it, so
+ *   ballots and compares stay inside the half. One header serves wave32 and wave64 through
+ *   the predefined `__AMDGCN_WAVEFRONT_SIZE`. This is a lowering (like an AMDGPU rule), not a
+ *   semantics: the compiled code is checked against src/sem/match_sync.ts
+ *   (targets/llvm/compiled.ts).
+ *
+ * Compiles with `clang-19 -x hip --cuda-device-only -nogpulib [-nogpuinc] -O2
+ * --offload-arch=M` for gfx900, gfx90a, gfx942, gfx1030 and gfx1100, with or without
+ * `hip/hip_runtime.h` included first (the header spells `__device__` as
+ * `__attribute__((device))`).
+ */
+import type { MatchForm, Profile } from "../../src/ir/forms.js";
+import { formName } from "../../src/ir/forms.js";
+import { lowerPortable } from "../portable/rules/index.js";
+import { printCModule, cComment } from "../c/print.js";
+import type { CallableFn, CallablePrintOptions, RoutineLike } from "../llvm/callable.js";
+import { callableFunctions, immOf } from "../llvm/callable.js";
+
+/** The include guard of a scalar function (profile-qualified for vshl/vshr, like the C target's). */
+function guardOf(fn: CallableFn, profile: Profile): string {
+  const op = fn.spec.form.op;
+  return `PTX_LOWER_HIP_${fn.name}${op === "vshl" || op === "vshr" ? `_${profile}` : ""}`;
+}
+
+/** The C type of a per-thread value of `width` bits. */
+const cType = (width: number) => (width === 64 ? "uint64_t" : "uint32_t");
+
+function cLit(x: bigint, width: number): string {
+  return width === 64 ? `UINT64_C(0x${x.toString(16)})` : `0x${x.toString(16)}u`;
+}
+
+/** The return type of a function as C: d (u32), p (bool), or void (`match.all … _`). */
+export function hipReturnType(fn: CallableFn): string {
+  if (fn.writes.d) return "uint32_t";
+  return fn.writes.p ? "bool" : "void";
+}
+
+/**
+ * The C parameter list of a function: its sources, and `bool *p` after them when it returns
+ * both d and p (CUDA's `__match_all_sync(mask, value, int *pred)` shape).
+ */
+export function hipParams(fn: CallableFn): string[] {
+  const ps = fn.params.map((p) => `${cType(p.width)} ${p.name}`);
+  if (fn.writes.d && fn.writes.p) ps.push("bool *p");
+  return ps;
+}
+
+const HELPERS = `#define PTX_LOWER_HIP_DEVICE __attribute__((device))
+
+/* This thread's CUDA warp inside its wavefront: 0, or 32 for lanes 32-63 on wave64. */
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_base_(void) {
+#if __AMDGCN_WAVEFRONT_SIZE == 64
+  return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)) & 32u;
+#else
+  return 0u;
+#endif
+}
+
+/* The ballot of c over this thread's CUDA warp: bit i is lane i of the warp. */
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_ballot_(bool c) {
+#if __AMDGCN_WAVEFRONT_SIZE == 64
+  return (uint32_t)(__builtin_amdgcn_ballot_w64(c) >> ptxl_warp_base_());
+#else
+  return __builtin_amdgcn_ballot_w32(c);
+#endif
+}
+
+/* The executing lanes of this thread's warp whose a equals this thread's (a waterfall). */
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b32_(uint32_t a) {
+  for (;;) {
+    const uint32_t lead = (uint32_t)__builtin_amdgcn_readfirstlane((int)a);
+    const uint32_t m = ptxl_warp_ballot_(a == lead);
+    if (a == lead) return m;
+  }
+}
+
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b64_(uint64_t a) {
+  for (;;) {
+    const uint64_t lead = (uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)a) |
+                          ((uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)(a >> 32)) << 32);
+    const uint32_t m = ptxl_warp_ballot_(a == lead);
+    if (a == lead) return m;
+  }
+}`;
+
+/** The body of a warp function (match.sync), per thread. */
+function matchBody(fn: CallableFn): string[] {
+  const f = fn.spec.form as MatchForm;
+  const w = f.type === "b64" ? 64 : 32;
+  const out: string[] = [];
+  const a = immOf(fn.spec, "a");
+  const mm = immOf(fn.spec, "membermask");
+  if (a !== undefined) out.push(`  const ${cType(w)} a = ${cLit(a, w)};`);
+  if (mm !== undefined) out.push(`  const uint32_t membermask = ${cLit(mm, 32)};`);
+  out.push(`  const uint32_t members = membermask & ptxl_warp_ballot_(true);`);
+  out.push(`  const uint32_t equal = ptxl_warp_equal_${f.type}_(a);`);
+  if (f.mode === "any") {
+    out.push(`  return equal & members;`);
+    return out;
+  }
+  out.push(`  const bool all = (equal & members) == members;`);
+  if (fn.writes.d && fn.writes.p) out.push(`  *p = all;`, `  return all ? members : 0u;`);
+  else if (fn.writes.d) out.push(`  return all ? members : 0u;`);
+  else if (fn.writes.p) out.push(`  return all;`);
+  else out.push(`  (void)all;`);
+  return out;
+}
+
+function header(fn: CallableFn, rule: string): string {
+  const what = fn.alias ? `readable alias: every source a parameter` : `serves the routines ${fn.serves.join(", ")}`;
+  return `${fn.name}: ${formName(fn.spec.form)}  —  ${rule}\n${what}`;
+}
+
+/**
+ * Prints the HIP header for a module's routines. `routines`: what `lowerModule` collects
+ * (name and spec per routine); `opts.banner`: the `lower` banner; `opts.profile`: the
+ * semantics profile of the video forms (default isa).
+ * @returns the header text (self-contained; an include guard per function and one for the
+ *   shared helpers, so that two headers can be included in one translation unit).
+ * @throws Error if a scalar routine has no portable rule (a coverage gap; never expected).
+ */
+export function printHipModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
+  const profile = opts.profile ?? "isa";
+  const fns = callableFunctions(routines);
+  const scalar = fns.filter((f) => f.spec.form.op !== "match");
+  const warp = fns.filter((f) => f.spec.form.op === "match");
+  const parts: string[] = [];
+  if (opts.banner) parts.push(cComment(opts.banner));
+  parts.push(
+    cComment(
+      [
+        "HIP device functions, one per (form, immediates); operand kinds v/s collapse (uniformity is the",
+        "compiler's business once inlined) and a guard is the caller's `if`. Per-thread values: u32 (u64 for",
+        "match .b64 a), bool. A warp function is called by every thread of a CUDA warp with its own a and",
+        "32-bit membermask; on wave64 a wavefront holds two CUDA warps (lanes 0-31, 32-63) and each thread's",
+        "membermask names lanes of its own half.",
+      ].join("\n"),
+    ),
+  );
+  parts.push("#include <stdbool.h>\n#include <stdint.h>");
+  if (scalar.length) {
+    const printable = scalar.map((fn) => {
+      const { rule, fn: pir } = lowerPortable(fn.spec, profile);
+      return { name: fn.name, fn: { ...pir, name: fn.name }, header: header(fn, `portable rule ${rule.name}`) };
+    });
+    const c = printCModule(printable, { inline: true, guards: scalar.map((f) => guardOf(f, profile)) });
+    // The C printer's own includes are already above.
+    const body = c.replace("#include <stdbool.h>\n#include <stdint.h>\n\n", "");
+    parts.push(["#pragma clang force_cuda_host_device begin", body.trimEnd(), "#pragma clang force_cuda_host_device end"].join("\n"));
+  }
+  if (warp.length) {
+    parts.push(`#ifndef PTX_LOWER_HIP_WARP_HELPERS\n#define PTX_LOWER_HIP_WARP_HELPERS\n${HELPERS}\n#endif`);
+    for (const fn of warp) {
+      const g = `PTX_LOWER_HIP_${fn.name}`;
+      const sig = `static PTX_LOWER_HIP_DEVICE inline ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`;
+      parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "waterfall over the thread's CUDA warp (builtins)"))}\n${sig}\n${matchBody(fn).join("\n")}\n}\n#endif`);
+    }
+  }
+  return parts.join("\n\n") + "\n";
+}

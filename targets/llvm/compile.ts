@@ -1,0 +1,52 @@
+/**
+ * @fileoverview Compiles an `llvm` module (targets/llvm/print.ts) for one processor and
+ * extracts each function's machine code (issue 14 item 3), with the trust-base crosscheck's
+ * llc (src/check/llvm.ts `llc`, `llcArgs`: `-O2`, SDWA and VOPD off, which only re-encode):
+ *   - `vgpr`: the module's own function, arguments in VGPRs (v0…, an i64 in a pair);
+ *   - `sgpr`: a wrapper `ptxl_chk_s_NAME` with every argument `inreg` (SGPRs where llc's
+ *     calling convention puts them, `inregRegisters`) calling the function with a call-site
+ *     `alwaysinline` (llc's AMDGPU pipeline inlines it), the uniform case.
+ * Results: d in v0 and p (0/1) in v1 for `{ i32, i1 }`; a lone `i32`/`i1` in v0.
+ */
+import { llc } from "../amdgpu/oracle/llvm.js";
+import type { Mcpu } from "../amdgpu/regs.js";
+import { TARGETS } from "../amdgpu/regs.js";
+import type { CallableFn } from "./callable.js";
+import type { CompiledFunction, CompiledSet } from "./compiled.js";
+import { extract } from "../hip/compile.js";
+import { llvmReturnType } from "./print.js";
+
+/** The functions to extract for one callable function, and the `sgpr` wrapper's text. */
+export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
+  const ret = llvmReturnType(fn);
+  const both = fn.writes.d && fn.writes.p;
+  const regs = fn.spec.form.op !== "match" ? { dReg: 0 } : both ? { dReg: 0, pReg: 1 } : fn.writes.d ? { dReg: 0 } : fn.writes.p ? { pReg: 0 } : {};
+  const sym = `ptxl_chk_s_${fn.name}`;
+  const params = fn.params.map((p) => `i${p.width} inreg %${p.name}`).join(", ");
+  const args = fn.params.map((p) => `i${p.width} %${p.name}`).join(", ");
+  const text =
+    ret === "void"
+      ? `define void @${sym}(${params}) {\n  call void @${fn.name}(${args}) #9\n  ret void\n}\n`
+      : `define ${ret} @${sym}(${params}) {\n  %r = call ${ret} @${fn.name}(${args}) #9\n  ret ${ret} %r\n}\n`;
+  const argsOf = (inreg: boolean) => fn.params.map((p) => ({ name: p.name, width: p.width, ...(inreg ? { inreg: true } : {}) }));
+  return {
+    text,
+    fns: [
+      { fn, variant: "vgpr", symbol: fn.name, args: argsOf(false), ...regs },
+      { fn, variant: "sgpr", symbol: sym, args: argsOf(true), ...regs },
+    ],
+  };
+}
+
+/**
+ * Compiles `module` (the `llvm` target's text) with the `sgpr` wrappers of `fns` for `mcpu`
+ * (at its default wave size) and extracts every function's code (waits kept).
+ * @throws Error when llc fails (its first error lines); a function whose code does not parse
+ *   gets `lines: { error }` instead.
+ */
+export async function compileLlvm(module: string, fns: readonly CallableFn[], mcpu: Mcpu): Promise<CompiledSet> {
+  const wrappers = fns.map(llvmWrappers);
+  const text = `${module}\n${wrappers.map((w) => w.text).join("\n")}\nattributes #9 = { alwaysinline }\n`;
+  const asm = await llc(text, { mcpu, wave: TARGETS[mcpu].wave });
+  return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `llc:${mcpu}`) };
+}

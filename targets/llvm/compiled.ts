@@ -1,0 +1,311 @@
+/**
+ * @fileoverview "Verified as compiled" (issue 14 item 3): every function of the `hip` header
+ * and the `llvm` module, compiled for a processor (targets/hip/compile.ts,
+ * targets/llvm/compile.ts), extracted as the trust-base crosscheck extracts llc's code, then
+ *   1. checked for hazards under LLVM's own function boundary (`checkHazards(…, LLVM_ENTRY)`:
+ *      nothing pending at entry; src/check/llc_hazards.ts does the same for llc's code),
+ *   2. run in the AMDGPU interpreter (targets/amdgpu/interp.ts) on the checker's inputs
+ *      (src/check/inputs.ts, vsh_inputs.ts for scalar forms; src/check/warps.ts for warps)
+ *      and compared with the reference (src/check/scalar.ts `expectedScalar`,
+ *      src/check/verify.ts `expectedWarp`),
+ * with arguments in VGPRs and once more uniform (SGPRs). Warp functions on wave64 run in both
+ * layouts: one CUDA warp with lanes 32–63 inactive, and two independent warps (lanes 0–31
+ * and 32–63, independent values, membermasks and active masks). `exec` must be the same at
+ * exit. An instruction without a record is reported (`unknown`), never skipped silently.
+ *
+ * Shapes: `CompiledFunction` (one extracted function) in, `CompiledRow` (one per target ×
+ * processor × function) out, with `tested(n)` (n = scalar cases or warps compared) or
+ * `refuted` and the first counterexample.
+ */
+import type { Profile } from "../../src/ir/forms.js";
+import { formName } from "../../src/ir/forms.js";
+import type { CV } from "../../src/sem/bv.js";
+import { concrete } from "../../src/sem/bv.js";
+import type { IrArg } from "./ir.js";
+import type { MLine } from "../amdgpu/minst.js";
+import { isLabel } from "../amdgpu/minst.js";
+import { run } from "../amdgpu/interp.js";
+import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
+import type { Mcpu } from "../amdgpu/regs.js";
+import { MCPUS, TARGETS } from "../amdgpu/regs.js";
+import { initialState, inregRegisters } from "../amdgpu/oracle/llvm.js";
+import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
+import type { ScalarCase } from "../../src/check/inputs.js";
+import { familyOf } from "../../src/families/index.js";
+import { expectedScalar } from "../../src/check/scalar.js";
+import type { MatchCase } from "../../src/check/warps.js";
+import { randomWarps } from "../../src/check/warps.js";
+import { expectedWarp } from "../../src/check/verify.js";
+import type { CallableFn, RoutineLike } from "./callable.js";
+import { callableFunctions } from "./callable.js";
+import { printHipModule } from "../hip/print.js";
+import { compileHip } from "../hip/compile.js";
+import { printLlvmModule } from "./print.js";
+import { compileLlvm } from "./compile.js";
+
+/** One extracted function: which callable function, which argument layout, its code. */
+export interface CompiledFunction {
+  fn: CallableFn;
+  /** `vgpr`: arguments in VGPRs; `sgpr`: uniform arguments (SGPRs). */
+  variant: "vgpr" | "sgpr";
+  /** The symbol whose body was extracted. */
+  symbol: string;
+  /** Argument layout for the interpreter (`inreg`: in the SGPRs of `inregRegisters`). */
+  args: IrArg[];
+  /** The VGPRs holding d and p at return. */
+  dReg?: number;
+  pReg?: number;
+  lines: MLine[] | { error: string };
+}
+
+/** A compile's result: the assembly and the extracted functions. */
+export interface CompiledSet {
+  asm: string;
+  functions: CompiledFunction[];
+}
+
+export type CompiledVerdict =
+  | { status: "tested"; n: number }
+  | { status: "refuted"; n: number; counterexample: string }
+  | { status: "unknown"; why: string }
+  | { status: "skipped"; why: string };
+
+/** One row: a target × processor × function (both argument layouts and, for warps, both wave64 layouts). */
+export interface CompiledRow {
+  target: "hip" | "llvm";
+  mcpu: Mcpu;
+  /** `hip gfx942`. */
+  row: string;
+  fn: string;
+  form: string;
+  verdict: CompiledVerdict;
+  /** Cases (or warps) compared per part: `vgpr`, `sgpr`, and for warps on wave64 `vgpr/two-warps`, `sgpr/two-warps`. */
+  parts: Record<string, number>;
+  /** Hazard waits (`s_nop`, `s_waitcnt_depctr`) the compiler put in the code, over both layouts. */
+  waits: number;
+}
+
+const hex = (x: bigint) => `0x${x.toString(16)}`;
+
+/** Why `lines` cannot be run: a parse error, a missing record, or a hazard; null when it can. */
+function unrunnable(cf: CompiledFunction, mcpu: Mcpu): { status: "unknown" | "refuted"; why: string } | null {
+  if (!Array.isArray(cf.lines)) return { status: "unknown", why: `${cf.symbol}: ${cf.lines.error}` };
+  const flags = checkHazards(cf.lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY);
+  if (flags.length) return { status: "refuted", why: `${cf.symbol}: hazard: ${flags.map(formatViolation).join("; ")}` };
+  return null;
+}
+
+function waitsOf(lines: MLine[]): number {
+  return lines.filter((l) => !isLabel(l) && (l.op === "s_nop" || l.op === "s_waitcnt_depctr")).length;
+}
+
+/**
+ * The checker's scalar cases for a function (as `verify` builds them for its routine), with
+ * more random cases where immediates leave fewer than 1,000 distinct inputs (a function with
+ * every source immediate has exactly one).
+ */
+export function compiledScalarCases(fn: CallableFn, seed: number): ScalarCase[] {
+  const f = fn.spec.form;
+  if (f.op === "match") throw new Error("not a scalar form");
+  const gen = (random: number) => familyOf(f).cases(fn.spec, { seed, random }) as ScalarCase[];
+  let random = 400;
+  let cases = gen(random);
+  // Stops growing only where the immediates fix every source (one input).
+  while (cases.length < 1000 && random < 20_000) cases = gen((random *= 2));
+  return cases;
+}
+
+/**
+ * Runs one extracted scalar function on `cases`: `vgpr` puts a case in every lane (all lanes
+ * active), `sgpr` runs one case per wave in every lane. Returns the number compared, or the
+ * first counterexample.
+ */
+function runScalar(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, profile: Profile, cases: ScalarCase[], sregs: number[]): { n: number; cx?: string } {
+  const W = TARGETS[mcpu].wave;
+  const f = cf.fn.spec.form;
+  const per = cf.variant === "vgpr" ? W : 1;
+  const full = (1n << BigInt(W)) - 1n;
+  let n = 0;
+  for (let i = 0; i < cases.length; i += per) {
+    const laneCase = (l: number) => cases[(i + (per === 1 ? 0 : l)) % cases.length]!;
+    const perLane = Array.from({ length: W }, (_, l) => cf.args.map((a) => laneCase(l)[a.name as "a" | "b" | "c"]));
+    const st = initialState(W, { name: cf.symbol, args: cf.args, results: [32], text: "", decls: [] }, perLane, full, sregs, lines);
+    const res = run(concrete, lines, st, { stepLimit: 20_000 });
+    if (res.status !== "ok") return { n, cx: `${cf.symbol}: ${res.status} after ${res.steps} steps` };
+    if (st.exec.x !== full) return { n, cx: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(full)} at entry` };
+    for (let l = 0; l < (per === 1 ? 1 : Math.min(W, cases.length - i)); l++) {
+      const c = laneCase(l);
+      const want = expectedScalar(f, profile, c);
+      const got = st.vgpr.get(cf.dReg ?? 0)![l]!.x;
+      n++;
+      if (got !== want)
+        return {
+          n,
+          cx: `${formName(f)} [${cf.symbol}, ${cf.variant}] on ${mcpu} lane ${l}: a=${hex(c.a)} b=${hex(c.b)} c=${hex(c.c)}: got ${hex(got)}, reference ${hex(want)}`,
+        };
+    }
+  }
+  return { n };
+}
+
+/** A case made uniform: every lane holds lane 0's a and membermask (what `sgpr` passes). */
+function uniformCase(c: MatchCase): MatchCase {
+  return { ...c, a: c.a.map(() => c.a[0]!), membermask: c.membermask.map(() => c.membermask[0]!) };
+}
+
+/**
+ * Runs one extracted warp function on `cases`. `twoWarps` (wave64 only): lanes 0–31 hold case
+ * i and lanes 32–63 case i + 1 (for `sgpr` the same uniform a and membermask, independent
+ * active masks); otherwise lanes 32–63 are inactive. Returns the number of warps compared,
+ * or the first counterexample.
+ */
+function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: MatchCase[], sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
+  const W = TARGETS[mcpu].wave;
+  const f = cf.fn.spec.form;
+  let n = 0;
+  for (let i = 0; i < cases.length; i++) {
+    let lo = cases[i]!;
+    let hi = twoWarps ? cases[(i + 1) % cases.length]! : undefined;
+    if (cf.variant === "sgpr") {
+      lo = uniformCase(lo);
+      if (hi) hi = { ...hi, a: lo.a, membermask: lo.membermask };
+    }
+    const warpOf = (l: number) => (l < 32 ? lo : hi);
+    const exec = BigInt(lo.active >>> 0) | (hi ? BigInt(hi.active >>> 0) << 32n : 0n);
+    const perLane = Array.from({ length: W }, (_, l) => {
+      const c = warpOf(l) ?? lo;
+      return cf.args.map((a) => (a.name === "a" ? c.a[l % 32]! : c.membermask[l % 32]!));
+    });
+    const st = initialState(W, { name: cf.symbol, args: cf.args, results: [], text: "", decls: [] }, perLane, exec, sregs, lines);
+    const res = run(concrete, lines, st, { stepLimit: 50_000 });
+    if (res.status !== "ok") return { n, cx: `${cf.symbol}: ${res.status} after ${res.steps} steps (warp ${lo.label})` };
+    if (st.exec.x !== exec) return { n, cx: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(exec)} at entry` };
+    for (const [c, base] of [[lo, 0], ...(hi ? [[hi, 32]] : [])] as [MatchCase, number][]) {
+      const want = expectedWarp(f, c);
+      n++;
+      for (let l = 0; l < 32; l++) {
+        if (!((c.active >>> l) & 1)) continue;
+        const wd = want.d[l];
+        const wp = want.p[l];
+        const got = (reg: number) => (st.vgpr.get(reg)![base + l] as CV).x;
+        const bad =
+          cf.dReg !== undefined && wd !== null && wd !== undefined && got(cf.dReg) !== wd
+            ? `d = ${hex(got(cf.dReg))}, reference ${hex(wd)}`
+            : cf.pReg !== undefined && wp !== null && wp !== undefined && (got(cf.pReg) & 1n) !== (wp ? 1n : 0n)
+              ? `p = ${got(cf.pReg) & 1n}, reference ${wp ? 1 : 0}`
+              : null;
+        if (bad)
+          return {
+            n,
+            cx: [
+              `${formName(f)} [${cf.symbol}, ${cf.variant}${twoWarps ? ", two warps per wave64" : ""}] on ${mcpu}: warp ${base === 0 ? "lanes 0-31" : "lanes 32-63"} lane ${l}: ${bad}`,
+              `  warp: ${c.label}; active = 0x${(c.active >>> 0).toString(16)}`,
+              `  a = [${c.a.map(hex).join(", ")}]`,
+              `  membermask = [${c.membermask.map(hex).join(", ")}]`,
+            ].join("\n"),
+          };
+      }
+    }
+  }
+  return { n };
+}
+
+/** Options of `checkCompiled` / `verifyCompiled`. */
+export interface CompiledCheckOptions {
+  profile?: Profile;
+  seed?: number;
+  /** Random warps per warp function and layout (default 1,000). */
+  warps?: number;
+}
+
+/**
+ * Checks the extracted functions of one compile (both layouts of each callable function) and
+ * returns one row per callable function. `sregs`: where the `inreg` arguments arrive
+ * (`inregRegisters`, needed for the llvm target's `sgpr` wrappers).
+ */
+export function checkCompiled(target: "hip" | "llvm", mcpu: Mcpu, set: CompiledSet, sregs: number[], opts: CompiledCheckOptions = {}): CompiledRow[] {
+  const profile = opts.profile ?? "isa";
+  const seed = opts.seed ?? 1;
+  const byFn = new Map<CallableFn, CompiledFunction[]>();
+  for (const cf of set.functions) byFn.set(cf.fn, [...(byFn.get(cf.fn) ?? []), cf]);
+  const rows: CompiledRow[] = [];
+  for (const [fn, cfs] of byFn) {
+    const row: CompiledRow = { target, mcpu, row: `${target} ${mcpu}`, fn: fn.name, form: formName(fn.spec.form), verdict: { status: "tested", n: 0 }, parts: {}, waits: 0 };
+    rows.push(row);
+    const warp = fn.spec.form.op === "match";
+    const scalar = warp ? [] : compiledScalarCases(fn, seed);
+    const warps = warp ? randomWarps(fn.spec.form as never, fn.spec.kinds, seed, opts.warps ?? 1000) : [];
+    let n = 0;
+    for (const cf of cfs) {
+      const bad = unrunnable(cf, mcpu);
+      if (bad) {
+        row.verdict = bad.status === "unknown" ? { status: "unknown", why: bad.why } : { status: "refuted", n, counterexample: bad.why };
+        break;
+      }
+      const lines = cf.lines as MLine[];
+      row.waits += waitsOf(lines);
+      const layouts = warp && TARGETS[mcpu].wave === 64 ? [false, true] : [false];
+      let failed = false;
+      for (const two of layouts) {
+        const r = warp ? runWarp(cf, lines, mcpu, warps, sregs, two) : runScalar(cf, lines, mcpu, profile, scalar, sregs);
+        row.parts[`${cf.variant}${two ? "/two-warps" : ""}`] = r.n;
+        n += r.n;
+        if (r.cx) {
+          row.verdict = { status: "refuted", n, counterexample: `${r.cx}\n  code (${cf.symbol}):\n${listing(lines)}` };
+          failed = true;
+          break;
+        }
+      }
+      if (failed) break;
+    }
+    if (row.verdict.status === "tested") row.verdict = { status: "tested", n };
+  }
+  return rows;
+}
+
+function listing(lines: MLine[]): string {
+  return lines.map((l) => (isLabel(l) ? `  ${l.label}:` : `    ${l.op}${l.enc ? `_${l.enc}` : ""} ${l.ops.map((o) => (o.k === "imm" ? o.value.toString() : o.k === "v" || o.k === "s" ? `${o.k}${o.count === 2 ? `[${o.n}:${o.n + 1}]` : o.n}` : o.k)).join(", ")}`)).join("\n");
+}
+
+/** Whether clang-19 and llc-19 run; the reason when not (tests skip with it). */
+export async function compiledToolsAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const { spawnSync } = await import("node:child_process");
+  for (const t of ["clang-19", "llc-19"]) {
+    const r = spawnSync(t, ["--version"], { encoding: "utf8" });
+    if (r.error || r.status !== 0) return { ok: false, reason: `${t} not runnable (${r.error?.message ?? `exit ${r.status}`})` };
+  }
+  return { ok: true };
+}
+
+/**
+ * Compiles the `hip` header and/or `llvm` module of `routines` for each processor and checks
+ * every function (see the file overview). Rows in target, processor, function order.
+ * @throws Error when clang or llc fails to compile the text (a printer bug).
+ */
+export async function verifyCompiled(
+  routines: readonly RoutineLike[],
+  opts: CompiledCheckOptions & {
+    targets?: readonly ("hip" | "llvm")[];
+    mcpus?: readonly Mcpu[];
+    onRow?: (r: CompiledRow) => void;
+    /** Called with each compile's extracted functions (the `--prove` step takes them from here). */
+    onCompiled?: (target: "hip" | "llvm", mcpu: Mcpu, set: CompiledSet) => Promise<void> | void;
+  } = {},
+): Promise<CompiledRow[]> {
+  const fns = callableFunctions(routines);
+  const rows: CompiledRow[] = [];
+  for (const target of opts.targets ?? (["hip", "llvm"] as const)) {
+    const text = target === "hip" ? printHipModule(routines, { profile: opts.profile }) : printLlvmModule(routines, { profile: opts.profile });
+    for (const mcpu of opts.mcpus ?? MCPUS) {
+      const set = target === "hip" ? await compileHip(text, fns, mcpu) : await compileLlvm(text, fns, mcpu);
+      const sregs = target === "llvm" ? await inregRegisters({ mcpu, wave: TARGETS[mcpu].wave }) : [];
+      await opts.onCompiled?.(target, mcpu, set);
+      // The set's functions refer to `fns` of the compile (same objects as callableFunctions here).
+      for (const r of checkCompiled(target, mcpu, set, sregs, opts)) {
+        rows.push(r);
+        opts.onRow?.(r);
+      }
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,123 @@
+/**
+ * @fileoverview `--target llvm` (issue 14 item 2): an LLVM IR module `NAME.ll` with one
+ * function per (form, immediates) plus a readable alias per form (targets/llvm/callable.ts:
+ * names, shapes, the two-warps-per-wave64 meaning).
+ *
+ * How each function is written (design choice, no per-family rule file):
+ * - Scalar forms (szext, vshl/vshr) are the derived IR of ./ir.ts: the reference semantics
+ *   (src/sem) run through the BV interpretation `LlvmIrBV`, immediates folded as constants.
+ *   Its meaning is the reference's by construction; LLVM selects (`v_bfe_*`, `v_perm_b32`, …),
+ *   schedules and inserts wait states itself. The trust-base crosscheck (src/check/llvm.ts)
+ *   already runs the same derivation through llc.
+ * - Warp forms (match.sync) are the waterfall (`llvm.amdgcn.readfirstlane`, `…ballot.i64`,
+ *   `…mbcnt.lo/hi`, `…wavefrontsize`), `convergent`: lead = readfirstlane(a); leave the loop
+ *   when a == lead with the ballot of that compare. The ballot is shifted down by the lane's
+ *   CUDA-warp base (`mbcnt & 32` on wave64, 0 on wave32, chosen by `wavefrontsize`, which llc
+ *   folds), so one module serves both wave sizes and a wave64 wavefront holds two independent
+ *   CUDA warps. `ballot.i64` on wave32 is zero-extended by LLVM 19.
+ *
+ * Returns: scalar forms `i32`; match `.any` `i32` d; `.all` `{ i32, i1 }` (d, p), `i32` d,
+ * `i1` p, or `void`, as the PTX destination writes them. Accepted by `llvm-as-19` and
+ * `llvm-link-19`; compiled by `llc-19 -mtriple=amdgcn-amd-amdhsa -mcpu=M` for gfx900, gfx90a,
+ * gfx942, gfx1030 and gfx1100. The module names no triple (the caller's link decides it).
+ */
+import type { MatchForm, SzextForm, VshForm } from "../../src/ir/forms.js";
+import { formName } from "../../src/ir/forms.js";
+import type { ArgImms, IrFunc } from "./ir.js";
+import { derivedIr, irConst, irModule } from "./ir.js";
+import type { CallableFn, CallablePrintOptions, RoutineLike } from "./callable.js";
+import { callableFunctions, immOf } from "./callable.js";
+
+/** The IR return type of a function (see the file overview). */
+export function llvmReturnType(fn: CallableFn): string {
+  if (fn.spec.form.op !== "match") return "i32";
+  if (fn.writes.d && fn.writes.p) return "{ i32, i1 }";
+  if (fn.writes.d) return "i32";
+  return fn.writes.p ? "i1" : "void";
+}
+
+const MATCH_DECLS = [
+  "declare i64 @llvm.amdgcn.ballot.i64(i1) #1",
+  "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32) #2",
+  "declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32) #2",
+  "declare i32 @llvm.amdgcn.wavefrontsize() #2",
+];
+
+/** The waterfall function of a match form (see the file overview). */
+function matchFunction(fn: CallableFn): IrFunc {
+  const f = fn.spec.form as MatchForm;
+  const aw = f.type === "b64" ? 64 : 32;
+  const rfl = `llvm.amdgcn.readfirstlane.i${aw}`;
+  const L: string[] = ["entry:"];
+  const a = immOf(fn.spec, "a");
+  const mm = immOf(fn.spec, "membermask");
+  if (a !== undefined) L.push(`  %a = or ${irConst(a, aw)}, 0`);
+  if (mm !== undefined) L.push(`  %membermask = or ${irConst(mm, 32)}, 0`);
+  L.push(
+    "  br label %loop",
+    "loop:",
+    `  %lead = call i${aw} @${rfl}(i${aw} %a)`,
+    `  %eq = icmp eq i${aw} %a, %lead`,
+    "  %ballot = call i64 @llvm.amdgcn.ballot.i64(i1 %eq)",
+    "  br i1 %eq, label %exit, label %loop",
+    "exit:",
+    "  %exec = call i64 @llvm.amdgcn.ballot.i64(i1 true)",
+    "  %wavesize = call i32 @llvm.amdgcn.wavefrontsize()",
+    "  %wave64 = icmp eq i32 %wavesize, 64",
+    "  %mbcnt.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
+    "  %mbcnt = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %mbcnt.lo)",
+    "  %half = and i32 %mbcnt, 32",
+    "  %base = select i1 %wave64, i32 %half, i32 0",
+    "  %base64 = zext i32 %base to i64",
+    "  %ballot.warp = lshr i64 %ballot, %base64",
+    "  %equal = trunc i64 %ballot.warp to i32",
+    "  %exec.warp = lshr i64 %exec, %base64",
+    "  %active = trunc i64 %exec.warp to i32",
+    "  %members = and i32 %membermask, %active",
+  );
+  const ret = llvmReturnType(fn);
+  if (f.mode === "any") L.push("  %d = and i32 %equal, %members", "  ret i32 %d");
+  else {
+    L.push("  %equal.members = and i32 %equal, %members", "  %p = icmp eq i32 %equal.members, %members", "  %d = select i1 %p, i32 %members, i32 0");
+    if (fn.writes.d && fn.writes.p) L.push("  %r0 = insertvalue { i32, i1 } undef, i32 %d, 0", "  %r1 = insertvalue { i32, i1 } %r0, i1 %p, 1", "  ret { i32, i1 } %r1");
+    else if (fn.writes.d) L.push("  ret i32 %d");
+    else if (fn.writes.p) L.push("  ret i1 %p");
+    else L.push("  ret void");
+  }
+  const params = fn.params.map((p) => `i${p.width} %${p.name}`).join(", ");
+  const results = fn.writes.d && fn.writes.p ? [32, 1] : fn.writes.d ? [32] : fn.writes.p ? [1] : [];
+  return {
+    name: fn.name,
+    args: fn.params.map((p) => ({ name: p.name, width: p.width })),
+    results,
+    text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${ret} @${fn.name}(${params}) #0 {\n${L.join("\n")}\n}\n`,
+    decls: [`declare i${aw} @${rfl}(i${aw}) #1`, ...MATCH_DECLS],
+  };
+}
+
+/** The IR function of one callable function: derived for scalar forms, the waterfall for match. */
+export function llvmFunction(fn: CallableFn, profile: CallablePrintOptions["profile"] = "isa"): IrFunc {
+  const f = fn.spec.form;
+  if (f.op === "match") return matchFunction(fn);
+  const imms: ArgImms = {};
+  for (const s of ["a", "b", "c"] as const) {
+    const x = immOf(fn.spec, s);
+    if (x !== undefined) imms[s] = x;
+  }
+  const ir = derivedIr(fn.name, f as SzextForm | VshForm, profile, {}, imms);
+  return { ...ir, text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`} (derived from the reference)\n${ir.text}` };
+}
+
+/**
+ * Prints the LLVM IR module for a module's routines (`routines`: name and spec each, what
+ * `lowerModule` collects; `opts.banner`: the `lower` banner as `;` comments; `opts.profile`:
+ * the semantics profile of the video forms, default isa).
+ * @returns the module text. Errors: none expected (derivation covers every scalar form).
+ */
+export function printLlvmModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
+  const fns = callableFunctions(routines).map((fn) => llvmFunction(fn, opts.profile));
+  const banner = (opts.banner ?? "").split("\n").filter((l) => l !== "").map((l) => `; ${l.replace(/[\r\n]/g, " ")}`);
+  const warp = fns.some((f) => f.decls.some((d) => d.includes("ballot")));
+  const attrs = warp ? ["attributes #0 = { convergent nounwind }", "attributes #1 = { convergent nounwind willreturn memory(none) }", "attributes #2 = { nounwind willreturn memory(none) }"].join("\n") : "";
+  return [...banner, ...(banner.length ? [""] : []), irModule(fns, attrs).trimEnd()].join("\n") + "\n";
+}
