@@ -88,8 +88,8 @@ function rebuiltCommand(file: string, o: { target: string; mcpu: string; semanti
   return ["ptx-lower", "lower", basename(file), "--target", o.target, ...(o.target !== "js" && o.target !== "c" ? ["--mcpu", o.mcpu] : []), "--semantics", o.semantics];
 }
 
-/** File extension per output: C is a header of `static inline` routines, JS an ES module. */
-export const OUTPUT_EXT = { c: ".h", js: ".mjs" } as const;
+/** File extension per output: C is a header of `static inline` routines, JS an ES module, HIP a header of `__device__` functions, LLVM an IR module. */
+export const OUTPUT_EXT = { c: ".h", js: ".mjs", hip: ".hip.h", llvm: ".ll" } as const;
 
 /**
  * `ptx-lower lower`. `argv` (the arguments after `ptx-lower`) is recorded, shell-quoted, in

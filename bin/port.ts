@@ -11,6 +11,8 @@
  * output `DIR/NAME` with the input's name and its header `DIR/STEM.hip.h`. Nothing is
  * written over an input. A header is written only for a file with something rewritten.
  */
+import { targetServices } from "../src/target/registry.js";
+import { collectRoutines } from "../src/lower.js";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import Table from "cli-table3";
@@ -23,27 +25,17 @@ import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 /** The source kinds `port` reads. */
 export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".cl"] as const;
 
-/** Where the HIP target's printer lives (loaded when a header is needed; see `hipHeader`). */
-const HIP_PRINTER = "../targets/hip/print.js";
-
 /**
- * The header for a routines module, from the HIP target (`printHipModule` of
- * targets/hip/print.ts over src/lower.ts `collectRoutines`). @throws UsageError when this
- * build has no HIP target: no header is made up in its place.
+ * The header for a routines module: the registered `hip` output target (targets/hip/module.ts,
+ * `printHipModule` over the module's routines), under the sm90 profile — what the replaced
+ * asm computed on NVIDIA hardware (src/port/rewrite.ts).
+ * @throws UsageError when no `hip` target is registered: no header is made up in its place.
  */
 export async function hipHeader(mod: ParsedModule, banner: string): Promise<string> {
-  let hip: { printHipModule?: (routines: unknown, opts: { banner: string; profile: "sm90" }) => string | Promise<string> };
-  try {
-    hip = (await import(HIP_PRINTER)) as typeof hip;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw e;
-    throw new UsageError("port: this build has no HIP target (targets/hip/print.ts), so the header the ported file includes cannot be written; nothing was written");
-  }
-  if (typeof hip.printHipModule !== "function") throw new UsageError("port: targets/hip/print.ts has no printHipModule; nothing was written");
-  const { collectRoutines } = await import("../src/lower.js");
-  // The sm90 profile: what the replaced asm computed on NVIDIA hardware (src/port/rewrite.ts).
-  return await hip.printHipModule(collectRoutines(mod), { banner, profile: "sm90" });
+  const hip = targetServices().lower.targets.find((t) => t.name === "hip");
+  if (!hip) throw new UsageError("port: this build has no HIP target, so the header the ported file includes cannot be written; nothing was written");
+  const lowered = await hip.lowerModule({ routines: collectRoutines(mod), profile: "sm90", banner: banner.split("\n"), served: () => [] });
+  return lowered.text;
 }
 
 /** Options of `portCommand`. */

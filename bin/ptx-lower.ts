@@ -5,6 +5,7 @@
  * (diagnostics on stderr), 2 internal error.
  */
 import "../src/compose.js";
+import { OUTPUT_TARGETS } from "../src/lower.js";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,7 +67,7 @@ program
   .command("lower")
   .description("lower every szext / vshl / vshr / match.sync occurrence of a PTX module")
   .argument("<file>", "a .ptx file, or - for standard input")
-  .addOption(new Option("--target <target>", "output: amdgpu, js, c, or all").default("amdgpu").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
+  .addOption(new Option("--target <target>", "output: amdgpu, js, c, hip (a header of __device__ functions), llvm (an IR module), or all").default("amdgpu").argParser(choice("--target", [...OUTPUT_TARGETS, "all"])))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("gfx942").argParser(choice("--mcpu", MCPU)))
   .addOption(semantics().default("isa"))
   .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")

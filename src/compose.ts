@@ -9,6 +9,7 @@ import type { TargetServices } from "./target/types.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
 import { amdgpuOutput } from "../targets/amdgpu/module.js";
 import { cOutput, jsOutput } from "../targets/portable/module.js";
+import { hipOutput, llvmOutput } from "../targets/hip/module.js";
 import { amdgpuVerify } from "../targets/amdgpu/verify.js";
 import { cVerify, jsVerify } from "../targets/portable/verify.js";
 import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
@@ -19,7 +20,7 @@ import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js"
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: {},
-  lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
+  lower: { targets: [amdgpuOutput, jsOutput, cOutput, hipOutput, llvmOutput], mcpus: MCPUS },
   verify: [amdgpuVerify, jsVerify, cVerify],
   vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],
   report: [amdgpuReport, jsReport, cReport],

@@ -32,7 +32,7 @@ export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
 }
 
 /** The output targets of `lowerModule`. */
-export const OUTPUT_TARGETS = ["amdgpu", "js", "c"] as const;
+export const OUTPUT_TARGETS = ["amdgpu", "js", "c", "hip", "llvm"] as const;
 export type OutputTarget = (typeof OUTPUT_TARGETS)[number];
 
 export interface LowerOptions {

@@ -82,7 +82,7 @@ describe("ptx-lower CLI", () => {
     const r = cli(["lower", join(ROOT, "examples", "bitfields.sm_90.ptx"), "--target", "all", "--mcpu", "all", "-o", dir]);
     expect(r.code, r.err).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(
-      [...MCPUS.map((m) => `bitfields.sm_90.amdgpu.${m}.s`), "bitfields.sm_90.h", "bitfields.sm_90.mjs"].sort(),
+      [...MCPUS.map((m) => `bitfields.sm_90.amdgpu.${m}.s`), "bitfields.sm_90.h", "bitfields.sm_90.mjs", "bitfields.sm_90.hip.h", "bitfields.sm_90.ll"].sort(),
     );
   });
 

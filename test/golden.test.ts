@@ -505,9 +505,9 @@ const haveTool = (cmd: string, args: string[]) => {
   const r = spawnSync(cmd, args, { encoding: "utf8" });
   return !r.error && r.status === 0;
 };
-const TOOLS = { amdgpu: haveTool("llvm-mc-19", ["--version"]), c: haveCc().ok, js: true };
+const TOOLS: Partial<Record<OutputTarget, boolean>> = { amdgpu: haveTool("llvm-mc-19", ["--version"]), c: haveCc().ok, js: true };
 /** Whether the output's validator is installed (tests are skipped, visibly, when not). */
-const toolFor = (o: Output) => TOOLS[o.target];
+const toolFor = (o: Output) => TOOLS[o.target] ?? false;
 
 // ---------------------------------------------------------------------------------------
 

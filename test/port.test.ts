@@ -334,9 +334,8 @@ describe("the ported files compile", () => {
     120_000,
   );
 
-  const HIP_TARGET = existsSync(join(ROOT, "targets", "hip", "print.ts"));
-  it.skipIf(!HIP_TARGET || !CLANG || !HIP_HEADERS)(
-    `with the real header (targets/hip): clang-19 -x hip -S for every processor, llvm-mc-19 assembles it${HIP_TARGET ? "" : " (skipped: targets/hip/print.ts is not in this tree yet)"}`,
+  it.skipIf(!CLANG || !HIP_HEADERS)(
+    "with the real header (targets/hip): clang-19 -x hip -S for every processor, llvm-mc-19 assembles it",
     () => {
       const dir = tmp();
       const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", join(ROOT, "examples", "bitfields.cu"), "-o", join(dir, "X.hip")], { cwd: ROOT, encoding: "utf8" });
@@ -535,11 +534,4 @@ describe("ptx-lower port (the command)", () => {
     expect(read(join(dir, "b.out.cu")).startsWith(`\ufeff#if defined(__HIP__)\n#include "b.out.hip.h"\n#endif\nint f`)).toBe(true);
   });
 
-  it.skipIf(existsSync(join(ROOT, "targets", "hip", "print.ts")))("without targets/hip the command says so and writes nothing (no header is made up)", () => {
-    const dir = tmp();
-    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", BITFIELDS, "-o", join(dir, "X.hip")], { cwd: ROOT, encoding: "utf8" });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toBe("ptx-lower: error: port: this build has no HIP target (targets/hip/print.ts), so the header the ported file includes cannot be written; nothing was written\n");
-    expect(readdirSync(dir)).toEqual([]);
-  });
 });

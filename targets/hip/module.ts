@@ -1,0 +1,23 @@
+/**
+ * @fileoverview The `hip` and `llvm` output targets of the main job (issue 14): the module's
+ * routines as callable functions — one HIP header (`NAME.hip.h`, `__device__` functions) or
+ * one LLVM IR module (`NAME.ll`) — one function per (form, immediates), operand kinds
+ * collapsed (targets/llvm/callable.ts). Processor-independent: one output serves all five.
+ */
+import type { LoweredRoutine, ModuleLowering, OutputTargetService } from "../../src/target/lower.js";
+import { printHipModule } from "./print.js";
+import { printLlvmModule } from "../llvm/print.js";
+
+function callableOutput(name: "hip" | "llvm", print: typeof printHipModule): OutputTargetService {
+  return {
+    name,
+    describe: () => `${name} (callable functions; every processor)`,
+    async lowerModule(m: ModuleLowering) {
+      const routines: LoweredRoutine[] = m.routines.map((r) => ({ name: r.name, spec: r.spec, rule: name === "hip" ? "hip_callable" : "llvm_callable", insts: r.insts }));
+      return { text: print(m.routines, { banner: m.banner.join("\n"), profile: m.profile }), routines };
+    },
+  };
+}
+
+export const hipOutput = callableOutput("hip", printHipModule);
+export const llvmOutput = callableOutput("llvm", printLlvmModule);
