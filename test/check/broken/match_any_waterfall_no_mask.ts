@@ -19,6 +19,7 @@ export const broken: BrokenCase = {
   rule: {
     ...waterfall,
     name: "match_any_waterfall_no_mask",
+    why: "broken on purpose: " + "the waterfall's final & membermask dropped: lanes outside the mask are counted",
     emit: (f, m, c) => {
       waterfall.emit(f, m, c);
       const last = m.lines[m.lines.length - 1]!;
