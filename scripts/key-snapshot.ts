@@ -3,6 +3,7 @@
  * key — then a SHA-1 over all lines. The redesign must keep this output identical (the keys
  * are what `prove:all` shares proofs by). Usage: npx tsx scripts/key-snapshot.ts [videoEvery=200]
  */
+import "../src/compose.js";
 import { createHash } from "node:crypto";
 import { matrixRows, itemKey } from "../src/check/prove_worker.js";
 import { routineName } from "../src/ir/ir.js";

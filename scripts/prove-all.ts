@@ -16,6 +16,7 @@
  * form × kinds × rule × target × profile naming the proved query that covers it (its key and
  * label, and the stage reduction if one was used); a combination no rule covers is a gap.
  */
+import "../src/compose.js";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";

@@ -6,10 +6,12 @@
  */
 import { registerTargets } from "./target/registry.js";
 import type { TargetServices } from "./target/types.js";
+import { amdgpuProver, matrixTargets } from "../targets/amdgpu/prove/model.js";
+import { pirProver } from "../targets/portable/prove.js";
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
-  prover: {},
+  prover: { amdgpu: amdgpuProver, pir: pirProver, matrixTargets },
   lower: {},
 };
 registerTargets(SERVICES);
