@@ -31,6 +31,7 @@ import type { Fp } from "./prove_fp.js";
 import { FpBV, selected } from "./prove_fp.js";
 import { hash } from "./prove_text.js";
 import { scalarSemantics } from "./scalar.js";
+import type { Z3Env } from "./smt.js";
 import { loadZ3 } from "./smt.js";
 
 export type { AnyRule, BugFinderReport, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove_types.js";
@@ -144,6 +145,6 @@ export function reduceSelectors(spec: RoutineSpec, target: ProveTarget, profile:
 }
 
 /** Proves a selector lemma of `target`'s reduction (with z3; the target's model decides how). */
-export function proveSelectorLemma(env: Parameters<ProverModel<ProveTarget>["proveLemma"]>[0], target: ProveTarget, lemma: SelectorLemma, timeoutMs = 30_000): Promise<boolean> {
+export function proveSelectorLemma(env: Z3Env, target: ProveTarget, lemma: SelectorLemma, timeoutMs = 30_000): Promise<boolean> {
   return withModel(target, (m) => m.proveLemma(env, lemma, timeoutMs));
 }
