@@ -28,6 +28,7 @@
  *   npm run bench -- --only quality|throughput|checker
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
  */
+import "../src/compose.js";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,7 +43,7 @@ import type { CV } from "../src/sem/bv.js";
 import { concrete, u } from "../src/sem/bv.js";
 import { matchSync, WARP } from "../src/sem/match_sync.js";
 import { expectedScalar } from "../src/check/scalar.js";
-import { amdgpuExecutor } from "../src/check/scalar.js";
+import { amdgpuExecutor } from "../targets/amdgpu/verify.js";
 import type { ScalarCase } from "../src/check/inputs.js";
 import { familyOf } from "../src/families/index.js";
 import { randomWarps } from "../src/check/warps.js";

@@ -33,6 +33,7 @@
  * Usage: tsx scripts/fuzz.ts [--inputs N] [--seed S] [--workers W] [--timeout-ms T]
  *        [--out DIR] [--from I]
  */
+import "../src/compose.js";
 import { spawnSync } from "node:child_process";
 import { fork } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -6,13 +6,25 @@
  */
 import { registerTargets } from "./target/registry.js";
 import type { TargetServices } from "./target/types.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
 import { amdgpuProver, matrixTargets } from "../targets/amdgpu/prove/model.js";
 import { pirProver } from "../targets/portable/prove.js";
+import { amdgpuOutput } from "../targets/amdgpu/module.js";
+import { cOutput, jsOutput } from "../targets/portable/module.js";
+import { amdgpuVerify } from "../targets/amdgpu/verify.js";
+import { cVerify, jsVerify } from "../targets/portable/verify.js";
+import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
+import { amdgpuReport } from "../targets/amdgpu/report.js";
+import { cReport, jsReport } from "../targets/portable/report.js";
+import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js";
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: { amdgpu: amdgpuProver, pir: pirProver, matrixTargets },
-  lower: {},
+  lower: { targets: [amdgpuOutput, jsOutput, cOutput], mcpus: MCPUS },
+  verify: [amdgpuVerify, jsVerify, cVerify],
+  vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],
+  report: [amdgpuReport, jsReport, cReport],
 };
 registerTargets(SERVICES);
 
@@ -29,3 +41,4 @@ export { lowerPortable, portableRulesFor } from "../targets/portable/rules/index
 export { evalPir, evalPirConcrete } from "../targets/portable/pir.js";
 export { printJsModule } from "../targets/js/print.js";
 export { printCModule } from "../targets/c/print.js";
+

@@ -19,12 +19,8 @@ import type { CV } from "./sem/bv.js";
 import { concrete, u } from "./sem/bv.js";
 import type { VerifyRow, VerifyTarget } from "./check/verify.js";
 import { targetName, verify } from "./check/verify.js";
-import type { Mcpu } from "../targets/amdgpu/regs.js";
-import { TARGETS } from "../targets/amdgpu/regs.js";
-import type { AmdRoutine } from "../targets/amdgpu/lower.js";
-import { lowerRoutine } from "../targets/amdgpu/lower.js";
-import { execRoutine, runFailure } from "../targets/amdgpu/exec.js";
-import { selectPortableRule } from "../targets/portable/rules/index.js";
+import type { McpuName as Mcpu } from "./target/lower.js";
+import { targetServices } from "./target/registry.js";
 
 /** Version of the report's JSON shape (docs/report.schema.json); bumped on incompatible change. */
 export const REPORT_SCHEMA_VERSION = 2;
@@ -237,8 +233,10 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
 
   const out: ReportRoutine[] = routines.map((r, i) => {
     const targets: ReportTarget[] = [];
-    for (const mcpu of opts.mcpus) targets.push(amdTarget(r.spec, mcpu, opts.profile, rows.get(rowKey(r.spec, `amdgpu ${mcpu}`)), check !== null));
-    for (const t of ["js", "c"] as const) targets.push(portableTarget(r.spec, t, rows.get(rowKey(r.spec, t)), check !== null));
+    const service = (t: VerifyTarget) => targetServices().report.find((x) => x.kind === t.kind)!;
+    const rowOf = (t: VerifyTarget): ReportTarget => service(t).row(r.spec, opts.profile, t, rows.get(rowKey(r.spec, targetName(t))), check !== null);
+    for (const mcpu of opts.mcpus) targets.push(rowOf({ kind: "amdgpu", mcpu }));
+    for (const kind of ["js", "c"] as const) targets.push(rowOf({ kind }));
     return {
       id: i + 1,
       name: r.name,
@@ -347,7 +345,7 @@ async function checkRoutines(routines: ModuleRoutine[], targets: VerifyTarget[],
   return out;
 }
 
-function verdictOf(row: VerifyRow | undefined, ran: boolean, fallback: string): ReportVerdict {
+export function verdictOf(row: VerifyRow | undefined, ran: boolean, fallback: string): ReportVerdict {
   if (!ran) return { status: "not-run" };
   if (!row) return { status: "error", message: fallback };
   const v = row.verdict;
@@ -365,84 +363,5 @@ function verdictOf(row: VerifyRow | undefined, ran: boolean, fallback: string): 
   }
 }
 
-function amdTarget(spec: RoutineSpec, mcpu: Mcpu, profile: Profile, row: VerifyRow | undefined, ran: boolean): ReportTarget {
-  const target = `amdgpu ${mcpu}`;
-  let r: AmdRoutine;
-  try {
-    r = lowerRoutine(spec, TARGETS[mcpu], profile);
-  } catch (e) {
-    return { target, mcpu, rule: "(none)", static: null, dynamic: null, verdict: { status: "error", message: errText(e) } };
-  }
-  let dynamic: DynamicCount | null;
-  let problem: string | null = null;
-  try {
-    dynamic = dynamicCount(r, row?.dynMax ?? null);
-  } catch (e) {
-    dynamic = null;
-    problem = `dynamic count: ${errText(e)}`;
-  }
-  const verdict: ReportVerdict = problem ? { status: "error", message: problem } : verdictOf(row, ran, "the checker did not run (it failed on this routine)");
-  return { target, mcpu, rule: r.rule, static: r.count, dynamic, verdict };
-}
+export const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-function portableTarget(spec: RoutineSpec, target: "js" | "c", row: VerifyRow | undefined, ran: boolean): ReportTarget {
-  let rule: string;
-  try {
-    rule = selectPortableRule(spec).name;
-  } catch (e) {
-    return { target, mcpu: null, rule: "(none)", static: null, dynamic: null, verdict: { status: "error", message: errText(e) } };
-  }
-  return { target, mcpu: null, rule, static: null, dynamic: null, verdict: verdictOf(row, ran, "the checker did not run (it failed on this routine)") };
-}
-
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-/** The representative scalar input: a has a set sign bit in its low byte, b a mid-range count. */
-const SCALAR_INPUT = { a: 0x123456f8n, b: 12n, c: 0x00c0ffeen };
-
-/**
- * Dynamic count of an AMDGPU routine. Scalar forms: the interpreter's steps on
- * `SCALAR_INPUT` (immediates keep their value), every lane active, guard true. match.sync:
- * a full warp, membermask all ones (or the immediate), k = 1 and k = 32 distinct values.
- * @throws Error if the routine does not terminate or breaks its contract on that input.
- */
-export function dynamicCount(r: AmdRoutine, checkerMax: number | null = null): DynamicCount {
-  const spec = r.spec;
-  const f = spec.form;
-  const full = u(0xffffffff);
-  const guard = spec.guarded ? { guard: new Array<boolean>(32).fill(true), dPrior: new Array<CV>(32).fill(u(0)), pPrior: new Array<boolean>(32).fill(false) } : {};
-  const once = (src: Partial<Record<SourceName, CV | CV[]>>) => {
-    const run = execRoutine(concrete, r, { src, active: full, ...guard }, { stepLimit: 10_000 });
-    const failure = runFailure(run);
-    if (failure) throw new Error(failure);
-    return run.cycles;
-  };
-  if (f.op !== "match") {
-    const src: Partial<Record<SourceName, CV | CV[]>> = {};
-    const input: Record<string, string> = {};
-    for (const s of sourcesOf(f)) {
-      const k = spec.kinds[s];
-      const x = k?.kind === "imm" ? k.value & 0xffffffffn : SCALAR_INPUT[s as "a" | "b" | "c"];
-      input[s] = hex(x);
-      if (k?.kind === "imm") continue;
-      src[s] = k?.kind === "s" ? u(x) : new Array<CV>(32).fill(u(x));
-    }
-    return { kind: "scalar", steps: once(src), input };
-  }
-  const w = f.type === "b64" ? 64 : 32;
-  const aKind = spec.kinds.a?.kind ?? "v";
-  const mKind = spec.kinds.membermask?.kind ?? "v";
-  const mm = u(0xffffffff);
-  const srcFor = (values: bigint[]) => {
-    const src: Partial<Record<SourceName, CV | CV[]>> = {};
-    if (aKind === "v") src.a = values.map((x) => u(x, w));
-    else if (aKind === "s") src.a = u(values[0]!, w);
-    if (mKind === "v") src.membermask = new Array<CV>(32).fill(mm);
-    else if (mKind === "s") src.membermask = mm;
-    return src;
-  };
-  const same = new Array<bigint>(32).fill(w === 64 ? 0x0123456789abcdefn : 0x5n);
-  // Distinct values that differ only in one half for b64, the worst case for a half compare.
-  const distinct = Array.from({ length: 32 }, (_, l) => (w === 64 ? (BigInt(l) << 32n) | 0x5n : BigInt(l * 0x01010101 + 7) & 0xffffffffn));
-  return { kind: "warp", k1: once(srcFor(same)), k32: aKind === "v" ? once(srcFor(distinct)) : null, checkerMax };
-}

@@ -20,7 +20,7 @@ import { bool, evalPir, evalPirConcrete, nodesOf, shiftSafety, stmtRoots, u32 } 
 import { scalarRoutine, stage } from "../targets/portable/stage.js";
 import type { PortableRule } from "../targets/portable/rules/index.js";
 import { portableRulesFor, selectPortableRule } from "../targets/portable/rules/index.js";
-import { portableHeader } from "../src/lower.js";
+import { portableHeader } from "../targets/portable/module.js";
 import { Rng } from "../src/check/random.js";
 import { printJsModule } from "../targets/js/print.js";
 import { callJs, loadJsModule } from "../targets/js/run.js";

@@ -8,7 +8,7 @@ import { parseModule } from "../src/ir/build.js";
 import { buildReport } from "../src/report.js";
 import type { Report } from "../src/report.js";
 import { formatReportJson, formatReportTables, report } from "../bin/report.js";
-import { matchBound } from "../src/check/verify.js";
+import { matchBound } from "../targets/amdgpu/verify.js";
 import { collectRoutines } from "../src/lower.js";
 import { lowerRoutine } from "../targets/amdgpu/lower.js";
 import { TARGETS } from "../targets/amdgpu/regs.js";

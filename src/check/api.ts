@@ -10,8 +10,12 @@
 import type { Profile } from "../ir/forms.js";
 import { PROFILES } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
-import type { Mcpu } from "../../targets/amdgpu/regs.js";
-import { isMcpu, MCPUS } from "../../targets/amdgpu/regs.js";
+import type { McpuName as Mcpu } from "../target/lower.js";
+import { targetServices } from "../target/registry.js";
+
+/** The AMDGPU processors of the registered targets. */
+const mcpus = (): readonly string[] => targetServices().lower.mcpus;
+const isMcpu = (m: unknown): boolean => typeof m === "string" && mcpus().includes(m);
 import type { AnyRule, ProveOptions, ProveTarget, Verdict as ProofVerdict } from "./prove.js";
 import { proveRoutine as proveRoutineImpl, rulesFor as rulesForImpl } from "./prove.js";
 import type { CheckTargets, Vector, VectorReport } from "./vectors.js";
@@ -38,7 +42,7 @@ function checkTarget(t: unknown, where: string, allowed: readonly string[]): Lib
   const kind = (t as { kind?: unknown } | null)?.kind;
   if (typeof t !== "object" || t === null || typeof kind !== "string" || !allowed.includes(kind))
     throw new TypeError(`${where} must be one of ${allowed.map((k) => (k === "amdgpu" ? "{ kind: 'amdgpu', mcpu }" : `{ kind: '${k}' }`)).join(", ")}, not ${show(t)}`);
-  if (kind === "amdgpu" && !isMcpu((t as { mcpu?: unknown }).mcpu as string)) throw new TypeError(`${where}.mcpu must be one of ${MCPUS.join(", ")}, not ${show((t as { mcpu?: unknown }).mcpu)}`);
+  if (kind === "amdgpu" && !isMcpu((t as { mcpu?: unknown }).mcpu)) throw new TypeError(`${where}.mcpu must be one of ${mcpus().join(", ")}, not ${show((t as { mcpu?: unknown }).mcpu)}`);
   return t as LibraryTarget;
 }
 
@@ -124,7 +128,7 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets?: 
   vectors.forEach((v, i) => checkVector(v, `runVectors: vectors[${i}]`));
   checkProfile(profile, "runVectors: profile");
   let t: CheckTargets;
-  if (targets === undefined) t = { ref: true, amdgpu: [...MCPUS], js: true, c: true };
+  if (targets === undefined) t = { ref: true, amdgpu: [...mcpus()] as Mcpu[], js: true, c: true };
   else if (Array.isArray(targets)) {
     t = { ref: false, amdgpu: [], js: false, c: false };
     (targets as readonly unknown[]).forEach((x, i) => {
@@ -135,7 +139,7 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets?: 
   } else if (typeof targets === "object" && targets !== null) {
     const o = targets as Partial<CheckTargets>;
     for (const k of ["ref", "js", "c"] as const) if (o[k] !== undefined && typeof o[k] !== "boolean") throw new TypeError(`runVectors: targets.${k} must be a boolean, not ${show(o[k])}`);
-    if (o.amdgpu !== undefined && (!Array.isArray(o.amdgpu) || o.amdgpu.some((m) => !isMcpu(m as Mcpu)))) throw new TypeError(`runVectors: targets.amdgpu must be an array of ${MCPUS.join(", ")}, not ${show(o.amdgpu)}`);
+    if (o.amdgpu !== undefined && (!Array.isArray(o.amdgpu) || o.amdgpu.some((m) => !isMcpu(m)))) throw new TypeError(`runVectors: targets.amdgpu must be an array of ${mcpus().join(", ")}, not ${show(o.amdgpu)}`);
     t = { ref: o.ref ?? false, amdgpu: [...(o.amdgpu ?? [])], js: o.js ?? false, c: o.c ?? false };
   } else throw new TypeError(`runVectors: targets must be a list of targets or { ref, amdgpu, js, c }, not ${show(targets)}`);
   return runVectorsImpl(vectors, profile, t);

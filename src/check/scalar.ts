@@ -10,8 +10,6 @@ import type { ScalarSemantics } from "../family/types.js";
 import { familyOf } from "../families/index.js";
 import { formName } from "../ir/forms.js";
 import { guarded } from "../sem/guard.js";
-import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
-import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
 import type { ScalarCase } from "./inputs.js";
 
 /** The reference semantics of a scalar form (its family's), at the given profile, run on `bv`. */
@@ -40,47 +38,6 @@ export interface ScalarCheck {
   failure?: { case: ScalarCase; expected: bigint; got: bigint | string };
   /** Largest dynamic instruction count seen (AMDGPU only). */
   maxSteps?: number;
-}
-
-/**
- * An executor running an AMDGPU routine in the interpreter, 32 cases per wave when every
- * register source is divergent (one case per wave otherwise). Contract violations and
- * step-limit overruns are reported as failures (`got` is a string then).
- */
-export function amdgpuExecutor(r: AmdRoutine, stats: { maxSteps: number } = { maxSteps: 0 }): ScalarExecutor {
-  const uniform = Object.values(r.spec.kinds).some((k) => k?.kind === "s");
-  return async (cases) => {
-    const out: bigint[] = [];
-    const per = uniform ? 1 : 32;
-    for (let i = 0; i < cases.length; i += per) {
-      const batch = cases.slice(i, i + per);
-      const lanes = (key: "a" | "b" | "c") => Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]![key]));
-      const src: Record<string, CV | CV[]> = {};
-      for (const name of ["a", "b", "c"] as const) {
-        const k = r.spec.kinds[name];
-        if (!k || k.kind === "imm") continue;
-        src[name] = k.kind === "v" ? lanes(name) : u(batch[0]![name]);
-      }
-      // With only uniform sources every lane computes the same value: one active lane,
-      // except every 16th wave, which runs all 32 (lanes stay independent either way).
-      const active = uniform && (i / per) % 16 !== 0 ? u(1) : u(0xffffffff);
-      const run = execRoutine(concrete, r, {
-        src,
-        active,
-        ...(r.spec.guarded
-          ? {
-              guard: Array.from({ length: 32 }, (_, l) => batch[l % batch.length]!.g ?? true),
-              dPrior: Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]!.dPrior ?? 0n)),
-            }
-          : {}),
-      });
-      const failure = runFailure(run);
-      if (failure) throw new CheckFailure(batch[0]!, failure);
-      stats.maxSteps = Math.max(stats.maxSteps, run.cycles);
-      batch.forEach((_, l) => out.push(run.d[l]!.x));
-    }
-    return out;
-  };
 }
 
 /** A failure that is not a wrong value (contract, step limit, crash). */

@@ -16,17 +16,12 @@ import type { CV } from "../sem/bv.js";
 import { concrete, u } from "../sem/bv.js";
 import { matchSync } from "../sem/match_sync.js";
 import { guarded, keepLane } from "../sem/guard.js";
-import type { Mcpu } from "../../targets/amdgpu/regs.js";
-import { TARGETS } from "../../targets/amdgpu/regs.js";
-import { lowerRoutine } from "../../targets/amdgpu/lower.js";
-import { execRoutine, runFailure } from "../../targets/amdgpu/exec.js";
-import { lowerPortable } from "../../targets/portable/rules/index.js";
-import type { PirFunction, PirValue } from "../../targets/portable/pir.js";
-import { evalPirConcrete } from "../../targets/portable/pir.js";
-import { printJsModule } from "../../targets/js/print.js";
-import type { JsRoutine } from "../../targets/js/run.js";
-import { callJs, loadJsModule } from "../../targets/js/run.js";
-import { haveCc, runCRoutines } from "../../targets/c/run.js";
+import type { McpuName as Mcpu } from "../target/lower.js";
+import { targetServices } from "../target/registry.js";
+import type { VectorOut, VectorRun, VectorService } from "../target/vectors.js";
+import { familyOf } from "../families/index.js";
+import type { ScalarCase } from "./inputs.js";
+import type { MatchCase } from "./warps.js";
 import { scalarSemantics } from "./scalar.js";
 
 type Json = string | boolean | null | Json[];
@@ -317,23 +312,28 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
   const run = vectors.filter((v) => !v.semantics || v.semantics === profile);
   const skipped = vectors.length - run.length;
 
-  // Portable routines for every distinct spec (built once, shared by JS and C).
-  const portable = new Map<string, { fn: PirFunction; name: string }>();
-  const portableOf = (spec: RoutineSpec) => {
-    const key = JSON.stringify(spec, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
-    let p = portable.get(key);
-    if (!p) {
-      const name = `r${portable.size}`;
-      p = { fn: { ...lowerPortable(spec, profile).fn, name }, name };
-      portable.set(key, p);
+  const services = targetServices().vectors;
+  const service = (kind: VectorService["kind"]) => services.find((x) => x.kind === kind)!;
+  /** Checks a target's result for `v`; a failure names the target (and the rule, where the target says). */
+  const check = (v: Vector, target: string, out: VectorOut) => {
+    if ("failure" in out) return fail(v, target, out.failure);
+    const rule = out.rule ? ` (rule ${out.rule})` : "";
+    if (familyOf(v.inst.form).shape === "warp") {
+      const d = out.d as readonly (bigint | null)[] | undefined;
+      const msg = compareWarp(v, { d: d ? [...d] : new Array(32).fill(null), p: out.p ? [...out.p] : new Array(32).fill(null) });
+      if (msg) fail(v, target, msg + rule);
+    } else {
+      const want = big(v.out.d);
+      if (out.d !== want) fail(v, target, `d = ${fmt(out.d as bigint)}, expected ${fmt(want)}${rule}`);
     }
-    return p;
   };
+  const inputs = (v: Vector, spec: RoutineSpec): VectorRun =>
+    familyOf(v.inst.form).shape === "warp" ? { spec, profile, warp: warpCase(v) } : { spec, profile, scalar: scalarCase(v) };
 
-  const calls: { v: Vector; fn: PirFunction; name: string; args: Record<string, PirValue> }[] = [];
+  const portable: { v: Vector; run: VectorRun }[] = [];
   for (const v of run) {
     const f = v.inst.form;
-    const warp = f.op === "match";
+    const warp = familyOf(f).shape === "warp";
     try {
       if (targets.ref) {
         if (warp) {
@@ -353,127 +353,33 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
         for (const regKind of ["v", "s"] as const) {
           const spec = vectorSpec(v, regKind);
           if (regKind === "s" && !Object.values(spec.kinds).some((k) => k?.kind === "s")) continue;
-          const msg = warp ? amdgpuWarp(v, spec, mcpu, profile) : amdgpuScalar(v, spec, mcpu, profile);
-          if (msg) fail(v, `amdgpu ${mcpu}${regKind === "s" ? " (uniform sources)" : ""}`, msg);
+          const r = await service("amdgpu").run([inputs(v, spec)], mcpu);
+          if ("outs" in r) check(v, `amdgpu ${mcpu}${regKind === "s" ? " (uniform sources)" : ""}`, r.outs[0]!);
         }
       }
-      if (targets.js || targets.c) {
-        const spec = vectorSpec(v, "v");
-        const p = portableOf(spec);
-        calls.push({ v, fn: p.fn, name: p.name, args: portableArgs(v, p.fn) });
-      }
+      if (targets.js || targets.c) portable.push({ v, run: inputs(v, vectorSpec(v, "v")) });
     } catch (e) {
       fail(v, "all", `internal error: ${(e as Error).message}`);
     }
   }
-
-  const comparePortable = (v: Vector, target: string, out: Record<string, PirValue>) => {
-    if (v.inst.form.op === "match") {
-      const d = out.d as readonly bigint[] | undefined;
-      const p = out.p as readonly boolean[] | undefined;
-      const msg = compareWarp(v, { d: d ? [...d] : new Array(32).fill(null), p: p ? [...p] : new Array(32).fill(null) });
-      if (msg) fail(v, target, msg);
-    } else {
-      const got = out.d as bigint;
-      const want = big(v.out.d);
-      if (got !== want) fail(v, target, `d = ${fmt(got)}, expected ${fmt(want)}`);
-    }
-  };
-
-  if (targets.js && calls.length) {
-    const fns = [...new Map(calls.map((c) => [c.name, c.fn])).values()];
-    const mod = await loadJsModule(await printJsModule(fns.map((fn) => ({ name: fn.name, fn, header: fn.name }))));
-    for (const c of calls) {
-      try {
-        comparePortable(c.v, "js", callJs(c.fn, mod[c.name] as JsRoutine, c.args));
-      } catch (e) {
-        fail(c.v, "js", (e as Error).message);
-      }
-    }
-  }
-  if (targets.c && calls.length) {
-    const cc = haveCc();
-    if (!cc.ok) notes.push(`C target skipped: ${cc.reason}`);
-    else {
-      const fns = [...new Map(calls.map((c) => [c.name, c.fn])).values()];
-      const outs = runCRoutines(
-        fns.map((fn) => ({ name: fn.name, fn })),
-        calls.map((c) => ({ routine: c.name, args: c.args })),
-      );
-      calls.forEach((c, i) => comparePortable(c.v, "c", outs[i]!));
-    }
-  }
-  // PIR itself (the portable IR's meaning, poison included) must agree too.
-  for (const c of calls) {
-    const out = evalPirConcrete(c.fn, c.args);
-    const defined = Object.values(out).every((x) => (Array.isArray(x) ? true : x.defined));
-    if (!defined && c.v.inst.form.op !== "match") fail(c.v, "portable IR", "poison reached d");
+  // JS and C each run every vector's routine at once; the PIR's own meaning must agree too.
+  for (const kind of [...(targets.js ? ["js"] : []), ...(targets.c ? ["c"] : []), ...(portable.length ? ["portable IR"] : [])] as VectorService["kind"][]) {
+    if (!portable.length) break;
+    const r = await service(kind).run(portable.map((x) => x.run));
+    if ("skipped" in r) notes.push(`C target skipped: ${r.skipped}`);
+    else if (kind === "portable IR") r.outs.forEach((out, i) => "failure" in out && fail(portable[i]!.v, kind, out.failure));
+    else r.outs.forEach((out, i) => check(portable[i]!.v, kind, out));
   }
   return { passed: run.length - failed.size, failed: failed.size, skipped, failures, notes };
 }
 
-function amdgpuScalar(v: Vector, spec: RoutineSpec, mcpu: Mcpu, profile: Profile): string | null {
-  const r = lowerRoutine(spec, TARGETS[mcpu], profile);
-  const x = { a: big(inputOf(v, "a")), b: big(inputOf(v, "b")), c: big(inputOf(v, "c")) };
-  const src: Record<string, CV | CV[]> = {};
-  for (const name of ["a", "b", "c"] as const) {
-    const k = spec.kinds[name];
-    if (!k || k.kind === "imm") continue;
-    src[name] = k.kind === "v" ? new Array<CV>(32).fill(u(x[name])) : u(x[name]);
-  }
-  const g = guardOf(v);
-  const run = execRoutine(concrete, r, {
-    src,
-    active: u(0xffffffff),
-    ...(spec.guarded ? { guard: new Array<boolean>(32).fill(g), dPrior: new Array<CV>(32).fill(u(big(v.in.d))) } : {}),
-  });
-  const failure = runFailure(run);
-  if (failure) return `${failure} (rule ${r.rule})`;
-  const want = big(v.out.d);
-  if (run.d[0]!.x !== want) return `d = ${fmt(run.d[0]!.x)}, expected ${fmt(want)} (rule ${r.rule})`;
-  return null;
+/** A scalar vector's inputs as a checker case. */
+function scalarCase(v: Vector): ScalarCase {
+  return { a: big(inputOf(v, "a")), b: big(inputOf(v, "b")), c: big(inputOf(v, "c")), g: guardOf(v), dPrior: big(v.in.d) };
 }
 
-function amdgpuWarp(v: Vector, spec: RoutineSpec, mcpu: Mcpu, profile: Profile): string | null {
-  const f = v.inst.form;
-  if (f.op !== "match") return "not a warp form";
-  const r = lowerRoutine(spec, TARGETS[mcpu], profile);
+/** A warp vector's inputs as a checker warp. */
+function warpCase(v: Vector): MatchCase {
   const w = warpIn(v);
-  const width = f.type === "b64" ? 64 : 32;
-  const src: Record<string, CV | CV[]> = {};
-  if (spec.kinds.a?.kind !== "imm") src.a = spec.kinds.a?.kind === "s" ? u(w.a[0]!, width) : w.a.map((x) => u(x, width));
-  if (spec.kinds.membermask?.kind !== "imm")
-    src.membermask = spec.kinds.membermask?.kind === "s" ? u(w.membermask[0]!) : w.membermask.map((x) => u(x));
-  const run = execRoutine(concrete, r, {
-    src,
-    active: u(w.active),
-    ...(spec.guarded ? { guard: w.g, dPrior: w.dPrior.map((x) => u(x)), pPrior: w.pPrior } : {}),
-  });
-  const failure = runFailure(run);
-  if (failure) return `${failure} (rule ${r.rule})`;
-  const msg = compareWarp(v, { d: run.d.map((x) => x.x), p: run.p });
-  return msg ? `${msg} (rule ${r.rule})` : null;
-}
-
-/** Concrete PIR arguments for a vector, by the routine's parameter names. */
-function portableArgs(v: Vector, fn: PirFunction): Record<string, PirValue> {
-  const args: Record<string, PirValue> = {};
-  if (v.inst.form.op === "match") {
-    const w = warpIn(v);
-    for (const p of fn.params) {
-      if (p.name === "a") args.a = p.type.t === "arr" ? w.a : w.a[0]!;
-      else if (p.name === "membermask") args.membermask = p.type.t === "arr" ? w.membermask : w.membermask[0]!;
-      else if (p.name === "active") args.active = w.active;
-      else if (p.name === "g") args.g = w.g;
-      else if (p.name === "dPrior") args.dPrior = w.dPrior;
-      else if (p.name === "pPrior") args.pPrior = w.pPrior;
-    }
-    return args;
-  }
-  for (const p of fn.params) {
-    if (p.name === "g") args.g = guardOf(v);
-    else if (p.name === "dPrior") args.dPrior = big(v.in.d);
-    else args[p.name] = big(inputOf(v, p.name as SourceName));
-  }
-  return args;
+  return { label: "vector", a: w.a, membermask: w.membermask, active: Number(w.active), guard: w.g, dPrior: w.dPrior, pPrior: w.pPrior };
 }

@@ -1,1 +1,58 @@
-export interface LowerServices {}
+/**
+ * @fileoverview What src/lower.ts (the main job) needs from the output targets: each target
+ * lowers and prints a module's routines. Implemented by targets/amdgpu/module.ts and
+ * targets/portable/module.ts (JS and C), registered by src/compose.ts.
+ */
+import type { Profile } from "../ir/forms.js";
+import type { FamilyInst, RoutineSpec } from "../ir/ir.js";
+
+/**
+ * Types the targets contribute to the public API, by declaration merging (a target adds a
+ * field: targets/amdgpu/module.ts `mcpu` and `amdgpu`, targets/portable/module.ts `pir`),
+ * so that src/ names them without importing targets/.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface TargetTypes {}
+
+/** An AMDGPU processor name (`gfx942`); a string where no AMDGPU target is compiled in. */
+export type McpuName = TargetTypes extends { mcpu: infer M } ? M : string;
+
+/** Target-specific details of a lowered routine (`amdgpu`: the sequence; `pir`: the portable IR). */
+export type RoutineDetails = { [K in Exclude<keyof TargetTypes, "mcpu">]?: TargetTypes[K] };
+
+/** One routine of a module and the occurrences it serves. */
+export interface ModuleRoutine {
+  name: string;
+  spec: RoutineSpec;
+  insts: FamilyInst[];
+}
+
+/** A lowered routine: the rule used, the static count where the target has one, and the target's details. */
+export type LoweredRoutine = { name: string; spec: RoutineSpec; rule: string; insts: FamilyInst[]; count?: number } & RoutineDetails;
+
+/** A module to lower for one target. */
+export interface ModuleLowering {
+  routines: readonly ModuleRoutine[];
+  profile: Profile;
+  /** AMDGPU processor (AMDGPU only; default gfx942). */
+  mcpu?: string;
+  /** The banner lines (the target comments them out in its own syntax). */
+  banner: string[];
+  /** The `file:line:col  text` of each occurrence, for the `serves:` lines. */
+  served(insts: FamilyInst[]): string[];
+}
+
+/** One output target. */
+export interface OutputTargetService {
+  readonly name: string;
+  /** The banner's description of the target (`amdgpu gfx942 (wave64)`, `js`). */
+  describe(mcpu?: string): string;
+  lowerModule(m: ModuleLowering): Promise<{ text: string; routines: LoweredRoutine[] }>;
+}
+
+export interface LowerServices {
+  /** The output targets, in `--target all` order. */
+  readonly targets: readonly OutputTargetService[];
+  /** The AMDGPU processors. */
+  readonly mcpus: readonly string[];
+}

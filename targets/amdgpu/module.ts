@@ -1,0 +1,33 @@
+/**
+ * @fileoverview The AMDGPU output target of the main job: a module's routines lowered for one
+ * processor (the cheapest correct rule, hazard-padded; targets/amdgpu/lower.ts) and printed
+ * as one assembly file, the banner and each routine's `serves:` lines as comments.
+ */
+import type { ModuleLowering, OutputTargetService, LoweredRoutine } from "../../src/target/lower.js";
+import type { AmdRoutine } from "./lower.js";
+import { asmCommentText, lowerRoutine, printRoutine } from "./lower.js";
+import type { Mcpu } from "./regs.js";
+import { TARGETS } from "./regs.js";
+
+declare module "../../src/target/lower.js" {
+  interface TargetTypes {
+    mcpu: Mcpu;
+    amdgpu: AmdRoutine;
+  }
+}
+
+export const amdgpuOutput: OutputTargetService = {
+  name: "amdgpu",
+  describe: (mcpu) => `amdgpu ${mcpu ?? "gfx942"} (wave${TARGETS[(mcpu ?? "gfx942") as Mcpu].wave})`,
+  async lowerModule(m: ModuleLowering) {
+    const t = TARGETS[(m.mcpu ?? "gfx942") as Mcpu];
+    const out: LoweredRoutine[] = [];
+    const parts: string[] = [m.banner.map((l) => `; ${asmCommentText(l)}`).join("\n"), "\t.text"];
+    for (const r of m.routines) {
+      const amd = lowerRoutine(r.spec, t, m.profile);
+      out.push({ name: r.name, spec: r.spec, rule: amd.rule, insts: r.insts, count: amd.count, amdgpu: amd });
+      parts.push(printRoutine(r.name, amd, ["serves:", ...m.served(r.insts).map((w) => `  ${w}`)]));
+    }
+    return { text: parts.join("\n\n") + "\n", routines: out };
+  },
+};

@@ -1,0 +1,185 @@
+/**
+ * @fileoverview The AMDGPU rows of `verify`: every applicable rule of a routine, lowered for
+ * the processor (hazard-padded, waits kept) and run in the interpreter (targets/amdgpu/interp.ts)
+ * against the reference on the checker's inputs — 32 scalar cases per wave, or one warp per
+ * run — with the routine contract and the hazard rules checked on every run. Identical code on
+ * the same wave size and inputs gives the same verdict (cached per verify call).
+ */
+import type { Profile } from "../../src/ir/forms.js";
+import { formWrites } from "../../src/ir/forms.js";
+import type { RoutineSpec } from "../../src/ir/ir.js";
+import type { CV } from "../../src/sem/bv.js";
+import { concrete, showCV, u } from "../../src/sem/bv.js";
+import { familyOf } from "../../src/families/index.js";
+import type { ScalarCase } from "../../src/check/inputs.js";
+import type { MatchCase } from "../../src/check/warps.js";
+import { distinctActive } from "../../src/check/warps.js";
+import type { ScalarExecutor } from "../../src/check/scalar.js";
+import { CheckFailure, checkScalar } from "../../src/check/scalar.js";
+import { scalarCounterexample } from "../../src/check/report.js";
+import type { Verdict, VerifyRow } from "../../src/check/verify.js";
+import { expectedWarp, warpCounterexample } from "../../src/check/verify.js";
+import type { VerifyJob, VerifyService } from "../../src/target/check.js";
+import type { AmdRoutine } from "./lower.js";
+import { applicableRules, lowerRoutine, lowerWithRule, printRoutine } from "./lower.js";
+import { execRoutine, runFailure } from "./exec.js";
+import { printOp } from "./minst.js";
+import { TARGETS } from "./regs.js";
+
+/**
+ * An executor running an AMDGPU routine in the interpreter, 32 cases per wave when every
+ * register source is divergent (one case per wave otherwise). Contract violations, hazards
+ * and step-limit overruns are reported as failures (`CheckFailure`).
+ */
+export function amdgpuExecutor(r: AmdRoutine, stats: { maxSteps: number } = { maxSteps: 0 }): ScalarExecutor {
+  const uniform = Object.values(r.spec.kinds).some((k) => k?.kind === "s");
+  return async (cases) => {
+    const out: bigint[] = [];
+    const per = uniform ? 1 : 32;
+    for (let i = 0; i < cases.length; i += per) {
+      const batch = cases.slice(i, i + per);
+      const lanes = (key: "a" | "b" | "c") => Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]![key]));
+      const src: Record<string, CV | CV[]> = {};
+      for (const name of ["a", "b", "c"] as const) {
+        const k = r.spec.kinds[name];
+        if (!k || k.kind === "imm") continue;
+        src[name] = k.kind === "v" ? lanes(name) : u(batch[0]![name]);
+      }
+      // With only uniform sources every lane computes the same value: one active lane,
+      // except every 16th wave, which runs all 32 (lanes stay independent either way).
+      const active = uniform && (i / per) % 16 !== 0 ? u(1) : u(0xffffffff);
+      const run = execRoutine(concrete, r, {
+        src,
+        active,
+        ...(r.spec.guarded
+          ? {
+              guard: Array.from({ length: 32 }, (_, l) => batch[l % batch.length]!.g ?? true),
+              dPrior: Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]!.dPrior ?? 0n)),
+            }
+          : {}),
+      });
+      const failure = runFailure(run);
+      if (failure) throw new CheckFailure(batch[0]!, failure);
+      stats.maxSteps = Math.max(stats.maxSteps, run.cycles);
+      batch.forEach((_, l) => out.push(run.d[l]!.x));
+    }
+    return out;
+  };
+}
+
+/** The AMDGPU trace of the lane where `x` ran (lane 0 of a wave of identical lanes), for a counterexample. */
+export function amdgpuTrace(r: AmdRoutine, x: ScalarCase): string[] {
+  const src: Record<string, CV | CV[]> = {};
+  for (const name of ["a", "b", "c"] as const) {
+    const k = r.spec.kinds[name];
+    if (!k || k.kind === "imm") continue;
+    src[name] = k.kind === "v" ? new Array<CV>(32).fill(u(x[name])) : u(x[name]);
+  }
+  const run = execRoutine(concrete, r, {
+    src,
+    active: u(1),
+    ...(r.spec.guarded ? { guard: new Array<boolean>(32).fill(x.g ?? true), dPrior: new Array<CV>(32).fill(u(x.dPrior ?? 0n)) } : {}),
+  }, { trace: true });
+  return run.trace.map((s) => {
+    const text = `${s.inst.op}${s.inst.enc ? "_" + s.inst.enc : ""} ${s.inst.ops.map(printOp).join(", ")}`;
+    const w = s.writes.map((wr) => `${wr.what} = ${showCV(Array.isArray(wr.value) ? wr.value[0]! : wr.value)}`).join("  ");
+    return `  ${text.padEnd(40)} ${w}`;
+  });
+}
+
+async function checkAmdScalar(spec: RoutineSpec, profile: Profile, r: AmdRoutine, cases: ScalarCase[]): Promise<Verdict & { dynMax: number }> {
+  const stats = { maxSteps: 0 };
+  const res = await checkScalar(spec.form, profile, amdgpuExecutor(r, stats), cases);
+  if (!res.failure) return { status: "tested", n: res.n, dynMax: stats.maxSteps };
+  const cx = scalarCounterexample({
+    f: spec.form,
+    profile,
+    target: `amdgpu ${r.target.mcpu}`,
+    rule: r.rule,
+    x: res.failure.case,
+    expected: res.failure.expected,
+    got: res.failure.got,
+    trace: () => amdgpuTrace(r, res.failure!.case),
+  });
+  return { status: "refuted", n: res.n, counterexample: cx, dynMax: stats.maxSteps };
+}
+
+/**
+ * The dynamic bound of a match routine's own instructions (waits excluded: they are the hazard
+ * pass's, checked against LLVM), or undefined where none is set: the waterfall 3 + 5k (b64
+ * 3 + 6k; the SALU-copy waterfall, its copies more per round), `.all` with a uniform
+ * membermask 8 (b64 9); guarded + 3 (issue 3's bounds).
+ */
+export function matchBound(spec: RoutineSpec, k: number, rule?: string, wave: 32 | 64 = 64): number | undefined {
+  const f = spec.form;
+  if (f.op !== "match") return undefined;
+  const g = spec.guarded ? 3 : 0;
+  // The copies: the round's value (one s_mov_b64, or two s_mov_b32 for a b64 a on wave32) and the ballot's low half.
+  const copies = rule === "match_any_waterfall_salu_copy" ? (f.type === "b64" && wave === 32 ? 3 : 2) * k : 0;
+  if (f.mode === "any") return (f.type === "b32" ? 3 + 5 * k : 3 + 6 * k) + copies + g;
+  if (spec.kinds.membermask?.kind !== "v") return (f.type === "b32" ? 8 : 9) + g;
+  return undefined;
+}
+
+function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Verdict & { dynMax: number; overBound: number } {
+  const f = spec.form;
+  if (f.op !== "match") throw new Error("not a match form");
+  const width = f.type === "b64" ? 64 : 32;
+  let dynMax = 0;
+  let overBound = -Infinity;
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[i]!;
+    const src: Record<string, CV | CV[]> = {};
+    if (spec.kinds.a?.kind !== "imm") src.a = spec.kinds.a?.kind === "s" ? u(c.a[0]!, width) : c.a.map((x) => u(x, width));
+    if (spec.kinds.membermask?.kind !== "imm") src.membermask = spec.kinds.membermask?.kind === "s" ? u(c.membermask[0]!) : c.membermask.map((x) => u(x));
+    const run = execRoutine(concrete, r, {
+      src,
+      active: u(c.active >>> 0),
+      ...(spec.guarded ? { guard: c.guard!, dPrior: c.dPrior.map((x) => u(x)), pPrior: c.pPrior } : {}),
+    }, { stepLimit: 5000 });
+    const where = `amdgpu ${r.target.mcpu}`;
+    const failure = runFailure(run);
+    if (failure) return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, 0, failure), dynMax, overBound };
+    dynMax = Math.max(dynMax, run.cycles);
+    const bound = matchBound(spec, distinctActive(c), r.rule, r.target.wave);
+    if (bound !== undefined) overBound = Math.max(overBound, run.cycles - run.waitCycles - bound);
+    const want = expectedWarp(f, c);
+    for (let l = 0; l < 32; l++) {
+      const wd = want.d[l];
+      if (wd !== null && wd !== undefined && run.d[l]!.x !== wd && f.dest !== "_|p" && f.dest !== "_")
+        return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, l, `lane ${l}: d = 0x${run.d[l]!.x.toString(16)}, spec 0x${wd.toString(16)}`), dynMax, overBound };
+      const wp = want.p[l];
+      const hasP = formWrites(f).p;
+      if (hasP && wp !== null && wp !== undefined && run.p[l] !== wp)
+        return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, l, `lane ${l}: p = ${run.p[l]}, spec ${wp}`), dynMax, overBound };
+    }
+  }
+  return { status: "tested", n: cases.length, dynMax, overBound: overBound === -Infinity ? 0 : overBound };
+}
+
+
+const big = (_k: string, x: unknown) => (typeof x === "bigint" ? x.toString() : x);
+
+export const amdgpuVerify: VerifyService = {
+  kind: "amdgpu",
+  async verify({ spec, profile, target: t, cases, cache }: VerifyJob): Promise<VerifyRow[]> {
+    if (t.kind !== "amdgpu") throw new Error("amdgpuVerify: not an AMDGPU target");
+    const target = TARGETS[t.mcpu];
+    const scalar = familyOf(spec.form).shape === "scalar";
+    const chosen = lowerRoutine(spec, target, profile).rule;
+    const rows: VerifyRow[] = [];
+    for (const rule of applicableRules(spec, target, profile)) {
+      const r = lowerWithRule(spec, target, profile, rule);
+      // Identical code on the same wave size and inputs gives the same verdict.
+      const key = `${target.wave}|${profile}|${printRoutine("r", r)}|${JSON.stringify(spec, big)}`;
+      let v = cache.get(key) as (Verdict & { dynMax?: number; overBound?: number }) | undefined;
+      if (!v) {
+        v = scalar ? await checkAmdScalar(spec, profile, r, cases as ScalarCase[]) : checkAmdWarp(spec, r, cases as MatchCase[]);
+        cache.set(key, v);
+      }
+      const { dynMax, overBound, ...verdict } = v;
+      rows.push({ spec, profile, target: t, rule: rule.name, chosen: rule.name === chosen, count: r.count, dynMax, overBound, verdict: verdict as Verdict });
+    }
+    return rows;
+  },
+};
