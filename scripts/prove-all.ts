@@ -25,17 +25,42 @@ import { FAMILIES, familyOf, formName } from "../src/ir/forms.js";
 import type { ItemResult, ProveItem } from "../src/check/prove_worker.js";
 import { matrixRows, proveMany } from "../src/check/prove_worker.js";
 
-const { values } = parseArgs({
-  options: {
-    family: { type: "string", default: "all" },
-    workers: { type: "string" },
-    timeout: { type: "string", default: "60000" },
-    every: { type: "string", default: "1" },
-    out: { type: "string", default: "prove-all.jsonl" },
-    "bug-lanes": { type: "string", default: "16" },
-    "bug-timeout": { type: "string", default: "60000" },
-  },
-});
+const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|all] [--workers N]
+       [--timeout MS] [--every N] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
+  --every N  prove one form in N of each family (a sample; 1 = all)`;
+
+function usageError(message: string): never {
+  process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      help: { type: "boolean", short: "h" },
+      family: { type: "string", default: "all" },
+      workers: { type: "string" },
+      timeout: { type: "string", default: "60000" },
+      every: { type: "string", default: "1" },
+      out: { type: "string", default: "prove-all.jsonl" },
+      "bug-lanes": { type: "string", default: "16" },
+      "bug-timeout": { type: "string", default: "60000" },
+    },
+  });
+} catch (e) {
+  usageError((e as Error).message);
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (values.family !== "all" && !(FAMILIES as readonly string[]).includes(values.family)) usageError(`--family must be one of ${FAMILIES.join(", ")}, all; not '${values.family}'`);
+for (const k of ["workers", "timeout", "every", "bug-lanes", "bug-timeout"] as const) {
+  const v = values[k];
+  if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) usageError(`--${k} must be a positive integer, not '${v}'`);
+}
 
 const families: Family[] = values.family === "all" ? [...FAMILIES] : [values.family as Family];
 const workers = Number(values.workers ?? availableParallelism());

@@ -7,6 +7,8 @@
 import { registerTargets } from "./target/registry.js";
 import type { TargetServices } from "./target/types.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
+import { amdgpuProver, matrixTargets } from "../targets/amdgpu/prove/model.js";
+import { pirProver } from "../targets/portable/prove.js";
 import { amdgpuOutput } from "../targets/amdgpu/module.js";
 import { cOutput, jsOutput } from "../targets/portable/module.js";
 import { hipOutput, llvmOutput } from "../targets/hip/module.js";
@@ -19,7 +21,7 @@ import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js"
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
-  prover: {},
+  prover: { amdgpu: amdgpuProver, pir: pirProver, matrixTargets },
   lower: { targets: [amdgpuOutput, jsOutput, cOutput, hipOutput, llvmOutput], mcpus: MCPUS },
   verify: [amdgpuVerify, jsVerify, cVerify],
   vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],

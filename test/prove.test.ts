@@ -11,10 +11,11 @@ import { FAMILIES, PROFILES, familyOf, formName, vshForms } from "../src/ir/form
 import type { RoutineSpec } from "../src/ir/ir.js";
 import { concrete } from "../src/sem/bv.js";
 import type { ProveTarget } from "../src/check/prove.js";
-import { PIR, amdgpu, laneCoupling, reduceSelectors, rulesFor } from "../src/check/prove.js";
-import { dataIndependence } from "../src/check/prove_match.js";
+import { PIR, amdgpu, reduceSelectors, rulesFor } from "../src/check/prove.js";
+import { laneCoupling } from "../targets/amdgpu/prove/scalar.js";
+import { dataIndependence } from "../targets/amdgpu/prove/match.js";
 import type { ItemResult, ProveItem } from "../src/check/prove_worker.js";
-import { MATRIX_TARGETS, matrixRows, proveMany } from "../src/check/prove_worker.js";
+import { matrixRows, matrixTargets, proveMany } from "../src/check/prove_worker.js";
 import { loadZ3, solve } from "../src/check/smt.js";
 import { lowerWithRule } from "../targets/amdgpu/lower.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
@@ -178,7 +179,7 @@ function sample(): ProveItem[] {
     "match_uniform_a_members",
     "match_all_loop_eqmask",
   ];
-  MATRIX_TARGETS.forEach((t, i) => {
+  matrixTargets().forEach((t, i) => {
     const type = i % 2 ? "b64" : "b32";
     for (const profile of PROFILES) {
       add(m("all", type, "_", { a: v, membermask: s }), t, profile, loopFree);

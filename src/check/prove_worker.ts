@@ -8,10 +8,11 @@
  * equal (src/check/prove.ts `queryKey`: the same emitted lines or PIR, contract layout, wave
  * size and spec terms) share one proof, and every item's result names the item whose proof
  * covers it. Items with the same affinity (match routines sharing a loop) go to the same
- * worker where possible, so the per-loop lemma cache of ./prove_match.ts is reused.
+ * worker where possible, so a target's per-loop lemma cache (targets/amdgpu/prove/match.ts) is reused.
  *
- * This module is also the worker's entry point: a thread started with `workerData.ptxProver`
- * serves proof requests.
+ * This module also serves the worker side: a thread started with `workerData.ptxProver`
+ * (entry src/compose_worker.ts, which registers the targets first) serves proof requests.
+ * The prover models are reached only through src/check/prove.ts (`targetServices().prover`).
  */
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { availableParallelism } from "node:os";
@@ -22,14 +23,10 @@ import type { RoutineSpec } from "../ir/ir.js";
 import type { Family, Form } from "../ir/forms.js";
 import { PROFILES, formId } from "../ir/forms.js";
 import { familyNamed, familyOf } from "../families/index.js";
-import { MCPUS } from "../../targets/amdgpu/regs.js";
 import { routineName } from "../ir/ir.js";
+import { targetServices } from "../target/registry.js";
 import type { AnyRule, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove.js";
-import { proveSelectorLemma, queryKey, reduceSelectors, rulesFor } from "./prove.js";
-import { lowerWithRule } from "../../targets/amdgpu/lower.js";
-import { TARGETS } from "../../targets/amdgpu/regs.js";
-import type { AmdRule } from "../../targets/amdgpu/rules/rule.js";
-import { loopAffinity } from "./prove_match.js";
+import { proveAffinity, proveSelectorLemma, queryKey, reduceSelectors, rulesFor } from "./prove.js";
 
 /** One proof request: a routine, a target, a profile and a rule (by name). */
 export interface ProveItem {
@@ -95,10 +92,9 @@ export async function itemKey(item: ProveItem): Promise<string> {
 
 /** Items that should run in the same worker: match routines sharing a loop. */
 async function affinityOf(item: ProveItem): Promise<string> {
-  if (item.target.kind !== "amdgpu" || item.spec.form.op !== "match") return "";
+  if (item.spec.form.op !== "match") return "";
   try {
-    const r = lowerWithRule(item.spec, TARGETS[item.target.mcpu], item.profile, (await resolveRule(item)) as AmdRule);
-    return loopAffinity(r);
+    return proveAffinity(item.spec, item.target, item.profile, await resolveRule(item));
   } catch {
     return "";
   }
@@ -111,10 +107,11 @@ interface Req {
 }
 type Res = { id: number; verdict: Verdict } | { id: number; error: string };
 
+/** The worker's entry: src/compose_worker.ts (the targets registered, then this module). */
 function workerUrl(): { url: URL; viaTsx: boolean } {
   const here = import.meta.url;
-  if (here.endsWith(".ts")) return { url: new URL(here), viaTsx: true };
-  return { url: new URL("./prove_worker.js", here), viaTsx: false };
+  if (here.endsWith(".ts")) return { url: new URL("../compose_worker.ts", here), viaTsx: true };
+  return { url: new URL("../compose_worker.js", here), viaTsx: false };
 }
 
 function startWorker(): Worker {
@@ -171,13 +168,13 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
       reduced.set(k, { base, baseKey: await itemKey(base), lemmas: red.lemmas });
     }
     // The selector lemmas: few and tiny, proved here.
-    const lemmas = new Map<string, SelectorLemma>();
-    for (const r of reduced.values()) for (const l of r.lemmas) lemmas.set(l.key, l);
+    const lemmas = new Map<string, { lemma: SelectorLemma; target: ProveTarget }>();
+    for (const r of reduced.values()) for (const l of r.lemmas) lemmas.set(l.key, { lemma: l, target: r.base.target });
     if (lemmas.size) {
       const { loadZ3 } = await import("./smt.js");
       const env = await loadZ3();
       const ok = new Map<string, boolean>();
-      for (const [lk, l] of lemmas) ok.set(lk, await proveSelectorLemma(env, l, timeoutMs));
+      for (const [lk, l] of lemmas) ok.set(lk, await proveSelectorLemma(env, l.target, l.lemma, timeoutMs));
       for (const [k, r] of [...reduced]) if (!r.lemmas.every((l) => ok.get(l.key))) reduced.delete(k);
     }
   }
@@ -380,7 +377,9 @@ export function matrixSpecs(form: Form): RoutineSpec[] {
 }
 
 /** The targets of the matrix: every AMDGPU mcpu, and the PIR (which JS and C share). */
-export const MATRIX_TARGETS: readonly ProveTarget[] = [...MCPUS.map((mcpu): ProveTarget => ({ kind: "amdgpu", mcpu })), { kind: "pir" }];
+export function matrixTargets(): readonly ProveTarget[] {
+  return targetServices().prover.matrixTargets();
+}
 
 /** One combination of the matrix: a routine × target × profile, and its rules (none: a gap). */
 export interface MatrixRow {
@@ -401,7 +400,7 @@ export function matrixRows(family: Family, every = 1): MatrixRow[] {
   for (const form of familyNamed(family).forms()) {
     if (i++ % every !== 0) continue;
     for (const spec of matrixSpecs(form)) {
-      for (const target of MATRIX_TARGETS) for (const profile of PROFILES) rows.push({ spec, target, profile, rules: rulesFor(spec, target, profile).map((r) => r.name) });
+      for (const target of matrixTargets()) for (const profile of PROFILES) rows.push({ spec, target, profile, rules: rulesFor(spec, target, profile).map((r) => r.name) });
     }
   }
   return rows;

@@ -5,7 +5,7 @@
  * lane has no result to compare (`null` in the concrete per-lane forms).
  *
  * The reference (src/check/scalar.ts, verify.ts, vectors.ts) uses the concrete forms
- * (`guarded`, `keepLane`); the provers (src/check/prove.ts, prove_match.ts) use the symbolic
+ * (`guarded`, `keepLane`); the provers (targets/amdgpu/prove/, targets/portable/prove.ts) use the symbolic
  * ones (`keep`, `guardOff`) over their own BV.
  */
 import type { BV } from "./bv.js";

@@ -5,7 +5,7 @@
  * unchanged. vcc and scc are scratch (a `p` result in vcc is checked as a value by the caller).
  *
  * Two callers, one set of conditions:
- *   - the prover (src/check/prove.ts, prove_match.ts), symbolically: every lane is a condition
+ *   - the prover (./prove/scalar.ts, ./prove/match.ts), symbolically: every lane is a condition
  *     over the inputs, and a register written that did not exist before is a violation;
  *   - execRoutine (./exec.ts), concretely (`style: "exec"`): the conditions that hold, the
  *     first lane per register, over the registers that exist before the run, in its own

@@ -1,7 +1,7 @@
 /**
  * @fileoverview `--prove` for the compiled `hip`/`llvm` functions (issue 14 item 3): the
  * extracted code of a scalar function (szext, vshl/vshr) is proved against the reference by
- * the AMDGPU prover (src/check/prove.ts `proveAmdScalar`), after the hazard check under LLVM's
+ * the AMDGPU prover (targets/amdgpu/prove/scalar.ts `proveAmdScalar`), after the hazard check under LLVM's
  * function boundary.
  *
  * The extracted code is wrapped as an `AmdRoutine`: the collapsed spec, the layout of its
@@ -18,7 +18,7 @@
 import type { Profile } from "../../src/ir/forms.js";
 import type { SourceName } from "../../src/ir/ir.js";
 import type { Verdict } from "../../src/check/prove.js";
-import { proveAmdScalar } from "../../src/check/prove.js";
+import { proveAmdScalar } from "../amdgpu/prove/scalar.js";
 import { loadZ3 } from "../../src/check/smt.js";
 import type { AmdRoutine } from "../amdgpu/lower.js";
 import { staticCycles } from "../amdgpu/lower.js";

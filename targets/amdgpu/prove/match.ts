@@ -1,5 +1,6 @@
 /**
- * @fileoverview Proofs of match.sync lowerings, all 32 lanes.
+ * @fileoverview Proofs of match.sync lowerings on AMDGPU, all 32 lanes (moved from
+ * src/check/prove_match.ts; the AMDGPU prover model, ./model.ts, calls `proveAmdMatch`).
  *
  * AMDGPU routines come in two shapes:
  *   - loop-free (uniform-value and uniform-membermask `.all` rules): straight symbolic
@@ -42,47 +43,32 @@
  * executing lanes (the others exited) holding full-width values, 60 s. It can only refute;
  * its timeouts are reported beside the verdict, not as unknown.
  *
- * PIR routines (JS and C) have constant-bound loops, which evalPir unrolls: one full-width
- * query over all 32 lanes, with poison tracked.
+ * PIR routines (JS and C): targets/portable/prove.ts. The warp (inputs, reference, output
+ * conditions) both share is src/check/prove_warp.ts.
  */
-import type { MatchForm, Profile } from "../ir/forms.js";
-import { formWrites } from "../ir/forms.js";
-import type { RoutineSpec } from "../ir/ir.js";
-import type { BV, CV } from "../sem/bv.js";
-import { matchSync } from "../sem/match_sync.js";
-import type { MatchResult } from "../sem/match_sync.js";
-import { guardOff, guardOn } from "../sem/guard.js";
-import type { AmdRoutine } from "../../targets/amdgpu/lower.js";
-import type { WaveState } from "../../targets/amdgpu/interp.js";
-import { InterpError } from "../../targets/amdgpu/interp.js";
-import { contractBads } from "../../targets/amdgpu/contract.js";
-import { record } from "../../targets/amdgpu/isa/index.js";
-import type { IsaRecord } from "../../targets/amdgpu/isa/record.js";
-import type { MLine, MOp } from "../../targets/amdgpu/minst.js";
-import { isLabel, printOp } from "../../targets/amdgpu/minst.js";
-import type { Arg, PExpr, PirFunction, PStmt, Slot } from "../../targets/portable/pir.js";
-import { evalPir, kids } from "../../targets/portable/pir.js";
-import type { Bad, BugFinderReport, Init, PathsResult, ProveOptions, Verdict } from "./prove.js";
-import {
-  PIR,
-  amdTraceLines,
-  amdgpu,
-  cloneState,
-  concreteInit,
-  execPaths,
-  fmt,
-  hash,
-  header,
-  initialState,
-  modelValues,
-  pirArgs,
-  readSource,
-  symbolicInit,
-} from "./prove.js";
-import type { Bool, BitVec, Z3Env } from "./smt.js";
-import { solve } from "./smt.js";
+import type { MatchForm, Profile } from "../../../src/ir/forms.js";
+import { formWrites } from "../../../src/ir/forms.js";
+import type { BV } from "../../../src/sem/bv.js";
+import { matchSync } from "../../../src/sem/match_sync.js";
+import { guardOff, guardOn } from "../../../src/sem/guard.js";
+import type { Bad, BugFinderReport, Init, ProveOptions, Verdict } from "../../../src/check/prove_types.js";
+import { amdgpu, concreteInit, modelValues, symbolicInit } from "../../../src/check/prove_types.js";
+import { fmt, hash, header } from "../../../src/check/prove_text.js";
+import type { Warp } from "../../../src/check/prove_warp.js";
+import { LANES, TaintError, concreteBit, resultBads, warpInputLines, warpSpecLines } from "../../../src/check/prove_warp.js";
+import type { Bool, BitVec, Z3Env } from "../../../src/check/smt.js";
+import { solve } from "../../../src/check/smt.js";
+import type { AmdRoutine } from "../lower.js";
+import type { WaveState } from "../interp.js";
+import { InterpError } from "../interp.js";
+import { contractBads } from "../contract.js";
+import { record } from "../isa/index.js";
+import type { IsaRecord } from "../isa/record.js";
+import type { MLine, MOp } from "../minst.js";
+import { isLabel, printOp } from "../minst.js";
+import type { PathsResult } from "./paths.js";
+import { amdTraceLines, cloneState, execPaths, initialState, readSource } from "./paths.js";
 
-const LANES = 32;
 
 /** Preserve results of this thread's loops, by loop key (see proveInductive). */
 const loopFacts = new Map<string, Promise<LoopFacts>>();
@@ -209,7 +195,6 @@ function taintScan(lines: readonly MLine[], aReg: MOp): { error: string | null; 
   return { error: null, halves };
 }
 
-class TaintError extends Error {}
 
 // ---------------------------------------------------------------------------------------
 // Loop shape
@@ -305,17 +290,6 @@ export function loopAffinity(r: AmdRoutine): string {
 // ---------------------------------------------------------------------------------------
 // The warp: inputs, reference, checks
 
-interface Warp<V, B> {
-  active: V;
-  a: V[];
-  membermask: V[];
-  g?: B[];
-  dPrior?: V[];
-  pPrior?: B[];
-  executes: B[];
-  activeB: B[];
-  ref: MatchResult<V, B>;
-}
 
 /**
  * Reads the routine's inputs from the initial state (per the routine contract) and runs the
@@ -341,36 +315,6 @@ function warpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V, B>, acti
   }
   const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
   return { active, a, membermask, activeB, executes, ref, ...w } as Warp<V, B>;
-}
-
-/**
- * The output conditions of lane `l`, for each result the form writes (formWrites): the
- * reference's value where the lane executes with a defined result (`on`), the prior value
- * where the guard keeps it (`off`, src/sem/guard.ts). `got` reads the lowered result, null
- * where the routine has none.
- */
-function resultBads<V, B>(
-  bv: BV<V, B>,
-  f: MatchForm,
-  w: Warp<V, B>,
-  l: number,
-  on: B,
-  off: B,
-  got: { d: () => V | null; p: () => B | null },
-): Bad<B>[] {
-  const bads: Bad<B>[] = [];
-  const check = <T>(name: "d" | "p", x: T | null, ref: T, prior: T[] | undefined, same: (x: T, y: T) => B) => {
-    if (x === null) {
-      bads.push({ what: `the routine has no ${name} result`, cond: bv.true });
-      return;
-    }
-    bads.push({ what: `Value mismatch: ${name} in lane ${l}`, cond: bv.andB(on, bv.notB(same(x, ref))), lane: l });
-    if (prior) bads.push({ what: `lane ${l} (guard false) does not keep its prior ${name}`, cond: bv.andB(off, bv.notB(same(x, prior[l]!))), lane: l });
-  };
-  const writes = formWrites(f);
-  if (writes.d) check("d", got.d(), w.ref.d[l]!, w.dPrior, (x, y) => bv.eq(x, y));
-  if (writes.p) check("p", got.p(), w.ref.p[l]!, w.pPrior, (x, y) => bv.eqB(x, y));
-  return bads;
 }
 
 /** Output conditions: d and p right in every defined lane; guard-off lanes keep d and p. */
@@ -533,31 +477,6 @@ async function replayMatch(env: Z3Env, r: AmdRoutine, profile: Profile, symbols:
     if (hit.what.startsWith("exec")) out.push(`  exec: before ${fmt(c.before.exec)}, after ${fmt(c.after.exec)}`);
   }
   return { verdict: "refuted", ms, reason: hit.what, counterexample: out.join("\n") };
-}
-
-const concreteBit = (x: CV, i: number): boolean => ((x.x >> BigInt(i)) & 1n) === 1n;
-
-function warpInputLines(spec: RoutineSpec, w: Warp<CV, boolean>): string[] {
-  const out = [`  active = ${fmt(w.active)}`];
-  const kind = (s: "a" | "membermask") => spec.kinds[s]?.kind ?? "v";
-  const perLane = (name: string, xs: (CV | boolean)[], k: string) =>
-    k === "v" ? xs.map((x, l) => `  ${name}[${l}] = ${fmt(x)}`).filter((_, l) => w.activeB[l] || (w.g !== undefined && false)) : [`  ${name} = ${fmt(xs[0]!)}${k === "imm" ? "  (immediate)" : "  (uniform)"}`];
-  out.push(...perLane("a", w.a, kind("a")));
-  out.push(...perLane("membermask", w.membermask, kind("membermask")));
-  if (w.g) out.push(`  g = ${w.g.map((x) => (x ? "1" : "0")).reverse().join("")} (lane 31 … lane 0)`);
-  if (w.dPrior) out.push(...w.dPrior.map((x, l) => `  d_prior[${l}] = ${fmt(x)}`).filter((_, l) => w.activeB[l]));
-  return out;
-}
-
-function warpSpecLines(f: MatchForm, w: Warp<CV, boolean>): string[] {
-  const out: string[] = [];
-  for (let l = 0; l < LANES; l++) {
-    if (!w.activeB[l]) continue;
-    const parts = [`executes ${w.executes[l] ? 1 : 0}`, `defined ${w.ref.defined[l] ? 1 : 0}`, `d = ${fmt(w.ref.d[l]!)}`];
-    if (f.mode === "all") parts.push(`p = ${w.ref.p[l]}`);
-    out.push(`  lane ${l}: ${parts.join("  ")}`);
-  }
-  return out;
 }
 
 /** A cached per-loop result: the facts proved about a loop, independent of its epilogue. */
@@ -837,158 +756,3 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   };
 }
 
-// ---------------------------------------------------------------------------------------
-// PIR (JS and C)
-
-interface PirWarpRun<V, B> {
-  args: Record<string, Arg<V, B>>;
-  w: Warp<V, B>;
-  out: Record<string, Slot<V, B> | Slot<V, B>[]>;
-  bads: Bad<B>[];
-}
-
-/**
- * Data independence of a PIR routine (the same soundness condition as `dataIndependence`):
- * values of `a` (its elements or itself) reach only `eq`/`ne` against other values of `a`
- * and the arms of selects between values of `a`; never an output, an index, a condition or
- * any other operation. Names are tracked flow-insensitively, to a fixed point.
- * @returns null when data-independent, else the first offending use.
- */
-export function pirDataIndependence(fn: PirFunction): string | null {
-  const names = new Set<string>(["a"]);
-  for (;;) {
-    const before = names.size;
-    const memo = new Map<number, boolean>();
-    const taint = (e: PExpr): boolean => {
-      const hit = memo.get(e.id);
-      if (hit !== undefined) return hit;
-      let t: boolean;
-      const ks = kids(e);
-      if (e.op === "ref") t = names.has(e.name);
-      else if (e.op === "elem") {
-        if (taint(e.index)) throw new TaintError(`a value of a used as an index (%${e.id})`);
-        t = names.has(e.array);
-      } else if (e.op === "select") {
-        if (taint(e.c)) throw new TaintError(`a value of a used as a condition (%${e.id})`);
-        const [x, y] = [taint(e.x), taint(e.y)];
-        if (x !== y) throw new TaintError(`a select between a value of a and another value (%${e.id})`);
-        t = x;
-      } else if (e.op === "eq" || e.op === "ne") {
-        const [x, y] = [taint(e.x), taint(e.y)];
-        if (x !== y) throw new TaintError(`${e.op} of a value of a against another value (%${e.id})`);
-        t = false;
-      } else {
-        if (ks.some(taint)) throw new TaintError(`a value of a reaches ${e.op} (%${e.id})`);
-        t = false;
-      }
-      memo.set(e.id, t);
-      return t;
-    };
-    try {
-      const walk = (stmts: PStmt[]): void => {
-        for (const st of stmts) {
-          if (st.s === "let" || st.s === "var" || st.s === "set") {
-            if (taint(st.value)) names.add(st.name);
-          } else if (st.s === "store") {
-            if (taint(st.index) || taint(st.value)) throw new TaintError(`a value of a stored into ${st.array}`);
-          } else if (st.s === "return") {
-            if (Object.values(st.values).some(taint)) throw new TaintError("a value of a returned");
-          } else if (st.s === "if") {
-            if (taint(st.c)) throw new TaintError("a value of a used as a condition");
-            walk(st.then);
-            walk(st.else);
-          } else if (st.s === "for") walk(st.body);
-        }
-      };
-      walk(fn.body);
-    } catch (e) {
-      if (e instanceof TaintError) return e.message;
-      throw e;
-    }
-    if (names.size === before) return null;
-  }
-}
-
-function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, bits: number | null = null): PirWarpRun<V, B> {
-  const bv = init.bv;
-  const f = spec.form as MatchForm;
-  const aw = f.type === "b64" ? 64 : 32;
-  const args = pirArgs(init, fn);
-  // The small-value reduction (data-independent routines): one small value per lane.
-  const pa = fn.params.find((p) => p.name === "a");
-  if (bits !== null && pa) {
-    if (pa.type.t === "arr") args.a = Array.from({ length: pa.type.n }, (_, i) => bv.zext(init.mk(`a.small.${i}`, bits), aw));
-    else args.a = bv.zext(init.mk("a.small", bits), aw);
-  }
-  const lanes = Array.from({ length: LANES }, (_, l) => l);
-  const operand = (name: "a" | "membermask", w: number): V[] => {
-    const k = spec.kinds[name] ?? { kind: "v" };
-    if (k.kind === "imm") return lanes.map(() => bv.k(k.value, w));
-    const x = args[name];
-    return Array.isArray(x) ? (x as V[]) : lanes.map(() => x as V);
-  };
-  const active = args.active as V;
-  const activeB = lanes.map((l) => bv.bitAt(active, l));
-  const a = operand("a", aw);
-  const membermask = operand("membermask", 32);
-  const g = spec.guarded ? (args.g as B[]) : undefined;
-  const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g[l]!)) : activeB;
-  const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
-  const w: Warp<V, B> = { active, a, membermask, activeB, executes, ref };
-  if (g) {
-    w.g = g;
-    w.dPrior = args.dPrior as V[];
-    if (args.pPrior) w.pPrior = args.pPrior as B[];
-  }
-  const out = evalPir(fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
-  const bads: Bad<B>[] = [];
-  const d = out.d as Slot<V, B>[] | undefined;
-  const p = out.p as Slot<V, B>[] | undefined;
-  for (let l = 0; l < LANES; l++) {
-    const on = bv.andB(executes[l]!, ref.defined[l]!);
-    const off = guardOff(bv, activeB[l]!, g?.[l]);
-    for (const [name, res] of [
-      ["d", d],
-      ["p", p],
-    ] as const) {
-      if (!res) continue;
-      bads.push({ what: `Target is more poisonous than source (${name}[${l}] is poison)`, cond: bv.notB(res[l]!.defined), lane: l });
-    }
-    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => (d ? (d[l]!.value as V) : null), p: () => (p ? (p[l]!.value as B) : null) }));
-  }
-  return { args, w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
-}
-
-export async function provePirMatch(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
-  const init = symbolicInit(env);
-  const di = pirDataIndependence(fn);
-  const bits = di === null ? 5 : null;
-  const q = pirWarpRun(init, spec, fn, bits);
-  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
-  const how = bits === null ? `full-width values (${di})` : "5-bit lane values (data-independent)";
-  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes, ${how}, poison-tracked; covers js and c)`, queries: 1 };
-  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
-  const values = modelValues(env, res.model!, init.symbols);
-  const c = pirWarpRun(concreteInit(values), spec, fn, bits);
-  const hit = c.bads.find((b) => b.cond === true);
-  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
-  const f = spec.form as MatchForm;
-  const lane = hit.lane ?? 0;
-  const ms = performance.now() - t0;
-  const out = [header(f, PIR, rule, profile, ms), `ERROR: ${hit.what}`, "", "Example:", ...warpInputLines(spec, c.w)];
-  out.push("Spec  src/sem/match_sync.ts (per lane: executes, defined, d, p):", ...warpSpecLines(f, c.w));
-  out.push(`Lowering  PIR ${fn.name} (loops unrolled; lane ${lane}):`);
-  const d = c.out.d as Slot<CV, boolean>[] | undefined;
-  const p = c.out.p as Slot<CV, boolean>[] | undefined;
-  if (d) out.push(`  d[${lane}] = ${d[lane]!.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
-  if (p) out.push(`  p[${lane}] = ${p[lane]!.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
-  if (formWrites(f).d) {
-    out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
-    out.push(`Lowered value:  d[${lane}] = ${d?.[lane]?.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
-  }
-  if (formWrites(f).p) {
-    out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
-    out.push(`Lowered value:  p[${lane}] = ${p?.[lane]?.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
-  }
-  return { verdict: "refuted", ms, reason: hit.what, counterexample: out.join("\n") };
-}

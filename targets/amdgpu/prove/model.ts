@@ -1,0 +1,63 @@
+/**
+ * @fileoverview The AMDGPU prover model (src/target/prover.ts ProverModel), registered as
+ * `targetServices().prover.amdgpu` by src/compose.ts: per mcpu, the rule's lowering is
+ * checked statically (availability of each instruction on the generation, the hazard rules)
+ * and then proved — scalar forms by ./scalar.ts, match.sync by ./match.ts — against the
+ * reference, over targets/amdgpu/interp.ts run on the symbolic algebra.
+ */
+import { formId } from "../../../src/ir/forms.js";
+import type { AmdProveTarget, ProveTarget } from "../../../src/check/prove_types.js";
+import { PIR, amdgpu } from "../../../src/check/prove_types.js";
+import type { ProverModel } from "../../../src/target/prover.js";
+import { checkHazards, formatViolation, hazardTarget } from "../hazards.js";
+import type { AmdRoutine } from "../lower.js";
+import { applicableRules, lowerWithRule } from "../lower.js";
+import type { Mcpu, Target } from "../regs.js";
+import { MCPUS, TARGETS } from "../regs.js";
+import type { AmdRule } from "../rules/rule.js";
+import { loopAffinity, proveAmdMatch } from "./match.js";
+import type { AmdSelectorLemma } from "./scalar.js";
+import { availability, proveAmdScalar, proveSelectorLemma, reduceAmdSelectors, refutedStatic, routineText } from "./scalar.js";
+
+/** The processor of a prove target. @throws Error for an mcpu that is not one of MCPUS. */
+function processor(t: AmdProveTarget): Target {
+  const p = TARGETS[t.mcpu as Mcpu] as Target | undefined;
+  if (!p) throw new Error(`unknown mcpu ${t.mcpu} (one of ${MCPUS.join(", ")})`);
+  return p;
+}
+
+/** The AMDGPU prover model. */
+export const amdgpuProver: ProverModel<AmdProveTarget> = {
+  rulesFor: (spec, target, profile) => applicableRules(spec, processor(target), profile),
+  async prove(env, spec, target, profile, rule, opts, t0) {
+    let t: Target;
+    let r: AmdRoutine;
+    try {
+      t = processor(target);
+      r = lowerWithRule(spec, t, profile, rule as AmdRule);
+    } catch (e) {
+      return { verdict: "unknown", ms: performance.now() - t0, reason: `emission failed: ${(e as Error).message}` };
+    }
+    const gen = availability(r);
+    if (gen) return refutedStatic(spec, target, profile, rule.name, r, gen, t0);
+    // Wait states first: a sequence that violates its processor's hazard rules is wrong on
+    // the chip whatever its values (targets/amdgpu/hazards.ts), so it is refuted as such.
+    const hz = checkHazards(r.lines, hazardTarget(t), r.boundary);
+    if (hz.length) return refutedStatic(spec, target, profile, rule.name, r, `Hazard: ${hz.map(formatViolation).join("; ")}`, t0);
+    return spec.form.op === "match" ? await proveAmdMatch(env, r, profile, opts, t0) : await proveAmdScalar(env, r, profile, opts.timeoutMs, t0);
+  },
+  keyText(spec, target, profile, rule) {
+    const r = lowerWithRule(spec, processor(target), profile, rule as AmdRule);
+    const gen = availability(r) ?? "";
+    const formPart = spec.form.op === "match" ? `${formId(spec.form)}` : "";
+    return `amd\n${formPart}\n${gen}\n${routineText(r)}`;
+  },
+  reduceSelectors: (spec, target, profile, rule, stage) => reduceAmdSelectors(spec, processor(target), profile, rule as AmdRule, stage),
+  proveLemma: (env, lemma, timeoutMs) => proveSelectorLemma(env, lemma as AmdSelectorLemma, timeoutMs),
+  affinity: (spec, target, profile, rule) => loopAffinity(lowerWithRule(spec, processor(target), profile, rule as AmdRule)),
+};
+
+/** The matrix's targets: every AMDGPU mcpu, then the PIR (which JS and C share). */
+export function matrixTargets(): readonly ProveTarget[] {
+  return [...MCPUS.map((mcpu): ProveTarget => amdgpu(mcpu)), PIR];
+}

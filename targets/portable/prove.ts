@@ -1,0 +1,340 @@
+/**
+ * @fileoverview The portable IR's prover model (moved from src/check/prove.ts and
+ * src/check/prove_match.ts): the PIR is evaluated by `evalPir` over the symbolic algebra,
+ * with its poison shifts; JS and C are printed from the same PIR, so one PIR proof covers
+ * both. Poison must never reach an output. Scalar forms: one query; match.sync: the
+ * constant-bound loops unroll, one full-width query over all 32 lanes (5-bit lane values
+ * when the routine is data-independent, as for AMDGPU). Registered as
+ * `targetServices().prover.pir` by src/compose.ts (interface: src/target/prover.ts).
+ */
+import type { MatchForm, Profile } from "../../src/ir/forms.js";
+import { formId, formWrites } from "../../src/ir/forms.js";
+import type { RoutineSpec, SourceName } from "../../src/ir/ir.js";
+import { sourcesOf } from "../../src/ir/ir.js";
+import type { CV } from "../../src/sem/bv.js";
+import { concrete } from "../../src/sem/bv.js";
+import { keep, guardOff, guardOn } from "../../src/sem/guard.js";
+import { matchSync } from "../../src/sem/match_sync.js";
+import { scalarSemantics } from "../../src/check/scalar.js";
+import type { Bad, Init, PirProveTarget, Reduction, SelectorStage, Verdict } from "../../src/check/prove_types.js";
+import { PIR, concreteInit, modelValues, symbolicInit } from "../../src/check/prove_types.js";
+import { fmt, header, inputLines, referenceLines } from "../../src/check/prove_text.js";
+import type { Fp } from "../../src/check/prove_fp.js";
+import type { Warp } from "../../src/check/prove_warp.js";
+import { LANES, TaintError, resultBads, warpInputLines, warpSpecLines } from "../../src/check/prove_warp.js";
+import type { Z3Env } from "../../src/check/smt.js";
+import { solve } from "../../src/check/smt.js";
+import type { ProverModel } from "../../src/target/prover.js";
+import type { Arg, PExpr, PirFunction, PStmt, PType, Scalar, Slot } from "./pir.js";
+import { applyOp, evalPir, kids, widthOf } from "./pir.js";
+import type { PortableRule } from "./rules/index.js";
+import { portableRulesFor } from "./rules/index.js";
+
+/** Symbolic (or concrete) arguments for a PIR function's parameters, by name. */
+export function pirArgs<V, B>(init: Init<V, B>, fn: PirFunction, prefix = ""): Record<string, Arg<V, B>> {
+  const one = (name: string, t: Scalar): V | B => (t.t === "bool" ? init.mkB(name) : init.mk(name, t.w));
+  const out: Record<string, Arg<V, B>> = {};
+  for (const p of fn.params) {
+    const t: PType = p.type;
+    out[p.name] = t.t === "arr" ? Array.from({ length: t.n }, (_, i) => one(`${prefix}${p.name}[${i}]`, t.elem)) : one(`${prefix}${p.name}`, t);
+  }
+  return out;
+}
+
+interface PirScalarRun<V, B> {
+  args: Record<string, Arg<V, B>>;
+  a: V;
+  b: V;
+  c: V;
+  expected: V;
+  got: Slot<V, B>;
+  bads: Bad<B>[];
+}
+
+function pirScalarRun<V, B>(init: Init<V, B>, spec: RoutineSpec, profile: Profile, fn: PirFunction): PirScalarRun<V, B> {
+  const bv = init.bv;
+  const args = pirArgs(init, fn);
+  const src = (name: SourceName): V => {
+    const k = spec.kinds[name] ?? { kind: "v" };
+    if (!sourcesOf(spec.form).includes(name)) return bv.k(0, 32);
+    return k.kind === "imm" ? bv.k(k.value, 32) : (args[name] as V);
+  };
+  const a = src("a");
+  const b = src("b");
+  const c = src("c");
+  const ref = scalarSemantics(bv, spec.form, profile, a, b, c);
+  let expected = ref.value;
+  if (spec.guarded) expected = keep(bv, args.g as B, expected, args.dPrior as V);
+  const out = evalPir(fn, bv, args);
+  const got = out.d as Slot<V, B>;
+  const bads: Bad<B>[] = [
+    { what: "Target is more poisonous than source (d is poison)", cond: bv.notB(got.defined) },
+    { what: "Value mismatch", cond: bv.andB(ref.defined, bv.notB(bv.eq(got.value as V, expected))) },
+  ];
+  return { args, a, b, c, expected, got, bads };
+}
+
+/** Proves a scalar PIR routine: one query, poison tracked. */
+async function provePirScalar(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const init = symbolicInit(env);
+  const q = pirScalarRun(init, spec, profile, fn);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, poison-tracked; covers js and c)", queries: 1 };
+  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+  const values = modelValues(env, res.model!, init.symbols);
+  const c = pirScalarRun(concreteInit(values), spec, profile, fn);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  const lines = [header(spec.form, PIR, rule, profile, performance.now() - t0), `ERROR: ${hit.what}`, "", "Example:"];
+  lines.push(...inputLines(spec, { a: c.a.x, b: c.b.x, c: c.c.x }, c.args as Record<string, Arg<CV, boolean>>));
+  lines.push(`Spec  src/sem (profile ${profile}):`, ...referenceLines(spec.form, profile, c.a, c.b, c.c));
+  lines.push(`Lowering  PIR ${fn.name}:`, ...pirTraceLines(fn, c.args as Record<string, Arg<CV, boolean>>));
+  lines.push(`Spec value:     ${fmt(c.expected)}`);
+  lines.push(`Lowered value:  ${c.got.defined ? fmt(c.got.value as CV) : "poison"}`);
+  return { verdict: "refuted", ms: performance.now() - t0, reason: hit.what, counterexample: lines.join("\n") };
+}
+
+/** A concrete PIR trace of a straight-line function: every node with its value (or poison). */
+export function pirTraceLines(fn: PirFunction, args: Record<string, Arg<CV, boolean>>): string[] {
+  const hasLoops = fn.body.some((s) => s.s === "for" || s.s === "if");
+  if (hasLoops) return ["  (loops: per-lane results only)"];
+  const env = new Map<string, Slot<CV, boolean>>();
+  for (const [k, v] of Object.entries(args)) if (!Array.isArray(v)) env.set(k, { value: v, defined: true });
+  const memo = new Map<number, Slot<CV, boolean>>();
+  const out: string[] = [];
+  const show = (s: Slot<CV, boolean>) => (s.defined ? fmt(s.value as CV | boolean) : "poison");
+  const ev = (e: PExpr): Slot<CV, boolean> => {
+    const hit = memo.get(e.id);
+    if (hit) return hit;
+    let r: Slot<CV, boolean>;
+    if (e.op === "const") r = { value: e.type.t === "bool" ? e.value === 1n : concrete.k(e.value, widthOf(e.type)), defined: true };
+    else if (e.op === "ref") r = env.get(e.name) ?? { value: concrete.k(0, widthOf(e.type)), defined: false };
+    else if (e.op === "elem") r = { value: concrete.k(0, widthOf(e.type)), defined: false };
+    else {
+      r = applyOp(concrete, e, kids(e).map(ev));
+      const ref = (k: PExpr) => (k.op === "const" ? String(k.value) : k.op === "ref" ? k.name : `%${k.id}`);
+      out.push(`  %${e.id} = ${e.op} ${kids(e).map(ref).join(", ")}${e.op === "extract" ? ` @${e.lo}` : ""}`.padEnd(42) + ` ${show(r)}`);
+    }
+    memo.set(e.id, r);
+    return r;
+  };
+  for (const st of fn.body) {
+    if (st.s === "let" || st.s === "var" || st.s === "set") env.set(st.name, ev(st.value));
+    else if (st.s === "return") for (const e of Object.values(st.values)) ev(e);
+  }
+  return out;
+}
+
+interface PirWarpRun<V, B> {
+  args: Record<string, Arg<V, B>>;
+  w: Warp<V, B>;
+  out: Record<string, Slot<V, B> | Slot<V, B>[]>;
+  bads: Bad<B>[];
+}
+
+/**
+ * Data independence of a PIR routine (the same soundness condition as `dataIndependence`):
+ * values of `a` (its elements or itself) reach only `eq`/`ne` against other values of `a`
+ * and the arms of selects between values of `a`; never an output, an index, a condition or
+ * any other operation. Names are tracked flow-insensitively, to a fixed point.
+ * @returns null when data-independent, else the first offending use.
+ */
+export function pirDataIndependence(fn: PirFunction): string | null {
+  const names = new Set<string>(["a"]);
+  for (;;) {
+    const before = names.size;
+    const memo = new Map<number, boolean>();
+    const taint = (e: PExpr): boolean => {
+      const hit = memo.get(e.id);
+      if (hit !== undefined) return hit;
+      let t: boolean;
+      const ks = kids(e);
+      if (e.op === "ref") t = names.has(e.name);
+      else if (e.op === "elem") {
+        if (taint(e.index)) throw new TaintError(`a value of a used as an index (%${e.id})`);
+        t = names.has(e.array);
+      } else if (e.op === "select") {
+        if (taint(e.c)) throw new TaintError(`a value of a used as a condition (%${e.id})`);
+        const [x, y] = [taint(e.x), taint(e.y)];
+        if (x !== y) throw new TaintError(`a select between a value of a and another value (%${e.id})`);
+        t = x;
+      } else if (e.op === "eq" || e.op === "ne") {
+        const [x, y] = [taint(e.x), taint(e.y)];
+        if (x !== y) throw new TaintError(`${e.op} of a value of a against another value (%${e.id})`);
+        t = false;
+      } else {
+        if (ks.some(taint)) throw new TaintError(`a value of a reaches ${e.op} (%${e.id})`);
+        t = false;
+      }
+      memo.set(e.id, t);
+      return t;
+    };
+    try {
+      const walk = (stmts: PStmt[]): void => {
+        for (const st of stmts) {
+          if (st.s === "let" || st.s === "var" || st.s === "set") {
+            if (taint(st.value)) names.add(st.name);
+          } else if (st.s === "store") {
+            if (taint(st.index) || taint(st.value)) throw new TaintError(`a value of a stored into ${st.array}`);
+          } else if (st.s === "return") {
+            if (Object.values(st.values).some(taint)) throw new TaintError("a value of a returned");
+          } else if (st.s === "if") {
+            if (taint(st.c)) throw new TaintError("a value of a used as a condition");
+            walk(st.then);
+            walk(st.else);
+          } else if (st.s === "for") walk(st.body);
+        }
+      };
+      walk(fn.body);
+    } catch (e) {
+      if (e instanceof TaintError) return e.message;
+      throw e;
+    }
+    if (names.size === before) return null;
+  }
+}
+
+function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, bits: number | null = null): PirWarpRun<V, B> {
+  const bv = init.bv;
+  const f = spec.form as MatchForm;
+  const aw = f.type === "b64" ? 64 : 32;
+  const args = pirArgs(init, fn);
+  // The small-value reduction (data-independent routines): one small value per lane.
+  const pa = fn.params.find((p) => p.name === "a");
+  if (bits !== null && pa) {
+    if (pa.type.t === "arr") args.a = Array.from({ length: pa.type.n }, (_, i) => bv.zext(init.mk(`a.small.${i}`, bits), aw));
+    else args.a = bv.zext(init.mk("a.small", bits), aw);
+  }
+  const lanes = Array.from({ length: LANES }, (_, l) => l);
+  const operand = (name: "a" | "membermask", w: number): V[] => {
+    const k = spec.kinds[name] ?? { kind: "v" };
+    if (k.kind === "imm") return lanes.map(() => bv.k(k.value, w));
+    const x = args[name];
+    return Array.isArray(x) ? (x as V[]) : lanes.map(() => x as V);
+  };
+  const active = args.active as V;
+  const activeB = lanes.map((l) => bv.bitAt(active, l));
+  const a = operand("a", aw);
+  const membermask = operand("membermask", 32);
+  const g = spec.guarded ? (args.g as B[]) : undefined;
+  const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g[l]!)) : activeB;
+  const ref = matchSync(bv, f, { a, membermask, active: activeB, executes });
+  const w: Warp<V, B> = { active, a, membermask, activeB, executes, ref };
+  if (g) {
+    w.g = g;
+    w.dPrior = args.dPrior as V[];
+    if (args.pPrior) w.pPrior = args.pPrior as B[];
+  }
+  const out = evalPir(fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
+  const bads: Bad<B>[] = [];
+  const d = out.d as Slot<V, B>[] | undefined;
+  const p = out.p as Slot<V, B>[] | undefined;
+  for (let l = 0; l < LANES; l++) {
+    const on = bv.andB(executes[l]!, ref.defined[l]!);
+    const off = guardOff(bv, activeB[l]!, g?.[l]);
+    for (const [name, res] of [
+      ["d", d],
+      ["p", p],
+    ] as const) {
+      if (!res) continue;
+      bads.push({ what: `Target is more poisonous than source (${name}[${l}] is poison)`, cond: bv.notB(res[l]!.defined), lane: l });
+    }
+    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => (d ? (d[l]!.value as V) : null), p: () => (p ? (p[l]!.value as B) : null) }));
+  }
+  return { args, w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
+}
+
+/** Proves a match.sync PIR routine over all 32 lanes (loops unrolled by evalPir). */
+async function provePirMatch(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const init = symbolicInit(env);
+  const di = pirDataIndependence(fn);
+  const bits = di === null ? 5 : null;
+  const q = pirWarpRun(init, spec, fn, bits);
+  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
+  const how = bits === null ? `full-width values (${di})` : "5-bit lane values (data-independent)";
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes, ${how}, poison-tracked; covers js and c)`, queries: 1 };
+  if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
+  const values = modelValues(env, res.model!, init.symbols);
+  const c = pirWarpRun(concreteInit(values), spec, fn, bits);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  const f = spec.form as MatchForm;
+  const lane = hit.lane ?? 0;
+  const ms = performance.now() - t0;
+  const out = [header(f, PIR, rule, profile, ms), `ERROR: ${hit.what}`, "", "Example:", ...warpInputLines(spec, c.w)];
+  out.push("Spec  src/sem/match_sync.ts (per lane: executes, defined, d, p):", ...warpSpecLines(f, c.w));
+  out.push(`Lowering  PIR ${fn.name} (loops unrolled; lane ${lane}):`);
+  const d = c.out.d as Slot<CV, boolean>[] | undefined;
+  const p = c.out.p as Slot<CV, boolean>[] | undefined;
+  if (d) out.push(`  d[${lane}] = ${d[lane]!.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
+  if (p) out.push(`  p[${lane}] = ${p[lane]!.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
+  if (formWrites(f).d) {
+    out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
+    out.push(`Lowered value:  d[${lane}] = ${d?.[lane]?.defined ? fmt(d[lane]!.value as CV) : "poison"}`);
+  }
+  if (formWrites(f).p) {
+    out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
+    out.push(`Lowered value:  p[${lane}] = ${p?.[lane]?.defined ? fmt(p[lane]!.value as boolean) : "poison"}`);
+  }
+  return { verdict: "refuted", ms, reason: hit.what, counterexample: out.join("\n") };
+}
+
+// ---------------------------------------------------------------------------------------
+// Proving by stages: video selectors
+
+/**
+ * The PIR half of the selector-stage reduction (src/check/prove.ts reduceSelectors): the
+ * routine for F and the routine for F0 applied to α(a), β(b) are equal terms (value and
+ * poison), so F0's proof is F's. null: no reduction.
+ * @throws Error for an array parameter (the driver treats it as no reduction).
+ */
+function reducePirSelectors(spec: RoutineSpec, profile: Profile, rule: PortableRule, stage: SelectorStage): Reduction | null {
+  const { base, P, A, B, C, alpha, beta } = stage;
+  const pr = rule;
+  if (!pr.when(base)) return null;
+  const fnF = pr.build(spec, profile);
+  const fn0 = pr.build(base, profile);
+  const args = (fn: PirFunction, subst: boolean): Record<string, Arg<Fp, Fp>> =>
+    Object.fromEntries(
+      fn.params.map((p) => {
+        if (p.type.t === "arr") throw new Error("array parameter");
+        const w = p.type.t === "bool" ? 1 : p.type.w;
+        let x = P.sym(p.name, w);
+        if (subst && p.name === "a") x = alpha(A);
+        else if (subst && p.name === "b") x = beta(B);
+        else if (p.name === "a") x = A;
+        else if (p.name === "b") x = B;
+        else if (p.name === "c") x = C;
+        return [p.name, x];
+      }),
+    );
+  if (JSON.stringify(fnF.params) !== JSON.stringify(fn0.params)) return null;
+  const oF = evalPir(fnF, P, args(fnF, false));
+  const o0 = evalPir(fn0, P, args(fn0, true));
+  for (const [k, x] of Object.entries(oF)) {
+    const y = o0[k];
+    if (Array.isArray(x) || !y || Array.isArray(y) || x.value !== y.value || x.defined !== y.defined) return null;
+  }
+  return { base, lemmas: [] };
+}
+
+// ---------------------------------------------------------------------------------------
+// The model
+
+const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `${v}n` : v);
+
+/** The portable IR's prover model (src/target/prover.ts ProverModel). */
+export const pirProver: ProverModel<PirProveTarget> = {
+  rulesFor: (spec) => portableRulesFor(spec),
+  async prove(env, spec, _target, profile, rule, opts, t0) {
+    const fn = (rule as PortableRule).build(spec, profile);
+    return spec.form.op === "match" ? await provePirMatch(env, spec, profile, rule.name, fn, opts.timeoutMs, t0) : await provePirScalar(env, spec, profile, rule.name, fn, opts.timeoutMs, t0);
+  },
+  keyText(spec, _target, profile, rule) {
+    const fn = (rule as PortableRule).build(spec, profile);
+    return `pir\n${spec.form.op === "match" ? `${formId(spec.form)} ${JSON.stringify(spec.kinds, big)} ${spec.guarded}` : ""}\n${JSON.stringify(fn, big)}`;
+  },
+  reduceSelectors: (spec, _target, profile, rule, stage) => reducePirSelectors(spec, profile, rule as PortableRule, stage),
+  proveLemma: () => Promise.reject(new Error("the PIR reduction has no lemmas")),
+  affinity: () => "",
+};
