@@ -33,7 +33,7 @@ describe("lowerModule", () => {
   });
   it("wrong arguments: TypeError naming the argument", async () => {
     await expect(lowerModule({} as never)).rejects.toThrow(new TypeError("lowerModule: mod must be a ParsedModule (what parseModule returns), not object"));
-    await expect(lowerModule(mod, { target: "wasm" as never })).rejects.toThrow(/^lowerModule: options\.target must be one of amdgpu, js, c, not 'wasm'$/);
+    await expect(lowerModule(mod, { target: "wasm" as never })).rejects.toThrow(/^lowerModule: options\.target must be one of amdgpu, js, c, hip, llvm, not 'wasm'$/);
     await expect(lowerModule(mod, { mcpu: "gfx1" as never })).rejects.toThrow(TypeError);
     await expect(lowerModule(mod, { profile: "sm80" as never })).rejects.toThrow(/options\.profile/);
   });
