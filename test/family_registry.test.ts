@@ -46,3 +46,27 @@ describe("dispatch by the registry", () => {
     expect(isFamilyOpcode("toString")).toBe(false);
   });
 });
+
+describe("every family has its corpora (README 'Adding a family', files 4–6)", async () => {
+  const { existsSync, readdirSync } = await import("node:fs");
+  const here = (p: string) => join(import.meta.dirname, p);
+  const diagnostics = readdirSync(here("diagnostics"))
+    .filter((f) => f.endsWith(".ptx"))
+    .map((f) => readFileSync(here(join("diagnostics", f)), "utf8"))
+    .join("\n");
+  const broken = readdirSync(here("check/broken")).filter((f) => f.endsWith(".ts") && !["case.ts", "waterfall.ts", "hazard_waterfall.ts"].includes(f) && !f.includes(".fixture."));
+  const cases = await Promise.all(broken.map(async (f) => ((await import(`./check/broken/${f}`)) as { broken: { spec: { form: Parameters<typeof familyOf>[0] } } }).broken));
+  for (const fam of FAMILIES) {
+    it(`${fam.name}: a lowering corpus test/cases/${fam.name}.ptx with run: lines`, () => {
+      const path = here(`cases/${fam.name}.ptx`);
+      expect(existsSync(path), `${path} is missing`).toBe(true);
+      expect(readFileSync(path, "utf8")).toMatch(/^\s*\/\/ run: /m);
+    });
+    it(`${fam.name}: the ptxas-parity corpus (test/diagnostics) has each of its opcodes`, () => {
+      for (const op of fam.ops) expect(new RegExp(`^\\s*(@\\S+\\s+)?${op}\\.`, "m").test(diagnostics), `no ${op} instruction in test/diagnostics/*.ptx`).toBe(true);
+    });
+    it(`${fam.name}: at least 3 broken cases in test/check/broken`, () => {
+      expect(cases.filter((c) => familyOf(c.spec.form).name === fam.name).length).toBeGreaterThanOrEqual(3);
+    });
+  }
+});
