@@ -233,7 +233,7 @@ describe("-o - with several outputs", () => {
     const dir = scratch();
     const r = cli(["lower", EXAMPLE, "--target", "all", "-o", "-"], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^ptx-lower: error: 3 outputs cannot go to standard output/);
+    expect(r.err).toMatch(/^ptx-lower: error: 5 outputs cannot go to standard output/);
     expect(readdirSync(dir)).toEqual([]);
   });
 
