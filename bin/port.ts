@@ -101,6 +101,18 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
       throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
     }
   }
+  // The header is written beside the ported file: an -o that is a device, FIFO or socket
+  // (/dev/null, /dev/stdout) has no "beside", so it is refused rather than writing into /dev.
+  if (!toStdout && !dirMode) {
+    let st: ReturnType<typeof statSync> | null = null;
+    try {
+      st = statSync(o.output!);
+    } catch {
+      st = null;
+    }
+    if (st && !st.isFile())
+      throw new UsageError(`-o ${o.output}: not a regular file; the header is written beside the ported file, so name a file in a directory, a directory, or omit -o (standard output, header inlined)`);
+  }
   const header = o.header ?? hipHeader;
   const results: { file: string; output: string | null; headerPath: string | null; r: PortResult }[] = [];
   const writes: { path: string; text: string | Uint8Array }[] = [];

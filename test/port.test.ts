@@ -334,6 +334,13 @@ describe("the ported files compile", () => {
     120_000,
   );
 
+  it("-o a device (/dev/null): refused, nothing written beside it", () => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", join(ROOT, "examples", "bitfields.cu"), "-o", "/dev/null"], { cwd: ROOT, encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^ptx-lower: error: -o \/dev\/null: not a regular file;/);
+    expect(existsSync("/dev/null.hip.h")).toBe(false);
+  });
+
   it.skipIf(!CLANG || !HIP_HEADERS)(
     "with the real header (targets/hip): clang-19 -x hip -S for every processor, llvm-mc-19 assembles it",
     () => {
