@@ -86,6 +86,18 @@ function guardedUniformD(m: Builder): void {
 }
 
 /**
+ * The end of the .all waterfall (match_all_divergent_via_any and its guarded form): M = the
+ * lane's membermask over the lanes that execute (exec_lo), p = (the any-result t restricted to
+ * M) == M into the lane mask `c`, and d = p ? M : 0 where the form writes d.
+ */
+function allEqualTail(f: MatchForm, m: Builder, t: MOp, mem: MOp, mm: MOp, c: MOp): void {
+  m.emit("v_and_b32", mem, EXEC_LO, mm);
+  m.emit("v_and_b32", t, t, mem);
+  m.emit("v_cmp_eq_u32", c, t, mem);
+  if (writesD(f)) m.emit("v_cndmask_b32", m.d(), imm(0), mem, c);
+}
+
+/**
  * The rounds of the waterfall over the current exec; leaves exec = 0. With `saluCopies` each
  * SGPR a VALU writes in the round is copied by a SALU before a VALU reads it: on gfx942 a
  * VALU that reads an SGPR another VALU wrote needs 2 wait states (hazards.ts
@@ -318,11 +330,7 @@ export const matchRules: AmdRule<MatchForm>[] = [
       m.emit(m.w("s_mov"), sv, m.exec());
       waterfallRounds(f, m, t);
       m.emit(m.w("s_mov"), m.exec(), sv);
-      m.emit("v_and_b32", mem, EXEC_LO, mm);
-      m.emit("v_and_b32", t, t, mem);
-      const c = m.vcc();
-      m.emit("v_cmp_eq_u32", c, t, mem);
-      if (writesD(f)) m.emit("v_cndmask_b32", m.d(), imm(0), mem, c);
+      allEqualTail(f, m, t, mem, mm, m.vcc());
     },
   },
   {
@@ -346,11 +354,8 @@ export const matchRules: AmdRule<MatchForm>[] = [
       m.emit(m.w("s_mov"), se, m.exec());
       waterfallRounds(f, m, t);
       m.emit(m.w("s_mov"), m.exec(), se);
-      m.emit("v_and_b32", mem, EXEC_LO, mm);
-      m.emit("v_and_b32", t, t, mem);
       const c = m.mask();
-      m.emit("v_cmp_eq_u32", c, t, mem);
-      if (writesD(f)) m.emit("v_cndmask_b32", m.d(), imm(0), mem, c);
+      allEqualTail(f, m, t, mem, mm, c);
       m.emit(m.w("s_mov"), m.exec(), sv);
       guardTail(f, m, c);
     },
