@@ -30,7 +30,7 @@ import type { LlcFunction, LlcHazardReport } from "../targets/amdgpu/oracle/llc_
 import { checkLlcHazards, formatLlcHazards, llcWaits, weakenWait } from "../targets/amdgpu/oracle/llc_hazards.js";
 import { formatViolation } from "../targets/amdgpu/hazards.js";
 import { issueCyclesOf } from "../targets/amdgpu/interp.js";
-import type { MLine } from "../targets/amdgpu/minst.js";
+import type { MInst, MLine } from "../targets/amdgpu/minst.js";
 import { derivedIr, formIrVariants, irModule, LlvmIrBV } from "../targets/llvm/ir.js";
 import { AsmError, functionBody, parseAsm } from "../targets/amdgpu/asm.js";
 import { RECORDS } from "../targets/amdgpu/isa/index.js";
@@ -79,13 +79,25 @@ describe("asm parser (llvm-mc syntax subset)", () => {
     ["v_add_u32_e64 v0, v1, v2 clamp", /modifier "clamp"/],
     ["v_add_f32 v0, -v1, v2", /operand modifier/],
     ["v_max_f32 v0, |v1|, v2", /operand modifier/],
-    ["v_mov_b32 v0, 1.0", /float constant/],
+    ["v_mov_b32 v0, 1.5", /float constant/],
     ["s_mov_b32 m0, s1", /m0 is not modelled/],
     ["v_mov_b32 v[0:3], v[4:7]", /wider than the interpreter's pairs/],
     ["v_dual_mov_b32 v0, v1 :: v_dual_mov_b32 v2, v3", /VOPD/],
   ])("rejects %s", (text, why) => {
     expect(() => parseAsm(text)).toThrow(AsmError);
     expect(() => parseAsm(text)).toThrow(why);
+  });
+
+  it("reads the inline float constants as their IEEE bits (single in 32-bit operands, double in 64-bit ones), SGPR_NULL and exec_hi", () => {
+    const [two, half, neg4] = parseAsm("s_mov_b32 s0, 2.0\ns_mov_b32 s1, 0.5\ns_mov_b64 s[2:3], -4.0") as MInst<string>[];
+    // IEEE 754: 2.0f = 0x40000000, 0.5f = 0x3f000000; -4.0 (double) = 0xc010000000000000.
+    expect(two!.ops[1]).toMatchObject({ k: "imm", value: 0x40000000n, fp64: 0x4000000000000000n });
+    expect(half!.ops[1]).toMatchObject({ k: "imm", value: 0x3f000000n });
+    expect(neg4!.ops[1]).toMatchObject({ k: "imm", value: 0xc0800000n, fp64: 0xc010000000000000n });
+    const [co] = parseAsm("v_add_co_ci_u32_e64 v1, null, 0, 3, s0") as MInst<string>[];
+    expect(co!.ops[1]).toEqual({ k: "null" });
+    const [hi] = parseAsm("v_and_b32_e32 v1, exec_hi, v3") as MInst<string>[];
+    expect(hi!.ops[1]).toEqual({ k: "exec_hi" });
   });
 
   it("extracts one function's body from llc output", () => {

@@ -9,8 +9,7 @@
  * constants (decimal, signed, or hex), labels. Everything the interpreter cannot represent
  * is rejected with an `AsmError` that names it: SDWA/DPP/VOPD encodings, operand modifiers
  * (`sext()`, `neg()`, `abs()`, `|x|`, `-v1`), trailing modifiers (`clamp`, `op_sel:…`,
- * `offset:…`), float constants, and registers outside the model (`m0`, `vcc_hi`,
- * `exec_hi`, `ttmp*`, `null`, `v[0:3]` wider than a pair).
+ * `offset:…`), float constants, and registers outside the model (`m0`, `ttmp*`, `null`, `v[0:3]` wider than a pair).
  *
  * Renamed mnemonics (GFX11 spellings of the same operation) are mapped to the table's name:
  * `s_and_not1_*` → `s_andn2_*`, `s_or_not1_*` → `s_orn2_*`, `s_ctz_i32_*` → `s_ff1_i32_*`.
@@ -78,7 +77,28 @@ const SPECIAL: Record<string, MOp> = {
   vcc_lo: { k: "vcc_lo" },
   exec: { k: "exec" },
   exec_lo: { k: "exec_lo" },
+  // Wave64 only (the interpreter refuses them on wave32): clang uses exec_hi for lanes 32–63.
+  vcc_hi: { k: "vcc_hi" },
+  exec_hi: { k: "exec_hi" },
+  // gfx10+: SGPR_NULL (a discarded destination, 0 as a source).
+  null: { k: "null" },
 };
+
+/**
+ * The inline float constants (AMD Vega ISA §3.6.2 / RDNA3 §3.3.7 "Inline constants"): in an
+ * integer operand they stand for their IEEE bits, single precision in a 32-bit operand and
+ * double in a 64-bit one. 1/(2π) is written `0.15915494` by llvm-mc.
+ */
+function inlineFloat(t: string): MOp | null {
+  const known = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
+  if (!known.includes(t)) return null;
+  const x = t === "0.15915494" ? 1 / (2 * Math.PI) : Number(t);
+  const dv = new DataView(new ArrayBuffer(8));
+  dv.setFloat32(0, x);
+  const f32 = BigInt(dv.getUint32(0));
+  dv.setFloat64(0, x);
+  return { k: "imm", value: f32, fp64: dv.getBigUint64(0) };
+}
 
 /** Parses one operand. Throws a plain Error with the reason; the caller adds the line. */
 export function parseOperand(text: string): MOp {
@@ -94,8 +114,10 @@ export function parseOperand(text: string): MOp {
   if (SPECIAL[t]) return SPECIAL[t]!;
   if (/^-?\d+$/.test(t)) return { k: "imm", value: BigInt(t) };
   if (/^-?0x[0-9a-f]+$/i.test(t)) return { k: "imm", value: t.startsWith("-") ? -BigInt(t.slice(1)) : BigInt(t) };
-  if (/^\.?[A-Za-z_][\w.$]*$/.test(t) && /^(\.L|[A-Za-z_])/.test(t) && !/^(m0|null|scc|vcc_hi|exec_hi|ttmp\d+|flat_scratch\w*|src_\w+|off)$/.test(t))
+  if (/^\.?[A-Za-z_][\w.$]*$/.test(t) && /^(\.L|[A-Za-z_])/.test(t) && !/^(m0|scc|ttmp\d+|flat_scratch\w*|src_\w+|off)$/.test(t))
     return { k: "label", name: t };
+  const fp = inlineFloat(t);
+  if (fp) return fp;
   if (/^-?\d*\.\d+$/.test(t) || /^-?\d+\.\d*$/.test(t)) throw new Error(`float constant ${t} is not modelled`);
   if (/^(sext|neg|abs)\(/.test(t) || /^\|.*\|$/.test(t) || /^-[vs]/.test(t)) throw new Error(`operand modifier in ${t} is not modelled`);
   throw new Error(`operand ${t} is not modelled`);

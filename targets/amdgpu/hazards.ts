@@ -56,6 +56,8 @@ export function unitsOf(o: MOp): RegUnit[] {
       return [`${o.k}_lo`, `${o.k}_hi`];
     case "vcc_lo":
     case "exec_lo":
+    case "vcc_hi":
+    case "exec_hi":
     case "scc":
       return [o.k];
     default:
@@ -124,7 +126,8 @@ export function hazInst(line: MInst): HazInst {
     if (!o) return;
     const us = unitsOf(o);
     if (spec.out) h.defs.push(...us);
-    else {
+    if (spec.out && spec.tied) h.srcs.push(...us);
+    if (!spec.out) {
       h.srcs.push(...us);
       if (spec.w === "wave") h.masks.push(...us);
       if (i === roles.laneSelect) h.laneSelect.push(...us);

@@ -10,6 +10,7 @@
 import type { BV } from "../../src/sem/bv.js";
 import { record } from "./isa/index.js";
 import type { IsaRecord, WaveIO, Width } from "./isa/record.js";
+import { isRead } from "./isa/record.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Boundary, HazardTarget, HazardViolation } from "./hazards.js";
@@ -133,7 +134,7 @@ export function readUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: 
   };
   switch (o.k) {
     case "imm":
-      return bv.k(o.value, w);
+      return bv.k(w === 64 && o.fp64 !== undefined ? o.fp64 : o.value, w);
     case "s": {
       const get = (n: number) => {
         const x = st.sgpr.get(n);
@@ -149,6 +150,16 @@ export function readUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: 
     case "exec_lo": {
       const full = o.k === "vcc_lo" ? st.vcc : st.exec;
       return check(st.wave === 32 ? full : bv.extract(full, 31, 0));
+    }
+    case "null":
+      // SGPR_NULL (gfx10+): reads 0 (AMD RDNA3 ISA §3.3.5 "NULL").
+      return bv.k(0, w);
+    case "vcc_hi":
+    case "exec_hi": {
+      // The upper half of a wave64 mask; wave32 has no upper half (AMD RDNA ISA §3.3: on
+      // wave32 EXEC_HI and VCC_HI are unused).
+      if (st.wave === 32) throw new InterpError(`${o.k} on a wave32 processor`);
+      return check(bv.extract(o.k === "vcc_hi" ? st.vcc : st.exec, 63, 32));
     }
     default:
       throw new InterpError(`operand ${printOp(o)} is not a scalar source`);
@@ -189,6 +200,16 @@ function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): vo
       st[key] = st.wave === 32 ? x : bv.concat(bv.extract(st[key], 63, 32), x);
       return;
     }
+    case "null":
+      // SGPR_NULL: the write is discarded.
+      return;
+    case "vcc_hi":
+    case "exec_hi": {
+      if (st.wave === 32) throw new InterpError(`${o.k} on a wave32 processor`);
+      const key = o.k === "vcc_hi" ? "vcc" : "exec";
+      st[key] = bv.concat(x, bv.extract(st[key], 31, 0));
+      return;
+    }
     default:
       throw new InterpError(`operand ${printOp(o)} is not a scalar destination`);
   }
@@ -198,7 +219,7 @@ function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): vo
 function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null): string | null {
   const specs = rec.ops;
   if (inst.ops.length !== specs.length) throw new InterpError(`${inst.op}: ${inst.ops.length} operands, expected ${specs.length}`);
-  const srcIdx = specs.map((s, i) => (s.out ? -1 : i)).filter((i) => i >= 0);
+  const srcIdx = specs.map((s, i) => (isRead(s) ? i : -1)).filter((i) => i >= 0);
   const dstIdx = specs.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
   const W = st.wave;
   const sem = rec.sem;
@@ -214,6 +235,11 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
       const out = sem.lane(bv, src, lane);
       dstIdx.forEach((di, k) => {
         const o = inst.ops[di]!;
+        // A lane-mask destination (a carry out): this lane's bit, gathered below.
+        if (specs[di]!.w === "wave") {
+          results[k]![lane] = bv.ite(on, out[k]!, bv.k(0, 1));
+          return;
+        }
         if (o.k !== "v") throw new InterpError(`${inst.op}: destination ${printOp(o)} must be a VGPR`);
         const r = out[k]!;
         if (bv.asBool(on) === true) results[k]![lane] = r;
@@ -225,6 +251,16 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
       });
     }
     dstIdx.forEach((di, k) => {
+      if (specs[di]!.w === "wave") {
+        // Each active lane's bit; 0 in inactive lanes (as a VOPC mask).
+        let mask = bv.k(0, W);
+        results[k]!.forEach((bit, lane) => {
+          mask = bv.or(mask, bv.shl(bv.zext(bit, W), bv.k(lane, W)));
+        });
+        writeUniform(bv, st, inst.ops[di]!, mask);
+        writes?.push({ what: printOp(inst.ops[di]!), value: mask });
+        return;
+      }
       const o = inst.ops[di]! as { k: "v"; n: number; count: 1 | 2 };
       for (let part = 0; part < o.count; part++) {
         const n = o.n + part;

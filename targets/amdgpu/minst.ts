@@ -4,12 +4,13 @@
  */
 import type { Mnemonic } from "./isa/index.js";
 
-/** An operand, in llvm-mc's spelling once printed (`v2`, `v[2:3]`, `s4`, `s[4:5]`, `vcc`, `exec_lo`, `31`, `.L1`). */
+/** An operand, in llvm-mc's spelling once printed (`v2`, `v[2:3]`, `s4`, `s[4:5]`, `vcc`, `exec_lo`, `exec_hi` (wave64: the upper 32 lanes), `31`, `.L1`). */
 export type MOp =
   | { k: "v"; n: number; count: 1 | 2 }
   | { k: "s"; n: number; count: 1 | 2 }
-  | { k: "vcc" | "vcc_lo" | "exec" | "exec_lo" | "scc" }
-  | { k: "imm"; value: bigint }
+  | { k: "vcc" | "vcc_lo" | "vcc_hi" | "exec" | "exec_lo" | "exec_hi" | "scc" | "null" }
+  /** `fp64`: the operand was an inline float constant (`2.0`): its bits as a 64-bit operand (value: as a 32-bit one). */
+  | { k: "imm"; value: bigint; fp64?: bigint }
   | { k: "label"; name: string };
 
 /**

@@ -215,7 +215,7 @@ export class Builder {
 const VALU = new Set(["VOP1", "VOP2", "VOP3", "VOPC", "VOP3B"]);
 
 function isScalarOperand(o: MOp): boolean {
-  return o.k === "s" || o.k === "vcc" || o.k === "vcc_lo" || o.k === "exec" || o.k === "exec_lo" || (o.k === "imm" && !isInlineConstant(o.value));
+  return o.k === "s" || o.k === "vcc" || o.k === "vcc_lo" || o.k === "vcc_hi" || o.k === "exec" || o.k === "exec_lo" || o.k === "exec_hi" || (o.k === "imm" && !isInlineConstant(o.value));
 }
 
 /**

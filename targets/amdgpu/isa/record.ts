@@ -18,8 +18,16 @@ export type Width = number | "wave";
 export interface OpSpec {
   name: string;
   out?: boolean;
+  /**
+   * A destination whose old value the instruction also reads (LLVM's tied `$sdst = $sdst_in`,
+   * `s_bitset1_b32`): the semantics see it among the sources, at its position.
+   */
+  tied?: true;
   w: Width;
 }
+
+/** Whether the semantics read operand `o` (a source, or a tied destination). */
+export const isRead = (o: OpSpec): boolean => !o.out || o.tied === true;
 
 /**
  * Per-lane VALU semantics. `src` holds the source operands in order: a VGPR's value in this

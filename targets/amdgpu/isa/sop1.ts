@@ -5,7 +5,7 @@
  */
 import type { IsaRecord } from "./record.js";
 import { sop1 } from "./record.js";
-import { bitReverse, ff1, nonzero } from "./util.js";
+import { bitReverse, bits, ff1, nonzero } from "./util.js";
 
 const saveexec = <M extends string>(mnemonic: M, w: 32 | 64, op: "and" | "or" | "andn2", only?: readonly (9 | 10 | 11)[]): IsaRecord<M> => ({
   mnemonic,
@@ -58,4 +58,16 @@ export const SOP1 = [
   saveexec("s_andn2_saveexec_b32", 32, "andn2", [10, 11]),
   // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts): Vega ch. 12 SOP1 S_BREV_B32.
   sop1("s_brev_b32", "D.u[31:0] = S0.u[0:31] (bit reverse)", (bv, [s0]) => ({ d: [bitReverse(bv, s0!)] })),
+  // Emitted by clang-19 for the hip header (`x | 0x80000000`): Vega §12.2 / RDNA3 §16.2
+  // S_BITSET1_B32. D is read and written (tied); SCC is not written.
+  {
+    mnemonic: "s_bitset1_b32",
+    enc: "SOP1",
+    desc: "D.u[S0.u[4:0]] = 1",
+    ops: [
+      { name: "sdst", out: true, tied: true, w: 32 },
+      { name: "ssrc0", w: 32 },
+    ],
+    sem: { scalar: (bv, [d, s0]) => ({ d: [bv.or(d!, bv.shl(bv.k(1, 32), bits(bv, s0!, 4)))] }) },
+  },
 ] as const satisfies readonly IsaRecord[];

@@ -76,6 +76,15 @@ export const SOP2 = [
     }),
     commutative: true,
   },
+  // Emitted by clang-19 for 64-bit adds in the hip header: Vega §12.3 / RDNA3 §16.3 S_ADDC_U32.
+  {
+    ...sop2("s_addc_u32", "D.u = S0.u + S1.u + SCC; SCC = carry out", (bv, [s0, s1], scc) => {
+      const sum = bv.add(bv.add(bv.zext(s0!, 33), bv.zext(s1!, 33)), bv.zext(bv.fromB(scc), 33));
+      return { d: [bv.extract(sum, 31, 0)], scc: bv.bitAt(sum, 32) };
+    }),
+    uses: ["scc"],
+    commutative: true,
+  },
   sop2("s_sub_u32", "D.u = S0.u - S1.u; SCC = borrow", (bv, [s0, s1]) => ({ d: [bv.sub(s0!, s1!)], scc: bv.ult(s0!, s1!) })),
   sop2("s_min_u32", "D.u = S0.u < S1.u ? S0.u : S1.u; SCC = S0 < S1", (bv, [s0, s1]) => ({
     d: [bv.ite(bv.ult(s0!, s1!), s0!, s1!)],

@@ -4,8 +4,35 @@
  * `*rev` shifts take the count in S0, masked to 5 bits by the hardware.
  */
 import { vop2 } from "./record.js";
-import type { IsaRecord } from "./record.js";
+import type { IsaRecord, LaneSem } from "./record.js";
 import { bits } from "./util.js";
+
+/**
+ * A 32-bit add with a carry out into a lane mask (`vdst, sdst, src0, src1`) and, with
+ * `carryIn`, a carry in from a lane mask (`…, src2`). Lane result: [D, carry (1 bit)].
+ */
+function addCarry<M extends string>(mnemonic: M, desc: string, carryIn: boolean): IsaRecord<M> {
+  const lane: LaneSem = (bv, [s0, s1, m], laneId) => {
+    const cin = carryIn ? bv.zext(bv.extract(m!, laneId, laneId), 33) : bv.k(0, 33);
+    const sum = bv.add(bv.add(bv.zext(s0!, 33), bv.zext(s1!, 33)), cin);
+    return [bv.extract(sum, 31, 0), bv.extract(sum, 32, 32)];
+  };
+  return {
+    mnemonic,
+    enc: "VOP3B",
+    desc,
+    ops: [
+      { name: "vdst", out: true, w: 32 },
+      { name: "sdst", out: true, w: "wave" },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+      ...(carryIn ? [{ name: "src2", w: "wave" as const }] : []),
+    ],
+    uses: ["exec"],
+    sem: { lane },
+    ...(carryIn ? {} : { commutative: true as const }),
+  };
+}
 
 export const VOP2 = [
   { ...vop2("v_and_b32", "D.u = S0.u & S1.u", (bv, [s0, s1]) => [bv.and(s0!, s1!)]), commutative: true },
@@ -26,6 +53,13 @@ export const VOP2 = [
   // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts): Vega ch. 12 VOP2 V_SUBREV_U32.
   vop2("v_subrev_u32", "D.u = S1.u - S0.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s1!, s0!)], [9]),
   vop2("v_subrev_nc_u32", "D.u = S1.u - S0.u (no borrow out)", (bv, [s0, s1]) => [bv.sub(s1!, s0!)], [10, 11]),
+  // Carry chains, emitted by clang-19 for 64-bit adds in the hip header (AMD Vega ISA §12.7
+  // V_ADD_CO_U32 / V_ADDC_CO_U32, RDNA3 §16.7 V_ADD_CO_CI_U32 and §16.10 (VOP3B) V_ADD_CO_U32).
+  // The carry mask (VCC for _e32, SDST for the VOP3B form) gets each active lane's carry and 0 in
+  // inactive lanes, as a VOPC mask does; clang's code reads a lane's carry only in that lane.
+  addCarry("v_add_co_u32", "D.u = S0.u + S1.u; SDST[laneId] = carry out", false),
+  { ...addCarry("v_addc_co_u32", "D.u = S0.u + S1.u + SRC2[laneId]; SDST[laneId] = carry out", true), only: [9] },
+  { ...addCarry("v_add_co_ci_u32", "D.u = S0.u + S1.u + SRC2[laneId]; SDST[laneId] = carry out", true), only: [10, 11] },
   {
     mnemonic: "v_cndmask_b32",
     enc: "VOP2",

@@ -95,6 +95,24 @@ export const VOP3 = [
   vop3("v_or3_b32", "D.u = S0.u | S1.u | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.or(s0!, s1!), s2!)]),
   vop3("v_lshl_or_b32", "D.u = (S0.u << S1.u[4:0]) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   vop3("v_add3_u32", "D.u = S0.u + S1.u + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.add(s0!, s1!), s2!)]),
+  // Emitted by clang-19 for the hip header (Vega §12.11 / RDNA3 §16.10 V_XAD_U32).
+  vop3("v_xad_u32", "D.u = (S0.u ^ S1.u) + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.xor(s0!, s1!), s2!)]),
+  {
+    // gfx940+ only (AMD CDNA3 ISA §12.13 V_LSHL_ADD_U64; LLVM `FeatureLshlAddU64Inst`, which
+    // selects it for shift amounts 0–4): emitted by clang-19 for 64-bit adds on gfx942.
+    mnemonic: "v_lshl_add_u64",
+    enc: "VOP3",
+    desc: "D.u64 = (S0.u64 << S1.u[2:0]) + S2.u64",
+    ops: [
+      { name: "vdst", out: true, w: 64 },
+      { name: "src0", w: 64 },
+      { name: "src1", w: 32 },
+      { name: "src2", w: 64 },
+    ],
+    only: [9],
+    uses: ["exec"],
+    sem: { lane: ((bv, [s0, s1, s2]) => [bv.add(bv.shl(s0!, bv.zext(bv.extract(s1!, 2, 0), 64)), s2!)]) as LaneSem },
+  },
   // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); GFX9+ (Vega ISA ch. 12, VOP3).
   vop3("v_lshl_add_u32", "D.u = (S0.u << S1.u[4:0]) + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
   {

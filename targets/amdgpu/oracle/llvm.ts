@@ -36,6 +36,7 @@ import { vsh } from "../../../src/sem/vsh.js";
 import { matchSync, WARP } from "../../../src/sem/match_sync.js";
 import { RECORDS, isMnemonic, record } from "../isa/index.js";
 import type { IsaRecord, Relation, WaveIO } from "../isa/record.js";
+import { isRead } from "../isa/record.js";
 import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { functionBody, parseAsm, recorded } from "../asm.js";
@@ -89,7 +90,7 @@ const EDGE64 = [
 const COUNTS = [0, 1, 2, 5, 7, 8, 15, 16, 17, 24, 30, 31, 32, 33, 34, 47, 48, 62, 63, 64, 65, 95, 96, 127, 128, 255, 256].map(BigInt);
 
 /** Operand generator kinds. */
-export type Gen = "val" | "cnt" | "sel" | "sbfe" | "sbfe64" | "small";
+export type Gen = "val" | "cnt" | "sel" | "sbfe" | "sbfe64" | "small" | "lshl64";
 
 function genValue(rng: Rng, g: Gen, w: number, i: number): bigint {
   switch (g) {
@@ -123,6 +124,10 @@ function genValue(rng: Rng, g: Gen, w: number, i: number): bigint {
     }
     case "small":
       return BigInt.asUintN(w, BigInt(rng.below(80) - 16));
+    case "lshl64":
+      // v_lshl_add_u64's shift: 0–4 (the amounts LLVM selects it for; the CDNA3 manual gives
+      // the instruction for those), with garbage above bit 2 half the time.
+      return BigInt(rng.below(5)) | (rng.chance(0.5) ? rng.bits(w) & ~7n : 0n);
     default: {
       const r = rng.below(10);
       if (r < 4) return BigInt.asUintN(w, rng.pick(w > 32 ? EDGE64 : EDGE32));
@@ -235,6 +240,21 @@ function overflow(intr: string): Counterpart {
       return [
         { w: 32, v: e.op(`extractvalue { i32, i1 } ${r}, 0`) },
         { w: 1, v: e.op(`extractvalue { i32, i1 } ${r}, 1`) },
+      ];
+    },
+  };
+}
+
+/** v_addc_co_u32 / v_add_co_ci_u32: S0 + S1 + the lane's carry-in bit of S2, in i33. */
+function addCarryIn(): Counterpart {
+  return {
+    llvm: "add i33 (zext S0), (zext S1), (zext (trunc (lshr S2, lane))): D = trunc, carry = bit 32",
+    ir: (e, { src: [a, b, m], lane }) => {
+      const cin = e.op(`zext i1 ${e.op(`trunc i64 ${e.op(`lshr i64 ${m}, ${lane}`)} to i1`)} to i33`);
+      const s = e.op(`add i33 ${e.op(`add i33 ${e.op(`zext i32 ${a} to i33`)}, ${e.op(`zext i32 ${b} to i33`)}`)}, ${cin}`);
+      return [
+        { w: 32, v: e.op(`trunc i33 ${s} to i32`) },
+        { w: 1, v: e.op(`trunc i33 ${e.op(`lshr i33 ${s}, 32`)} to i1`) },
       ];
     },
   };
@@ -372,6 +392,21 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
   s_ashr_i64: shift("ashr", 64, 0, 1, true),
   s_add_u32: overflow("uadd"),
   s_sub_u32: overflow("usub"),
+  s_addc_u32: {
+    llvm: "add i33 (zext S0), (zext S1), (zext SCC): D = trunc, SCC = bit 32",
+    ir: (e, { src: [a, b], scc }) => {
+      const s = e.op(`add i33 ${e.op(`add i33 ${e.op(`zext i32 ${a} to i33`)}, ${e.op(`zext i32 ${b} to i33`)}`)}, ${e.op(`zext i1 ${scc} to i33`)}`);
+      return [
+        { w: 32, v: e.op(`trunc i33 ${s} to i32`) },
+        { w: 1, v: e.op(`trunc i33 ${e.op(`lshr i33 ${s}, 32`)} to i1`) },
+      ];
+    },
+  },
+  s_bitset1_b32: {
+    llvm: "or D, (shl 1, S0 & 31) (D tied)",
+    gen: ["val", "cnt"],
+    ir: (e, { src: [d, s0] }) => [{ w: 32, v: e.op(`or i32 ${d}, ${e.op(`shl i32 1, ${masked(e, s0!, 31, 32)}`)}`) }],
+  },
   s_add_i32: overflow("sadd"),
   s_sub_i32: overflow("ssub"),
   s_min_u32: minmax("umin", 32, [0]),
@@ -460,6 +495,15 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
     gen: ["val", "cnt", "val"],
     ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.op(`add i32 ${e.op(`shl i32 ${a}, ${masked(e, b!, 31, 32)}`)}, ${c}`) }],
   },
+  v_add_co_u32: { ...overflow("uadd"), llvm: "llvm.uadd.with.overflow.i32 (D, this lane's carry bit)" },
+  v_addc_co_u32: addCarryIn(),
+  v_add_co_ci_u32: addCarryIn(),
+  v_xad_u32: { llvm: "add (xor S0, S1), S2", ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.op(`add i32 ${e.op(`xor i32 ${a}, ${b}`)}, ${c}`) }] },
+  v_lshl_add_u64: {
+    llvm: "add (shl i64 S0, zext (S1 & 7)), S2",
+    gen: ["val", "lshl64", "val"],
+    ir: (e, { src: [a, b, c] }) => [{ w: 64, v: e.op(`add i64 ${e.op(`shl i64 ${a}, ${masked(e, b!, 7, 64)}`)}, ${c}`) }],
+  },
   v_lshlrev_b64: shift("shl", 64, 1, 0, false),
   v_lshrrev_b64: shift("lshr", 64, 1, 0, false),
   v_ashrrev_i64: shift("ashr", 64, 1, 0, false),
@@ -522,7 +566,7 @@ const opWidth = (w: number | "wave") => (w === "wave" ? 64 : w);
 
 /** The record's outputs on one case, by its own semantics run concretely (wave64 for masks). */
 export function recordOutputs(rec: IsaRecord, c: RecordCase): CV[] {
-  const srcSpecs = rec.ops.filter((o) => !o.out);
+  const srcSpecs = rec.ops.filter(isRead);
   const src = srcSpecs.map((o, i) => u(c.src[i]!, opWidth(o.w)));
   const sem = rec.sem;
   if ("lane" in sem) return sem.lane(concrete, src, c.lane);
@@ -539,10 +583,10 @@ export function recordOutputs(rec: IsaRecord, c: RecordCase): CV[] {
     const ops = rec.ops;
     const io: WaveIO<CV, boolean> = {
       wave: 64,
-      read: (i) => u(c.src[ops.slice(0, i).filter((o) => !o.out).length]!, opWidth(ops[i]!.w)),
+      read: (i) => u(c.src[ops.slice(0, i).filter(isRead).length]!, opWidth(ops[i]!.w)),
       // Lane-wise wave records (v_cmpx) see the case's operands in every lane; the
       // cross-lane ones (readlane, readfirstlane) have no case here.
-      readLanes: (i) => new Array<CV>(64).fill(u(c.src[ops.slice(0, i).filter((o) => !o.out).length]!, opWidth(ops[i]!.w))),
+      readLanes: (i) => new Array<CV>(64).fill(u(c.src[ops.slice(0, i).filter(isRead).length]!, opWidth(ops[i]!.w))),
       write: (_i, x) => void writes.push(x),
       exec: () => exec,
       setExec: (x) => void (exec = x),
@@ -676,7 +720,7 @@ export async function crosscheckRecords(opts: {
     }
     rep.llvm = cp.llvm;
     if (cp.note) rep.note = cp.note;
-    const srcW = rec.ops.filter((o) => !o.out).map((o) => opWidth(o.w));
+    const srcW = rec.ops.filter(isRead).map((o) => opWidth(o.w));
     const rng = new Rng(opts.seed ^ hashString(rec.mnemonic));
     const cases: RecordCase[] = [];
     for (let i = 0; i < opts.perRecord; i++) {
@@ -704,7 +748,7 @@ export async function crosscheckRecords(opts: {
   }
   await Promise.all(chunks);
   for (const { rep, rec, cp, cases, first } of jobs) {
-    const srcW = rec.ops.filter((o) => !o.out).map((o) => opWidth(o.w));
+    const srcW = rec.ops.filter(isRead).map((o) => opWidth(o.w));
     cases.forEach((c, i) => {
       rep.cases++;
       const f = folded.get(first + i);

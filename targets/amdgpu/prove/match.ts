@@ -87,8 +87,8 @@ const fullEqualityCompare = (rec: IsaRecord): boolean =>
 
 function regKeys(o: MOp): string[] {
   if (o.k === "v" || o.k === "s") return Array.from({ length: o.count }, (_, i) => `${o.k}${o.n + i}`);
-  if (o.k === "vcc" || o.k === "vcc_lo") return ["vcc"];
-  if (o.k === "exec" || o.k === "exec_lo") return ["exec"];
+  if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "vcc_hi") return ["vcc"];
+  if (o.k === "exec" || o.k === "exec_lo" || o.k === "exec_hi") return ["exec"];
   return [];
 }
 
