@@ -49,7 +49,8 @@ function registerEnds(lines: readonly MLine[]): { v: number; s: number } {
  * vI` per argument I that the wrapper adds, cut out, leaving the function's own code with its
  * arguments in those SGPRs. Sound when the code branches only forward (each read runs once,
  * before its SGPR is used: compiled code reads no SGPR it has not written) and each argument
- * VGPR is read by nothing else before it is overwritten. A string (why not) otherwise.
+ * VGPR is read by nothing else before it is overwritten (an argument never read gets an SGPR
+ * the code does not name). A string (why not) otherwise.
  */
 function afterReadfirstlanes(cf: CompiledFunction): { lines: MLine[]; uniformIn: number[] } | string {
   const lines = cf.lines as MLine[];
@@ -77,8 +78,11 @@ function afterReadfirstlanes(cf: CompiledFunction): { lines: MLine[]; uniformIn:
       } else if (o.k === "v" && [...Array(o.count).keys()].some((i) => o.n + i < n && !overwritten.has(o.n + i))) throw new Error(why);
     });
   }
-  if (into.size !== n) return why;
-  return { lines: lines.filter((_, k) => !cut.has(k)), uniformIn: cf.fn.params.map((_, i) => into.get(i)!) };
+  // An argument the code never reads (szext with b = 0 is 0 whatever a is) gets an SGPR the
+  // code does not name: the proof then holds for every value of it.
+  const spare = registerEnds(lines).s;
+  let unread = 0;
+  return { lines: lines.filter((_, k) => !cut.has(k)), uniformIn: cf.fn.params.map((_, i) => into.get(i) ?? spare + unread++) };
 }
 
 /**

@@ -76,7 +76,8 @@ export function laneCoupling(lines: readonly MLine[], wave: 32 | 64): string | n
   const masks = new Set<string>(["vcc", "vcc_lo", "exec", "exec_lo"]);
   const regsOf = (o: MOp): string[] => {
     if (o.k === "s") return o.count === 2 ? [`s${o.n}`, `s${o.n + 1}`] : [`s${o.n}`];
-    if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "exec" || o.k === "exec_lo") return [o.k === "vcc_lo" ? "vcc" : o.k === "exec_lo" ? "exec" : o.k];
+    if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "vcc_hi") return ["vcc"];
+    if (o.k === "exec" || o.k === "exec_lo" || o.k === "exec_hi") return ["exec"];
     return [];
   };
   const isMask = (o: MOp) => regsOf(o).some((x) => masks.has(x) || (x === "vcc" && masks.has("vcc")));
@@ -194,9 +195,26 @@ export async function proveAmdScalar(env: Z3Env, r: AmdRoutine, profile: Profile
   const init = symbolicInit(env);
   const q = scalarRun(init, r, profile, mode);
   const target = amdgpu(r.target.mcpu);
-  const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
-  const method = `z3 ${mode === "lane0" ? "one active lane (lane-local)" : `32 symbolic lanes (${coupled})`}`;
-  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method, queries: 1 };
+  const bad = env.bv.any(q.bads.map((b) => b.cond));
+  let res = await solve(env, [bad], timeoutMs);
+  let method = `z3 ${mode === "lane0" ? "one active lane (lane-local)" : `32 symbolic lanes (${coupled})`}`;
+  let queries = 1;
+  // Past the timeout: split on lane 0's b (b = 0, …, 31, b ≥ 32 — a complete partition of b,
+  // so the query holds iff every part does). A constant b makes the variable shifts and bit
+  // positions that szext and the video shifts take from b constant (a uniform compiled szext
+  // computes b's sign extension with s_lshl/s_ashr by 32 - b, which z3 does not finish in 30 s).
+  if (res.status === "unknown" && !res.fault && r.layout.src.b && q.lanes[0]) {
+    const b = q.lanes[0].b;
+    const bv = env.bv;
+    const parts = [...Array.from({ length: 32 }, (_, k) => bv.eq(b, bv.k(k, 32))), bv.ule(bv.k(32, 32), b)];
+    const split = await solveParts(env, bad, parts, timeoutMs);
+    if (split) {
+      res = split.res;
+      queries += split.queries;
+      if (res.status === "unsat") method += `, split on b (33 parts, after a timeout of the whole query)`;
+    }
+  }
+  if (res.status === "unsat") return { verdict: "proved", ms: performance.now() - t0, method, queries };
   if (res.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: res.reason ?? "unknown", ...(res.fault ? { fault: true } : {}) };
   // A model: re-run concretely with its values and print the counterexample.
   const values = modelValues(env, res.model!, init.symbols);
@@ -205,6 +223,20 @@ export async function proveAmdScalar(env: Z3Env, r: AmdRoutine, profile: Profile
   if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
   const text = scalarAmdCounterexample(r, profile, target, c, hit, performance.now() - t0);
   return { verdict: "refuted", ms: performance.now() - t0, reason: hit.what, counterexample: text };
+}
+
+/**
+ * Solves `bad ∧ part` for each part of a partition: unsat when every part is; the first sat
+ * (with its model) or unknown otherwise. Each part gets `timeoutMs`.
+ */
+async function solveParts(env: Z3Env, bad: Bool, parts: readonly Bool[], timeoutMs: number): Promise<{ res: Awaited<ReturnType<typeof solve>>; queries: number } | null> {
+  let queries = 0;
+  for (const part of parts) {
+    const res = await solve(env, [bad, part], timeoutMs);
+    queries++;
+    if (res.status !== "unsat") return { res, queries };
+  }
+  return { res: { status: "unsat", ms: 0 }, queries };
 }
 
 function scalarAmdCounterexample(r: AmdRoutine, profile: Profile, target: ProveTarget, c: ScalarRun<CV, boolean>, hit: Bad<boolean>, ms: number): string {
