@@ -168,6 +168,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     amdgpu: all || o.target === "amdgpu" ? mcpusOf(o.mcpu) : [],
     js: all || o.target === "js",
     c: all || o.target === "c",
+    hip: all || o.target === "hip" ? mcpusOf(o.mcpu) : [],
+    llvm: all || o.target === "llvm" ? mcpusOf(o.mcpu) : [],
   });
   for (const f of rep.failures) printText(process.stdout, `${escapeLine(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx}`)} — ${f.message}`);
   for (const n of rep.notes) printText(process.stdout, `note: ${n}`);
@@ -227,6 +229,7 @@ export async function verifyCommand(
   if (o.target === "all" || o.target === "amdgpu") for (const m of mcpusOf(o.mcpu)) targets.push({ kind: "amdgpu", mcpu: m });
   if (o.target === "all" || o.target === "js") targets.push({ kind: "js" });
   if (o.target === "all" || o.target === "c") targets.push({ kind: "c" });
+  for (const kind of ["hip", "llvm"] as const) if (o.target === "all" || o.target === kind) for (const m of mcpusOf(o.mcpu)) targets.push({ kind, mcpu: m });
 
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(specs.length, 0);

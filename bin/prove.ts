@@ -13,6 +13,7 @@ import { proveMany } from "../src/check/prove_worker.js";
 import { TARGETS } from "../targets/amdgpu/regs.js";
 import { lowerRoutine, lowerWithRule, applicableRules } from "../targets/amdgpu/lower.js";
 import { portableRulesFor } from "../targets/portable/rules/index.js";
+import { proveCompiledRows } from "../targets/llvm/verify.js";
 
 function toVerdict(r: ItemResult): Verdict {
   const v = r.verdict;
@@ -36,7 +37,7 @@ export async function proveRows(
   const items: ProveItem[] = [];
   const rowsOf: { spec: RoutineSpec; profile: Profile; targets: VerifyTarget[]; chosen: boolean; count?: number }[] = [];
   const wantPir = targets.some((t) => t.kind === "js" || t.kind === "c");
-  const pirTargets = targets.filter((t) => t.kind !== "amdgpu");
+  const pirTargets = targets.filter((t) => t.kind === "js" || t.kind === "c");
   for (const { spec, profile } of specs) {
     for (const t of targets) {
       if (t.kind !== "amdgpu") continue;
@@ -57,6 +58,8 @@ export async function proveRows(
       }
     }
   }
+  // The hip and llvm rows: compiled per processor, the extracted code proved (targets/llvm/verify.ts).
+  const compiled = await proveCompiledRows(specs, targets);
   let done = 0;
   const results = await proveMany(items, { ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), bugFinder: o.bugFinder ?? "first", onProgress: () => o.onProgress?.(Math.floor((++done * specs.length) / Math.max(1, items.length))) });
   const rows: VerifyRow[] = [];
@@ -65,5 +68,6 @@ export async function proveRows(
     for (const t of meta.targets)
       rows.push({ spec: meta.spec, profile: meta.profile, target: t, rule: r.item.rule, chosen: meta.chosen, ...(meta.count !== undefined ? { count: meta.count } : {}), verdict: toVerdict(r) });
   });
+  rows.push(...compiled);
   return rows;
 }

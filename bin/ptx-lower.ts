@@ -79,7 +79,7 @@ program
   .command("check")
   .description("run test vectors (.jsonl; the format: docs/vectors.md) on the reference and every lowering")
   .argument("<vectors>", "a .jsonl vector file (format: docs/vectors.md)")
-  .addOption(new Option("--target <target>", "ref, amdgpu, js, c, or all").default("all").argParser(choice("--target", ["ref", "amdgpu", "js", "c", "all"])))
+  .addOption(new Option("--target <target>", "ref, amdgpu, js, c, hip (the header compiled by clang-19), llvm (the module compiled by llc-19), or all").default("all").argParser(choice("--target", ["ref", "amdgpu", "js", "c", "hip", "llvm", "all"])))
   .addOption(semantics().default("isa"))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addHelpText("after", `\nThe vector format (one JSON object a line: id, ptx, in, out, warp, semantics) is documented in\ndocs/vectors.md, in the package (${VECTORS_DOC}).`)
@@ -95,12 +95,12 @@ program
   .option("--all", "every legal form, not a seeded sample")
   .addOption(semantics())
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
-  .addOption(new Option("--target <target>", "amdgpu, js, c, or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "all"])))
+  .addOption(new Option("--target <target>", "amdgpu, js, c, hip (the header compiled by clang-19 for each --mcpu), llvm (the module compiled by llc-19), or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "hip", "llvm", "all"])))
   .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
   .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
   .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
-  .option("--warps <n>", "random warps per match.sync routine", wrap(positiveInt("--warps")), 10000)
+  .option("--warps <n>", "random warps per match.sync routine (hip and llvm rows: a tenth of it, at least 1,000)", wrap(positiveInt("--warps")), 10000)
   .action(async (file: string | undefined, o) => {
     process.exitCode = await verifyCommand(file, o);
   });

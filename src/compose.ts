@@ -18,14 +18,15 @@ import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
 import { amdgpuReport } from "../targets/amdgpu/report.js";
 import { cReport, jsReport } from "../targets/portable/report.js";
 import { cVectors, jsVectors, pirVectors } from "../targets/portable/vectors.js";
+import { compiledReport, compiledVectors, compiledVerify } from "../targets/llvm/verify.js";
 
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: { amdgpu: amdgpuProver, pir: pirProver, matrixTargets },
   lower: { targets: [amdgpuOutput, jsOutput, cOutput, hipOutput, llvmOutput], mcpus: MCPUS },
-  verify: [amdgpuVerify, jsVerify, cVerify],
-  vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors],
-  report: [amdgpuReport, jsReport, cReport],
+  verify: [amdgpuVerify, jsVerify, cVerify, compiledVerify("hip"), compiledVerify("llvm")],
+  vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors, compiledVectors("hip"), compiledVectors("llvm")],
+  report: [amdgpuReport, jsReport, cReport, compiledReport("hip"), compiledReport("llvm")],
 };
 registerTargets(SERVICES);
 

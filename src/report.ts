@@ -228,15 +228,20 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
     routines = fallbackRoutines(mod);
     mod = { ...mod, diagnostics: [...mod.diagnostics, { loc: { file: mod.file, line: 1, col: 1 }, severity: "warning", message: `uniformity analysis failed (${errText(e)}); operands assumed divergent` }] };
   }
-  const targetsOf = (): VerifyTarget[] => [...opts.mcpus.map((mcpu): VerifyTarget => ({ kind: "amdgpu", mcpu })), { kind: "js" }, { kind: "c" }];
+  // Our fragments per processor, JS, C, then the hip header and llvm module compiled per processor.
+  const targetsOf = (): VerifyTarget[] => [
+    ...opts.mcpus.map((mcpu): VerifyTarget => ({ kind: "amdgpu", mcpu })),
+    { kind: "js" },
+    { kind: "c" },
+    ...(["hip", "llvm"] as const).flatMap((kind) => opts.mcpus.map((mcpu): VerifyTarget => ({ kind, mcpu }))),
+  ];
   const rows = check ? await checkRoutines(routines, targetsOf(), opts.profile, check) : new Map<string, VerifyRow>();
 
   const out: ReportRoutine[] = routines.map((r, i) => {
     const targets: ReportTarget[] = [];
     const service = (t: VerifyTarget) => targetServices().report.find((x) => x.kind === t.kind)!;
     const rowOf = (t: VerifyTarget): ReportTarget => service(t).row(r.spec, opts.profile, t, rows.get(rowKey(r.spec, targetName(t))), check !== null);
-    for (const mcpu of opts.mcpus) targets.push(rowOf({ kind: "amdgpu", mcpu }));
-    for (const kind of ["js", "c"] as const) targets.push(rowOf({ kind }));
+    for (const t of targetsOf()) targets.push(rowOf(t));
     return {
       id: i + 1,
       name: r.name,

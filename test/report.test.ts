@@ -78,13 +78,18 @@ describe("report", () => {
     const clamp = m.routines.find((r) => r.form === "szext.clamp.s32")!;
     expect(clamp.operands).toEqual({ a: "v", b: "s" });
     for (const r of m.routines) {
-      expect(r.targets.map((t) => t.target)).toEqual(["amdgpu gfx900", "amdgpu gfx1100", "js", "c"]);
+      expect(r.targets.map((t) => t.target)).toEqual(["amdgpu gfx900", "amdgpu gfx1100", "js", "c", "hip gfx900", "hip gfx1100", "llvm gfx900", "llvm gfx1100"]);
       for (const t of r.targets) {
         expect(["tested", "skipped"]).toContain(t.verdict.status); // skipped only without a C compiler
         expect(t.rule).not.toBe("(none)");
-        if (t.mcpu) {
-          expect(t.static, `${r.name} ${t.mcpu}`).toBe(staticOf(r.name, t.mcpu));
+        if (t.target.startsWith("amdgpu")) {
+          expect(t.static, `${r.name} ${t.mcpu}`).toBe(staticOf(r.name, t.mcpu!));
           expect(t.dynamic).not.toBeNull();
+        } else if (t.mcpu) {
+          // hip / llvm: the compiled function's issue cycles; no dynamic count.
+          expect(t.rule).toMatch(/^(clang|llc)-19 -O2: /);
+          expect(t.static).toBeGreaterThan(0);
+          expect(t.dynamic).toBeNull();
         } else expect(t.static).toBeNull();
       }
     }
@@ -162,6 +167,7 @@ describe("report", () => {
     const doc = JSON.parse(a) as Report;
     expect(validate(schema, schema, doc)).toEqual([]);
     expect(doc.check).toBeNull();
-    expect(doc.modules[0]!.summary.verdicts["not-run"]).toBe(doc.modules[0]!.routines.length * 3);
+    // amdgpu gfx942, js, c, hip gfx942, llvm gfx942.
+    expect(doc.modules[0]!.summary.verdicts["not-run"]).toBe(doc.modules[0]!.routines.length * 5);
   });
 });

@@ -280,6 +280,9 @@ export interface CheckTargets {
   amdgpu: Mcpu[];
   js: boolean;
   c: boolean;
+  /** Processors for the `hip` header (clang-19) and the `llvm` module (llc-19); none when absent. */
+  hip?: Mcpu[];
+  llvm?: Mcpu[];
 }
 
 export interface VectorFailure {
@@ -370,6 +373,21 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
     else if (kind === "portable IR") r.outs.forEach((out, i) => "failure" in out && fail(portable[i]!.v, kind, out.failure));
     else r.outs.forEach((out, i) => check(portable[i]!.v, kind, out));
   }
+  // hip and llvm: every vector's function in one header / module per processor.
+  const compiled = run.map((v) => ({ v, run: inputs(v, vectorSpec(v, "v")) }));
+  for (const kind of ["hip", "llvm"] as const)
+    for (const mcpu of targets[kind] ?? []) {
+      if (!compiled.length) break;
+      let r: Awaited<ReturnType<VectorService["run"]>>;
+      try {
+        r = await service(kind).run(compiled.map((x) => x.run), mcpu);
+      } catch (e) {
+        for (const x of compiled) fail(x.v, `${kind} ${mcpu}`, `internal error: ${(e as Error).message}`);
+        continue;
+      }
+      if ("skipped" in r) notes.push(`${kind} ${mcpu} skipped: ${r.skipped}`);
+      else r.outs.forEach((out, i) => check(compiled[i]!.v, `${kind} ${mcpu}`, out));
+    }
   return { passed: run.length - failed.size, failed: failed.size, skipped, failures, notes };
 }
 

@@ -21,10 +21,15 @@ import type { MatchCase } from "./warps.js";
 import { toMatchWarp } from "./warps.js";
 import { scalarCounterexample } from "./report.js";
 
-export type VerifyTarget = { kind: "amdgpu"; mcpu: Mcpu } | { kind: "js" } | { kind: "c" };
+/**
+ * A row's target: an AMDGPU processor (our fragments), JS, C, or the `hip` header / `llvm`
+ * module compiled for a processor (clang-19 / llc-19, targets/llvm/verify.ts).
+ */
+export type VerifyTarget = { kind: "amdgpu"; mcpu: Mcpu } | { kind: "js" } | { kind: "c" } | { kind: "hip"; mcpu: Mcpu } | { kind: "llvm"; mcpu: Mcpu };
 
+/** `amdgpu gfx942`, `js`, `c`, `hip gfx942`, `llvm gfx942`. */
 export function targetName(t: VerifyTarget): string {
-  return t.kind === "amdgpu" ? `amdgpu ${t.mcpu}` : t.kind;
+  return "mcpu" in t ? `${t.kind} ${t.mcpu}` : t.kind;
 }
 
 export type Verdict =

@@ -21,8 +21,8 @@ export interface VectorRun {
 export type VectorOut = { d: bigint | readonly (bigint | null)[]; p?: readonly (boolean | null)[]; rule?: string } | { failure: string };
 
 export interface VectorService {
-  /** `amdgpu`, `js`, `c`, or `portable IR` (the PIR's own meaning: no poison reaches a scalar `d`). */
-  readonly kind: "amdgpu" | "js" | "c" | "portable IR";
-  /** Runs every vector (for AMDGPU on processor `mcpu`); `skipped` when the target's tool is absent. */
+  /** `amdgpu`, `js`, `c`, `hip`, `llvm`, or `portable IR` (the PIR's own meaning: no poison reaches a scalar `d`). */
+  readonly kind: "amdgpu" | "js" | "c" | "hip" | "llvm" | "portable IR";
+  /** Runs every vector (for AMDGPU, hip and llvm on processor `mcpu`); `skipped` when the target's tool is absent. */
   run(runs: readonly VectorRun[], mcpu?: string): Promise<{ outs: VectorOut[] } | { skipped: string }>;
 }

@@ -21,6 +21,7 @@ import type { Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { CV } from "../../src/sem/bv.js";
 import { concrete } from "../../src/sem/bv.js";
+import { guardOn } from "../../src/sem/guard.js";
 import type { IrArg } from "./ir.js";
 import type { MLine } from "../amdgpu/minst.js";
 import { isLabel } from "../amdgpu/minst.js";
@@ -115,6 +116,25 @@ export function compiledScalarCases(fn: CallableFn, seed: number): ScalarCase[] 
   return cases;
 }
 
+/** An extracted function's results on one wave: per lane d and p (p as 0/1), or why it failed. */
+export type CompiledRun = { d: bigint[]; p: bigint[] } | { failure: string };
+
+/**
+ * Runs an extracted function once: `perLane[l]` holds lane l's arguments in `cf.args` order
+ * (W lanes), `exec` the active lanes. Fails on a run that does not end, or ends with another
+ * `exec` than it began with.
+ */
+export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, perLane: bigint[][], exec: bigint, sregs: number[]): CompiledRun {
+  const W = TARGETS[mcpu].wave;
+  const warp = cf.fn.spec.form.op === "match";
+  const st = initialState(W, { name: cf.symbol, args: cf.args, results: warp ? [] : [32], text: "", decls: [] }, perLane, exec, sregs, lines);
+  const res = run(concrete, lines, st, { stepLimit: warp ? 50_000 : 20_000 });
+  if (res.status !== "ok") return { failure: `${cf.symbol}: ${res.status} after ${res.steps} steps` };
+  if (st.exec.x !== exec) return { failure: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(exec)} at entry` };
+  const lane = (reg: number | undefined) => Array.from({ length: W }, (_, l) => (reg === undefined ? 0n : (st.vgpr.get(reg)![l] as CV).x));
+  return { d: lane(cf.dReg), p: lane(cf.pReg).map((x) => x & 1n) };
+}
+
 /**
  * Runs one extracted scalar function on `cases`: `vgpr` puts a case in every lane (all lanes
  * active), `sgpr` runs one case per wave in every lane. Returns the number compared, or the
@@ -129,14 +149,12 @@ function runScalar(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, profile: Pr
   for (let i = 0; i < cases.length; i += per) {
     const laneCase = (l: number) => cases[(i + (per === 1 ? 0 : l)) % cases.length]!;
     const perLane = Array.from({ length: W }, (_, l) => cf.args.map((a) => laneCase(l)[a.name as "a" | "b" | "c"]));
-    const st = initialState(W, { name: cf.symbol, args: cf.args, results: [32], text: "", decls: [] }, perLane, full, sregs, lines);
-    const res = run(concrete, lines, st, { stepLimit: 20_000 });
-    if (res.status !== "ok") return { n, cx: `${cf.symbol}: ${res.status} after ${res.steps} steps` };
-    if (st.exec.x !== full) return { n, cx: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(full)} at entry` };
+    const out = execCompiled(cf, lines, mcpu, perLane, full, sregs);
+    if ("failure" in out) return { n, cx: out.failure };
     for (let l = 0; l < (per === 1 ? 1 : Math.min(W, cases.length - i)); l++) {
       const c = laneCase(l);
       const want = expectedScalar(f, profile, c);
-      const got = st.vgpr.get(cf.dReg ?? 0)![l]!.x;
+      const got = out.d[l]!;
       n++;
       if (got !== want)
         return {
@@ -154,32 +172,41 @@ function uniformCase(c: MatchCase): MatchCase {
 }
 
 /**
+ * A warp function's arguments for one wave: lanes 0–31 from `lo`, lanes 32–63 (wave64) from
+ * `hi` (or inactive without it); `exec` is the warps' active lanes, each ∧ its `guard`
+ * where the case has one (a guarded-off lane does not execute the call: the caller's `if`).
+ */
+export function warpWave(cf: CompiledFunction, mcpu: Mcpu, lo: MatchCase, hi?: MatchCase): { perLane: bigint[][]; exec: bigint } {
+  const W = TARGETS[mcpu].wave;
+  const on = (c: MatchCase) => Array.from({ length: 32 }, (_, l) => l).reduce((m, l) => (guardOn(concrete, ((c.active >>> l) & 1) === 1, c.guard?.[l]) ? m | (1n << BigInt(l)) : m), 0n);
+  const exec = on(lo) | (hi ? on(hi) << 32n : 0n);
+  const perLane = Array.from({ length: W }, (_, l) => {
+    const c = (l < 32 ? lo : hi) ?? lo;
+    return cf.args.map((a) => (a.name === "a" ? c.a[l % 32]! : c.membermask[l % 32]!));
+  });
+  return { perLane, exec };
+}
+
+/**
  * Runs one extracted warp function on `cases`. `twoWarps` (wave64 only): lanes 0–31 hold case
  * i and lanes 32–63 case i + 1 (for `sgpr` the same uniform a and membermask, independent
  * active masks); otherwise lanes 32–63 are inactive. Returns the number of warps compared,
  * or the first counterexample.
  */
 function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: MatchCase[], sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
-  const W = TARGETS[mcpu].wave;
   const f = cf.fn.spec.form;
   let n = 0;
   for (let i = 0; i < cases.length; i++) {
-    let lo = cases[i]!;
-    let hi = twoWarps ? cases[(i + 1) % cases.length]! : undefined;
+    // Unguarded: the function is the instruction without its guard (the caller's `if`).
+    let lo: MatchCase = { ...cases[i]!, guard: null };
+    let hi: MatchCase | undefined = twoWarps ? { ...cases[(i + 1) % cases.length]!, guard: null } : undefined;
     if (cf.variant === "sgpr") {
       lo = uniformCase(lo);
       if (hi) hi = { ...hi, a: lo.a, membermask: lo.membermask };
     }
-    const warpOf = (l: number) => (l < 32 ? lo : hi);
-    const exec = BigInt(lo.active >>> 0) | (hi ? BigInt(hi.active >>> 0) << 32n : 0n);
-    const perLane = Array.from({ length: W }, (_, l) => {
-      const c = warpOf(l) ?? lo;
-      return cf.args.map((a) => (a.name === "a" ? c.a[l % 32]! : c.membermask[l % 32]!));
-    });
-    const st = initialState(W, { name: cf.symbol, args: cf.args, results: [], text: "", decls: [] }, perLane, exec, sregs, lines);
-    const res = run(concrete, lines, st, { stepLimit: 50_000 });
-    if (res.status !== "ok") return { n, cx: `${cf.symbol}: ${res.status} after ${res.steps} steps (warp ${lo.label})` };
-    if (st.exec.x !== exec) return { n, cx: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(exec)} at entry` };
+    const { perLane, exec } = warpWave(cf, mcpu, lo, hi);
+    const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs);
+    if ("failure" in out) return { n, cx: `${out.failure} (warp ${lo.label})` };
     for (const [c, base] of [[lo, 0], ...(hi ? [[hi, 32]] : [])] as [MatchCase, number][]) {
       const want = expectedWarp(f, c);
       n++;
@@ -187,12 +214,11 @@ function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: MatchC
         if (!((c.active >>> l) & 1)) continue;
         const wd = want.d[l];
         const wp = want.p[l];
-        const got = (reg: number) => (st.vgpr.get(reg)![base + l] as CV).x;
         const bad =
-          cf.dReg !== undefined && wd !== null && wd !== undefined && got(cf.dReg) !== wd
-            ? `d = ${hex(got(cf.dReg))}, reference ${hex(wd)}`
-            : cf.pReg !== undefined && wp !== null && wp !== undefined && (got(cf.pReg) & 1n) !== (wp ? 1n : 0n)
-              ? `p = ${got(cf.pReg) & 1n}, reference ${wp ? 1 : 0}`
+          cf.dReg !== undefined && wd !== null && wd !== undefined && out.d[base + l] !== wd
+            ? `d = ${hex(out.d[base + l]!)}, reference ${hex(wd)}`
+            : cf.pReg !== undefined && wp !== null && wp !== undefined && out.p[base + l] !== (wp ? 1n : 0n)
+              ? `p = ${out.p[base + l]}, reference ${wp ? 1 : 0}`
               : null;
         if (bad)
           return {

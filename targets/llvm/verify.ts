@@ -1,0 +1,294 @@
+/**
+ * @fileoverview The `hip` and `llvm` rows of `verify` and `verify --prove`, their columns in
+ * `report` and their runs in `check` (issue 14 item 3): a routine's callable function
+ * (targets/llvm/callable.ts: kinds collapsed, guard dropped) compiled for a processor by
+ * clang-19 (the header) or llc-19 (the module), extracted, checked for hazards, and run in the
+ * interpreter against the reference (targets/llvm/compiled.ts) or proved by the AMDGPU
+ * prover (targets/llvm/prove_compiled.ts).
+ *
+ * Batching: `verify` collects the jobs, and `flush` compiles one header / module per
+ * (target, processor, profile) holding every pending routine's function, so a module costs one
+ * compile per processor. Each routine's row is its function's row (routines whose kinds
+ * collapse to the same function share it); each form of the batch adds one row for its
+ * `ptxl_<formId>` alias (every source a parameter). Where clang-19 or llc-19 cannot run,
+ * every row is `skipped` with the reason.
+ */
+import type { Profile } from "../../src/ir/forms.js";
+import { formId } from "../../src/ir/forms.js";
+import type { RoutineSpec } from "../../src/ir/ir.js";
+import { routineName, sourcesOf } from "../../src/ir/ir.js";
+import type { Verdict, VerifyRow, VerifyTarget } from "../../src/check/verify.js";
+import type { VerifyJob, VerifyService } from "../../src/target/check.js";
+import type { VectorOut, VectorRun, VectorService } from "../../src/target/vectors.js";
+import type { ReportService } from "../../src/target/report.js";
+import { verdictOf } from "../../src/report.js";
+import { guarded, keepLane } from "../../src/sem/guard.js";
+import { staticCycles } from "../amdgpu/lower.js";
+import type { MLine } from "../amdgpu/minst.js";
+import type { Mcpu } from "../amdgpu/regs.js";
+import { TARGETS } from "../amdgpu/regs.js";
+import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
+import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
+import { inregRegisters } from "../amdgpu/oracle/llvm.js";
+import type { CallableFn, RoutineLike } from "./callable.js";
+import { callableFunctions, collapseSpec } from "./callable.js";
+import type { CompiledFunction, CompiledRow, CompiledSet } from "./compiled.js";
+import { checkCompiled, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
+import { printHipModule } from "../hip/print.js";
+import { compileHip } from "../hip/compile.js";
+import { printLlvmModule } from "./print.js";
+import { compileLlvm } from "./compile.js";
+import { proveCompiled } from "./prove_compiled.js";
+
+export type CompiledKind = "hip" | "llvm";
+
+/** The compiler that produced a row's code, for the `rule` column: `clang-19 -O2: NAME`. */
+export const compiledRule = (kind: CompiledKind, fn: string) => `${kind === "hip" ? "clang-19" : "llc-19"} -O2: ${fn}`;
+
+/** The name of a routine's callable function (the contract name with kinds collapsed). */
+export const callableName = (spec: RoutineSpec) => routineName(collapseSpec(spec), formId);
+
+/** The spec of a form's alias (every source a `v` parameter, unguarded). */
+export function aliasSpec(spec: RoutineSpec): RoutineSpec {
+  return { form: spec.form, kinds: Object.fromEntries(sourcesOf(spec.form).map((s) => [s, { kind: "v" as const }])), guarded: false };
+}
+
+/** Compiles the functions of `routines` for one processor: the header (`hip`) or the module (`llvm`). */
+export async function compileFor(kind: CompiledKind, routines: readonly RoutineLike[], mcpu: Mcpu, profile: Profile): Promise<{ set: CompiledSet; fns: CallableFn[]; sregs: number[] }> {
+  const fns = callableFunctions(routines);
+  const set = kind === "hip" ? await compileHip(printHipModule(routines, { profile }), fns, mcpu) : await compileLlvm(printLlvmModule(routines, { profile }), fns, mcpu);
+  const sregs = kind === "llvm" ? await inregRegisters({ mcpu, wave: TARGETS[mcpu].wave }) : [];
+  return { set, fns, sregs };
+}
+
+function toVerdict(v: CompiledRow["verdict"]): Verdict {
+  return v;
+}
+
+/**
+ * Static issue cycles (`staticCycles`, as for our fragments: s_nop N = N + 1) of a function's
+ * divergent-argument (`vgpr`) code as extracted: the entry `s_waitcnt` included, the return
+ * (`s_setpc_b64`) not.
+ */
+function countOf(set: CompiledSet, fn: string): number | undefined {
+  const cf = set.functions.find((f) => f.fn.name === fn && f.variant === "vgpr");
+  return cf && Array.isArray(cf.lines) ? staticCycles(cf.lines) : undefined;
+}
+
+interface Pending {
+  job: VerifyJob;
+  rows: { row: VerifyRow; fn: string }[];
+}
+
+const groupKey = (t: VerifyTarget, profile: Profile) => `${t.kind}|${"mcpu" in t ? t.mcpu : ""}|${profile}`;
+
+/**
+ * The `verify` service of the `hip` or `llvm` target (see the file overview). Warp functions
+ * run on a tenth of the job's random warps (`--warps`), at least 1,000, in both argument
+ * layouts and both wave64 layouts; scalar functions on the checker's cases, grown to ≥ 1,000 where the immediates
+ * leave room (`compiledScalarCases`).
+ */
+export function compiledVerify(kind: CompiledKind): VerifyService {
+  let pending: Pending[] = [];
+  return {
+    kind,
+    async verify(job) {
+      const t = job.target as { kind: CompiledKind; mcpu: Mcpu };
+      const fn = callableName(job.spec);
+      // The alias is checked too but serves no routine: not "chosen" (report keeps chosen rows).
+      const mk = (spec: RoutineSpec, name: string): VerifyRow => ({
+        spec,
+        profile: job.profile,
+        target: t,
+        rule: compiledRule(kind, name),
+        chosen: !name.startsWith("ptxl_"),
+        verdict: { status: "skipped", why: "not run" },
+      });
+      const rows = [{ row: mk(job.spec, fn), fn }];
+      // Each form's alias once per verify call and target row.
+      const aliasKey = `${kind}-alias|${groupKey(t, job.profile)}|${formId(job.spec.form)}`;
+      if (!job.cache.has(aliasKey)) {
+        job.cache.set(aliasKey, true);
+        const name = `ptxl_${formId(job.spec.form)}`;
+        rows.push({ row: mk(aliasSpec(job.spec), name), fn: name });
+      }
+      pending.push({ job, rows });
+      return rows.map((r) => r.row);
+    },
+    pending: () => pending.length,
+    async flush() {
+      const batch = pending;
+      pending = [];
+      if (!batch.length) return;
+      const tools = await compiledToolsAvailable();
+      const groups = new Map<string, Pending[]>();
+      for (const p of batch) {
+        const k = groupKey(p.job.target, p.job.profile);
+        groups.set(k, [...(groups.get(k) ?? []), p]);
+      }
+      for (const ps of groups.values()) {
+        const all = ps.flatMap((p) => p.rows);
+        if (!tools.ok) {
+          for (const r of all) r.row.verdict = { status: "skipped", why: tools.reason };
+          continue;
+        }
+        const { mcpu } = ps[0]!.job.target as { mcpu: Mcpu };
+        const profile = ps[0]!.job.profile;
+        const routines = ps.map((p) => ({ name: callableName(p.job.spec), spec: p.job.spec }));
+        // A tenth of the fragments' warps, at least 1,000 (each warp runs 4 times: two argument
+        // layouts × two wave64 layouts, in compiled code several times longer than a fragment).
+        const warps = Math.max(1000, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? Math.floor(p.job.cases.length / 10) : 0)));
+        let set: CompiledSet;
+        let sregs: number[];
+        try {
+          ({ set, sregs } = await compileFor(kind, routines, mcpu, profile));
+        } catch (e) {
+          for (const r of all) r.row.verdict = { status: "refuted", n: 0, counterexample: `${kind} ${mcpu}: the ${kind === "hip" ? "header" : "module"} does not compile: ${(e as Error).message}` };
+          continue;
+        }
+        const byFn = new Map(checkCompiled(kind, mcpu, set, sregs, { profile, warps }).map((r) => [r.fn, r]));
+        for (const r of all) {
+          const c = byFn.get(r.fn);
+          r.row.verdict = c ? toVerdict(c.verdict) : { status: "unknown", why: `${r.fn}: not among the compiled functions` };
+          const count = countOf(set, r.fn);
+          if (count !== undefined) r.row.count = count;
+        }
+      }
+    },
+  };
+}
+
+/** Combines the verdicts of a function's layouts (`vgpr`, `sgpr`): refuted if one is, proved if all are. */
+function combine(vs: Verdict[]): Verdict {
+  return vs.find((v) => v.status === "refuted") ?? vs.find((v) => v.status === "unknown") ?? vs.find((v) => v.status !== "proved") ?? vs[0]!;
+}
+
+/**
+ * `verify --prove` on `hip`/`llvm` targets: each routine's function (and each form's alias)
+ * compiled per processor and its extracted code proved in both argument layouts
+ * (`proveCompiled`); a function is `proved` when both are. Rows as `compiledVerify` gives.
+ */
+export async function proveCompiledRows(specs: readonly { spec: RoutineSpec; profile: Profile }[], targets: readonly VerifyTarget[], onDone?: () => void): Promise<VerifyRow[]> {
+  const rows: VerifyRow[] = [];
+  const tools = await compiledToolsAvailable();
+  for (const t of targets) {
+    if (t.kind !== "hip" && t.kind !== "llvm") continue;
+    const kind = t.kind;
+    for (const profile of [...new Set(specs.map((s) => s.profile))]) {
+      const mine = specs.filter((s) => s.profile === profile);
+      const seen = new Set<string>();
+      const want: { spec: RoutineSpec; fn: string }[] = [];
+      for (const { spec } of mine) {
+        want.push({ spec, fn: callableName(spec) });
+        const id = formId(spec.form);
+        if (!seen.has(id)) {
+          seen.add(id);
+          want.push({ spec: aliasSpec(spec), fn: `ptxl_${id}` });
+        }
+      }
+      const mk = (w: { spec: RoutineSpec; fn: string }, verdict: Verdict, count?: number): VerifyRow => ({
+        spec: w.spec,
+        profile,
+        target: t,
+        rule: compiledRule(kind, w.fn),
+        chosen: !w.fn.startsWith("ptxl_"),
+        ...(count !== undefined ? { count } : {}),
+        verdict,
+      });
+      if (!tools.ok) {
+        rows.push(...want.map((w) => mk(w, { status: "skipped", why: tools.reason })));
+        continue;
+      }
+      const { set, sregs } = await compileFor(kind, mine.map(({ spec }) => ({ name: callableName(spec), spec })), t.mcpu, profile);
+      const res = await proveCompiled(set.functions, t.mcpu, kind, sregs, { profile });
+      const byFn = new Map<string, Verdict[]>();
+      for (const r of res) {
+        const v = r.verdict;
+        const verdict: Verdict =
+          v.verdict === "proved"
+            ? { status: "proved", by: `${v.method} (${r.cf.variant})` }
+            : v.verdict === "refuted"
+              ? { status: "refuted", n: 0, counterexample: `${r.cf.symbol} (${r.cf.variant}): ${v.reason}\n${v.counterexample}` }
+              : v.verdict === "tested"
+                ? { status: "tested", n: v.n }
+                : { status: "unknown", why: `${r.cf.symbol}: ${v.reason}` };
+        byFn.set(r.cf.fn.name, [...(byFn.get(r.cf.fn.name) ?? []), verdict]);
+      }
+      for (const w of want) rows.push(mk(w, byFn.has(w.fn) ? combine(byFn.get(w.fn)!) : { status: "unknown", why: `${w.fn}: not among the compiled functions` }, countOf(set, w.fn)));
+      onDone?.();
+    }
+  }
+  return rows;
+}
+
+/**
+ * The `check` service of the `hip` or `llvm` target: every vector's function compiled in one
+ * header/module per processor and profile and run once on the vector's inputs — a scalar
+ * vector in every lane, a warp vector as one CUDA warp (lanes 32–63 inactive on wave64). A
+ * guarded vector runs as its caller's `if`: guarded-off lanes do not execute the call and keep
+ * their prior d and p (src/sem/guard.ts). Code with a hazard fails the vector.
+ */
+export function compiledVectors(kind: CompiledKind): VectorService {
+  return {
+    kind,
+    async run(runs, mcpuName) {
+      const tools = await compiledToolsAvailable();
+      if (!tools.ok) return { skipped: tools.reason };
+      const mcpu = (mcpuName ?? "gfx942") as Mcpu;
+      const outs: VectorOut[] = new Array(runs.length);
+      for (const profile of [...new Set(runs.map((r) => r.profile))]) {
+        const idx = runs.flatMap((r, i) => (r.profile === profile ? [i] : []));
+        const routines = idx.map((i) => ({ name: callableName(runs[i]!.spec), spec: runs[i]!.spec }));
+        const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
+        const byName = new Map<string, CompiledFunction>();
+        for (const cf of set.functions) if (cf.variant === "vgpr") byName.set(cf.fn.name, cf);
+        for (const i of idx) outs[i] = runVector(runs[i]!, byName.get(callableName(runs[i]!.spec)), mcpu, sregs, kind);
+      }
+      return { outs };
+    },
+  };
+}
+
+function runVector(r: VectorRun, cf: CompiledFunction | undefined, mcpu: Mcpu, sregs: number[], kind: CompiledKind): VectorOut {
+  const rule = cf ? compiledRule(kind, cf.fn.name) : undefined;
+  if (!cf) return { failure: `no compiled function for ${callableName(r.spec)}` };
+  if (!Array.isArray(cf.lines)) return { failure: `${cf.symbol}: ${cf.lines.error}` };
+  const lines = cf.lines as MLine[];
+  const hz = checkHazards(lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY);
+  if (hz.length) return { failure: `${cf.symbol}: hazard: ${hz.map(formatViolation).join("; ")}` };
+  const W = TARGETS[mcpu].wave;
+  if (r.scalar) {
+    const x = r.scalar;
+    const perLane = Array.from({ length: W }, () => cf.args.map((a) => x[a.name as "a" | "b" | "c"]));
+    const out = execCompiled(cf, lines, mcpu, perLane, (1n << BigInt(W)) - 1n, sregs);
+    if ("failure" in out) return { failure: out.failure };
+    return { d: guarded(r.spec.guarded ? (x.g ?? true) : undefined, () => out.d[0]!, () => x.dPrior ?? 0n), ...(rule ? { rule } : {}) };
+  }
+  const w = r.warp!;
+  const { perLane, exec } = warpWave(cf, mcpu, w);
+  const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs);
+  if ("failure" in out) return { failure: out.failure };
+  const g = (l: number) => (r.spec.guarded ? (w.guard?.[l] ?? true) : undefined);
+  const active = (l: number) => ((w.active >>> l) & 1) === 1;
+  const lanes = Array.from({ length: 32 }, (_, l) => l);
+  return {
+    d: lanes.map((l) => keepLane(active(l), g(l), () => (cf.dReg !== undefined ? out.d[l]! : null), () => w.dPrior[l]!)),
+    p: lanes.map((l) => keepLane(active(l), g(l), () => (cf.pReg !== undefined ? out.p[l] === 1n : null), () => w.pPrior[l]!)),
+    ...(rule ? { rule } : {}),
+  };
+}
+
+/** The `report` column of the `hip` or `llvm` target on a processor: the compiled function and the checker's verdict. */
+export function compiledReport(kind: CompiledKind): ReportService {
+  return {
+    kind,
+    row: (spec, _profile, t, row, ran) => ({
+      target: `${kind} ${(t as { mcpu: Mcpu }).mcpu}`,
+      mcpu: (t as { mcpu: Mcpu }).mcpu,
+      rule: compiledRule(kind, callableName(spec)),
+      static: row?.count ?? null,
+      dynamic: null,
+      verdict: verdictOf(row, ran, "the checker did not run (it failed on this routine)"),
+    }),
+  };
+}
