@@ -210,7 +210,7 @@ export function printHipModule(routines: readonly RoutineLike[], opts: CallableP
   parts.push("#include <stdbool.h>\n#include <stdint.h>");
   const clash = profileClash(scalar, profile);
   if (clash.length) {
-    const why = `The vshl/vshr functions below have the ${profile} semantics profile's meaning. A header of\nanother profile defines the same names with other meanings: one translation unit cannot have both.`;
+    const why = `The vshl/vshr functions below have the ${profile} semantics profile's meaning. A header of another\nprofile defines the same names with other meanings: one translation unit cannot include both.`;
     parts.push(cComment(why) + "\n" + clash.join("\n"));
   }
   if (scalar.length) {
