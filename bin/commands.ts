@@ -85,19 +85,26 @@ export function outputName(file: string): string {
 
 /** The command line (argv words) the banner records when the caller gives no argv (library, tests). */
 function rebuiltCommand(file: string, o: { target: string; mcpu: string; semantics: Profile }): string[] {
-  return ["ptx-lower", "lower", basename(file), "--target", o.target, ...(o.target !== "js" && o.target !== "c" ? ["--mcpu", o.mcpu] : []), "--semantics", o.semantics];
+  return ["ptx-lower", "lower", basename(file), "--target", o.target, ...(usesMcpu(o.target) ? ["--mcpu", o.mcpu] : []), "--semantics", o.semantics];
 }
+
+/** Whether `lower --target T` reads `--mcpu`: only the AMDGPU assembly is per processor (js, c, hip and llvm serve every one). */
+const usesMcpu = (target: string) => target === "amdgpu" || target === "all";
 
 /** File extension per output: C is a header of `static inline` routines, JS an ES module, HIP a header of `__device__` functions, LLVM an IR module. */
 export const OUTPUT_EXT = { c: ".h", js: ".mjs", hip: ".hip.h", llvm: ".ll" } as const;
 
 /**
  * `ptx-lower lower`. `argv` (the arguments after `ptx-lower`) is recorded, shell-quoted, in
- * the banner; without it a canonical command line is. @returns the exit code.
+ * the banner; without it a canonical command line is. `mcpuGiven`: `--mcpu` was on the
+ * command line (not the default); with a target that serves every processor (js, c, hip,
+ * llvm) it is unused, which is a warning on stderr, as a compiler warns of an unused
+ * argument, and the output is the same as without it. @returns the exit code.
  * @throws UsageError, OutputError
  */
-export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[] }): Promise<number> {
+export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[]; mcpuGiven?: boolean }): Promise<number> {
   if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
+  if (o.mcpuGiven && !usesMcpu(o.target)) printLine(process.stderr, `ptx-lower: warning: --mcpu ${o.mcpu} is unused: --target ${o.target} writes one output for every processor`);
   const mod = await parseOrReport(file);
   if (!mod) return 1;
   const targets: OutputTarget[] = o.target === "all" ? [...OUTPUT_TARGETS] : [o.target as OutputTarget];

@@ -68,11 +68,11 @@ program
   .description("lower every szext / vshl / vshr / match.sync occurrence of a PTX module")
   .argument("<file>", "a .ptx file, or - for standard input")
   .addOption(new Option("--target <target>", "output: amdgpu, js, c, hip (a header of __device__ functions), llvm (an IR module), or all").default("amdgpu").argParser(choice("--target", [...OUTPUT_TARGETS, "all"])))
-  .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("gfx942").argParser(choice("--mcpu", MCPU)))
+  .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all, for the amdgpu output (js, c, hip and llvm serve every processor: --mcpu with one of them alone is unused, a warning)").default("gfx942").argParser(choice("--mcpu", MCPU)))
   .addOption(semantics().default("isa"))
   .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
-  .action(async (file: string, o) => {
-    process.exitCode = await lowerCommand(file, { ...o, argv: ARGV });
+  .action(async (file: string, o, cmd: Command) => {
+    process.exitCode = await lowerCommand(file, { ...o, argv: ARGV, mcpuGiven: cmd.getOptionValueSource("mcpu") === "cli" });
   });
 
 program

@@ -42,6 +42,12 @@ export interface CPrintOptions {
    * included in one translation unit.
    */
   guards?: readonly string[];
+  /**
+   * The prefix of a helper's guard (default `PTX_LOWER_HELPER_`). The `hip` target gives its
+   * device helpers a prefix of their own, so that a C header (host) and a HIP header (device)
+   * each define their own `pl_ashr32` in one HIP translation unit (targets/hip/print.ts).
+   */
+  helperGuardPrefix?: string;
   /** Format with clang-format (default true). */
   format?: boolean;
 }
@@ -285,14 +291,17 @@ function functionText(f: CFunction): string {
 const NEEDS_CARE = /\*\/|\/\*|\?\?|[\x00-\x08\x0b-\x1f\x7f\\\u2028\u2029]/;
 
 /**
- * `text` as one C block comment, neutralising what could end or nest it: `*\/`, `/*`,
- * trigraphs (`??/` is a backslash) and backslash line splices.
+ * `text` as one C block comment, neutralising what could end or nest it, trigraphs (`??/` is
+ * a backslash) and backslash line splices. A star followed by a slash, or a slash followed by
+ * a star, gets a backslash between the two (as the JS printer writes the former), so that a
+ * file name with one in it (a directory `a*` holding `b.ptx`) still reads as itself; nothing
+ * in a C comment treats that backslash specially.
  */
 export function cComment(text: string): string {
   if (!NEEDS_CARE.test(text)) return "/*\n" + text.split("\n").map((l) => (l ? ` * ${l}` : " *")).join("\n") + "\n */";
   const lines = text
-    .replace(/\*\//g, "* /")
-    .replace(/\/\*/g, "/ *")
+    .replace(/\*\//g, "*\\/")
+    .replace(/\/\*/g, "/\\*")
     .replace(/\?\?/g, "? ?")
     .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ")
     .split(/\r?\n|\u2028|\u2029/)
@@ -326,7 +335,7 @@ export function printCModule(routines: Routine[], opts: CPrintOptions = {}): str
   /** Part k of the module (0: includes, then the helpers, then the routines) in its guard. */
   const guarded = (parts: string[]): string[] => {
     if (!opts.guards) return parts;
-    const macros = ["", ...helpers.map((h) => `PTX_LOWER_HELPER_${h}`), ...opts.guards];
+    const macros = ["", ...helpers.map((h) => `${opts.helperGuardPrefix ?? "PTX_LOWER_HELPER_"}${h}`), ...opts.guards];
     return parts.map((p, k) => (macros[k] ? `#ifndef ${macros[k]}\n#define ${macros[k]}\n${p}\n#endif` : p));
   };
   const text = () => [...banner, ...guarded([...preamble, ...fns.map((f, i) => cComment(routines[i]!.header) + "\n" + functionText(f))])].join("\n\n") + "\n";

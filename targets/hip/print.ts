@@ -7,8 +7,9 @@
  * - Scalar forms (szext, vshl/vshr) are the portable target's routine for the collapsed spec
  *   (targets/portable: szext's rules, and vsh derived from src/sem through the staging of
  *   targets/portable/stage.ts), printed by the C printer (targets/c/print.ts) and made
- *   `__host__ __device__` with `#pragma clang force_cuda_host_device`. That C is what the
- *   `c` target already checks against the reference; clang selects the AMDGPU instructions
+ *   `__device__` with `#pragma clang attribute push(__attribute__((device)), apply_to =
+ *   function)`. That C is what the `c` target already checks against the reference; clang
+ *   selects the AMDGPU instructions
  *   (`v_bfe_*`, `v_perm_b32`, `v_alignbit_b32`, …) and schedules them, and LLVM's hazard
  *   recognizer inserts the wait states. There is no inline asm, so there is no boundary to
  *   pad (README, "Hazards at the routine boundary").
@@ -25,19 +26,67 @@
  * Compiles with `clang-19 -x hip --cuda-device-only -nogpulib [-nogpuinc] -O2
  * --offload-arch=M` for gfx900, gfx90a, gfx942, gfx1030 and gfx1100, with or without
  * `hip/hip_runtime.h` included first (the header spells `__device__` as
- * `__attribute__((device))`).
+ * `__attribute__((device))`), and in the host pass (`--cuda-host-only`), which parses the
+ * device functions and emits none of them.
+ *
+ * Device only, not `__host__ __device__` (a fresh tester's finding, issue 14): a HIP
+ * translation unit includes the C header of the same module (`lower --target c`) for its host
+ * code and this header for its device code. The two define the same names (the C header's
+ * `szext_clamp_s32__v_v`, `pl_ashr32`, …); clang rejects a `__host__ __device__` function
+ * that overloads a `__host__` one of the same signature, but overloads a `__device__`
+ * function on a `__host__` one. So every function here is `__device__` and the helpers the C
+ * printer writes have guards of their own (`PTX_LOWER_HIP_HELPER_<name>`, the C header's are
+ * `PTX_LOWER_HELPER_<name>`): with both headers included, host code calls the C function,
+ * device code this one, and a `__host__ __device__` caller gets each on its own side.
+ *
+ * Include guards: one per function, `PTX_LOWER_HIP_<name>`, so headers of several modules
+ * share what they have in common (each function defined once). Semantics profiles: the
+ * vshl/vshr functions mean what `opts.profile` says, under the same names in every profile
+ * (the port and the `lower` user call them by the routine contract). So a header marks each
+ * video function it defines with its profile (`PTX_LOWER_HIP_<name>_<profile>`) and opens
+ * with an `#error` per video function and other profile: a translation unit that includes an
+ * `isa` header and an `sm90` header defining the same function stops at the second, naming
+ * the function and both profiles. szext and match.sync functions are the same in every
+ * profile and mix freely.
  */
 import type { MatchForm, Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
+import { PROFILES } from "../../src/ir/form_types.js";
 import { lowerPortable } from "../portable/rules/index.js";
 import { printCModule, cComment } from "../c/print.js";
 import type { CallableFn, CallablePrintOptions, RoutineLike } from "../llvm/callable.js";
-import { callableFunctions, immOf } from "../llvm/callable.js";
+import { callableFunctions, immOf, profileSensitive } from "../llvm/callable.js";
 
-/** The include guard of a scalar function (profile-qualified for vshl/vshr, like the C target's). */
-function guardOf(fn: CallableFn, profile: Profile): string {
-  const op = fn.spec.form.op;
-  return `PTX_LOWER_HIP_${fn.name}${op === "vshl" || op === "vshr" ? `_${profile}` : ""}`;
+/** The include guard of a scalar function: its name, in every profile (see `profileClash`). */
+function guardOf(fn: CallableFn): string {
+  return `PTX_LOWER_HIP_${fn.name}`;
+}
+
+/** The macro saying that a header of `profile` has defined the vshl/vshr function `fn`. */
+function profileMark(fn: CallableFn, profile: Profile): string {
+  return `PTX_LOWER_HIP_${fn.name}_${profile}`;
+}
+
+/**
+ * What stops a translation unit from mixing profiles, before any definition: for each
+ * vshl/vshr function, an `#error` for each other profile whose header defined the same name
+ * first (its mark is set), then this profile's mark. The definition itself is guarded by the
+ * name alone, so the second header defines nothing the first did and the `#error`s are the
+ * only diagnostics. Empty when the header has no video function.
+ */
+function profileClash(fns: readonly CallableFn[], profile: Profile): string[] {
+  const out: string[] = [];
+  for (const fn of fns.filter(profileSensitive)) {
+    for (const other of PROFILES.filter((p) => p !== profile)) {
+      out.push(
+        `#if defined(${profileMark(fn, other)})`,
+        `#error "ptx-lower: ${fn.name} is already defined with the ${other} semantics profile's meaning; this header defines it with the ${profile} profile's: lower every module of this translation unit with one --semantics"`,
+        "#endif",
+      );
+    }
+    out.push(`#define ${profileMark(fn, profile)}`);
+  }
+  return out;
 }
 
 /** The C type of a per-thread value of `width` bits. */
@@ -134,7 +183,9 @@ function header(fn: CallableFn, rule: string): string {
  * (name and spec per routine); `opts.banner`: the `lower` banner; `opts.profile`: the
  * semantics profile of the video forms (default isa).
  * @returns the header text (self-contained; an include guard per function and one for the
- *   shared helpers, so that two headers can be included in one translation unit).
+ *   shared helpers, so that two headers can be included in one translation unit, and so can
+ *   the C header of the same module; an `#error` per vshl/vshr function against a header of
+ *   another profile that defined it first).
  * @throws Error if a scalar routine has no portable rule (a coverage gap; never expected).
  */
 export function printHipModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
@@ -151,25 +202,31 @@ export function printHipModule(routines: readonly RoutineLike[], opts: CallableP
         "compiler's business once inlined) and a guard is the caller's `if`. Per-thread values: u32 (u64 for",
         "match .b64 a), bool. A warp function is called by every thread of a CUDA warp with its own a and",
         "32-bit membermask; on wave64 a wavefront holds two CUDA warps (lanes 0-31, 32-63) and each thread's",
-        "membermask names lanes of its own half.",
+        "membermask names lanes of its own half. Device functions only: for host code, include the C header",
+        "of the same module (`ptx-lower lower --target c`) too; clang overloads each name on host and device.",
       ].join("\n"),
     ),
   );
   parts.push("#include <stdbool.h>\n#include <stdint.h>");
+  const clash = profileClash(scalar, profile);
+  if (clash.length) {
+    const why = `The vshl/vshr functions below have the ${profile} semantics profile's meaning. A header of another\nprofile defines the same names with other meanings: one translation unit cannot include both.`;
+    parts.push(cComment(why) + "\n" + clash.join("\n"));
+  }
   if (scalar.length) {
     const printable = scalar.map((fn) => {
       const { rule, fn: pir } = lowerPortable(fn.spec, profile);
       return { name: fn.name, fn: { ...pir, name: fn.name }, header: header(fn, `portable rule ${rule.name}`) };
     });
-    const c = printCModule(printable, { inline: true, guards: scalar.map((f) => guardOf(f, profile)) });
+    const c = printCModule(printable, { inline: true, guards: scalar.map(guardOf), helperGuardPrefix: "PTX_LOWER_HIP_HELPER_" });
     // The C printer's own includes are already above.
     const body = c.replace("#include <stdbool.h>\n#include <stdint.h>\n\n", "");
-    parts.push(["#pragma clang force_cuda_host_device begin", body.trimEnd(), "#pragma clang force_cuda_host_device end"].join("\n"));
+    parts.push(["#pragma clang attribute push(__attribute__((device)), apply_to = function)", body.trimEnd(), "#pragma clang attribute pop"].join("\n"));
   }
   if (warp.length) {
     parts.push(`#ifndef PTX_LOWER_HIP_WARP_HELPERS\n#define PTX_LOWER_HIP_WARP_HELPERS\n${HELPERS}\n#endif`);
     for (const fn of warp) {
-      const g = `PTX_LOWER_HIP_${fn.name}`;
+      const g = guardOf(fn);
       const sig = `static PTX_LOWER_HIP_DEVICE inline ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`;
       parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "waterfall over the thread's CUDA warp (builtins)"))}\n${sig}\n${matchBody(fn).join("\n")}\n}\n#endif`);
     }

@@ -83,6 +83,17 @@ export function callableFunctions(routines: readonly RoutineLike[]): CallableFn[
   return [...byName.values(), ...aliases];
 }
 
+/**
+ * Whether a function's meaning depends on the semantics profile: vshl/vshr (src/sem/vsh.ts
+ * takes the profile; szext and match.sync do not). Such a function has the same name in
+ * every profile, so the printers keep two profiles from meeting under one name: the header
+ * by an `#error` (targets/hip/print.ts), the module by a module flag (targets/llvm/print.ts).
+ */
+export function profileSensitive(fn: CallableFn): boolean {
+  const op = fn.spec.form.op;
+  return op === "vshl" || op === "vshr";
+}
+
 /** An immediate source's value (undefined for a parameter). */
 export function immOf(spec: RoutineSpec, s: SourceName): bigint | undefined {
   const k = spec.kinds[s];

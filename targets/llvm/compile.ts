@@ -7,6 +7,11 @@
  *     calling convention puts them, `inregRegisters`) calling the function with a call-site
  *     `alwaysinline` (llc's AMDGPU pipeline inlines it), the uniform case.
  * Results: d in v0 and p (0/1) in v1 for `{ i32, i1 }`; a lone `i32`/`i1` in v0.
+ * The module's functions are `linkonce_odr` (targets/llvm/print.ts): a definition nothing
+ * uses may be discarded (llvm-link takes none of them, and GlobalDCE deletes them; llc 19
+ * happens to emit them, even once the `sgpr` wrapper has inlined the last call). So that the
+ * extraction does not rest on that, the compiled text lists every function in `@llvm.used`
+ * (`usedGlobal`).
  */
 import { llc } from "../amdgpu/oracle/llvm.js";
 import type { Mcpu } from "../amdgpu/regs.js";
@@ -39,6 +44,14 @@ export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<Compiled
 }
 
 /**
+ * `@llvm.used` over the functions `names` (LangRef, "The llvm.used Global Variable"): neither
+ * the optimiser nor llc removes a function listed there, whatever its linkage.
+ */
+export function usedGlobal(names: readonly string[]): string {
+  return `@llvm.used = appending global [${names.length} x ptr] [${names.map((n) => `ptr @${n}`).join(", ")}], section "llvm.metadata"\n`;
+}
+
+/**
  * Compiles `module` (the `llvm` target's text) with the `sgpr` wrappers of `fns` for `mcpu`
  * (at its default wave size) and extracts every function's code (waits kept).
  * @throws Error when llc fails (its first error lines); a function whose code does not parse
@@ -46,7 +59,7 @@ export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<Compiled
  */
 export async function compileLlvm(module: string, fns: readonly CallableFn[], mcpu: Mcpu): Promise<CompiledSet> {
   const wrappers = fns.map(llvmWrappers);
-  const text = `${module}\n${wrappers.map((w) => w.text).join("\n")}\nattributes #9 = { alwaysinline }\n`;
+  const text = `${module}\n${wrappers.map((w) => w.text).join("\n")}\n${usedGlobal(fns.map((f) => f.name))}attributes #9 = { alwaysinline }\n`;
   const asm = await llc(text, { mcpu, wave: TARGETS[mcpu].wave });
   return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `llc:${mcpu}`) };
 }

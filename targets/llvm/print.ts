@@ -19,14 +19,55 @@
  * Returns: scalar forms `i32`; match `.any` `i32` d; `.all` `{ i32, i1 }` (d, p), `i32` d,
  * `i1` p, or `void`, as the PTX destination writes them. Accepted by `llvm-as-19` and
  * `llvm-link-19`; compiled by `llc-19 -mtriple=amdgcn-amd-amdhsa -mcpu=M` for gfx900, gfx90a,
- * gfx942, gfx1030 and gfx1100. The module names no triple (the caller's link decides it).
+ * gfx942, gfx1030 and gfx1100.
+ *
+ * A library to link (a fresh tester's findings, issue 14):
+ * - Every function is `linkonce_odr`: two modules lowered from two PTX files define the same
+ *   function when both use its form (`szext_clamp_s32__v_v`); an external definition in each
+ *   makes `llvm-link-19` fail with a duplicate symbol, while `linkonce_odr` ones merge into
+ *   one, which is right because a name determines the body (one per (form, immediates,
+ *   profile), derived the same way every time). It also lets the optimiser drop what a
+ *   program does not call, as for an inline function of a header. (`weak_odr` would keep
+ *   them all; a library has no reason to.)
+ * - The module names the target the functions are written for: `target triple =
+ *   "amdgcn-amd-amdhsa"` and clang 19's data layout for it (`AMDGCN_DATALAYOUT`), so that
+ *   linking it with clang's device code (`-x hip --cuda-device-only -emit-llvm`) gives no
+ *   triple or layout mismatch warning.
+ * - Semantics profiles: vshl/vshr functions have the same name in every profile and
+ *   different bodies, which `linkonce_odr` would merge silently (keeping one). Each such
+ *   function gets a module flag `ptx-lower.semantics.NAME` = the profile with behaviour 1
+ *   (Error): `llvm-link-19` of an `isa` and an `sm90` module that both define NAME fails,
+ *   naming the flag and both profiles, as the header's `#error` does; modules of one profile
+ *   link. (Profile-qualified names would remove the clash but change the names the header,
+ *   the port and their users call; one profile per program is the rule in both outputs.)
  */
 import type { MatchForm, SzextForm, VshForm } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { ArgImms, IrFunc } from "./ir.js";
 import { derivedIr, irConst, irModule } from "./ir.js";
 import type { CallableFn, CallablePrintOptions, RoutineLike } from "./callable.js";
-import { callableFunctions, immOf } from "./callable.js";
+import { callableFunctions, immOf, profileSensitive } from "./callable.js";
+
+/**
+ * The data layout clang 19 writes for `amdgcn-amd-amdhsa` (clang-19 19.1.7, `-x hip
+ * --cuda-device-only -nogpulib -S -emit-llvm --offload-arch=M`, the same for gfx900, gfx90a,
+ * gfx942, gfx1030 and gfx1100; test/hip_llvm.test.ts compares it with clang's).
+ */
+export const AMDGCN_DATALAYOUT =
+  "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9";
+
+/** The target triple of the module. */
+export const AMDGCN_TRIPLE = "amdgcn-amd-amdhsa";
+
+/** The linkage of every function (see the file overview). */
+const LINKAGE = "linkonce_odr";
+
+/** `define …` text made `define linkonce_odr …`. @throws Error if `text` is no definition. */
+function withLinkage(text: string): string {
+  const at = text.indexOf("define ");
+  if (at < 0) throw new Error("withLinkage: no define");
+  return `${text.slice(0, at)}define ${LINKAGE} ${text.slice(at + "define ".length)}`;
+}
 
 /** The IR return type of a function (see the file overview). */
 export function llvmReturnType(fn: CallableFn): string {
@@ -90,7 +131,7 @@ function matchFunction(fn: CallableFn): IrFunc {
     name: fn.name,
     args: fn.params.map((p) => ({ name: p.name, width: p.width })),
     results,
-    text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${ret} @${fn.name}(${params}) #0 {\n${L.join("\n")}\n}\n`,
+    text: withLinkage(`; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${ret} @${fn.name}(${params}) #0 {\n${L.join("\n")}\n}\n`),
     decls: [`declare i${aw} @${rfl}(i${aw}) #1`, ...MATCH_DECLS],
   };
 }
@@ -105,19 +146,33 @@ export function llvmFunction(fn: CallableFn, profile: CallablePrintOptions["prof
     if (x !== undefined) imms[s] = x;
   }
   const ir = derivedIr(fn.name, f as SzextForm | VshForm, profile, {}, imms);
-  return { ...ir, text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`} (derived from the reference)\n${ir.text}` };
+  return { ...ir, text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`} (derived from the reference)\n${withLinkage(ir.text)}` };
 }
 
 /**
  * Prints the LLVM IR module for a module's routines (`routines`: name and spec each, what
  * `lowerModule` collects; `opts.banner`: the `lower` banner as `;` comments; `opts.profile`:
- * the semantics profile of the video forms, default isa).
+ * the semantics profile of the video forms, default isa): the triple and data layout, the
+ * `linkonce_odr` functions, their intrinsics' declarations, and a module flag per vshl/vshr
+ * function (see the file overview).
  * @returns the module text. Errors: none expected (derivation covers every scalar form).
  */
 export function printLlvmModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
-  const fns = callableFunctions(routines).map((fn) => llvmFunction(fn, opts.profile));
+  const profile = opts.profile ?? "isa";
+  const callable = callableFunctions(routines);
+  const fns = callable.map((fn) => llvmFunction(fn, profile));
   const banner = (opts.banner ?? "").split("\n").filter((l) => l !== "").map((l) => `; ${l.replace(/[\r\n]/g, " ")}`);
   const warp = fns.some((f) => f.decls.some((d) => d.includes("ballot")));
-  const attrs = warp ? ["attributes #0 = { convergent nounwind }", "attributes #1 = { convergent nounwind willreturn memory(none) }", "attributes #2 = { nounwind willreturn memory(none) }"].join("\n") : "";
-  return [...banner, ...(banner.length ? [""] : []), irModule(fns, attrs).trimEnd()].join("\n") + "\n";
+  const attrs = warp ? ["attributes #0 = { convergent nounwind }", "attributes #1 = { convergent nounwind willreturn memory(none) }", "attributes #2 = { nounwind willreturn memory(none) }"] : [];
+  const video = callable.filter(profileSensitive);
+  const flags = video.length
+    ? [
+        "; vshl/vshr: the meaning of the " + profile + " semantics profile; linking a module of another profile that defines the same name is an error.",
+        `!llvm.module.flags = !{${video.map((_, i) => `!${i}`).join(", ")}}`,
+        ...video.map((fn, i) => `!${i} = !{i32 1, !"ptx-lower.semantics.${fn.name}", !"${profile}"}`),
+      ]
+    : [];
+  const extra = [...attrs, ...(attrs.length && flags.length ? [""] : []), ...flags].join("\n");
+  const head = [`target datalayout = "${AMDGCN_DATALAYOUT}"`, `target triple = "${AMDGCN_TRIPLE}"`, ""];
+  return [...banner, ...(banner.length ? [""] : []), ...head, irModule(fns, extra).trimEnd()].join("\n") + "\n";
 }
