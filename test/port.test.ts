@@ -295,6 +295,83 @@ describe("port: real inputs", () => {
   });
 });
 
+describe("port: a fresh tester's findings (issue 14)", () => {
+  /** Ports `void f() {\n  STMT\n  g();\n}\n`: the statements' status and first reason, and whether the text came back unchanged. */
+  const one = async (stmt: string) => {
+    const src = `void f() {\n  ${stmt}\n  g();\n}\n`;
+    const r = await portSource(src, "m.cu", { header: declarations });
+    return { status: status(r), same: r.text === src };
+  };
+
+  it("a malformed asm statement is left byte-identical and reported with where and why (GCC would reject it)", async () => {
+    const cases: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b);', "2:6: malformed asm statement: unbalanced parentheses: this '(' is not closed before the ';' at 2:63"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d)) : "r"(a));', "2:45: malformed asm statement: unbalanced parentheses: this ')' ends the asm before the ':' at 2:47"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a] );', "2:53: malformed asm statement: unbalanced brackets: ']' where a ')' must close the '(' at 2:51"],
+      ['asm("szext.clamp.u32 %0, %1, 4;\n    : "=r"(d) : "r"(a));', "2:7: malformed asm statement: an unterminated string literal (no closing quote on its line)"],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) "r"(a), "r"(b));', `2:47: malformed asm statement: operand %0: "r" after its (expression) (a missing ',' or ':'?)`],
+      ['asm("szext.clamp.u32 %0, %1, 4;" "=r"(d) : "r"(a));', "2:40: malformed asm statement: '(' after the template's string literal, where ':' or ')' must come (a missing ':'?)"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : 42);', `2:48: malformed asm statement: operand %1: expected [name] "constraint" (expression), found '42'`],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r");', '2:48: malformed asm statement: operand %1: expected (expression) after the constraint "r"'],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a), );', "2:54: malformed asm statement: a ',' with no operand after it"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a) : memory);', "2:57: malformed asm statement: the clobber list: expected a string literal, found 'memory'"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a) : : : x);', "2:59: malformed asm statement: more than four ':' (outputs : inputs : clobbers : goto labels)"],
+      ['asm( : "=r"(d));', "2:8: malformed asm statement: no template: a string literal must come before ':'"],
+      ["asm(42 : );", "2:7: malformed asm statement: the template is not a string literal: found '42'"],
+      ["__asm__ volatile;", "2:19: malformed asm statement: expected '(' after '__asm__ volatile', found ';'"],
+    ];
+    for (const [stmt, reason] of cases) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    // The statement after an unclosed one is still found and rewritten.
+    const src = 'void f() {\n  asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a);\n  asm("szext.wrap.u32 %0, %1, 4;" : "=r"(e) : "r"(a));\n}\n';
+    expect(status(await portSource(src, "m.cu", { header: declarations }))).toEqual(["2:3 left: 2:6: malformed asm statement: unbalanced parentheses: this '(' is not closed before the ';' at 2:54", "3:3 rewritten szext_wrap_u32__v_imm4"]);
+    // In a #define body: the keyword alone is reported, the macro left.
+    const mac = "#define ASM __asm__ __volatile__\nvoid f() { int x; }\n";
+    const m = await portSource(mac, "d.cu", { header: declarations });
+    expect(status(m)).toEqual(["1:13 left: 1:13: inside a macro body: malformed asm statement: '__asm__ __volatile__' ends the #define body: the statement is completed where the macro is used, which is not rewritten"]);
+    expect(m.text).toBe(mac);
+  });
+
+  it("an asm in a group the preprocessor surely skips (#if 0, the #else of #if 1, nested) is left alone and not counted", async () => {
+    const stmt = (d: string) => `  asm("szext.clamp.u32 %0, %1, 4;" : "=r"(${d}) : "r"(a));`;
+    const src = [
+      "void f(unsigned a) {",
+      "  unsigned d, e, g, h;",
+      "#if 0",
+      stmt("d"),
+      "#if defined(X)",
+      stmt("d"),
+      "#else",
+      stmt("d"),
+      "#endif",
+      "#define Z asm(\"szext.clamp.u32 %0, %1, 4;\" : \"=r\"(d) : \"r\"(a))",
+      "#elif defined(Y)",
+      stmt("e"),
+      "#else",
+      stmt("g"),
+      "#endif",
+      "#if (1)",
+      stmt("h"),
+      "#elif X",
+      stmt("h"),
+      "#else",
+      stmt("h"),
+      "#endif",
+      "#if 0 // off",
+      stmt("h"),
+      "#endif",
+      "}",
+      "",
+    ].join("\n");
+    const r = await portSource(src, "if0.cu", { header: declarations });
+    expect(status(r)).toEqual(["12:3 rewritten szext_clamp_u32__v_imm4", "14:3 rewritten szext_clamp_u32__v_imm4", "17:3 rewritten szext_clamp_u32__v_imm4"]);
+    const lines = r.text.split("\n");
+    // The skipped statements are in the output as they were, outside any #if defined(__HIP__).
+    expect(lines.filter((l) => l === stmt("d"))).toHaveLength(3);
+    expect(r.text).toContain("#if 0\n" + stmt("d") + "\n#if defined(X)\n" + stmt("d") + "\n#else\n" + stmt("d") + "\n#endif\n#define Z asm(");
+    expect(r.text).toContain("#elif X\n" + stmt("h") + "\n#else\n" + stmt("h") + "\n#endif\n#if 0 // off\n" + stmt("h") + "\n#endif\n}\n");
+  });
+});
+
 // ---------------------------------------------------------------------------------------
 
 const NVCC = ["/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc"].find((p) => existsSync(p));

@@ -194,6 +194,7 @@ const REG_RE = /^%__ptxl_op(\d+)$/;
  *   registers instead (a macro's HIP copy passes them as values).
  */
 export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map<number, bigint>; asRegister?: Set<number> } = {}): BindResult {
+  if (st.malformed) return { ok: false, operands: [], reasons: [{ loc: st.malformed.loc, message: `malformed asm statement: ${st.malformed.message}` }] };
   const { operands, reasons } = readOperands(st);
   const fail = (loc: Loc, message: string): BindResult => ({ ok: false, operands, reasons: [...reasons, { loc, message }] });
   if (st.templateNotLiteral) return fail(scan.source.loc(st.templateNotLiteral.start), `the template is built from macro names ('${st.templateNotLiteral.text}'), not only string literals`);

@@ -240,7 +240,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       macro: st.macro >= 0 ? scan.macros[st.macro]!.name : null,
       forms: b.ok && ok ? b.calls.map((c) => formName(c.spec.form)) : [],
       calls: b.ok && ok ? b.calls.map((c) => c.name) : [],
-      reasons: ok ? [] : b.ok ? reasons : b.reasons,
+      reasons: ok ? [] : reasons.length ? reasons : b.ok ? [] : b.reasons,
     };
     statements.push(r);
     return r;
@@ -255,7 +255,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   // Statements in code.
   for (const st of scan.statements) {
     if (st.macro >= 0) continue;
-    const b: BindResult = st.standalone
+    const b: BindResult = st.standalone || st.malformed
       ? bindStatement(st, scan)
       : { ok: false, operands: [], reasons: [{ loc: st.loc, message: "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it" }] };
     report(st, b, b.ok);
