@@ -331,6 +331,43 @@ describe("port: a fresh tester's findings (issue 14)", () => {
     expect(m.text).toBe(mac);
   });
 
+  it("an immediate wider than 64 bits, or than its operand, is reported, not truncated; one that fits (also read signed) is rewritten", async () => {
+    const left: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(0x1ffffffffffffffff));', '2:57: operand %2: the "n" value 36893488147419103231 is wider than 64 bits (it would be truncated)'],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(0x100000000));', "2:32: the immediate 4294967296 does not fit its operand (it would be truncated to 0x0)"],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(-2147483649));', "2:32: the immediate -2147483649 does not fit its operand (it would be truncated to 0x7fffffff)"],
+      ['asm("szext.clamp.u32 %0, %1, 0x1ffffffffffffffff;" : "=r"(d) : "r"(a));', "2:32: the immediate 0x1ffffffffffffffff is wider than 64 bits (it would be truncated)"],
+      ['asm("szext.clamp.u32 %0, 4294967296, %1;" : "=r"(d) : "r"(a));', "2:28: the immediate 4294967296 does not fit its operand (it would be truncated to 0x0)"],
+      ['asm("match.any.sync.b32 %0, %1, 0x1ffffffff;" : "=r"(d) : "r"(a));', "2:35: the immediate 0x1ffffffff does not fit its operand (it would be truncated to 0xffffffff)"],
+      ['asm("match.any.sync.b64 %0, -9223372036854775809, %1;" : "=r"(d) : "r"(a));', "2:31: the immediate -9223372036854775809 is wider than 64 bits (it would be truncated)"],
+    ];
+    for (const [stmt, reason] of left) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    const fits: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(-1));', "szext_clamp_u32__v_imm0xffffffff"],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(-2147483648));', "szext_clamp_u32__v_imm0x80000000"],
+      ['asm("szext.clamp.u32 %0, %1, 0xffffffff;" : "=r"(d) : "r"(a));', "szext_clamp_u32__v_imm0xffffffff"],
+      ['asm("match.any.sync.b64 %0, 0xffffffffffffffff, %1;" : "=r"(d) : "r"(a));', "match_any_sync_b64__imm0xffffffffffffffff_v"],
+      ['asm("match.any.sync.b64 %0, -1, %1;" : "=r"(d) : "r"(a));', "match_any_sync_b64__imm0xffffffffffffffff_v"],
+    ];
+    for (const [stmt, fn] of fits) expect((await one(stmt)).status, stmt).toEqual([`2:3 rewritten ${fn}`]);
+  });
+
+  it("an \"=r\" output the template reads before writing it, and an input it writes, are reported; a \"+r\", a matching input or an earlier write gives the value", async () => {
+    const left: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %0, %1;" : "=r"(d) : "r"(b));', '2:8: reads the output operand %0 before the template writes it: an "=r" operand holds no value on entry (GNU asm); "+r" passes the C value in'],
+      ['asm("{ .reg .pred p; .reg .b32 m; match.all.sync.b32 m|p, %1, 0xffffffff; @p szext.clamp.u32 %0, %1, 4; szext.wrap.u32 %0, %0, 3; }" : "=r"(d) : "r"(b));', '2:107: reads the output operand %0 before the template writes it: an "=r" operand holds no value on entry (GNU asm); "+r" passes the C value in'],
+      ['asm("szext.clamp.u32 %1, %0, %0;" : : "r"(a), "r"(b));', "2:8: writes the input operand %1 (an input may not be changed by the asm)"],
+      ['asm("szext.clamp.u32 %0, %1, 3;\\n\\tszext.wrap.u32 %1, %0, 4;" : "=r"(d) : "r"(b));', "2:38: writes the input operand %1 (an input may not be changed by the asm)"],
+    ];
+    for (const [stmt, reason] of left) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    for (const stmt of [
+      'asm("szext.clamp.u32 %0, %0, %1;" : "+r"(d) : "r"(b));',
+      'asm("szext.clamp.u32 %0, %0, %2;" : "=r"(d) : "0"(a), "r"(b));',
+      'asm("szext.clamp.u32 %0, %1, 4;\\n\\tszext.wrap.u32 %0, %0, %1;" : "=r"(d) : "r"(b));',
+    ])
+      expect((await one(stmt)).status[0], stmt).toMatch(/^2:3 rewritten /);
+  });
+
   it("an asm in a group the preprocessor surely skips (#if 0, the #else of #if 1, nested) is left alone and not counted", async () => {
     const stmt = (d: string) => `  asm("szext.clamp.u32 %0, %1, 4;" : "=r"(${d}) : "r"(a));`;
     const src = [
