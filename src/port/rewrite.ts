@@ -67,6 +67,7 @@ import type { AsmStatement, Scan } from "./scan.js";
 import { macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, routinesModule } from "./bind.js";
+import { warpIntrinsicCalls } from "./intrinsics.js";
 
 /** Options of `portSource`. */
 export interface PortOptions {
@@ -95,6 +96,19 @@ export interface PortStatement {
   reasons: Reason[];
 }
 
+/** One call of a CUDA warp intrinsic (src/port/intrinsics.ts): its text is left as it is. */
+export interface PortIntrinsic {
+  name: string;
+  loc: Loc;
+  /** The call's last character (its `)`). */
+  end: Loc;
+  status: "left";
+  /** The `#define` it is in, if any. */
+  macro: string | null;
+  /** Why it was left. */
+  reasons: Reason[];
+}
+
 /** The result of porting one source. */
 export interface PortResult {
   text: string;
@@ -103,6 +117,8 @@ export interface PortResult {
   /** The routines module the header was made from (null when nothing was rewritten). */
   routinesModule: ParsedModule | null;
   statements: PortStatement[];
+  /** The calls of CUDA warp intrinsics, in source order (each left: the header has no drop-in yet). */
+  intrinsics: PortIntrinsic[];
   /** The functions called, in first-use order. */
   routines: string[];
   /** Per function called, the C locations of its calls (for a header's `serves:` lines). */
@@ -307,7 +323,16 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
   }
   statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, routines: [], callers };
+  // Calls of CUDA warp intrinsics: reported, their text unchanged (src/port/intrinsics.ts).
+  const intrinsics: PortIntrinsic[] = warpIntrinsicCalls(scan).map((c) => ({
+    name: c.intrinsic.name,
+    loc: c.loc,
+    end: src.locOfOrig(c.end - 1),
+    status: c.intrinsic.status,
+    macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
+    reasons: [{ loc: c.loc, message: c.intrinsic.reason }],
+  }));
+  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers };
   const headerName = opts.headerName ?? "port.hip.h";
   const mod = routinesModule([...specs.values()], file);
   const header = await opts.header(mod);
@@ -327,5 +352,5 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     pos = e.end;
   }
   out += text.slice(pos);
-  return { text: out, header, routinesModule: mod, statements, routines: [...specs.keys()], callers };
+  return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers };
 }
