@@ -24,9 +24,11 @@
  *   the function stores p through it (`unsigned d = f(a, m, &p);`).
  * - A warp function (match.sync) is called by every thread of the warp with its own `a` and
  *   its 32-bit membermask, exactly where the asm ran.
- * - Meaning: what the instruction computes where the asm ran before, on NVIDIA hardware
- *   through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa` only for
- *   vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it.
+ * - Meaning: by default what the instruction computes where the asm ran before, on NVIDIA
+ *   hardware through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa`
+ *   only for vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it. The
+ *   header is the injected `PortOptions.header`'s; `ptx-lower port --semantics isa` asks the
+ *   HIP target for the PTX ISA's meaning instead (bin/port.ts; the header's banner says which).
  *
  * ## What a rewrite looks like
  *
@@ -59,6 +61,16 @@
  * body is supported; an `n` operand that is a macro parameter needs every use of the macro in
  * the file to pass a literal that makes the instruction supported (each is checked), and is
  * passed to the function as a value. Otherwise the statement is reported "inside a macro body".
+ *
+ * ## What is left, and reported
+ *
+ * A statement that cannot be rewritten is left byte-identical with its reasons (the first
+ * one is shown in the table): a malformed statement (src/port/scan.ts), one bindStatement
+ * refuses (src/port/bind.ts: an unsupported instruction, an immediate that would be
+ * truncated, an `=r` output read before it is written, an input written, …), one that is
+ * not a statement of its own. Calls of CUDA warp intrinsics are reported as left, their text
+ * unchanged (src/port/intrinsics.ts). Groups the preprocessor surely skips (`#if 0`) are no
+ * code: nothing in them is found or counted.
  */
 import type { ParsedModule } from "../ir/build.js";
 import type { Loc } from "../ir/ir.js";
