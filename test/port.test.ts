@@ -329,6 +329,11 @@ describe("port: a fresh tester's findings (issue 14)", () => {
       ["__asm__ volatile;", "2:19: malformed asm statement: expected '(' after '__asm__ volatile', found ';'"],
     ];
     for (const [stmt, reason] of cases) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    // Not malformed: a constraint built from a macro name (CUDA's sm_32_intrinsics.hpp), left for that reason.
+    expect(await one('asm("ld.global.nc.u32 %0, [%1];" : "=r"(ret) : __LDG_PTR(ptr));')).toEqual({
+      status: ["2:3 left: 2:50: operand %1: the constraint is built from macro names ('__LDG_PTR'), not only string literals"],
+      same: true,
+    });
     // The statement after an unclosed one is still found and rewritten.
     const src = 'void f() {\n  asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a);\n  asm("szext.wrap.u32 %0, %1, 4;" : "=r"(e) : "r"(a));\n}\n';
     expect(status(await portSource(src, "m.cu", { header: declarations }))).toEqual(["2:3 left: 2:6: malformed asm statement: unbalanced parentheses: this '(' is not closed before the ';' at 2:54", "3:3 rewritten szext_wrap_u32__v_imm4"]);
@@ -711,7 +716,7 @@ describe("ptx-lower port (the command)", () => {
     await expect(runPort(["-", "-"], { output: join(dir, "out") })).rejects.toThrow(/standard input\) is named more than once/);
   });
 
-  it("- is standard input: ported to standard output (the header inlined), <stdin> in the table", () => {
+  it("- is standard input: ported to standard output (the header inlined), <stdin> in the table; the command line's --json and --help", () => {
     const cli = (args: string[], input: string) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", ...args], { cwd: ROOT, encoding: "utf8", input });
     const r = cli(["-"], read(BITFIELDS));
     expect(r.status, r.stderr).toBe(0);
@@ -724,6 +729,14 @@ describe("ptx-lower port (the command)", () => {
     expect(d.status).toBe(1);
     expect(d.stderr).toContain("<stdin>: error: standard input has no name to write under the directory");
     expect(readdirSync(dir)).toEqual([]);
+    // The command line: a missing input with --json (no -o) still prints the document, exit 1.
+    const j = cli([join(dir, "nope.cu"), "--json"], "");
+    expect(j.status).toBe(1);
+    expect(JSON.parse(j.stdout).files[0].error).toBe("cannot read: no such file");
+    expect(readdirSync(dir)).toEqual([]);
+    // --help names - and says why sm90 is the default.
+    const h = cli(["--help"], "");
+    expect(h.stdout.replace(/\s+/g, " ")).toMatch(/; - for standard input.*--semantics <profile> semantics profile of the header: sm90 \(what the replaced asm computed on NVIDIA hardware, where ptxas emulates vshl\/vshr for sm_75 and later\) or isa .*\(default: "sm90"\)/);
   }, 60_000);
 
   it("--semantics (default sm90) is the header's profile, and its banner says which", async () => {

@@ -166,6 +166,11 @@ export function readOperands(st: AsmStatement): { operands: BoundOperand[]; reas
   const operands: BoundOperand[] = [];
   const all: [AsmOperand, boolean][] = [...st.outputs.map((o): [AsmOperand, boolean] => [o, true]), ...st.inputs.map((o): [AsmOperand, boolean] => [o, false])];
   all.forEach(([o, isOut], index) => {
+    if (o.constraintNotLiteral) {
+      reasons.push({ loc: o.loc, message: `operand %${index}: the constraint is built from macro names ('${o.constraintNotLiteral.text}'), not only string literals` });
+      operands.push({ index, name: o.name, dir: isOut ? "out" : "in", cls: "?", tied: null, expr: o.expr, exprTokens: o.exprTokens, loc: o.loc });
+      return;
+    }
     let c = o.constraint;
     const dir = c.startsWith("=") ? "out" : c.startsWith("+") ? "inout" : "in";
     c = c.replace(/[=+&%]/g, "");

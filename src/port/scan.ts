@@ -109,6 +109,8 @@ export interface AsmOperand {
   expr: string;
   /** Tokens of the expression. */
   exprTokens: Token[];
+  /** Set when the constraint is not only string literals (`__LDG_PTR(p)`, a macro name): the first name in it. */
+  constraintNotLiteral: Token | null;
   loc: Loc;
 }
 
@@ -652,8 +654,13 @@ export function scanSource(text: string, file: string): Scan {
           } else complain(tokens[m], `operand %${n}: expected '[name]' before the constraint`);
         }
         let constraint = "";
-        if (m >= b || tokens[m]!.kind !== "string") complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected [name] "constraint" (expression), found ${m < b ? shown(tokens[m]!) : "nothing after the name"}`);
-        while (m < b && tokens[m]!.kind === "string") constraint += tokens[m++]!.value!;
+        // A constraint may be built from macro names (CUDA's `"=r"(d) : __LDG_PTR(p)`): read on, reported by the binder.
+        let constraintNotLiteral: Token | null = null;
+        if (m >= b || (tokens[m]!.kind !== "string" && tokens[m]!.kind !== "ident"))
+          complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected [name] "constraint" (expression), found ${m < b ? shown(tokens[m]!) : "nothing after the name"}`);
+        for (; m < b && (tokens[m]!.kind === "string" || tokens[m]!.kind === "ident"); m++)
+          if (tokens[m]!.kind === "string") constraint += tokens[m]!.value!;
+          else constraintNotLiteral ??= tokens[m]!;
         let expr = "";
         let exprTokens: Token[] = [];
         if (m < b && tokens[m]!.text === "(") {
@@ -663,8 +670,8 @@ export function scanSource(text: string, file: string): Scan {
             expr = exprTokens.length ? text.slice(orig(exprTokens[0]!.start), orig(exprTokens[exprTokens.length - 1]!.end - 1) + 1) : "";
           }
           if (e !== b - 1) complain(tokens[e + 1], `operand %${n}: ${shown(tokens[e + 1]!)} after its (expression) (a missing ',' or ':'?)`);
-        } else if (constraint !== "") complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected (expression) after the constraint "${constraint}"${m < b ? `, found ${shown(tokens[m]!)}` : ""}`);
-        out.push({ name, constraint, expr, exprTokens, loc: source.loc(tokens[a]!.start) });
+        } else if (constraint !== "" || constraintNotLiteral) complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected (expression) after the constraint "${constraint}"${m < b ? `, found ${shown(tokens[m]!)}` : ""}`);
+        out.push({ name, constraint, expr, exprTokens, constraintNotLiteral, loc: source.loc(tokens[a]!.start) });
       }
       return out;
     };
