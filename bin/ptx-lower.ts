@@ -128,9 +128,17 @@ program
 program
   .command("port")
   .description("rewrite the inline PTX (asm statements) of CUDA sources into calls of the HIP header's functions, under #if defined(__HIP__)")
-  .argument("<files...>", ".cu, .cuh, .hip, .h or .cl sources")
+  .argument("<files...>", ".cu, .cuh, .hip, .h or .cl sources; - for standard input")
   .option("-o, --output <path>", "output file for one input (its header NAME.hip.h is written beside it), a directory for several; without it one input goes to standard output with the header inlined")
-  .option("--json", "one JSON document for all files (schema: docs/port.schema.json); needs -o")
+  .option("--json", "one JSON document for all files on standard output (schema: docs/port.schema.json); without -o nothing is written")
+  .addOption(
+    new Option(
+      "--semantics <profile>",
+      "semantics profile of the header: sm90 (what the replaced asm computed on NVIDIA hardware, where ptxas emulates vshl/vshr for sm_75 and later) or isa (the PTX ISA's meaning, the default of 'lower --target hip' headers); stated in the header's banner",
+    )
+      .default("sm90")
+      .argParser(choice("--semantics", ["isa", "sm90"])),
+  )
   .action(async (files: string[], o) => {
     process.exitCode = await portCommand(files, o);
   });

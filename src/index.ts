@@ -25,7 +25,7 @@ export { routineSpecs } from "../passes/uniformity.js";
 
 export type { LowerOptions, LoweredModule, ModuleRoutine, OutputTarget } from "./lower.js";
 export { lowerModule, collectRoutines } from "./lower.js";
-export type { PortOptions, PortResult, PortStatement } from "./port/rewrite.js";
+export type { PortIntrinsic, PortOptions, PortResult, PortStatement } from "./port/rewrite.js";
 export { portSource } from "./port/rewrite.js";
 
 export type { Vector, VectorReport, CheckTargets } from "./check/vectors.js";

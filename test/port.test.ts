@@ -25,7 +25,7 @@ import type { ParsedModule } from "../src/ir/build.js";
 import { collectRoutines, lowerModule } from "../src/lower.js";
 import { sourcesOf } from "../src/ir/ir.js";
 import { formWrites } from "../src/ir/forms.js";
-import { portCommand } from "../bin/port.js";
+import { hipHeader, portBanner, portCommand } from "../bin/port.js";
 import { Rng } from "../src/check/random.js";
 import { validate } from "./schema.js";
 import type { Schema } from "./schema.js";
@@ -145,13 +145,21 @@ describe("port: real inputs", () => {
     await expect(r.text).toMatchFileSnapshot("./port/golden/bitfields.cu");
   });
 
-  it("examples/warp_match.cu: the three video asm statements are rewritten (the __match_*_sync calls are no asm)", async () => {
+  it("examples/warp_match.cu: the three video asm statements are rewritten; the __match_*_sync / __activemask calls (no asm) are reported, their text unchanged", async () => {
     const r = await port(join(ROOT, "examples", "warp_match.cu"));
     expect(status(r)).toEqual([
       "26:3 rewritten vshl_u32_u32_clamp_add__v_v_v",
       "27:3 rewritten vshr_s32_s32_wrap_ah1_bb0__v_v",
       "28:3 rewritten vshl_u32_u32_sat_clamp_db2__v_v_v",
     ]);
+    const why = "CUDA warp intrinsic: no drop-in yet (issue 15)";
+    expect(r.intrinsics.map((c) => `${c.loc.line}:${c.loc.col}-${c.end.line}:${c.end.col} ${c.name} ${c.status}: ${c.reasons.map((x) => `${x.loc.line}:${x.loc.col}: ${x.message}`).join("; ")}`)).toEqual([
+      `8:20-8:54 __match_any_sync left: 8:20: ${why}`,
+      `8:37-8:50 __activemask left: 8:37: ${why}`,
+      `12:18-12:61 __match_all_sync left: 12:18: ${why}`,
+      `19:12-19:46 __match_any_sync left: 19:12: ${why}`,
+    ]);
+    for (const line of [8, 12, 19]) expect(r.text).toContain(read(join(ROOT, "examples", "warp_match.cu")).split("\n")[line - 1]!);
     await expect(r.text).toMatchFileSnapshot("./port/golden/warp_match.cu");
   });
 
@@ -292,6 +300,125 @@ describe("port: real inputs", () => {
     const r = await portSource(cl, "k.cl", { header: declarations });
     expect(r.text).toBe(cl);
     expect(r.statements).toEqual([]);
+  });
+});
+
+describe("port: a fresh tester's findings (issue 14)", () => {
+  /** Ports `void f() {\n  STMT\n  g();\n}\n`: the statements' status and first reason, and whether the text came back unchanged. */
+  const one = async (stmt: string) => {
+    const src = `void f() {\n  ${stmt}\n  g();\n}\n`;
+    const r = await portSource(src, "m.cu", { header: declarations });
+    return { status: status(r), same: r.text === src };
+  };
+
+  it("a malformed asm statement is left byte-identical and reported with where and why (GCC would reject it)", async () => {
+    const cases: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b);', "2:6: malformed asm statement: unbalanced parentheses: this '(' is not closed before the ';' at 2:63"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d)) : "r"(a));', "2:45: malformed asm statement: unbalanced parentheses: this ')' ends the asm before the ':' at 2:47"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a] );', "2:53: malformed asm statement: unbalanced brackets: ']' where a ')' must close the '(' at 2:51"],
+      ['asm("szext.clamp.u32 %0, %1, 4;\n    : "=r"(d) : "r"(a));', "2:7: malformed asm statement: an unterminated string literal (no closing quote on its line)"],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) "r"(a), "r"(b));', `2:47: malformed asm statement: operand %0: "r" after its (expression) (a missing ',' or ':'?)`],
+      ['asm("szext.clamp.u32 %0, %1, 4;" "=r"(d) : "r"(a));', "2:40: malformed asm statement: '(' after the template's string literal, where ':' or ')' must come (a missing ':'?)"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : 42);', `2:48: malformed asm statement: operand %1: expected [name] "constraint" (expression), found '42'`],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r");', '2:48: malformed asm statement: operand %1: expected (expression) after the constraint "r"'],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a), );', "2:54: malformed asm statement: a ',' with no operand after it"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a) : memory);', "2:57: malformed asm statement: the clobber list: expected a string literal, found 'memory'"],
+      ['asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a) : : : x);', "2:59: malformed asm statement: more than four ':' (outputs : inputs : clobbers : goto labels)"],
+      ['asm( : "=r"(d));', "2:8: malformed asm statement: no template: a string literal must come before ':'"],
+      ["asm(42 : );", "2:7: malformed asm statement: the template is not a string literal: found '42'"],
+      ["__asm__ volatile;", "2:19: malformed asm statement: expected '(' after '__asm__ volatile', found ';'"],
+    ];
+    for (const [stmt, reason] of cases) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    // Not malformed: a constraint built from a macro name (CUDA's sm_32_intrinsics.hpp), left for that reason.
+    expect(await one('asm("ld.global.nc.u32 %0, [%1];" : "=r"(ret) : __LDG_PTR(ptr));')).toEqual({
+      status: ["2:3 left: 2:50: operand %1: the constraint is built from macro names ('__LDG_PTR'), not only string literals"],
+      same: true,
+    });
+    // The statement after an unclosed one is still found and rewritten.
+    const src = 'void f() {\n  asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a);\n  asm("szext.wrap.u32 %0, %1, 4;" : "=r"(e) : "r"(a));\n}\n';
+    expect(status(await portSource(src, "m.cu", { header: declarations }))).toEqual(["2:3 left: 2:6: malformed asm statement: unbalanced parentheses: this '(' is not closed before the ';' at 2:54", "3:3 rewritten szext_wrap_u32__v_imm4"]);
+    // In a #define body: the keyword alone is reported, the macro left.
+    const mac = "#define ASM __asm__ __volatile__\nvoid f() { int x; }\n";
+    const m = await portSource(mac, "d.cu", { header: declarations });
+    expect(status(m)).toEqual(["1:13 left: 1:13: inside a macro body: malformed asm statement: '__asm__ __volatile__' ends the #define body: the statement is completed where the macro is used, which is not rewritten"]);
+    expect(m.text).toBe(mac);
+  });
+
+  it("an immediate wider than 64 bits, or than its operand, is reported, not truncated; one that fits (also read signed) is rewritten", async () => {
+    const left: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(0x1ffffffffffffffff));', '2:57: operand %2: the "n" value 36893488147419103231 is wider than 64 bits (it would be truncated)'],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(0x100000000));', "2:32: the immediate 4294967296 does not fit its operand (it would be truncated to 0x0)"],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(-2147483649));', "2:32: the immediate -2147483649 does not fit its operand (it would be truncated to 0x7fffffff)"],
+      ['asm("szext.clamp.u32 %0, %1, 0x1ffffffffffffffff;" : "=r"(d) : "r"(a));', "2:32: the immediate 0x1ffffffffffffffff is wider than 64 bits (it would be truncated)"],
+      ['asm("szext.clamp.u32 %0, 4294967296, %1;" : "=r"(d) : "r"(a));', "2:28: the immediate 4294967296 does not fit its operand (it would be truncated to 0x0)"],
+      ['asm("match.any.sync.b32 %0, %1, 0x1ffffffff;" : "=r"(d) : "r"(a));', "2:35: the immediate 0x1ffffffff does not fit its operand (it would be truncated to 0xffffffff)"],
+      ['asm("match.any.sync.b64 %0, -9223372036854775809, %1;" : "=r"(d) : "r"(a));', "2:31: the immediate -9223372036854775809 is wider than 64 bits (it would be truncated)"],
+    ];
+    for (const [stmt, reason] of left) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    const fits: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(-1));', "szext_clamp_u32__v_imm0xffffffff"],
+      ['asm("szext.clamp.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(-2147483648));', "szext_clamp_u32__v_imm0x80000000"],
+      ['asm("szext.clamp.u32 %0, %1, 0xffffffff;" : "=r"(d) : "r"(a));', "szext_clamp_u32__v_imm0xffffffff"],
+      ['asm("match.any.sync.b64 %0, 0xffffffffffffffff, %1;" : "=r"(d) : "r"(a));', "match_any_sync_b64__imm0xffffffffffffffff_v"],
+      ['asm("match.any.sync.b64 %0, -1, %1;" : "=r"(d) : "r"(a));', "match_any_sync_b64__imm0xffffffffffffffff_v"],
+    ];
+    for (const [stmt, fn] of fits) expect((await one(stmt)).status, stmt).toEqual([`2:3 rewritten ${fn}`]);
+  });
+
+  it("an \"=r\" output the template reads before writing it, and an input it writes, are reported; a \"+r\", a matching input or an earlier write gives the value", async () => {
+    const left: [string, string][] = [
+      ['asm("szext.clamp.u32 %0, %0, %1;" : "=r"(d) : "r"(b));', '2:8: reads the output operand %0 before the template writes it: an "=r" operand holds no value on entry (GNU asm); "+r" passes the C value in'],
+      ['asm("{ .reg .pred p; .reg .b32 m; match.all.sync.b32 m|p, %1, 0xffffffff; @p szext.clamp.u32 %0, %1, 4; szext.wrap.u32 %0, %0, 3; }" : "=r"(d) : "r"(b));', '2:107: reads the output operand %0 before the template writes it: an "=r" operand holds no value on entry (GNU asm); "+r" passes the C value in'],
+      ['asm("szext.clamp.u32 %1, %0, %0;" : : "r"(a), "r"(b));', "2:8: writes the input operand %1 (an input may not be changed by the asm)"],
+      ['asm("szext.clamp.u32 %0, %1, 3;\\n\\tszext.wrap.u32 %1, %0, 4;" : "=r"(d) : "r"(b));', "2:38: writes the input operand %1 (an input may not be changed by the asm)"],
+    ];
+    for (const [stmt, reason] of left) expect(await one(stmt), stmt).toEqual({ status: [`2:3 left: ${reason}`], same: true });
+    for (const stmt of [
+      'asm("szext.clamp.u32 %0, %0, %1;" : "+r"(d) : "r"(b));',
+      'asm("szext.clamp.u32 %0, %0, %2;" : "=r"(d) : "0"(a), "r"(b));',
+      'asm("szext.clamp.u32 %0, %1, 4;\\n\\tszext.wrap.u32 %0, %0, %1;" : "=r"(d) : "r"(b));',
+    ])
+      expect((await one(stmt)).status[0], stmt).toMatch(/^2:3 rewritten /);
+  });
+
+  it("an asm in a group the preprocessor surely skips (#if 0, the #else of #if 1, nested) is left alone and not counted", async () => {
+    const stmt = (d: string) => `  asm("szext.clamp.u32 %0, %1, 4;" : "=r"(${d}) : "r"(a));`;
+    const src = [
+      "void f(unsigned a) {",
+      "  unsigned d, e, g, h;",
+      "#if 0",
+      stmt("d"),
+      "#if defined(X)",
+      stmt("d"),
+      "#else",
+      stmt("d"),
+      "#endif",
+      "#define Z asm(\"szext.clamp.u32 %0, %1, 4;\" : \"=r\"(d) : \"r\"(a))",
+      "#elif defined(Y)",
+      stmt("e"),
+      "#else",
+      stmt("g"),
+      "#endif",
+      "#if (1)",
+      stmt("h"),
+      "#elif X",
+      stmt("h"),
+      "#else",
+      stmt("h"),
+      "#endif",
+      "#if 0 // off",
+      stmt("h"),
+      "#endif",
+      "}",
+      "",
+    ].join("\n");
+    const r = await portSource(src, "if0.cu", { header: declarations });
+    expect(status(r)).toEqual(["12:3 rewritten szext_clamp_u32__v_imm4", "14:3 rewritten szext_clamp_u32__v_imm4", "17:3 rewritten szext_clamp_u32__v_imm4"]);
+    const lines = r.text.split("\n");
+    // The skipped statements are in the output as they were, outside any #if defined(__HIP__).
+    expect(lines.filter((l) => l === stmt("d"))).toHaveLength(3);
+    expect(r.text).toContain("#if 0\n" + stmt("d") + "\n#if defined(X)\n" + stmt("d") + "\n#else\n" + stmt("d") + "\n#endif\n#define Z asm(");
+    expect(r.text).toContain("#elif X\n" + stmt("h") + "\n#else\n" + stmt("h") + "\n#endif\n#if 0 // off\n" + stmt("h") + "\n#endif\n}\n");
   });
 });
 
@@ -447,7 +574,7 @@ describe("bindings, run", () => {
 });
 
 /** Runs `portCommand` in this process with the declarations header; captures stdout/stderr. */
-async function runPort(files: string[], o: { output?: string; json?: boolean; header?: (m: ParsedModule) => Promise<string> }) {
+async function runPort(files: string[], o: { output?: string; json?: boolean; semantics?: "isa" | "sm90"; header?: (m: ParsedModule, banner: string, profile: string) => Promise<string> }) {
   let out = "";
   let err = "";
   const so = vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
@@ -491,7 +618,7 @@ describe("ptx-lower port (the command)", () => {
     const doc = JSON.parse(r.out);
     const schema = JSON.parse(read(join(ROOT, "docs", "port.schema.json"))) as Schema;
     expect(validate(schema, schema, doc)).toEqual([]);
-    expect(doc.summary).toEqual({ statements: 25, rewritten: 22, left: 3 });
+    expect(doc.summary).toEqual({ statements: 25, rewritten: 22, left: 3, intrinsics: { calls: 0, rewritten: 0, left: 0 }, errors: 0 });
     expect(doc.files[1].statements[10]).toMatchObject({ line: 78, col: 5, status: "left", reasons: [{ line: 78, col: 31 }] });
   });
 
@@ -506,13 +633,19 @@ describe("ptx-lower port (the command)", () => {
     expect(bad.err).toContain("bitfields.sm_90.ptx: error: not a C/C++/CUDA/HIP/OpenCL source (.cu .cuh .hip .h .cl)");
   });
 
-  it("never writes over an input, and --json needs -o", async () => {
+  it("never writes over an input; --json without -o writes nothing and prints the document", async () => {
     const dir = tmp();
     const f = join(dir, "a.cu");
     writeFileSync(f, read(BITFIELDS));
     await expect(runPort([f], { output: f })).rejects.toThrow(/it is the input file/);
     expect(read(f)).toBe(read(BITFIELDS));
-    await expect(runPort([f], { json: true })).rejects.toThrow(/--json needs -o/);
+    const r = await runPort([f], { json: true });
+    expect(r.code).toBe(0);
+    expect(readdirSync(dir)).toEqual(["a.cu"]);
+    const doc = JSON.parse(r.out);
+    expect(doc.files[0]).toMatchObject({ input: f, error: null, output: null, header: null });
+    expect(doc.summary).toMatchObject({ statements: 10, rewritten: 10, left: 0 });
+    await expect(runPort([f], { json: true, output: "-" })).rejects.toThrow(/--json prints its document on standard output/);
   });
 
   it("a file with nothing to rewrite is written unchanged and gets no header", async () => {
@@ -525,6 +658,106 @@ describe("ptx-lower port (the command)", () => {
     expect(r2.code).toBe(0);
     expect(read(join(dir, "none.out.cu"))).toBe(read(none));
     expect(existsSync(join(dir, "none.out.hip.h"))).toBe(false);
+  });
+
+  it("--json with an input that cannot be read still prints its document (the error in it) on standard output; exit 1, nothing written", async () => {
+    const dir = tmp();
+    const schema = JSON.parse(read(join(ROOT, "docs", "port.schema.json"))) as Schema;
+    const alone = await runPort([join(dir, "nope.cu")], { json: true });
+    expect(alone.code).toBe(1);
+    const doc1 = JSON.parse(alone.out);
+    expect(validate(schema, schema, doc1)).toEqual([]);
+    expect(doc1.files).toEqual([{ input: join(dir, "nope.cu"), error: "cannot read: no such file", output: null, header: null, routines: [], statements: [], intrinsics: [] }]);
+    expect(doc1.summary.errors).toBe(1);
+    expect(alone.err).toBe(`${join(dir, "nope.cu")}: error: cannot read: no such file\n`);
+    const both = await runPort([BITFIELDS, join(dir, "nope.cu")], { output: join(dir, "out"), json: true });
+    expect(both.code).toBe(1);
+    const doc2 = JSON.parse(both.out);
+    expect(validate(schema, schema, doc2)).toEqual([]);
+    expect(doc2.files.map((f: { error: string | null; output: string | null }) => [f.error, f.output])).toEqual([[null, null], ["cannot read: no such file", null]]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("--json and the table list the CUDA warp intrinsic calls as left, with the asm statements", async () => {
+    const WARP = join(ROOT, "examples", "warp_match.cu");
+    const r = await runPort([WARP], { json: true });
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    const schema = JSON.parse(read(join(ROOT, "docs", "port.schema.json"))) as Schema;
+    expect(validate(schema, schema, doc)).toEqual([]);
+    expect(doc.files[0].intrinsics[1]).toEqual({ line: 8, col: 37, endLine: 8, endCol: 50, name: "__activemask", status: "left", macro: null, reasons: [{ line: 8, col: 37, message: "CUDA warp intrinsic: no drop-in yet (issue 15)" }] });
+    expect(doc.summary).toEqual({ statements: 3, rewritten: 3, left: 0, intrinsics: { calls: 4, rewritten: 0, left: 4 }, errors: 0 });
+    const t = await runPort([WARP], { output: join(tmp(), "w.cu") });
+    const rows = t.out.split("\n").filter((l) => l.includes("warp_match.cu │"));
+    expect(rows.map((l) => l.split("│").slice(2, 4).map((x) => x.trim()).join(" "))).toEqual(["8:20 left", "8:37 left", "12:18 left", "19:12 left", "26:3 rewritten", "27:3 rewritten", "28:3 rewritten"]);
+    expect(rows[1]).toContain("__activemask: CUDA warp intrinsic: no drop-in yet (issue 15)");
+    expect(t.out).toMatch(/3 asm statements: 3 rewritten, 0 left; 4 CUDA warp intrinsic calls left \(no drop-in yet\); wrote /);
+    // Not calls: a declaration, a member, a comment, a string, a skipped group.
+    const src = 'unsigned __ballot_sync(unsigned m, int p);\nvoid f(S s) { s.__shfl_sync(1); /* __any_sync(1, 2) */ const char *t = "__all_sync(1, 2)";\n#if 0\n  __activemask();\n#endif\n  return __reduce_add_sync(0xffffffffu, 3);\n}\n';
+    expect((await portSource(src, "n.cu", { header: declarations })).intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name}`)).toEqual(["6:10 __reduce_add_sync"]);
+  });
+
+  it("a binary file, a directory, standard input named twice: a clear error, exit 1, nothing written", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "nul.cu"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00]));
+    writeFileSync(join(dir, "ctl.cu"), Buffer.from([0x69, 0x6e, 0x74, 0xff, 0x01, 0x02, 0x0a]));
+    for (const [f, message] of [
+      ["nul.cu", "a binary file (a NUL byte at offset 7), not a C/C++/CUDA/HIP/OpenCL source"],
+      ["ctl.cu", "a binary file (not UTF-8, and a control byte 0x01 at offset 4), not a C/C++/CUDA/HIP/OpenCL source"],
+    ]) {
+      const r = await runPort([join(dir, f!)], { output: join(dir, "o.cu") });
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(`${join(dir, f!)}: error: ${message}\n`);
+    }
+    const d = await runPort([join(ROOT, "examples")], { output: join(dir, "o.cu") });
+    expect(d.code).toBe(1);
+    expect(d.err).toBe(`${join(ROOT, "examples")}: error: is a directory: name the source files in it\n`);
+    expect(readdirSync(dir).sort()).toEqual(["ctl.cu", "nul.cu"]);
+    await expect(runPort(["-", "-"], { output: join(dir, "out") })).rejects.toThrow(/standard input\) is named more than once/);
+  });
+
+  it("- is standard input: ported to standard output (the header inlined), <stdin> in the table; the command line's --json and --help", () => {
+    const cli = (args: string[], input: string) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", ...args], { cwd: ROOT, encoding: "utf8", input });
+    const r = cli(["-"], read(BITFIELDS));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("szext_wrap_u32__imm0xffffffff_imm7();");
+    expect(r.stdout).toContain("semantics profile: sm90");
+    expect(r.stderr).toContain("│ <stdin> ");
+    expect(r.stderr).toContain("10 asm statements: 10 rewritten, 0 left");
+    const dir = tmp();
+    const d = cli(["-", BITFIELDS, "-o", join(dir, "out")], read(BITFIELDS));
+    expect(d.status).toBe(1);
+    expect(d.stderr).toContain("<stdin>: error: standard input has no name to write under the directory");
+    expect(readdirSync(dir)).toEqual([]);
+    // The command line: a missing input with --json (no -o) still prints the document, exit 1.
+    const j = cli([join(dir, "nope.cu"), "--json"], "");
+    expect(j.status).toBe(1);
+    expect(JSON.parse(j.stdout).files[0].error).toBe("cannot read: no such file");
+    expect(readdirSync(dir)).toEqual([]);
+    // --help names - and says why sm90 is the default.
+    const h = cli(["--help"], "");
+    expect(h.stdout.replace(/\s+/g, " ")).toMatch(/; - for standard input.*--semantics <profile> semantics profile of the header: sm90 \(what the replaced asm computed on NVIDIA hardware, where ptxas emulates vshl\/vshr for sm_75 and later\) or isa .*\(default: "sm90"\)/);
+  }, 60_000);
+
+  it("--semantics (default sm90) is the header's profile, and its banner says which", async () => {
+    const WARP = join(ROOT, "examples", "warp_match.cu");
+    const seen: [string, string][] = [];
+    const spy = async (m: ParsedModule, banner: string, profile: string) => {
+      seen.push([profile, banner]);
+      return declarations(m);
+    };
+    for (const semantics of [undefined, "isa", "sm90"] as const) expect((await runPort([WARP], { output: join(tmp(), "w.cu"), semantics, header: spy })).code).toBe(0);
+    expect(seen.map(([p]) => p)).toEqual(["sm90", "isa", "sm90"]);
+    expect(seen[0]![1].split("\n")[2]).toMatch(/^semantics profile: sm90 — what the replaced asm computed on NVIDIA hardware/);
+    expect(seen[1]![1].split("\n")[2]).toMatch(/^semantics profile: isa — the PTX ISA's meaning/);
+    // The real header (targets/hip) is printed under that profile: its vshl/vshr guards name it.
+    const mod = (await port(WARP)).routinesModule!;
+    for (const p of ["isa", "sm90"] as const) {
+      const h = await hipHeader(mod, portBanner("warp_match.cu", p), p);
+      expect(h).toContain(`semantics profile: ${p} — `);
+      expect(h).toContain(`#define PTX_LOWER_HIP_vshl_u32_u32_clamp_add__v_v_v_${p}\n`);
+      expect(h).not.toContain(`_${p === "isa" ? "sm90" : "isa"}\n`);
+    }
   });
 
   it("bytes that are not UTF-8, and a byte-order mark, come back as they were", async () => {

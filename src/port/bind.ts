@@ -166,6 +166,11 @@ export function readOperands(st: AsmStatement): { operands: BoundOperand[]; reas
   const operands: BoundOperand[] = [];
   const all: [AsmOperand, boolean][] = [...st.outputs.map((o): [AsmOperand, boolean] => [o, true]), ...st.inputs.map((o): [AsmOperand, boolean] => [o, false])];
   all.forEach(([o, isOut], index) => {
+    if (o.constraintNotLiteral) {
+      reasons.push({ loc: o.loc, message: `operand %${index}: the constraint is built from macro names ('${o.constraintNotLiteral.text}'), not only string literals` });
+      operands.push({ index, name: o.name, dir: isOut ? "out" : "in", cls: "?", tied: null, expr: o.expr, exprTokens: o.exprTokens, loc: o.loc });
+      return;
+    }
     let c = o.constraint;
     const dir = c.startsWith("=") ? "out" : c.startsWith("+") ? "inout" : "in";
     c = c.replace(/[=+&%]/g, "");
@@ -183,6 +188,29 @@ export function readOperands(st: AsmStatement): { operands: BoundOperand[]; reas
   return { operands, reasons };
 }
 
+/**
+ * Why an integer literal of the template (after `n` operands are substituted) cannot be
+ * rewritten as written, or null: wider than 64 bits, or not fitting its operand, which the
+ * parser (src/ir/family_inst.ts) truncates silently as ptxas does. `imm.value` is the
+ * literal truncated to the operand's width W; the literal fits when it is that value read
+ * unsigned, or read signed (v < 0 and `value - v` = 2^W with `value` ≥ 2^(W-1)), so W
+ * itself is not needed. Constant expressions (`(1+2)`) and float literals (`0f…`) are taken
+ * as the parser reads them (64-bit arithmetic, exact bit patterns).
+ */
+function immediateTruncated(imm: Extract<PtxOperand, { kind: "imm" }>): string | null {
+  const m = /^([+-]?)\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]+|[1-9][0-9]*|0)U?$/.exec(imm.text.trim());
+  if (!m) return null;
+  const digits = m[2]!;
+  const magnitude = BigInt(/^0[0-7]+$/.test(digits) ? `0o${digits.slice(1)}` : digits);
+  const v = m[1] === "-" ? -magnitude : magnitude;
+  if (v < -(1n << 63n) || v >= 1n << 64n) return "is wider than 64 bits (it would be truncated)";
+  const p = imm.value;
+  if (p === v) return null;
+  const span = p - v;
+  if (v < 0n && (span & (span - 1n)) === 0n && p >= span >> 1n && p < span) return null;
+  return `does not fit its operand (it would be truncated to 0x${p.toString(16)})`;
+}
+
 /** PTX name of operand N's register in the synthesized module. */
 const regName = (n: number) => `%__ptxl_op${n}`;
 const REG_RE = /^%__ptxl_op(\d+)$/;
@@ -194,6 +222,7 @@ const REG_RE = /^%__ptxl_op(\d+)$/;
  *   registers instead (a macro's HIP copy passes them as values).
  */
 export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map<number, bigint>; asRegister?: Set<number> } = {}): BindResult {
+  if (st.malformed) return { ok: false, operands: [], reasons: [{ loc: st.malformed.loc, message: `malformed asm statement: ${st.malformed.message}` }] };
   const { operands, reasons } = readOperands(st);
   const fail = (loc: Loc, message: string): BindResult => ({ ok: false, operands, reasons: [...reasons, { loc, message }] });
   if (st.templateNotLiteral) return fail(scan.source.loc(st.templateNotLiteral.start), `the template is built from macro names ('${st.templateNotLiteral.text}'), not only string literals`);
@@ -204,6 +233,7 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
     if (o.cls !== "n" || asReg(o)) continue;
     const v = opts.values?.get(o.index) ?? evalConst(o.exprTokens);
     if (v === null) return fail(o.loc, `operand %${o.index}: the value of an "n" operand is not a literal: ${o.expr}`);
+    if (v < -(1n << 63n) || v >= 1n << 64n) return fail(o.loc, `operand %${o.index}: the "n" value ${v} is wider than 64 bits (it would be truncated)`);
     o.value = v;
   }
   // The template with operands substituted; per character, its C source offset.
@@ -290,6 +320,8 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
   const scopes = new Map(flat.items.filter((x) => x.kind === "inst").map((x) => [`${x.inst.loc.line}:${x.inst.loc.col}`, x.scope] as const));
   const temps = new Map<string, Temp>();
   const calls: Call[] = [];
+  /** The output operands an unguarded instruction of the template has written so far. */
+  const written = new Set<number>();
   for (const fi of mod.insts) {
     const scope = scopes.get(`${fi.loc.line}:${fi.loc.col}`)!;
     const loc = cLoc(fi.loc);
@@ -315,6 +347,8 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
     for (const s of sourcesOf(fi.form)) {
       const o = fi[s];
       if (o?.kind === "imm") {
+        const why = immediateTruncated(o);
+        if (why) return fail(cLoc(o.loc), `the immediate ${o.text} ${why}`);
         kinds[s] = { kind: "imm", value: o.value };
         continue;
       }
@@ -324,12 +358,19 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
       if (isReason(r)) return { ok: false, operands, reasons: [r] };
       args.push(r);
     }
+    // An `=r` output holds no value until the asm writes it (a matching input gives it one).
+    // (A guard is a .pred, never an operand: operands are .b16/.b32/.b64 registers.)
+    for (const r of args) {
+      if (r.kind !== "operand" || operands[r.index]!.dir !== "out" || written.has(r.index) || operands.some((o) => o.tied === r.index)) continue;
+      return fail(loc, `reads the output operand %${r.index} before the template writes it: an "=r" operand holds no value on entry (GNU asm); "+r" passes the C value in`);
+    }
     const writes = formWrites(fi.form);
     const d = writes.d ? src(fi.d) : null;
     const p = writes.p ? src(fi.p) : null;
     for (const r of [d, p]) {
       if (isReason(r)) return { ok: false, operands, reasons: [r] };
       if (r?.kind === "operand" && operands[r.index]!.dir === "in") return fail(loc, `writes the input operand %${r.index} (an input may not be changed by the asm)`);
+      if (r?.kind === "operand" && !fi.guard) written.add(r.index);
     }
     let guard: Call["guard"] = null;
     if (fi.guard) {

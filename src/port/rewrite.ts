@@ -24,9 +24,11 @@
  *   the function stores p through it (`unsigned d = f(a, m, &p);`).
  * - A warp function (match.sync) is called by every thread of the warp with its own `a` and
  *   its 32-bit membermask, exactly where the asm ran.
- * - Meaning: what the instruction computes where the asm ran before, on NVIDIA hardware
- *   through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa` only for
- *   vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it.
+ * - Meaning: by default what the instruction computes where the asm ran before, on NVIDIA
+ *   hardware through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa`
+ *   only for vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it. The
+ *   header is the injected `PortOptions.header`'s; `ptx-lower port --semantics isa` asks the
+ *   HIP target for the PTX ISA's meaning instead (bin/port.ts; the header's banner says which).
  *
  * ## What a rewrite looks like
  *
@@ -59,6 +61,16 @@
  * body is supported; an `n` operand that is a macro parameter needs every use of the macro in
  * the file to pass a literal that makes the instruction supported (each is checked), and is
  * passed to the function as a value. Otherwise the statement is reported "inside a macro body".
+ *
+ * ## What is left, and reported
+ *
+ * A statement that cannot be rewritten is left byte-identical with its reasons (the first
+ * one is shown in the table): a malformed statement (src/port/scan.ts), one bindStatement
+ * refuses (src/port/bind.ts: an unsupported instruction, an immediate that would be
+ * truncated, an `=r` output read before it is written, an input written, …), one that is
+ * not a statement of its own. Calls of CUDA warp intrinsics are reported as left, their text
+ * unchanged (src/port/intrinsics.ts). Groups the preprocessor surely skips (`#if 0`) are no
+ * code: nothing in them is found or counted.
  */
 import type { ParsedModule } from "../ir/build.js";
 import type { Loc } from "../ir/ir.js";
@@ -67,6 +79,7 @@ import type { AsmStatement, Scan } from "./scan.js";
 import { macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, routinesModule } from "./bind.js";
+import { warpIntrinsicCalls } from "./intrinsics.js";
 
 /** Options of `portSource`. */
 export interface PortOptions {
@@ -95,6 +108,19 @@ export interface PortStatement {
   reasons: Reason[];
 }
 
+/** One call of a CUDA warp intrinsic (src/port/intrinsics.ts): its text is left as it is. */
+export interface PortIntrinsic {
+  name: string;
+  loc: Loc;
+  /** The call's last character (its `)`). */
+  end: Loc;
+  status: "left";
+  /** The `#define` it is in, if any. */
+  macro: string | null;
+  /** Why it was left. */
+  reasons: Reason[];
+}
+
 /** The result of porting one source. */
 export interface PortResult {
   text: string;
@@ -103,6 +129,8 @@ export interface PortResult {
   /** The routines module the header was made from (null when nothing was rewritten). */
   routinesModule: ParsedModule | null;
   statements: PortStatement[];
+  /** The calls of CUDA warp intrinsics, in source order (each left: the header has no drop-in yet). */
+  intrinsics: PortIntrinsic[];
   /** The functions called, in first-use order. */
   routines: string[];
   /** Per function called, the C locations of its calls (for a header's `serves:` lines). */
@@ -240,7 +268,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       macro: st.macro >= 0 ? scan.macros[st.macro]!.name : null,
       forms: b.ok && ok ? b.calls.map((c) => formName(c.spec.form)) : [],
       calls: b.ok && ok ? b.calls.map((c) => c.name) : [],
-      reasons: ok ? [] : b.ok ? reasons : b.reasons,
+      reasons: ok ? [] : reasons.length ? reasons : b.ok ? [] : b.reasons,
     };
     statements.push(r);
     return r;
@@ -255,7 +283,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   // Statements in code.
   for (const st of scan.statements) {
     if (st.macro >= 0) continue;
-    const b: BindResult = st.standalone
+    const b: BindResult = st.standalone || st.malformed
       ? bindStatement(st, scan)
       : { ok: false, operands: [], reasons: [{ loc: st.loc, message: "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it" }] };
     report(st, b, b.ok);
@@ -307,7 +335,16 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
   }
   statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, routines: [], callers };
+  // Calls of CUDA warp intrinsics: reported, their text unchanged (src/port/intrinsics.ts).
+  const intrinsics: PortIntrinsic[] = warpIntrinsicCalls(scan).map((c) => ({
+    name: c.intrinsic.name,
+    loc: c.loc,
+    end: src.locOfOrig(c.end - 1),
+    status: c.intrinsic.status,
+    macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
+    reasons: [{ loc: c.loc, message: c.intrinsic.reason }],
+  }));
+  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers };
   const headerName = opts.headerName ?? "port.hip.h";
   const mod = routinesModule([...specs.values()], file);
   const header = await opts.header(mod);
@@ -327,5 +364,5 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     pos = e.end;
   }
   out += text.slice(pos);
-  return { text: out, header, routinesModule: mod, statements, routines: [...specs.keys()], callers };
+  return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers };
 }

@@ -10,13 +10,21 @@
  *   character literals) — an `asm(` inside any of them is not code;
  * - preprocessor directives: a `#` first on a logical line runs to the end of the logical line;
  *   a `#define` body is scanned for asm statements like code (they are marked with their
- *   macro), every other directive is skipped;
+ *   macro), every other directive is skipped; a group the preprocessor surely skips — the
+ *   branch of `#if 0` / `#elif 0` (an integer literal, parenthesized or not), the `#else` /
+ *   `#elif` branches after an `#if 1`, and everything nested in them (C11 §6.10.1) — is no
+ *   code: its tokens and `#define`s are dropped, so nothing in it is found;
  * - an asm statement: `asm`, `__asm` or `__asm__`, then any of `volatile __volatile
  *   __volatile__ inline __inline __inline__ goto` in any order, then `( template [: outputs
  *   [: inputs [: clobbers [: labels]]]] )` and an optional `;`. The template is one or more
  *   adjacent string literals (across lines); `::` counts as two colons. An operand is
  *   `[name] "constraint" (expression)`. A declaration's assembler name (`int x asm("y");`,
  *   an `asm` after a declarator) is no statement and is not returned.
+ * - a malformed statement (GCC would reject it: an unbalanced parenthesis, an unterminated
+ *   string or character literal, a template that is not string literals followed by `:` or
+ *   `)`, an operand that is not `[name] "constraint" (expression)`, a clobber that is not a
+ *   string, more than four `:`, no `(` after `__asm__` or after qualifiers) is returned with
+ *   `malformed` set: where and why, so that the caller reports it and leaves it alone.
  *
  * Nothing here knows PTX; src/port/bind.ts reads the templates.
  */
@@ -30,6 +38,8 @@ export interface Token {
   text: string;
   /** Strings only: the decoded value, and per character of it the spliced offset it came from. */
   value?: string;
+  /** Strings and character literals: set when the closing quote is missing (the literal ends at its line's end). */
+  unterminated?: boolean;
   valueAt?: number[];
   /** The `#define` this token is in the body of (index into `Scan.macros`), or -1. */
   macro: number;
@@ -99,6 +109,8 @@ export interface AsmOperand {
   expr: string;
   /** Tokens of the expression. */
   exprTokens: Token[];
+  /** Set when the constraint is not only string literals (`__LDG_PTR(p)`, a macro name): the first name in it. */
+  constraintNotLiteral: Token | null;
   loc: Loc;
 }
 
@@ -133,6 +145,11 @@ export interface AsmStatement {
    * is not, and cannot take a `#if` around it.
    */
   standalone: boolean;
+  /**
+   * Set when the statement is malformed (GCC would reject it): where (the offending token)
+   * and why. The other fields then hold what could be read and must not be relied on.
+   */
+  malformed: { loc: Loc; message: string } | null;
 }
 
 /** A `#define`. */
@@ -226,10 +243,30 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
   let directiveEnd = -1;
   let directiveTokens: Token[] | null = null;
   let directiveStart = 0;
+  /**
+   * The open conditional groups (`#if` … `#endif`), innermost last: whether the group's
+   * branch being read is surely skipped (`dead`, its enclosing branch included), and whether
+   * an earlier branch of the group is surely taken (`taken`: the later ones are skipped).
+   */
+  const conds: { outerDead: boolean; taken: boolean; dead: boolean }[] = [];
+  const dead = () => conds.length > 0 && conds[conds.length - 1]!.dead;
   const finishDirective = () => {
     const toks = directiveTokens!;
     const name = toks[0]?.kind === "ident" ? toks[0].text : "";
-    if (name === "define" && toks[1]?.kind === "ident") {
+    const top = conds[conds.length - 1];
+    if (name === "if" || name === "ifdef" || name === "ifndef") {
+      const known = name === "if" ? literalCondition(toks.slice(1)) : null;
+      const outerDead = dead();
+      conds.push({ outerDead, taken: known === true, dead: outerDead || known === false });
+    } else if (top && (name === "elif" || name === "elifdef" || name === "elifndef")) {
+      const known = name === "elif" ? literalCondition(toks.slice(1)) : null;
+      top.dead = top.outerDead || top.taken || known === false;
+      top.taken ||= known === true;
+    } else if (top && name === "else") top.dead = top.outerDead || top.taken;
+    else if (top && name === "endif") conds.pop();
+    else if (dead()) {
+      // A #define or #undef in a skipped group does not happen.
+    } else if (name === "define" && toks[1]?.kind === "ident") {
       const nameTok = toks[1];
       let params: string[] | null = null;
       let bodyFrom = 2;
@@ -258,7 +295,7 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
   const push = (tok: Omit<Token, "macro">) => {
     if (firstCode < 0) firstCode = tok.start;
     if (directiveTokens) directiveTokens.push({ ...tok, macro });
-    else tokens.push({ ...tok, macro: -1 });
+    else if (!dead()) tokens.push({ ...tok, macro: -1 });
   };
   while (i < t.length) {
     const c = t[i]!;
@@ -363,12 +400,29 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
     const closed = j < t.length && t[j] === quote;
     const end = closed ? j + 1 : j;
     const body = t.slice(q + 1, closed ? j : j);
+    const open = closed ? {} : { unterminated: true };
     if (quote === '"') {
       const { value, at } = decode(body, q + 1);
-      push({ kind: "string", start, end, text: t.slice(start, end), value, valueAt: at });
-    } else push({ kind: "char", start, end, text: t.slice(start, end) });
+      push({ kind: "string", start, end, text: t.slice(start, end), value, valueAt: at, ...open });
+    } else push({ kind: "char", start, end, text: t.slice(start, end), ...open });
     return end;
   }
+}
+
+/**
+ * The value of an `#if` / `#elif` condition when it is an integer literal, parenthesized or
+ * not (`0`, `(0)`, `1`, `0x0L`): true for a nonzero one, false for zero; null for anything else.
+ */
+function literalCondition(toks: readonly Omit<Token, "macro">[]): boolean | null {
+  let a = 0;
+  let b = toks.length;
+  while (b - a >= 3 && toks[a]!.text === "(" && toks[b - 1]!.text === ")") {
+    a++;
+    b--;
+  }
+  if (b - a !== 1 || toks[a]!.kind !== "number") return null;
+  const m = /^(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlLzZ]*$/.exec(toks[a]!.text.replace(/'/g, ""));
+  return m ? BigInt(m[1]!.replace(/^0([0-7]+)$/, "0o$1")) !== 0n : null;
 }
 
 /** Index of the token closing the bracket opened at `open` (same macro body), or -1. */
@@ -425,28 +479,123 @@ function splitCommas(tokens: Token[], from: number, to: number): [number, number
   return parts;
 }
 
+/** A token as messages show it: quoted, a long one cut. */
+const shown = (t: Token): string => {
+  const text = t.text.length > 24 ? `${t.text.slice(0, 24)}…` : t.text;
+  return t.kind === "string" || t.kind === "char" ? text : `'${text}'`;
+};
+
 /**
  * Scans `text` (named `file` in locations) for asm statements, `#define`s and their bodies.
- * Never throws; a statement it cannot parse (unbalanced, no template) is left out, since
- * a compiler would reject it too.
+ * Never throws; a statement it cannot parse (GCC would reject it) is returned with
+ * `malformed` set, so that it is reported rather than passed over.
  */
 export function scanSource(text: string, file: string): Scan {
   const source = new Source(text, file);
   const { tokens, macros, undefs, firstCode } = tokenize(source);
   const statements: AsmStatement[] = [];
   const orig = (i: number) => source.origOf(i);
+  const at = (t: Token) => {
+    const l = source.loc(t.start);
+    return `${l.line}:${l.col}`;
+  };
+  /** The last token of a malformed statement from token `from` on: its first `;` (same macro body), else the body's or the file's last token. */
+  const endOf = (from: number): number => {
+    const mac = tokens[from]!.macro;
+    for (let m = from; m < tokens.length; m++) {
+      if (tokens[m]!.macro !== mac) return m - 1;
+      if (tokens[m]!.text === ";") return m;
+    }
+    return tokens.length - 1;
+  };
+  const pushMalformed = (k: number, qualifiers: string[], bad: Token | undefined, message: string, last: number) => {
+    const kw = tokens[k]!;
+    const end = tokens[Math.max(last, k)]!;
+    statements.push({
+      standalone: false,
+      keyword: kw.text,
+      qualifiers,
+      start: orig(kw.start),
+      end: orig(end.end - 1) + 1,
+      loc: source.loc(kw.start),
+      templateTokens: [],
+      templateNotLiteral: null,
+      template: "",
+      templateAt: [],
+      basic: false,
+      outputs: [],
+      inputs: [],
+      clobbers: [],
+      labels: [],
+      macro: kw.macro,
+      malformed: { loc: source.loc((bad ?? end).start), message },
+    });
+  };
+  /**
+   * The `)` closing the asm's `(` at `open`; or why there is none: a bracket closed by the
+   * wrong one, an unterminated literal, a `;` (outside a `({ … })`) or the end of the macro
+   * body or file before it.
+   */
+  const closeAsm = (open: number): { close: number } | { bad: Token | undefined; message: string; last: number } => {
+    const mac = tokens[open]!.macro;
+    const stack: number[] = [];
+    let braces = 0;
+    for (let m = open; m < tokens.length; m++) {
+      const tk = tokens[m]!;
+      if (tk.macro !== mac) return { bad: tokens[open], message: `unbalanced parentheses: this '(' is not closed ${mac >= 0 ? "(the #define body ends first)" : "before the #define on a later line"}`, last: m - 1 };
+      if (tk.unterminated) return { bad: tk, message: `an unterminated ${tk.kind === "char" ? "character" : "string"} literal (no closing quote on its line)`, last: endOf(m) };
+      const x = tk.text;
+      if (x === "(" || x === "[" || x === "{") {
+        stack.push(m);
+        if (x === "{") braces++;
+      } else if (x === ")" || x === "]" || x === "}") {
+        const o = tokens[stack.pop()!]!;
+        const want = o.text === "(" ? ")" : o.text === "[" ? "]" : "}";
+        if (x !== want) return { bad: tk, message: `unbalanced brackets: '${x}' where a '${want}' must close the '${o.text}' at ${at(o)}`, last: endOf(m) };
+        if (x === "}") braces--;
+        if (stack.length === 0) return { close: m };
+      } else if (x === ";" && braces === 0) return { bad: tokens[open], message: `unbalanced parentheses: this '(' is not closed before the ';' at ${at(tk)}`, last: m };
+    }
+    return { bad: tokens[open], message: "unbalanced parentheses: this '(' is not closed (the file ends first)", last: tokens.length - 1 };
+  };
   for (let k = 0; k < tokens.length; k++) {
     const kw = tokens[k]!;
     if (kw.kind !== "ident" || !ASM_KEYWORDS.has(kw.text)) continue;
     let j = k + 1;
     const qualifiers: string[] = [];
     while (tokens[j]?.kind === "ident" && ASM_QUALIFIERS.has(tokens[j]!.text) && tokens[j]!.macro === kw.macro) qualifiers.push(tokens[j++]!.text);
-    if (tokens[j]?.text !== "(" || tokens[j]!.macro !== kw.macro) continue;
+    if (tokens[j]?.text !== "(" || tokens[j]!.macro !== kw.macro) {
+      // `asm` alone may be a C identifier; `__asm`, `__asm__`, and `asm` with a qualifier are the keyword.
+      if ((kw.text !== "asm" || qualifiers.length > 0) && startsStatement(tokens, k)) {
+        const next = tokens[j]?.macro === kw.macro ? tokens[j] : undefined;
+        const words = [kw.text, ...qualifiers].join(" ");
+        const message = next
+          ? `expected '(' after '${words}', found ${shown(next)}`
+          : kw.macro >= 0
+            ? `'${words}' ends the #define body: the statement is completed where the macro is used, which is not rewritten`
+            : `expected '(' after '${words}' (the file ends)`;
+        pushMalformed(k, qualifiers, next ?? kw, message, j - 1);
+      }
+      continue;
+    }
     if (!startsStatement(tokens, k)) continue;
-    const close = closing(tokens, j);
-    if (close < 0) continue;
+    const shape = closeAsm(j);
+    if (!("close" in shape)) {
+      pushMalformed(k, qualifiers, shape.bad, shape.message, shape.last);
+      k = Math.max(k, shape.last);
+      continue;
+    }
+    const close = shape.close;
+    const after = tokens[close + 1];
+    if (after && after.macro === kw.macro && (after.text === ":" || after.text === "::")) {
+      const last = endOf(close + 1);
+      pushMalformed(k, qualifiers, tokens[close], `unbalanced parentheses: this ')' ends the asm before the '${after.text}' at ${at(after)}`, last);
+      k = last;
+      continue;
+    }
     // Sections at paren depth 0 inside the parentheses, split by `:` (a `::` is two).
     const sections: [number, number][] = [];
+    const colonTokens: Token[] = [];
     let depth = 0;
     let s = j + 1;
     let colons = 0;
@@ -457,14 +606,26 @@ export function scanSource(text: string, file: string): Scan {
       else if (depth === 0 && (x === ":" || x === "::")) {
         sections.push([s, m]);
         if (x === "::") sections.push([m, m]);
+        colonTokens.push(tokens[m]!);
+        if (x === "::") colonTokens.push(tokens[m]!);
         colons += x === "::" ? 2 : 1;
         s = m + 1;
       }
     }
     sections.push([s, close]);
+    // What GCC would reject, first one found: the template, the operands, clobbers, labels.
+    let problem: { tok: Token | undefined; message: string } | null = null;
+    const complain = (tok: Token | undefined, message: string) => {
+      problem ??= { tok, message };
+    };
+    if (sections.length > 5) complain(colonTokens[4], "more than four ':' (outputs : inputs : clobbers : goto labels)");
     const [t0, t1] = sections[0]!;
     const templateTokens = tokens.slice(t0, t1);
-    if (templateTokens.length === 0) continue;
+    const firstOther = templateTokens.findIndex((x) => x.kind !== "string");
+    if (templateTokens.length === 0) complain(tokens[t1], `no template: a string literal must come before ${shown(tokens[t1]!)}`);
+    else if (firstOther === 0 && templateTokens[0]!.kind !== "ident") complain(templateTokens[0], `the template is not a string literal: found ${shown(templateTokens[0]!)}`);
+    else if (firstOther > 0 && templateTokens[firstOther]!.kind !== "ident")
+      complain(templateTokens[firstOther], `${shown(templateTokens[firstOther]!)} after the template's string literal, where ':' or ')' must come (a missing ':'?)`);
     const templateNotLiteral = templateTokens.find((x) => x.kind !== "string") ?? null;
     let template = "";
     const templateAt: number[] = [];
@@ -473,37 +634,71 @@ export function scanSource(text: string, file: string): Scan {
         template += x.value!;
         for (const a of x.valueAt!) templateAt.push(orig(a));
       }
+    let index = 0;
     const operands = (sec: [number, number] | undefined): AsmOperand[] => {
       if (!sec) return [];
       const out: AsmOperand[] = [];
+      if (sec[1] > sec[0] && tokens[sec[1] - 1]!.text === ",") complain(tokens[sec[1] - 1], "a ',' with no operand after it");
       for (const [a, b] of splitCommas(tokens, sec[0], sec[1])) {
+        const n = index++;
+        if (a === b) {
+          complain(tokens[a], "an empty operand (two ',' in a row)");
+          continue;
+        }
         let m = a;
         let name: string | null = null;
-        if (tokens[m]?.text === "[" && tokens[m + 2]?.text === "]") {
-          name = tokens[m + 1]!.text;
-          m += 3;
+        if (tokens[m]?.text === "[") {
+          if (tokens[m + 1]?.kind === "ident" && tokens[m + 2]?.text === "]") {
+            name = tokens[m + 1]!.text;
+            m += 3;
+          } else complain(tokens[m], `operand %${n}: expected '[name]' before the constraint`);
         }
         let constraint = "";
-        while (m < b && tokens[m]!.kind === "string") constraint += tokens[m++]!.value!;
+        // A constraint may be built from macro names (CUDA's `"=r"(d) : __LDG_PTR(p)`): read on, reported by the binder.
+        let constraintNotLiteral: Token | null = null;
+        if (m >= b || (tokens[m]!.kind !== "string" && tokens[m]!.kind !== "ident"))
+          complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected [name] "constraint" (expression), found ${m < b ? shown(tokens[m]!) : "nothing after the name"}`);
+        for (; m < b && (tokens[m]!.kind === "string" || tokens[m]!.kind === "ident"); m++)
+          if (tokens[m]!.kind === "string") constraint += tokens[m]!.value!;
+          else constraintNotLiteral ??= tokens[m]!;
         let expr = "";
         let exprTokens: Token[] = [];
-        if (tokens[m]?.text === "(") {
+        if (m < b && tokens[m]!.text === "(") {
           const e = closing(tokens, m);
           if (e > m && e < b + 1) {
             exprTokens = tokens.slice(m + 1, e);
             expr = exprTokens.length ? text.slice(orig(exprTokens[0]!.start), orig(exprTokens[exprTokens.length - 1]!.end - 1) + 1) : "";
           }
-        }
-        out.push({ name, constraint, expr, exprTokens, loc: source.loc(tokens[a]!.start) });
+          if (e !== b - 1) complain(tokens[e + 1], `operand %${n}: ${shown(tokens[e + 1]!)} after its (expression) (a missing ',' or ':'?)`);
+        } else if (constraint !== "" || constraintNotLiteral) complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected (expression) after the constraint "${constraint}"${m < b ? `, found ${shown(tokens[m]!)}` : ""}`);
+        out.push({ name, constraint, expr, exprTokens, constraintNotLiteral, loc: source.loc(tokens[a]!.start) });
       }
       return out;
     };
+    const outputs = operands(sections[1]);
+    const inputs = operands(sections[2]);
+    /** A list of `kind` tokens separated by ','s (adjacent string literals are one). */
+    const list = (sec: [number, number] | undefined, kind: "string" | "ident", what: string) => {
+      if (!sec) return;
+      let want: "item" | "," | "either" = "item";
+      for (let m = sec[0]; m < sec[1]; m++) {
+        const tk = tokens[m]!;
+        const isItem = tk.kind === kind;
+        if (tk.text === "," && want !== "item") want = "item";
+        else if (isItem && (want === "item" || (want === "either" && kind === "string"))) want = "either";
+        else return complain(tk, `${what}: expected ${want === "item" ? (kind === "string" ? "a string literal" : "a label name") : "','"}, found ${shown(tk)}`);
+      }
+      if (want === "item" && sec[1] > sec[0]) complain(tokens[sec[1] - 1], `${what}: a ',' with nothing after it`);
+    };
+    list(sections[3], "string", "the clobber list");
+    list(sections[4], "ident", "the goto labels");
     const strings = (sec: [number, number] | undefined) => (sec ? tokens.slice(sec[0], sec[1]).filter((x) => x.kind === "string").map((x) => x.value!) : []);
     let endTok = close;
     if (kw.macro < 0 && tokens[close + 1]?.text === ";" && tokens[close + 1]!.macro === kw.macro) endTok = close + 1;
     const prev = tokens[k - 1];
     const standalone =
       endTok === close + 1 && (prev === undefined || prev.macro !== kw.macro || [";", "{", "}", ":", ")"].includes(prev.text) || (prev.kind === "ident" && (prev.text === "else" || prev.text === "do")));
+    const found = problem as { tok: Token | undefined; message: string } | null;
     statements.push({
       standalone,
       keyword: kw.text,
@@ -516,11 +711,12 @@ export function scanSource(text: string, file: string): Scan {
       template,
       templateAt,
       basic: colons === 0,
-      outputs: operands(sections[1]),
-      inputs: operands(sections[2]),
+      outputs,
+      inputs,
       clobbers: strings(sections[3]),
       labels: sections[4] ? tokens.slice(sections[4][0], sections[4][1]).filter((x) => x.kind === "ident").map((x) => x.text) : [],
       macro: kw.macro,
+      malformed: found ? { loc: source.loc((found.tok ?? kw).start), message: found.message } : null,
     });
     k = close;
   }
