@@ -27,6 +27,7 @@ import { compileLlvm } from "../targets/llvm/compile.js";
 import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import type { MatchForm } from "../src/ir/forms.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
+import { verify } from "../src/check/verify.js";
 
 const missing = ["clang-19", "llc-19", "llvm-as-19", "llvm-link-19"].find((t) => {
   const r = spawnSync(t, ["--version"], { encoding: "utf8" });
@@ -100,6 +101,28 @@ describe.skipIf(missing !== undefined)("hip and llvm targets, verified as compil
     }
     // LLVM put wait states into its own code on gfx942 (and the check accepted them).
     expect(rows.filter((r) => r.mcpu === "gfx942").reduce((s, r) => s + r.waits, 0)).toBeGreaterThan(0);
+  }, 300_000);
+
+  it("verify's hip and llvm rows: one per routine (its collapsed function, chosen) and one per form's alias (not chosen), tested", async () => {
+    const routines = routinesOf(WARP_MATCH);
+    const rows = await verify(
+      routines.map((r) => ({ spec: r.spec, profile: "isa" as const })),
+      [
+        { kind: "hip", mcpu: "gfx942" },
+        { kind: "llvm", mcpu: "gfx1100" },
+      ],
+      { warps: 10_000 },
+    );
+    expect(rows.filter((r) => r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict)}`)).toEqual([]);
+    for (const t of ["hip", "llvm"] as const) {
+      const mine = rows.filter((r) => r.target.kind === t);
+      const chosen = mine.filter((r) => r.chosen);
+      expect(chosen.length).toBe(routines.length);
+      expect(chosen.every((r) => r.rule.startsWith(t === "hip" ? "clang-19 -O2: " : "llc-19 -O2: ") && !r.rule.includes("ptxl_"))).toBe(true);
+      expect(mine.filter((r) => !r.chosen).every((r) => r.rule.includes(": ptxl_"))).toBe(true);
+      // Warp functions: a tenth of --warps (1,000) per layout, four layouts on wave64 (gfx942), two on wave32.
+      for (const r of chosen.filter((r) => r.spec.form.op === "match")) expect((r.verdict as { n: number }).n).toBe(t === "hip" ? 6000 : 2000);
+    }
   }, 300_000);
 
   it("the match.sync functions of warp_match.sm_90.ptx: both wave64 layouts (one warp; two independent warps)", async () => {

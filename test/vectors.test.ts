@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readVectors, runVectors } from "../src/check/vectors.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
+import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
 
 const FILE = join(import.meta.dirname, "..", "..", "shared", "vectors", "public.jsonl");
 
@@ -20,6 +21,21 @@ describe("shared vectors (../shared/vectors/public.jsonl), as they are", () => {
       const rep = await runVectors(vectors, profile, { ref: true, amdgpu: [...MCPUS], js: true, c: true });
       const lines = rep.failures.map((f) => `${f.vector.id} [${f.target}] ${f.message}`);
       expect(lines).toEqual([]);
+      expect(rep.passed + rep.skipped).toBe(vectors.length);
+    });
+
+  // The hip header (clang-19) and the llvm module (llc-19), compiled for every processor.
+  for (const profile of ["isa", "sm90"] as const)
+    it(`0 failures on the hip and llvm targets, every processor, under --semantics ${profile}`, async (ctx) => {
+      const tools = await compiledToolsAvailable();
+      if (!tools.ok) {
+        console.warn(`skipped: ${tools.reason}`);
+        return ctx.skip();
+      }
+      const rep = await runVectors(vectors, profile, { ref: false, amdgpu: [], js: false, c: false, hip: [...MCPUS], llvm: [...MCPUS] });
+      const lines = rep.failures.map((f) => `${f.vector.id} [${f.target}] ${f.message}`);
+      expect(lines).toEqual([]);
+      expect(rep.notes).toEqual([]);
       expect(rep.passed + rep.skipped).toBe(vectors.length);
       expect(rep.skipped).toBe(vectors.filter((v) => v.semantics && v.semantics !== profile).length);
       // every family is present and run
