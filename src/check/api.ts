@@ -41,8 +41,8 @@ const show = (x: unknown): string => {
 function checkTarget(t: unknown, where: string, allowed: readonly string[]): LibraryTarget {
   const kind = (t as { kind?: unknown } | null)?.kind;
   if (typeof t !== "object" || t === null || typeof kind !== "string" || !allowed.includes(kind))
-    throw new TypeError(`${where} must be one of ${allowed.map((k) => (k === "amdgpu" ? "{ kind: 'amdgpu', mcpu }" : `{ kind: '${k}' }`)).join(", ")}, not ${show(t)}`);
-  if (kind === "amdgpu" && !isMcpu((t as { mcpu?: unknown }).mcpu)) throw new TypeError(`${where}.mcpu must be one of ${mcpus().join(", ")}, not ${show((t as { mcpu?: unknown }).mcpu)}`);
+    throw new TypeError(`${where} must be one of ${allowed.map((k) => (k === "amdgpu" || k === "hip" || k === "llvm" ? `{ kind: '${k}', mcpu }` : `{ kind: '${k}' }`)).join(", ")}, not ${show(t)}`);
+  if ((kind === "amdgpu" || kind === "hip" || kind === "llvm") && !isMcpu((t as { mcpu?: unknown }).mcpu)) throw new TypeError(`${where}.mcpu must be one of ${mcpus().join(", ")}, not ${show((t as { mcpu?: unknown }).mcpu)}`);
   return t as LibraryTarget;
 }
 
@@ -102,7 +102,8 @@ export function rulesFor(spec: RoutineSpec, target: LibraryTarget, profile: Prof
 
 /**
  * Checks every (spec × profile) on every target with the seeded checker; one row per rule.
- * `targets`: `{ kind: "amdgpu", mcpu }`, `{ kind: "js" }`, `{ kind: "c" }`.
+ * `targets`: `{ kind: "amdgpu", mcpu }`, `{ kind: "js" }`, `{ kind: "c" }`, and the callable
+ * outputs compiled for a processor, `{ kind: "hip", mcpu }` (clang-19) and `{ kind: "llvm", mcpu }` (llc-19).
  * @throws TypeError for a wrong argument.
  */
 export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps?: number }[], targets: VerifyTarget[], opts: VerifyOptions = {}): Promise<VerifyRow[]> {
@@ -112,7 +113,7 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
     checkProfile(s.profile, `verify: specs[${i}].profile`);
   });
   if (!Array.isArray(targets)) throw new TypeError(`verify: targets must be an array of targets ({ kind: 'js' }, …), not ${show(targets)}`);
-  targets.forEach((t, i) => checkTarget(t, `verify: targets[${i}]`, ["amdgpu", "js", "c"]));
+  targets.forEach((t, i) => checkTarget(t, `verify: targets[${i}]`, ["amdgpu", "js", "c", "hip", "llvm"]));
   return verifyImpl(specs, targets, opts);
 }
 
@@ -132,15 +133,18 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets?: 
   else if (Array.isArray(targets)) {
     t = { ref: false, amdgpu: [], js: false, c: false };
     (targets as readonly unknown[]).forEach((x, i) => {
-      const k = checkTarget(x, `runVectors: targets[${i}]`, ["ref", "amdgpu", "js", "c"]);
+      const k = checkTarget(x, `runVectors: targets[${i}]`, ["ref", "amdgpu", "js", "c", "hip", "llvm"]);
       if (k.kind === "amdgpu") t.amdgpu.push(k.mcpu);
+      else if (k.kind === "hip" || k.kind === "llvm") (t[k.kind] ??= []).push(k.mcpu);
       else if (k.kind === "ref" || k.kind === "js" || k.kind === "c") t[k.kind] = true;
     });
   } else if (typeof targets === "object" && targets !== null) {
     const o = targets as Partial<CheckTargets>;
     for (const k of ["ref", "js", "c"] as const) if (o[k] !== undefined && typeof o[k] !== "boolean") throw new TypeError(`runVectors: targets.${k} must be a boolean, not ${show(o[k])}`);
     if (o.amdgpu !== undefined && (!Array.isArray(o.amdgpu) || o.amdgpu.some((m) => !isMcpu(m)))) throw new TypeError(`runVectors: targets.amdgpu must be an array of ${mcpus().join(", ")}, not ${show(o.amdgpu)}`);
-    t = { ref: o.ref ?? false, amdgpu: [...(o.amdgpu ?? [])], js: o.js ?? false, c: o.c ?? false };
+    for (const k of ["hip", "llvm"] as const)
+      if (o[k] !== undefined && (!Array.isArray(o[k]) || o[k]!.some((m) => !isMcpu(m)))) throw new TypeError(`runVectors: targets.${k} must be an array of ${mcpus().join(", ")}, not ${show(o[k])}`);
+    t = { ref: o.ref ?? false, amdgpu: [...(o.amdgpu ?? [])], js: o.js ?? false, c: o.c ?? false, hip: [...(o.hip ?? [])], llvm: [...(o.llvm ?? [])] };
   } else throw new TypeError(`runVectors: targets must be a list of targets or { ref, amdgpu, js, c }, not ${show(targets)}`);
   return runVectorsImpl(vectors, profile, t);
 }
