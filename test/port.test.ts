@@ -429,6 +429,10 @@ const CLANG = spawnSync("clang-19", ["--version"]).status === 0 ? "clang-19" : n
 const HIP_HEADERS = existsSync("/usr/include/hip/hip_runtime.h");
 const GOLDENS = ["bitfields.cu", "warp_match.cu", "patterns.cu"];
 
+const LLD = spawnSync("ld.lld-19", ["--version"]).status === 0;
+const OCKL_DIR = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
+const OCKL = existsSync(join(OCKL_DIR, "ockl.bc")) ? OCKL_DIR : null;
+
 describe("the ported files compile", () => {
   it.skipIf(!NVCC)(`with nvcc -arch=sm_90 -c, as .cu (the original asm in the #else branch)${NVCC ? "" : " (skipped: no nvcc at /usr/local/bin/nvcc or /usr/local/cuda/bin/nvcc)"}`, () => {
     const dir = tmp();
@@ -481,6 +485,19 @@ describe("the ported files compile", () => {
         expect(cc.status, `${mcpu}: ${cc.stderr}`).toBe(0);
         const mc = spawnSync("llvm-mc-19", ["-triple=amdgcn-amd-amdhsa", `-mcpu=${mcpu}`, "-filetype=obj", s, "-o", join(dir, `X.${mcpu}.o`)], { encoding: "utf8" });
         expect(mc.status, `${mcpu}: ${mc.stderr}`).toBe(0);
+        // No PTX text reached the assembly.
+        expect(readFileSync(s, "utf8")).not.toMatch(/szext|vsh[lr]\./);
+        // -c (clang links the code object with lld). The example kernel's blockIdx/threadIdx
+        // come from ROCm's device library (__ockl_get_group_id): with -nogpulib it is linked
+        // from Debian's rocm-device-libs bitcode (ockl, oclc_abi_version_500), which has no
+        // oclc_isa_version for gfx942/gfx1100, hence not through --rocm-device-lib-path.
+        if (LLD && OCKL) {
+          const bc = ["ockl.bc", "oclc_abi_version_500.bc"].flatMap((f) => ["-Xclang", "-mlink-builtin-bitcode", "-Xclang", join(OCKL, f)]);
+          const co = spawnSync("clang-19", ["-x", "hip", "--cuda-device-only", `--offload-arch=${mcpu}`, "-nogpulib", "-O2", "-include", "hip/hip_runtime.h", ...bc, "-c", "X.hip", "-o", `X.${mcpu}.co`], { cwd: dir, encoding: "utf8" });
+          expect(co.status, `${mcpu} -c: ${co.stderr}`).toBe(0);
+          // A clang offload bundle holding the linked AMDGPU code object (an ELF).
+          expect(readFileSync(join(dir, `X.${mcpu}.co`)).includes(Buffer.from("\x7fELF", "latin1"))).toBe(true);
+        } else if (mcpu === "gfx900") console.log(`-c skipped: ${!LLD ? "ld.lld-19" : "rocm-device-libs (/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ockl.bc)"} is not installed`);
       }
     },
     240_000,
