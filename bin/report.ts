@@ -7,7 +7,8 @@ import type { ParsedModule } from "../src/ir/build.js";
 import type { Profile } from "../src/ir/forms.js";
 import type { DynamicCount, ModuleReport, Report, ReportOptions, ReportVerdict, UnreadableModule } from "../src/report.js";
 import { escapeControls, escapeLine } from "../src/diag.js";
-import { buildReport } from "../src/report.js";
+import { buildReport, reportTargets } from "../src/report.js";
+import { targetName } from "../src/check/verify.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 
 /**
@@ -123,7 +124,7 @@ export function formatReportTables(rep: Report): string {
   const budget = rep.check ? `checker: ${rep.check.random} random cases / ${rep.check.warps} warps per routine, seed ${rep.check.seed}` : "checker not run";
   parts.push(
     "",
-    `report: ${rep.modules.length} module${rep.modules.length === 1 ? "" : "s"}${t.failedModules ? ` (${t.failedModules} FAILED)` : ""}, ${total.occ} occurrences, ${total.routines} routines; targets: ${rep.mcpus.map((m) => `amdgpu ${m}`).join(", ")}, js, c; semantics ${rep.semantics}; ${budget}`,
+    `report: ${rep.modules.length} module${rep.modules.length === 1 ? "" : "s"}${t.failedModules ? ` (${t.failedModules} FAILED)` : ""}, ${total.occ} occurrences, ${total.routines} routines; targets: ${reportTargets(rep.mcpus).map(targetName).join(", ")}; semantics ${rep.semantics}; ${budget}`,
     `verdicts: ${total.tested} tested, ${total.refuted} refuted, ${total.skipped} skipped, ${total.error} error${total.notRun ? `, ${total.notRun} not run` : ""}`,
     `overall: ${rep.verdict === "ok" ? "ok" : "FAILED"}`,
   );

@@ -228,13 +228,7 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
     routines = fallbackRoutines(mod);
     mod = { ...mod, diagnostics: [...mod.diagnostics, { loc: { file: mod.file, line: 1, col: 1 }, severity: "warning", message: `uniformity analysis failed (${errText(e)}); operands assumed divergent` }] };
   }
-  // Our fragments per processor, JS, C, then the hip header and llvm module compiled per processor.
-  const targetsOf = (): VerifyTarget[] => [
-    ...opts.mcpus.map((mcpu): VerifyTarget => ({ kind: "amdgpu", mcpu })),
-    { kind: "js" },
-    { kind: "c" },
-    ...(["hip", "llvm"] as const).flatMap((kind) => opts.mcpus.map((mcpu): VerifyTarget => ({ kind, mcpu }))),
-  ];
+  const targetsOf = (): VerifyTarget[] => reportTargets(opts.mcpus);
   const rows = check ? await checkRoutines(routines, targetsOf(), opts.profile, check) : new Map<string, VerifyRow>();
 
   const out: ReportRoutine[] = routines.map((r, i) => {
@@ -281,6 +275,19 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
       verdicts,
     },
   };
+}
+
+/**
+ * The targets a report has a row for, in row order, for the processors `mcpus`: our fragments
+ * per processor, JS, C, then the hip header and the llvm module compiled per processor.
+ */
+export function reportTargets(mcpus: readonly Mcpu[]): VerifyTarget[] {
+  return [
+    ...mcpus.map((mcpu): VerifyTarget => ({ kind: "amdgpu", mcpu })),
+    { kind: "js" },
+    { kind: "c" },
+    ...(["hip", "llvm"] as const).flatMap((kind) => mcpus.map((mcpu): VerifyTarget => ({ kind, mcpu }))),
+  ];
 }
 
 /** Routines with every register operand divergent (used only if the uniformity pass throws). */

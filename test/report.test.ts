@@ -158,6 +158,8 @@ describe("report", () => {
     expect(text).toMatch(/k=1: \d+, k=32: \d+/);
     expect(text).toContain("ld.param.u32 1, ld.param.u64 1");
     expect(text).toMatch(/verdicts: \d+ tested, 0 refuted/);
+    // The summary names every target the tables have rows for, hip and llvm included.
+    expect(text).toContain("targets: amdgpu gfx900, amdgpu gfx1100, js, c, hip gfx900, hip gfx1100, llvm gfx900, llvm gfx1100; semantics isa;");
   });
 
   it("runs without the checker and is deterministic", async () => {
