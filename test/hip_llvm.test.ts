@@ -7,7 +7,9 @@
  * Skips (printing why) only when clang-19 or llc-19 is absent.
  */
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { parseModule } from "../src/index.js";
 import { collectRoutines } from "../src/lower.js";
@@ -46,6 +48,25 @@ const WARP_MATCH = "examples/warp_match.sm_90.ptx";
 const tested = (rows: CompiledRow[]) => rows.filter((r) => r.verdict.status !== "tested").map((r) => `${r.row} ${r.fn}: ${JSON.stringify(r.verdict)}`);
 
 describe.skipIf(missing !== undefined)("hip and llvm targets, verified as compiled", () => {
+  it("each target needs only its own compiler: hip runs where llc-19 is absent, llvm is skipped naming llc-19", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ptxl-path-"));
+    symlinkSync(spawnSync("sh", ["-c", "command -v clang-19"], { encoding: "utf8" }).stdout.trim(), join(dir, "clang-19"));
+    const spec = routinesOf(BITFIELDS).find((r) => r.name === "szext_clamp_s32__v_imm12")!.spec;
+    const path = process.env.PATH;
+    process.env.PATH = dir; // clang-19 and nothing else
+    let rows: Awaited<ReturnType<typeof verify>>;
+    try {
+      rows = await verify([{ spec, profile: "isa" }], [{ kind: "hip", mcpu: "gfx942" }, { kind: "llvm", mcpu: "gfx942" }]);
+    } finally {
+      process.env.PATH = path;
+    }
+    const of = (kind: string) => rows.filter((r) => r.target.kind === kind).map((r) => r.verdict);
+    expect(of("hip").length).toBeGreaterThan(0);
+    for (const v of of("hip")) expect(v.status).toBe("tested");
+    expect(of("llvm").length).toBeGreaterThan(0);
+    for (const v of of("llvm")) expect(v).toEqual({ status: "skipped", why: expect.stringMatching(/^llc-19 not runnable/) });
+  });
+
   it("names one function per (form, immediates), kinds collapsed, plus a ptxl_ alias per form", () => {
     const names = callableFunctions(routinesOf(BITFIELDS)).map((f) => f.name);
     expect(names).toContain("szext_wrap_s32__v_v"); // the module's szext_wrap_s32__v_s collapses into it

@@ -293,10 +293,16 @@ function listing(lines: MLine[]): string {
   return lines.map((l) => (isLabel(l) ? `  ${l.label}:` : `    ${l.op}${l.enc ? `_${l.enc}` : ""} ${l.ops.map((o) => (o.k === "imm" ? o.value.toString() : o.k === "v" || o.k === "s" ? `${o.k}${o.count === 2 ? `[${o.n}:${o.n + 1}]` : o.n}` : o.k)).join(", ")}`)).join("\n");
 }
 
-/** Whether clang-19 and llc-19 run; the reason when not (tests skip with it). */
-export async function compiledToolsAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
+/** The compiler of each callable target: clang-19 compiles the `hip` header, llc-19 the `llvm` module. */
+export const COMPILERS = { hip: "clang-19", llvm: "llc-19" } as const;
+
+/**
+ * Whether the compilers of `kinds` run (clang-19 for `hip`, llc-19 for `llvm`; both by
+ * default); the reason when not (tests skip with it).
+ */
+export async function compiledToolsAvailable(kinds: readonly (keyof typeof COMPILERS)[] = ["hip", "llvm"]): Promise<{ ok: true } | { ok: false; reason: string }> {
   const { spawnSync } = await import("node:child_process");
-  for (const t of ["clang-19", "llc-19"]) {
+  for (const t of [...new Set(kinds.map((k) => COMPILERS[k]))]) {
     const r = spawnSync(t, ["--version"], { encoding: "utf8" });
     if (r.error || r.status !== 0) return { ok: false, reason: `${t} not runnable (${r.error?.message ?? `exit ${r.status}`})` };
   }

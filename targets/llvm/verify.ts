@@ -33,7 +33,7 @@ import { inregRegisters } from "../amdgpu/oracle/llvm.js";
 import type { CallableFn, RoutineLike } from "./callable.js";
 import { callableFunctions, collapseSpec } from "./callable.js";
 import type { CompiledFunction, CompiledRow, CompiledSet } from "./compiled.js";
-import { checkCompiled, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
+import { checkCompiled, COMPILERS, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
 import { printHipModule } from "../hip/print.js";
 import { compileHip } from "../hip/compile.js";
 import { printLlvmModule } from "./print.js";
@@ -43,7 +43,7 @@ import { proveCompiled } from "./prove_compiled.js";
 export type CompiledKind = "hip" | "llvm";
 
 /** The compiler that produced a row's code, for the `rule` column: `clang-19 -O2: NAME`. */
-export const compiledRule = (kind: CompiledKind, fn: string) => `${kind === "hip" ? "clang-19" : "llc-19"} -O2: ${fn}`;
+export const compiledRule = (kind: CompiledKind, fn: string) => `${COMPILERS[kind]} -O2: ${fn}`;
 
 /** The name of a routine's callable function (the contract name with kinds collapsed). */
 export const callableName = (spec: RoutineSpec) => routineName(collapseSpec(spec), formId);
@@ -120,7 +120,7 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
       const batch = pending;
       pending = [];
       if (!batch.length) return;
-      const tools = await compiledToolsAvailable();
+      const tools = await compiledToolsAvailable([kind]);
       const groups = new Map<string, Pending[]>();
       for (const p of batch) {
         const k = groupKey(p.job.target, p.job.profile);
@@ -170,7 +170,7 @@ function combine(vs: Verdict[]): Verdict {
  */
 export async function proveCompiledRows(specs: readonly { spec: RoutineSpec; profile: Profile }[], targets: readonly VerifyTarget[], onDone?: () => void): Promise<VerifyRow[]> {
   const rows: VerifyRow[] = [];
-  const tools = await compiledToolsAvailable();
+  const tools = { hip: await compiledToolsAvailable(["hip"]), llvm: await compiledToolsAvailable(["llvm"]) };
   for (const t of targets) {
     if (t.kind !== "hip" && t.kind !== "llvm") continue;
     const kind = t.kind;
@@ -195,8 +195,9 @@ export async function proveCompiledRows(specs: readonly { spec: RoutineSpec; pro
         ...(count !== undefined ? { count } : {}),
         verdict,
       });
-      if (!tools.ok) {
-        rows.push(...want.map((w) => mk(w, { status: "skipped", why: tools.reason })));
+      const ready = tools[kind];
+      if (!ready.ok) {
+        rows.push(...want.map((w) => mk(w, { status: "skipped", why: ready.reason })));
         continue;
       }
       const { set, sregs } = await compileFor(kind, mine.map(({ spec }) => ({ name: callableName(spec), spec })), t.mcpu, profile);
@@ -232,7 +233,7 @@ export function compiledVectors(kind: CompiledKind): VectorService {
   return {
     kind,
     async run(runs, mcpuName) {
-      const tools = await compiledToolsAvailable();
+      const tools = await compiledToolsAvailable([kind]);
       if (!tools.ok) return { skipped: tools.reason };
       const mcpu = (mcpuName ?? "gfx942") as Mcpu;
       const outs: VectorOut[] = new Array(runs.length);
