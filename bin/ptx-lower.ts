@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, hwgenCommand, lowerCommand, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
+import { checkCommand, hwgenCommand, lowerCommand, MAX_WARPS, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import { escapeLine } from "../src/diag.js";
 
@@ -100,7 +100,7 @@ program
   .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
   .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
-  .option("--warps <n>", "random warps per match.sync routine (hip and llvm rows: a tenth of it, at least 1,000)", wrap(positiveInt("--warps")), 10000)
+  .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
   .action(async (file: string | undefined, o) => {
     process.exitCode = await verifyCommand(file, o);
   });

@@ -126,6 +126,8 @@ describe("ptx-lower CLI", () => {
       [["check"], /^ptx-lower: error: missing required argument 'vectors'/, "check"],
       [["frob"], /^ptx-lower: error: unknown command 'frob'/, ""],
       [["lower", C09, "--x\x1b[2J"], /^ptx-lower: error: unknown option '--x\\x1b\[2J'/, "lower"],
+      // More warps than memory holds: an error, not a heap-exhaustion abort minutes later.
+      [["verify", C09, "--target", "js", "--warps", "100001"], /^ptx-lower: error: option '--warps <n>' argument '100001' is invalid\. --warps must be at most 100000 \(the warps are held in memory\), not '100001'$/, "verify"],
     ];
     for (const [args, first, cmd] of cases) {
       const r = cli(args);
