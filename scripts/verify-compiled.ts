@@ -44,7 +44,7 @@ if (!files.length) {
   process.stderr.write("usage: verify-compiled [--target hip|llvm] [--mcpu M] [--warps N] FILE.ptx…\n");
   process.exit(2);
 }
-const tools = await compiledToolsAvailable();
+const tools = await compiledToolsAvailable(targets);
 if (!tools.ok) {
   process.stderr.write(`verify-compiled: error: ${tools.reason}\n`);
   process.exit(2);
