@@ -348,6 +348,30 @@ describe("error recovery", () => {
     expect(insts(src).map((i) => i.opcode)).toEqual(["add", "and", "mul", "match"]);
   });
 
+  it("rejects a stray ';' (an empty statement) as ptxas 13.0 does: at top level, in a body, after a directive", () => {
+    // ptxas 13.0 on each of these lines: `Parsing error near ';': syntax error` (fatal).
+    const src = `.version 9.0
+.target sm_90
+.address_size 64
+;
+.visible .entry k()
+{
+	.reg .b32 %r<3>;;
+	;
+	szext.clamp.s32 %r1, %r2, 3;;
+	ret;
+}
+`;
+    const r = parsePtx(src, "t.ptx");
+    expect(r.diagnostics.map((d) => `${d.loc.line}:${d.loc.col} ${d.severity}: ${d.message}`)).toEqual([
+      "4:1 error: Parsing error near ';': syntax error",
+      "7:18 error: Parsing error near ';': syntax error",
+      "8:2 error: Parsing error near ';': syntax error",
+      "9:30 error: Parsing error near ';': syntax error",
+    ]);
+    expect(insts(src).map((i) => i.opcode)).toEqual(["szext", "ret"]);
+  });
+
   it("recovers at top level: broken headers, stray braces, unknown directives", () => {
     const src = `.version 8.7
 .target sm_90

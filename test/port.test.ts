@@ -236,6 +236,8 @@ describe("port: real inputs", () => {
       ['CALL(asm("szext.clamp.u32 %0, %1, 1;" : "=r"(d) : "r"(a)));', "not a statement of its own"],
       ['asm goto("szext.clamp.u32 %0, %0, 1;" : : "r"(a) : : out);', "asm goto (jumps to C labels) is not rewritten"],
       ['asm("vshl.u32.u32.u32.clamp %0, %1.b0, %2;" : "=r"(d) : "n"(3), "r"(b));', "Parsing error near '.b0'"],
+      // ptxas rejects the empty statement after the instruction (`Parsing error near ';': syntax error`).
+      ['asm("szext.clamp.u32 %0, %1, 1;;" : "=r"(d) : "r"(a));', "Parsing error near ';': syntax error"],
     ];
     for (const [stmt, message] of cases) {
       const r = await portSource(`void f() { ${stmt} }\n`, "c.cu", { header: declarations });

@@ -344,10 +344,19 @@ class Parser {
     } else if (this.header === 2 && (name === "version" || name === "target")) this.report(loc, messages.parseError(`.${name}`));
   }
 
+  /**
+   * A `;` where a statement or directive should start (an empty statement, `…;;`): ptxas 13.0
+   * rejects it, `Parsing error near ';': syntax error`, at top level and in a body alike.
+   */
+  private straySemicolon(): void {
+    this.report(this.here(), messages.parseError(";"));
+    this.lx.next();
+  }
+
   private parseTopLevel(): void {
     const lx = this.lx;
     if (lx.k() === "punct" && lx.ch === SEMI) {
-      lx.next();
+      this.straySemicolon();
       return;
     }
     if (lx.k() === "punct" && lx.ch === RBRACE) {
@@ -631,7 +640,7 @@ class Parser {
   private parseStatement(out: Statement[]): void {
     const lx = this.lx;
     if (lx.k() === "punct" && lx.ch === SEMI) {
-      lx.next();
+      this.straySemicolon();
       return;
     }
     const start = lx.start;
