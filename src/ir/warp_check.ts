@@ -32,7 +32,9 @@ export type WarpInst = Omit<FamilyInst, "form"> & { form: WarpForm };
 
 /** A `FamilyInst` of a warp form (`famInst` wants a `Form`; the warp forms join that union in phase 2). */
 function warpInst(c: FamilyChecker, form: WarpForm, r: Resolved, withP = false): WarpInst {
-  return famInst(c, form as unknown as Form, r, 32, withP) as unknown as WarpInst;
+  // activemask has no source: its `a` is a sink at the opcode.
+  const rs: Resolved = r.sources.length > 0 ? r : { ...r, sources: [{ role: "a", op: { kind: "sink", loc: c.inst.loc }, index: 0 }] };
+  return famInst(c, form as unknown as Form, rs, 32, withP) as unknown as WarpInst;
 }
 
 /**
