@@ -42,7 +42,7 @@ function warpInst(c: FamilyChecker, form: WarpForm, r: Resolved, withP = false):
  * for sm_70+ (an error); otherwise accepted with ptxas's warnings — "may produce
  * unpredictable results" always, "is deprecated" from PTX 6.0. Returns false after the error.
  */
-function withoutSync(c: FamilyChecker, name: "shfl" | "vote"): boolean {
+function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number): boolean {
   const v = c.ctx.version;
   if (c.ctx.sm !== null && c.ctx.sm >= 70 && !versionBelow(v, 6, 4)) {
     c.err(c.inst.loc, messages.withoutSyncRemoved(name));
@@ -50,6 +50,20 @@ function withoutSync(c: FamilyChecker, name: "shfl" | "vote"): boolean {
   }
   c.diags.push(warning(c.inst.loc, messages.withoutSyncUnpredictable(name)));
   if (!versionBelow(v, 6, 0)) c.diags.push(warning(c.inst.loc, messages.withoutSyncDeprecated(name)));
+  // The operands of the `.sync` form (a membermask) without `.sync`.
+  if (c.inst.operands.length === syncArity) c.err(c.inst.loc, messages.syncRequired(name));
+  return true;
+}
+
+/**
+ * A vector special register without a component (`%tid`) as an operand: ptxas's template
+ * rejects it for the warp instructions ("Arguments mismatch"), where the other families get
+ * "Special register …" and "Vector operand …" in phase 3. Reported first, alone, as a
+ * template failure is. Returns true if reported.
+ */
+function vectorSpecial(c: FamilyChecker, r: Resolved): boolean {
+  if (!r.vectorSpecial) return false;
+  c.err(r.vectorSpecial.loc, messages.argumentsMismatch(c.op));
   return true;
 }
 
@@ -73,7 +87,8 @@ const SHFL_MODES = new Set<string>(["up", "down", "bfly", "idx"]);
 /** shfl's template: `.b32`; `d[|p], a, b, c, membermask` (4 operands without `.sync`); `.b32` or `.f32` registers, 32-bit float literals. */
 export const shflSyntax: FamilySyntax = {
   types: (t) => t.length === 1 && t[0] === "b32",
-  arity: (n, _postOps, sync) => n === (sync ? 5 : 4),
+  // Without `.sync`, five operands are ptxas's ".sync modifier required" (phase 3), not a mismatch.
+  arity: (n, _postOps, sync) => n === 5 || (!sync && n === 4),
   roles: ["d", "a", "b", "c", "membermask"],
   sourceClasses: () => ["i32", "f32"],
   floatSource: (_role, width) => width === 32,
@@ -87,10 +102,11 @@ export const shflSyntax: FamilySyntax = {
 
 /** shfl, phase 3: shuffle modes, result register, `.sync` rules, modifiers, `p`, version, discard (fatal), the common tail. */
 export function validateShfl(c: FamilyChecker, r: Resolved): WarpInst | null {
+  if (vectorSpecial(c, r)) return null;
   const modes = c.own;
   if (modes.length > 1) c.err(c.modLoc(modes[1]!.i), messages.multipleShuffle());
   resultRegister(c, r, "shfl");
-  if (!c.sync && !withoutSync(c, "shfl")) return null;
+  if (!c.sync && !withoutSync(c, "shfl", 5)) return null;
   c.illegalSat();
   c.illegalOthers();
   if (modes.length === 0) c.err(c.inst.loc, messages.shuffleRequired("shfl"));
@@ -115,7 +131,8 @@ export function validateShfl(c: FamilyChecker, r: Resolved): WarpInst | null {
 /** vote's template: `.pred` or `.b32`; `d, {!}a, membermask` (2 operands without `.sync`); `a` a predicate or an integer; membermask `.b32`. */
 export const voteSyntax: FamilySyntax = {
   types: (t) => t.length === 1 && (t[0] === "pred" || t[0] === "b32"),
-  arity: (n, _postOps, sync) => n === (sync ? 3 : 2),
+  // Without `.sync`, three operands are ptxas's ".sync modifier required" (phase 3), not a mismatch.
+  arity: (n, _postOps, sync) => n === 3 || (!sync && n === 2),
   roles: ["d", "a", "membermask"],
   sourceClasses: (role) => (role === "a" ? ["pred"] : ["i32"]),
   floatSource: () => false,
@@ -134,6 +151,7 @@ export const voteSyntax: FamilySyntax = {
  * the type the mode needs, no `p`, version and target, discard (fatal), the common tail.
  */
 export function validateVote(c: FamilyChecker, r: Resolved): WarpInst | null {
+  if (vectorSpecial(c, r)) return null;
   const ballots = c.own.length;
   const anyAll = c.votes.filter((v) => v === "any" || v === "all").length;
   const count = c.votes.length + ballots;
@@ -142,7 +160,7 @@ export function validateVote(c: FamilyChecker, r: Resolved): WarpInst | null {
     c.err(c.modLoc(last), messages.multipleVote());
   }
   resultRegister(c, r, "vote");
-  if (!c.sync && !withoutSync(c, "vote")) return null;
+  if (!c.sync && !withoutSync(c, "vote", 3)) return null;
   c.illegalSat();
   c.illegalOthers();
   const mode = c.vote ?? (ballots > 0 ? "ballot" : null);
@@ -191,12 +209,12 @@ export const reduxSyntax: FamilySyntax = {
  * discard (fatal), the common tail.
  */
 export function validateRedux(c: FamilyChecker, r: Resolved): WarpInst | null {
+  if (vectorSpecial(c, r)) return null;
   const ops = c.own.filter((o) => o.m !== "abs" && o.m !== "NaN");
   if (ops.length > 1) c.err(c.modLoc(ops[1]!.i), messages.multiplePostOp());
-  for (const q of ["abs", "NaN"] as const) {
-    const qs = c.own.filter((o) => o.m === q);
-    if (qs.length > 1) c.err(c.modLoc(qs[1]!.i), messages.multipleModifier("." + q));
-  }
+  // A repeated `.abs` is an error; a repeated `.NaN` is not (ptxas 13.0).
+  const absMods = c.own.filter((o) => o.m === "abs");
+  if (absMods.length > 1) c.err(c.modLoc(absMods[1]!.i), messages.multipleModifier(".abs"));
   resultRegister(c, r, "redux");
   if (!c.sync) c.err(c.inst.loc, messages.syncRequired("redux"));
   c.illegalSat();
@@ -279,6 +297,7 @@ export const barWarpSyntax: FamilySyntax = {
 
 /** bar.warp, phase 3: `.sync`, modifiers, version (6.0), the common tail. No result. */
 export function validateBarWarp(c: FamilyChecker, r: Resolved): WarpInst | null {
+  if (vectorSpecial(c, r)) return null;
   if (!c.sync) c.err(c.inst.loc, messages.syncRequired("bar.warp"));
   c.illegalSat();
   c.illegalOthers();
