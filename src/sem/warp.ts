@@ -11,7 +11,7 @@
  *     guard holds. For a `.sync` form, lane i's members are the non-exited lanes its
  *     membermask names; lane i's results are undefined (W1) when it is not in its own
  *     membermask, (W2) when a member does not execute (guarded off), (W3) when a member uses
- *     another membermask value (`membership`, the same rule as match.sync's).
+ *     another membermask value (src/sem/members.ts, the rule match.sync shares).
  *   - The deprecated `shfl`/`vote` (D12): no membermask; the members are the executing lanes,
  *     and nothing is undefined for an executing lane but a `shfl` `d` read from a lane that
  *     does not execute.
@@ -35,8 +35,9 @@
  */
 import type { BV } from "./bv.js";
 import type { WarpForm } from "../ir/warp_forms.js";
+import { membership, WARP, type WarpMembers } from "./members.js";
 
-export const WARP = 32;
+export { WARP };
 
 /**
  * Inputs of one warp-wide instruction; every array has 32 entries, index = laneid.
@@ -45,15 +46,10 @@ export const WARP = 32;
  * value 32 times); empty for the other forms. `membermask`: each lane's u32 membermask for a
  * `.sync` form and `bar.warp.sync`, null for the deprecated forms and activemask.
  */
-export interface WarpLanes<V, B> {
+export interface WarpLanes<V, B> extends WarpMembers<V, B> {
   a: V[];
   b: V[];
   c: V[];
-  membermask: V[] | null;
-  /** Lanes that have not exited. */
-  active: B[];
-  /** Lanes that execute the instruction: active, and the guard (if any) holds. */
-  executes: B[];
 }
 
 /**
@@ -66,26 +62,6 @@ export interface WarpResult<V, B> {
   p: B[];
   dDefined: B[];
   pDefined: B[];
-}
-
-/**
- * Lane i's members and whether its result is defined, for a `.sync` form (W1–W3): members
- * are the non-exited lanes named by membermask_i; the result is defined when lane i executes,
- * is in its own membermask, and every member executes with the same membermask value. Without
- * a membermask (deprecated forms), the members are the executing lanes and only lane i's own
- * execution counts.
- */
-export function membership<V, B>(bv: BV<V, B>, w: Pick<WarpLanes<V, B>, "membermask" | "active" | "executes">, i: number): { members: B[]; wellFormed: B } {
-  if (w.membermask === null) return { members: w.executes.slice(), wellFormed: w.executes[i]! };
-  const mm = w.membermask[i]!;
-  const members: B[] = [];
-  let wellFormed: B = bv.andB(w.executes[i]!, bv.bitAt(mm, i));
-  for (let j = 0; j < WARP; j++) {
-    const member = bv.andB(bv.bitAt(mm, j), w.active[j]!);
-    members.push(member);
-    wellFormed = bv.andB(wellFormed, bv.orB(bv.notB(member), bv.andB(w.executes[j]!, bv.eq(w.membermask[j]!, mm))));
-  }
-  return { members, wellFormed };
 }
 
 /** The reference meaning of a warp-level form over one warp. */
