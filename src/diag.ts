@@ -107,6 +107,8 @@ export const messages = {
   predicateExpected: (op: string) => `Predicate output expected for instruction '${op}'`,
   discardNotAllowed: (op: string) => `Result discard mode is not allowed for instruction '${op}'`,
   predicateExpression: () => "Predicate expression expected",
+  /** `!x` where x is a register but not a predicate. */
+  illegalNegation: () => "Illegal argument to predicate negation",
   // --- video selectors (ptxas) ---
   dselAndOp2: () => "Video instruction cannot have destination selector and secondary operation",
   selectorOnC: () => "Video selector is not allowed on 'source C' operand",

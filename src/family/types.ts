@@ -87,6 +87,12 @@ export interface FamilySyntax {
   negatable?(role: Role): boolean;
   /** The instruction has no destination: every operand is a source (`bar.warp.sync membermask`). */
   readonly noDest?: boolean;
+  /** An address (`[x]`) as a source of `role` is an "Arguments mismatch", never "must be register" (the warp family's membermask). */
+  addressMismatch?(role: Role): boolean;
+  /** Register classes of an address's base that make it "must be register" for `role`; absent: `i32`. */
+  addressBase?(role: Role): readonly string[];
+  /** A variable whose type `sourceClasses` does not accept is an "Arguments mismatch" (else always "must be register"). */
+  readonly strictVariables?: boolean;
 }
 
 /**

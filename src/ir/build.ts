@@ -902,12 +902,13 @@ export class FamilyChecker {
 
   /**
    * An address operand: ptxas says "must be register" when its base is a 32-bit integer
-   * register or variable, and "Arguments mismatch" otherwise.
+   * register or variable (or of the classes `base`, `FamilySyntax.addressBase`), and
+   * "Arguments mismatch" otherwise.
    */
-  private addressOk(o: Extract<Operand, { kind: "address" }>): boolean {
+  private addressOk(o: Extract<Operand, { kind: "address" }>, base: readonly string[] = ["i32"]): boolean {
     if (!o.base || o.base.kind !== "sym" || o.elems.length > 0) return false;
     const info = this.scope.lookup(o.base.name);
-    return info !== null && (info.kind === "reg" || info.kind === "var") && regClass(info) === "i32";
+    return info !== null && (info.kind === "reg" || info.kind === "var") && base.includes(regClass(info));
   }
 
   /** `%tid.x`: a component of a vector special register, not a video selector. */
@@ -934,6 +935,8 @@ export class FamilyChecker {
     }
     for (const o of this.allSyms()) {
       const info = this.scope.lookup(o.name);
+      // `!x` negates a predicate; ptxas rejects it on any other register (and then also finds the arguments mismatched where `!` is not allowed).
+      if (o.neg && info && info.kind === "reg" && regClass(info) !== "pred") this.err(o.loc, messages.illegalNegation());
       const special = !info && specialRegister(o.name) !== null;
       const undeclared = !info && !special && !this.fn.labels.has(o.name);
       const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
@@ -1030,8 +1033,9 @@ export class FamilyChecker {
       }
       res.sources.push({ role, op: o, index: i });
       if (o.kind === "int") continue;
+      if (o.kind === "sink" && noDest) continue; // `bar.warp.sync _`: discard, judged in phase 3
       if (o.kind === "address") {
-        if (this.addressOk(o)) res.notRegister.push({ op: o, index: i });
+        if (!this.def.syntax.addressMismatch?.(role) && this.addressOk(o, this.def.syntax.addressBase?.(role))) res.notRegister.push({ op: o, index: i });
         else mismatch ??= o.loc;
         continue;
       }
@@ -1053,8 +1057,12 @@ export class FamilyChecker {
         else mismatch ??= o.loc;
         continue;
       }
-      if (info.kind === "var") res.notRegister.push({ op: o, index: i });
-      else if (info.kind !== "reg" || !want.includes(regClass(info))) mismatch ??= o.loc;
+      // `!x` of a register that is not a predicate: reported while naming ("Illegal argument to predicate negation").
+      if (o.neg && info.kind === "reg" && regClass(info) !== "pred") continue;
+      if (info.kind === "var") {
+        if (this.def.syntax.strictVariables && !want.includes(regClass(info))) mismatch ??= o.loc;
+        else res.notRegister.push({ op: o, index: i });
+      } else if (info.kind !== "reg" || !want.includes(regClass(info))) mismatch ??= o.loc;
     }
     const unknownLoc = this.unknown.find((u) => u.mismatch)?.loc ?? null;
     if (mismatch || unknownLoc) {

@@ -90,14 +90,15 @@ export const shflSyntax: FamilySyntax = {
   // Without `.sync`, five operands are ptxas's ".sync modifier required" (phase 3), not a mismatch.
   arity: (n, _postOps, sync) => n === 5 || (!sync && n === 4),
   roles: ["d", "a", "b", "c", "membermask"],
-  sourceClasses: () => ["i32", "f32"],
-  floatSource: (_role, width) => width === 32,
+  sourceClasses: (role) => (role === "membermask" ? ["i32"] : ["i32", "f32"]),
+  floatSource: (role, width) => width === 32 && role !== "membermask",
   sync: true,
   postOps: false,
   votes: false,
   clampIllegal: true,
   own: SHFL_MODES,
   destClasses: () => ["i32", "f32"],
+  addressMismatch: (role) => role === "membermask",
 };
 
 /** shfl, phase 3: shuffle modes, result register, `.sync` rules, modifiers, `p`, version, discard (fatal), the common tail. */
@@ -143,6 +144,9 @@ export const voteSyntax: FamilySyntax = {
   own: new Set(["ballot"]),
   destClasses: (t) => (t[0] === "pred" ? ["pred"] : ["i32", "f32"]),
   negatable: (role) => role === "a",
+  addressMismatch: (role) => role === "membermask",
+  addressBase: (role) => (role === "a" ? ["pred"] : ["i32"]),
+  strictVariables: true,
 };
 
 /**
@@ -199,6 +203,7 @@ export const reduxSyntax: FamilySyntax = {
   clampIllegal: true,
   own: new Set([...REDUX_OPS, "abs", "NaN"]),
   destClasses: (t) => (t[0] === "f32" ? ["i32", "f32"] : ["i32"]),
+  addressMismatch: () => true,
 };
 
 /**
@@ -263,6 +268,7 @@ export const activemaskSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
+  destClasses: () => ["i32", "f32"],
 };
 
 /** activemask, phase 3: result register, modifiers, no `p`, version (6.2), discard (fatal), the common tail. */
@@ -293,15 +299,23 @@ export const barWarpSyntax: FamilySyntax = {
   clampIllegal: true,
   own: new Set(["warp"]),
   noDest: true,
+  addressMismatch: () => true,
 };
 
-/** bar.warp, phase 3: `.sync`, modifiers, version (6.0), the common tail. No result. */
+/** bar.warp, phase 3: a repeated `.warp`, `.sync`, modifiers, version (6.0), discard (fatal), the common tail. No result. */
 export function validateBarWarp(c: FamilyChecker, r: Resolved): WarpInst | null {
   if (vectorSpecial(c, r)) return null;
+  // `.warp` is the opcode's part (the first modifier); written again it is unknown.
+  for (const o of c.own.slice(1)) c.err(c.modLoc(o.i), messages.unknownModifier("warp"));
   if (!c.sync) c.err(c.inst.loc, messages.syncRequired("bar.warp"));
   c.illegalSat();
   c.illegalOthers();
   if (versionBelow(c.ctx.version, 6, 0)) c.err(c.inst.loc, messages.featureVersion("bar.warp", "6.0"));
+  const m = r.sources[0]!.op;
+  if (m.kind === "sink") {
+    c.err(m.loc, messages.discardNotAllowed("bar.warp"));
+    return null;
+  }
   tail(c, r);
   const form: BarWarpForm = { op: "bar.warp" };
   const fi = warpInst(c, form, r);
@@ -325,7 +339,7 @@ const FRONT_ENDS: Record<"shfl" | "vote" | "redux" | "activemask" | "bar.warp", 
 
 /** The warp instruction `inst` is (by opcode; `bar` with `.warp` is `bar.warp`), or null. */
 export function warpOpOf(inst: Pick<Instruction, "opcode" | "modifiers">): keyof typeof FRONT_ENDS | null {
-  if (inst.opcode === "bar") return inst.modifiers.includes("warp") ? "bar.warp" : null;
+  if (inst.opcode === "bar") return inst.modifiers[0] === "warp" ? "bar.warp" : null;
   return Object.hasOwn(FRONT_ENDS, inst.opcode) && inst.opcode !== "bar.warp" ? (inst.opcode as keyof typeof FRONT_ENDS) : null;
 }
 
