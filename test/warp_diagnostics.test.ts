@@ -142,6 +142,9 @@ describe("warp corpus coverage", () => {
     "error: .sync modifier required for instruction 'bar.warp'",
     "error: Illegal modifier '.aligned' for instruction 'bar.warp'",
     "error: Feature 'bar.warp' requires PTX ISA .version 6.0 or later",
+    "error: Instruction 'vote.ballot' requires .target sm_20 or higher",
+    "error: Parsing error near '|': syntax error",
+    "error: Illegal argument to predicate negation",
   ];
   it.each(required)("has a line with %s", (msg) => {
     expect(all).toContain(msg);
