@@ -98,3 +98,18 @@ describe("randomWarpCases", () => {
     expect(seen).toBeGreaterThan(20);
   });
 });
+
+describe("warpVerifyKinds / warpMainKind", () => {
+  it("give every form kinds for each of its sources, main kinds among them, and guarded ones", async () => {
+    const { warpVerifyKinds, warpMainKind, warpSources } = await import("../src/ir/warp_forms.js");
+    for (const f of warpForms()) {
+      const ks = warpVerifyKinds(f, true);
+      const name = warpFormName(f);
+      for (const k of ks) expect(Object.keys(k.kinds).sort(), name).toEqual([...warpSources(f)].sort());
+      expect(ks.some((k) => k.guarded), name).toBe(true);
+      if (f.op !== "activemask" && f.op !== "bar.warp") expect(ks.some(warpMainKind), name).toBe(true);
+      // The cases generator takes every one of them.
+      for (const k of ks.slice(0, 3)) expect(randomWarpCases(f, k.kinds, 1, 3, k.guarded).length).toBe(3);
+    }
+  });
+});

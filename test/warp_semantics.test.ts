@@ -9,7 +9,8 @@
 import { describe, expect, it } from "vitest";
 import { concrete, type CV } from "../src/sem/bv.js";
 import { warpLevel, type WarpLanes } from "../src/sem/warp.js";
-import type { ShflMode, WarpForm } from "../src/ir/warp_forms.js";
+import { type ShflMode, type WarpForm, warpFormName, warpForms } from "../src/ir/warp_forms.js";
+import { randomWarpCases, toWarpLanes } from "../src/check/warp_cases.js";
 import { loadZ3, solve } from "../src/check/smt.js";
 
 const L = 32;
@@ -252,6 +253,51 @@ describe("the same semantics, symbolically (z3)", () => {
     const r = await solve(env, [Z.any(bads)], 60_000);
     expect(r.status).toBe("unsat");
   }, 120_000);
+
+  it("runs every form on z3 terms (inputs, lane states, masks all symbolic) and agrees with the concrete run", async () => {
+    const env = await loadZ3();
+    const Z = env.bv;
+    const failures: string[] = [];
+    let n = 0;
+    for (const f of warpForms()) {
+      const tag = `f${n++}`;
+      for (const c of randomWarpCases(f, {}, 1000 + n, 1, true)) {
+        const w = toWarpLanes(f, c);
+        const want = warpLevel(concrete, f, w);
+        const binds: ReturnType<typeof Z.symB>[] = [];
+        const symV = (name: string, x: CV) => {
+          const v = Z.sym(`${tag}_${name}`, x.w);
+          binds.push(Z.eq(v, Z.k(x.x, x.w)));
+          return v;
+        };
+        const symB = (name: string, x: boolean) => {
+          const v = Z.symB(`${tag}_${name}`);
+          binds.push(Z.eqB(v, x ? Z.true : Z.false));
+          return v;
+        };
+        const zw = {
+          a: w.a.map((x, l) => symV(`a${l}`, x)),
+          b: w.b.map((x, l) => symV(`b${l}`, x)),
+          c: w.c.map((x, l) => symV(`c${l}`, x)),
+          membermask: w.membermask ? w.membermask.map((x, l) => symV(`m${l}`, x)) : null,
+          active: w.active.map((x, l) => symB(`act${l}`, x)),
+          executes: w.executes.map((x, l) => symB(`ex${l}`, x)),
+        };
+        const got = warpLevel(Z, f, zw);
+        const bads = [];
+        const B = (x: boolean) => (x ? Z.true : Z.false);
+        for (let l = 0; l < L; l++) {
+          bads.push(Z.notB(Z.eqB(got.dDefined[l]!, B(want.dDefined[l]!))), Z.notB(Z.eqB(got.pDefined[l]!, B(want.pDefined[l]!))));
+          if (want.dDefined[l]) bads.push(Z.notB(Z.eq(got.d[l]!, Z.k(want.d[l]!.x, want.d[l]!.w))));
+          if (want.pDefined[l]) bads.push(Z.notB(Z.eqB(got.p[l]!, B(want.p[l]!))));
+        }
+        const r = await solve(env, [...binds, Z.any(bads)], 60_000);
+        if (r.status !== "unsat") failures.push(`${warpFormName(f)} (${c.label}): ${r.status}`);
+      }
+      env.bv.release();
+    }
+    expect(failures).toEqual([]);
+  }, 600_000);
 
   it("proves shfl.sync.idx with c = 0x1f on a full warp reads a[b[4:0]] for every b and a, with p true", async () => {
     const env = await loadZ3();

@@ -180,3 +180,58 @@ export function warpPredicateDest(f: WarpForm): boolean {
 export function warpPredicateSource(f: WarpForm): boolean {
   return f.op === "vote";
 }
+
+// ---------------------------------------------------------------------------------------
+// Operand kinds for `verify` and the prover (the family definition's `verifyKinds`,
+// `mainKind`, `proveSpecs` in phase 2). Issue 15's main kinds: `a` divergent; membermask
+// uniform or divergent; `b`/`c` uniform and immediate.
+
+/** An operand kind (the shape of src/ir/ir.ts `OperandKind`, repeated here to keep this module a leaf). */
+type Kind = { kind: "v" } | { kind: "s" } | { kind: "imm"; value: bigint };
+const V: Kind = { kind: "v" };
+const S: Kind = { kind: "s" };
+const IMM = (value: bigint): Kind => ({ kind: "imm", value });
+
+/** One operand-kind combination of a form's sources (`KindSample` of src/family/types.ts). */
+export interface WarpKindSample {
+  kinds: Partial<Record<"a" | "b" | "c" | "membermask", Kind>>;
+  guarded: boolean;
+}
+
+/**
+ * The kinds `verify` runs a form with: the main kinds, immediates of every source that takes
+ * one (CUDA's `c` for width 32 and 16, a full membermask and a tile), uniform `a`, and guarded
+ * routines; `wide` adds divergent `b`/`c` and immediate `b` ≥ 32.
+ */
+export function warpVerifyKinds(f: WarpForm, wide: boolean): WarpKindSample[] {
+  const src = warpSources(f);
+  const out: WarpKindSample[] = [];
+  const add = (k: WarpKindSample["kinds"], guarded = false) => out.push({ kinds: Object.fromEntries(src.map((s) => [s, k[s] ?? V])), guarded });
+  const masks = f.op === "activemask" ? [] : src.includes("membermask") ? [V, S, IMM(0xffffffffn), IMM(0x0000ffffn)] : [undefined];
+  if (f.op === "activemask") {
+    add({});
+    add({}, true);
+    return out;
+  }
+  if (f.op === "shfl") {
+    const cs = f.mode === "up" ? [IMM(0n), IMM(0x1000n), S] : [IMM(0x1fn), IMM(0x101fn), S];
+    for (const m of masks) for (const b of [S, IMM(1n), IMM(5n)]) for (const c of cs) add({ a: V, b, c, ...(m ? { membermask: m } : {}) });
+    add({ a: S, b: S, c: cs[0]!, ...(masks[0] ? { membermask: S } : {}) });
+    add({ a: V, b: S, c: cs[0]!, ...(masks[0] ? { membermask: V } : {}) }, true);
+    if (wide) for (const m of masks) add({ a: V, b: V, c: V, ...(m ? { membermask: m } : {}) }), add({ a: V, b: IMM(33n), c: cs[0]!, ...(m ? { membermask: m } : {}) });
+    return out;
+  }
+  for (const m of masks) for (const a of f.op === "bar.warp" ? [undefined] : [V, S, IMM(f.op === "vote" ? 1n : 5n)]) add({ ...(a ? { a } : {}), ...(m ? { membermask: m } : {}) });
+  add({ ...(f.op === "bar.warp" ? {} : { a: V }), ...(masks[0] ? { membermask: V } : {}) }, true);
+  add({ ...(f.op === "bar.warp" ? {} : { a: V }), ...(masks[0] ? { membermask: S } : {}) }, true);
+  return out;
+}
+
+/** The main kinds (the full warp count in `verify`): `a` divergent, membermask uniform or divergent, `b`/`c` uniform or immediate, unguarded. */
+export function warpMainKind(k: WarpKindSample): boolean {
+  const { a, b, c, membermask } = k.kinds;
+  if (k.guarded) return false;
+  if (a !== undefined && a.kind !== "v") return false;
+  if (membermask !== undefined && membermask.kind === "imm") return false;
+  return (b === undefined || b.kind !== "v") && (c === undefined || c.kind !== "v");
+}
