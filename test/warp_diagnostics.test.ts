@@ -225,3 +225,23 @@ describe.skipIf(!PTXAS)("warp corpus: parity with ptxas 13.0", () => {
     expect(jobs.length).toBeGreaterThan(200);
   }, 300_000);
 });
+
+describe("real modules (../shared/ptx, nvcc 13 output)", () => {
+  const PTX = join(DIR, "..", "..", "..", "..", "shared", "ptx");
+  const files = readdirSync(PTX).filter((f) => f.endsWith(".ptx")).sort();
+  it.each(files)("%s: every warp-level instruction is accepted as ptxas accepts it", async (file) => {
+    const { parseModule } = await import("../src/ir/build.js");
+    const text = readFileSync(join(PTX, file), "utf8");
+    const m = checkWarpModule(text, file);
+    expect(m.diagnostics.map(formatDiagnostic)).toEqual([]);
+    // As many as the module's census counts (parseModule's, which does not know the family).
+    let census = 0;
+    for (const [key, n] of parseModule(text, file).census) if (/^(shfl|vote|redux|activemask|bar\.warp)\b/.test(key)) census += n;
+    expect(m.insts.length).toBe(census);
+  });
+  it("c14 has the forms the issue names: reductions, scans, broadcasts, ballot/all/any/uni, __reduce_*_sync, activemask", () => {
+    const m = checkWarpModule(readFileSync(join(PTX, "c14_warp_reduce_scan.sm_90.ptx"), "utf8"), "c14");
+    const ops = new Set(m.insts.map((i) => (i.form.op === "shfl" ? `shfl.${i.form.mode}` : i.form.op === "vote" ? `vote.${i.form.mode}` : i.form.op)));
+    expect([...ops].sort()).toEqual(["activemask", "redux", "shfl.bfly", "shfl.down", "shfl.idx", "shfl.up", "vote.all", "vote.any", "vote.ballot", "vote.uni"]);
+  });
+});
