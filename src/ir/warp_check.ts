@@ -40,19 +40,17 @@ function warpInst(c: FamilyChecker, form: WarpForm, r: Resolved, withP = false):
 /**
  * The deprecated `shfl`/`vote` (no `.sync`), PTX ISA §9.7.9.5 / §9.7.13.8: removed in PTX 6.4
  * for sm_70+ (an error); otherwise accepted with ptxas's warnings — "may produce
- * unpredictable results" always, "is deprecated" from PTX 6.0. Returns false after the error.
+ * unpredictable results" always, "is deprecated" from PTX 6.0. The operands of the `.sync`
+ * form (with a membermask) are ".sync modifier required". The other checks go on after these.
  */
-function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number): boolean {
+function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number): void {
   const v = c.ctx.version;
-  if (c.ctx.sm !== null && c.ctx.sm >= 70 && !versionBelow(v, 6, 4)) {
-    c.err(c.inst.loc, messages.withoutSyncRemoved(name));
-    return false;
-  }
-  c.diags.push(warning(c.inst.loc, messages.withoutSyncUnpredictable(name)));
-  if (!versionBelow(v, 6, 0)) c.diags.push(warning(c.inst.loc, messages.withoutSyncDeprecated(name)));
-  // The operands of the `.sync` form (a membermask) without `.sync`.
   if (c.inst.operands.length === syncArity) c.err(c.inst.loc, messages.syncRequired(name));
-  return true;
+  if (c.ctx.sm !== null && c.ctx.sm >= 70 && !versionBelow(v, 6, 4)) c.err(c.inst.loc, messages.withoutSyncRemoved(name));
+  else {
+    c.diags.push(warning(c.inst.loc, messages.withoutSyncUnpredictable(name)));
+    if (!versionBelow(v, 6, 0)) c.diags.push(warning(c.inst.loc, messages.withoutSyncDeprecated(name)));
+  }
 }
 
 /**
@@ -107,7 +105,7 @@ export function validateShfl(c: FamilyChecker, r: Resolved): WarpInst | null {
   const modes = c.own;
   if (modes.length > 1) c.err(c.modLoc(modes[1]!.i), messages.multipleShuffle());
   resultRegister(c, r, "shfl");
-  if (!c.sync && !withoutSync(c, "shfl", 5)) return null;
+  if (!c.sync) withoutSync(c, "shfl", 5);
   c.illegalSat();
   c.illegalOthers();
   if (modes.length === 0) c.err(c.inst.loc, messages.shuffleRequired("shfl"));
@@ -164,7 +162,7 @@ export function validateVote(c: FamilyChecker, r: Resolved): WarpInst | null {
     c.err(c.modLoc(last), messages.multipleVote());
   }
   resultRegister(c, r, "vote");
-  if (!c.sync && !withoutSync(c, "vote", 3)) return null;
+  if (!c.sync) withoutSync(c, "vote", 3);
   c.illegalSat();
   c.illegalOthers();
   const mode = c.vote ?? (ballots > 0 ? "ballot" : null);
