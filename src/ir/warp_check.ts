@@ -13,9 +13,10 @@
  * `bar.warp` (see the report of phase 1).
  *
  * Accepted beyond the ISA text, as ptxas accepts it: modifiers in any order and repeated
- * `.sync`; `d|_` everywhere (the same as `d`); `.f32` registers for shfl's operands and for a
- * ballot `d`; 32-bit float literals (`0f…`) for shfl's sources; immediates wider than 32 bits
- * (truncated); an immediate predicate for vote's `a` (`1`, `0`, `!1`: non-zero is true).
+ * `.sync`; `d|_` everywhere (the same as `d`); `.f32` registers for shfl's `d`, `a`, `b`, `c`
+ * (not membermask), for a ballot `d`, activemask's `d` and redux `.f32`'s; 32-bit float literals
+ * (`0f…`) for shfl's `a`, `b`, `c`; immediates wider than 32 bits (truncated); an immediate
+ * predicate for vote's `a` (`1`, `0`, `!1`: non-zero is true).
  */
 import { type Diagnostic, messages, warning } from "../diag.js";
 import { parsePtx } from "../ptx/parser.js";
@@ -338,7 +339,7 @@ const FRONT_ENDS: Record<"shfl" | "vote" | "redux" | "activemask" | "bar.warp", 
 /** The warp instruction `inst` is (by opcode; `bar` with `.warp` is `bar.warp`), or null. */
 export function warpOpOf(inst: Pick<Instruction, "opcode" | "modifiers">): keyof typeof FRONT_ENDS | null {
   if (inst.opcode === "bar") return inst.modifiers[0] === "warp" ? "bar.warp" : null;
-  return Object.hasOwn(FRONT_ENDS, inst.opcode) && inst.opcode !== "bar.warp" ? (inst.opcode as keyof typeof FRONT_ENDS) : null;
+  return inst.opcode === "shfl" || inst.opcode === "vote" || inst.opcode === "redux" || inst.opcode === "activemask" ? inst.opcode : null;
 }
 
 /**
@@ -365,7 +366,10 @@ export function checkWarpModule(text: string, file: string): { diagnostics: Diag
       const built = r ? fe.validate(c, r) : null;
       c.unknownSymbols();
       for (const d of c.diags) diagnostics.push(d);
-      const failed = c.diags.some((d) => d.severity === "error") || syntaxLines.has(item.inst.loc.line);
+      // A syntax error inside the instruction (say "Constant overflow") also disqualifies it.
+      const last = item.inst.loc.line + (item.inst.text.match(/\n/g)?.length ?? 0);
+      let failed = c.diags.some((d) => d.severity === "error");
+      for (let l = item.inst.loc.line; l <= last; l++) if (syntaxLines.has(l)) failed = true;
       if (built && !failed) insts.push(built);
     }
   }
