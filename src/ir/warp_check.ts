@@ -40,17 +40,20 @@ function warpInst(c: FamilyChecker, form: WarpForm, r: Resolved, withP = false):
 
 /**
  * The deprecated `shfl`/`vote` (no `.sync`), PTX ISA §9.7.9.5 / §9.7.13.8: removed in PTX 6.4
- * for sm_70+ (an error); otherwise accepted with ptxas's warnings — "may produce
- * unpredictable results" always, "is deprecated" from PTX 6.0. The operands of the `.sync`
- * form (with a membermask) are ".sync modifier required". The other checks go on after these.
+ * for sm_70+ (an error); otherwise accepted with ptxas 13.0's warnings — "may produce
+ * unpredictable results" always, and "is deprecated since PTX ISA version 6.0" from PTX 5.1
+ * (sic: measured) — except `vote.ballot` at PTX 5.1 to 6.1, which gets neither (measured; a
+ * ptxas quirk). The operands of the `.sync` form (with a membermask) are ".sync modifier
+ * required". The other checks go on after these.
  */
-function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number): void {
+function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number, ballot = false): void {
   const v = c.ctx.version;
   if (c.inst.operands.length === syncArity) c.err(c.inst.loc, messages.syncRequired(name));
   if (c.ctx.sm !== null && c.ctx.sm >= 70 && !versionBelow(v, 6, 4)) c.err(c.inst.loc, messages.withoutSyncRemoved(name));
+  else if (ballot && !versionBelow(v, 5, 1) && versionBelow(v, 6, 2)) return;
   else {
     c.diags.push(warning(c.inst.loc, messages.withoutSyncUnpredictable(name)));
-    if (!versionBelow(v, 6, 0)) c.diags.push(warning(c.inst.loc, messages.withoutSyncDeprecated(name)));
+    if (!versionBelow(v, 5, 1)) c.diags.push(warning(c.inst.loc, messages.withoutSyncDeprecated(name)));
   }
 }
 
@@ -163,7 +166,7 @@ export function validateVote(c: FamilyChecker, r: Resolved): WarpInst | null {
     c.err(c.modLoc(last), messages.multipleVote());
   }
   resultRegister(c, r, "vote");
-  if (!c.sync) withoutSync(c, "vote", 3);
+  if (!c.sync) withoutSync(c, "vote", 3, c.vote === null && ballots > 0);
   c.illegalSat();
   c.illegalOthers();
   const mode = c.vote ?? (ballots > 0 ? "ballot" : null);
