@@ -60,6 +60,63 @@ const mbcnt = <H extends "lo" | "hi">(half: H): IsaRecord<`v_mbcnt_${H}_u32_b32`
   },
 });
 
+
+/**
+ * v_permlane16_b32 / v_permlanex16_b32 (gfx10+; AMD RDNA2 §6.5 / RDNA3 §16.10, LLVM
+ * `llvm.amdgcn.permlane16(old, src0, src1, src2, fi, bound_ctrl)`): lane i of each 16-lane row
+ * reads lane `sel` of its own row (`x16`: of the other row of its 32-lane pair), sel =
+ * {S2, S1}[4k+3 : 4k] for k = i mod 16. The source is invalid when its EXEC bit is 0 unless
+ * `fi` (op_sel[0]); an invalid source reads 0 with `bound_ctrl` (op_sel[1]) set and leaves the
+ * lane unchanged (VDST is tied) otherwise, as DPP's bound control (./dpp.ts). Only EXEC lanes
+ * are written.
+ */
+function permlane<M extends string>(mnemonic: M, cross: boolean): IsaRecord<M> {
+  return {
+    mnemonic,
+    enc: "VOP3",
+    only: [10, 11],
+    hazard: {},
+    crossLane: true,
+    desc: `D[i] = S0[${cross ? "(row(i) ^ 1)" : "row(i)"} * 16 + {S2, S1}[4(i mod 16) + 3 : 4(i mod 16)]] (fi, bound_ctrl: op_sel)`,
+    ops: [
+      { name: "vdst", out: true, tied: true, w: 32 },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+      { name: "src2", w: 32 },
+      { name: "fi", ctrl: true, w: 32 },
+      { name: "bound_ctrl", ctrl: true, w: 32 },
+    ],
+    uses: ["exec"],
+    sem: {
+      wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+        const sel = bv.concat(io.read(3), io.read(2));
+        const fi = bv.asBigint(io.read(4));
+        const bc = bv.asBigint(io.read(5));
+        if (fi === undefined || bc === undefined) throw new Error(`${mnemonic}: op_sel must be immediate`);
+        const src = io.readLanes(1);
+        const exec = io.exec();
+        const out = io.readLanes(0).map((old, i) => {
+          const on = bv.bitAt(exec, i);
+          if (bv.asBool(on) === false) return old;
+          const row = (i & ~15) ^ (cross ? 16 : 0);
+          const k = bv.extract(sel, 4 * (i & 15) + 3, 4 * (i & 15));
+          let fetched = bv.k(0, 32);
+          let valid = bv.false;
+          for (let j = 15; j >= 0; j--) {
+            const hit = bv.eq(k, bv.k(j, 4));
+            const ok = fi ? bv.true : bv.bitAt(exec, row + j);
+            fetched = bv.ite(hit, bv.ite(ok, src[row + j]!, bv.k(0, 32)), fetched);
+            valid = bv.iteB(hit, ok, valid);
+          }
+          const writes = bc ? on : bv.andB(on, valid);
+          return bv.ite(writes, fetched, old);
+        });
+        io.writeLanes(0, out);
+      },
+    },
+  };
+}
+
 export const VOP3 = [
   vop3("v_bfe_u32", "D.u = (S0.u >> S1.u[4:0]) & ((1 << S2.u[4:0]) - 1)", (bv, [s0, s1, s2]) => [
     bv.and(bv.lshr(s0!, bits(bv, s1!, 4)), lowMask(bv, bits(bv, s2!, 4))),
@@ -184,6 +241,33 @@ export const VOP3 = [
       },
     },
   },
+  {
+    // AMD RDNA3 ISA §16.10 V_WRITELANE_B32 pseudocode: "lane = S1.u32[4:0] (wave32) / [5:0]
+    // (wave64); VGPR[lane][VDST] = S0.b32" — EXEC is not read; every other lane keeps VDST
+    // (tied). Vega §12.11 the same for wave64.
+    mnemonic: "v_writelane_b32",
+    enc: "VOP3",
+    hazard: { laneSelect: 2, rwLane: true },
+    crossLane: true,
+    desc: "VDST[S1.u[5:0]] = S0.u (wave32: S1.u[4:0]); ignores EXEC; other lanes unchanged",
+    ops: [
+      { name: "vdst", out: true, tied: true, w: 32 },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+    ],
+    sem: {
+      wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+        const sel = bv.extract(io.read(2), io.wave === 64 ? 5 : 4, 0);
+        const x = io.read(1);
+        io.writeLanes(
+          0,
+          io.readLanes(0).map((old, i) => bv.ite(bv.eq(sel, bv.k(i, bv.width(sel))), x, old)),
+        );
+      },
+    },
+  },
+  permlane("v_permlane16_b32", false),
+  permlane("v_permlanex16_b32", true),
   mbcnt("lo"),
   mbcnt("hi"),
 ] as const satisfies readonly IsaRecord[];
