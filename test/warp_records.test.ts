@@ -29,6 +29,8 @@ import { execPaths } from "../targets/amdgpu/prove/paths.js";
 import { TARGETS } from "../targets/amdgpu/regs.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { contractBads } from "../targets/amdgpu/contract.js";
+import { loadZ3, solve } from "../src/check/smt.js";
+import type { BitVec, Bool } from "../src/check/smt.js";
 
 const haveMc = spawnSync("llvm-mc-19", ["--version"]).status === 0;
 if (!haveMc) console.log("warp_records: llvm-mc-19 parts skipped, llvm-mc-19 is not installed");
@@ -346,6 +348,35 @@ describe("the LDS wait model (interpreter, symbolic paths, contract)", () => {
   });
 });
 
+describe("the same records and wait model run symbolically (z3: the prover's algebra)", () => {
+  it("a symbolic branch: the path without the wait is refuted at the merge; ds_bpermute's result is the manual's term", async () => {
+    const env = await loadZ3();
+    const bv = env.bv;
+    const W = 64;
+    const sym = (name: string): WaveState<BitVec, Bool> => {
+      const st: WaveState<BitVec, Bool> = { wave: W, gen: 9, vgpr: new Map(), sgpr: new Map(), vcc: bv.sym("vcc", W), exec: bv.sym("exec", W), scc: bv.symB("scc") };
+      for (let n = 0; n < 8; n++) st.vgpr.set(n, Array.from({ length: W }, (_, l) => bv.sym(`${name}v${n}.${l}`, 32)));
+      for (let n = 0; n < 4; n++) st.sgpr.set(n, bv.sym(`${name}s${n}`, 32));
+      return st;
+    };
+    const branchy = lines("ds_bpermute_b32 v3, v0, v1\ns_cmp_eq_u32 s0, 0\ns_cbranch_scc1 .L1\ns_waitcnt lgkmcnt(0)\n.L1:\nv_mov_b32_e32 v5, v3", 9);
+    expect(() => execPaths(bv, branchy, sym("a"), { maxBack: 0 })).toThrow(LdsWaitError);
+    const st = sym("b");
+    // Lane l asks for lane l ^ 33 (4·(l ^ 33) in v0); exec, v1 (data) and v3 (old) symbolic.
+    st.vgpr.set(0, Array.from({ length: W }, (_, l) => bv.k(4 * (l ^ 33), 32)));
+    const v1 = st.vgpr.get(1)!;
+    const v3 = st.vgpr.get(3)!;
+    const exec = st.exec;
+    const res = execPaths(bv, lines("ds_bpermute_b32 v3, v0, v1\ns_waitcnt lgkmcnt(0)", 9), st, { maxBack: 0 });
+    for (const l of [0, 6, 38, 63]) {
+      const src = l ^ 33;
+      const want = bv.ite(bv.bitAt(exec, l), bv.ite(bv.bitAt(exec, src), v1[src]!, bv.k(0, 32)), v3[l]!);
+      const r = await solve(env, [bv.notB(bv.eq(res.final!.vgpr.get(3)![l]!, want))], 20_000);
+      expect(r.status, `lane ${l}`).toBe("unsat");
+    }
+  }, 60_000);
+});
+
 describe("hazard roles of the new records (checkHazards) and LLVM's recognizer", () => {
   const V = (n: number) => v(n);
   const valuAdd = (gen: 9 | 10 | 11, d: number): MInst => I(gen === 9 ? "v_add_u32" : "v_add_nc_u32", [V(d), V(0), V(0)], "e32");
@@ -359,6 +390,13 @@ describe("hazard roles of the new records (checkHazards) and LLVM's recognizer",
     { name: "VALU writes v1 → DPP reads v1", mcpu: "gfx1030", code: (g) => [valuAdd(g, 1), dppMov(1)], llvm: [], rules: [] },
     { name: "v_readfirstlane_b32 s4 → v_writelane_b32 lane select s4", mcpu: "gfx90a", code: () => [I("v_readfirstlane_b32", [s(4), V(0)]), writelane(s(4))], llvm: ["S_NOP 3"], rules: ["lane-select-after-valu-sgpr"] },
     { name: "v_readfirstlane_b32 s4 → v_writelane_b32 lane select s4", mcpu: "gfx1100", code: () => [I("v_readfirstlane_b32", [s(4), V(0)]), writelane(s(4))], llvm: [], rules: [] },
+    ...(["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"] as Mcpu[]).map((mcpu) => ({
+      name: "VALU writes v1 → ds_bpermute_b32 reads it as the address",
+      mcpu,
+      code: (g: 9 | 10 | 11) => [valuAdd(g, 1), I("ds_bpermute_b32", [V(3), V(1), V(2), imm(0)]), I("s_waitcnt", [imm(waitcntSimm16({ lgkmcnt: 0 }, g))])],
+      llvm: [] as string[],
+      rules: [] as string[],
+    })),
     { name: "v_cmpx (VALU writes EXEC) → v_writelane_b32 (gfx940 rwLane)", mcpu: "gfx942", code: () => [I("v_cmpx_eq_u32", [{ k: "vcc" }, imm(0), V(0)], "e32"), writelane(imm(3))], llvm: ["S_NOP 3"], rules: ["rwlane-after-valu-exec"] },
   ];
   it("flags each violated rule on the processors it applies to", () => {
