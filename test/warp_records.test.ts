@@ -286,16 +286,19 @@ describe("v_writelane_b32, v_permlane16/x16_b32, s_bcnt1", () => {
       run(concrete, lines(`${op} v2, v1, s3, s4`, 10), st);
       expect(lanesOf(st, 2), op).toEqual(Array.from({ length: 32 }, (_, l) => data(((l & 16) ^ other) + (((l & 15) * 5 + 3) % 16))));
     }
-    // An inactive source: old value without bound_ctrl, 0 with op_sel:[0,1], the value with fi (op_sel:[1,0]).
+    // An inactive source lane: with fi (op_sel:[1,x]) its VGPR is read (the RDNA3 pseudocode and
+    // LLVM's fi agree); with fi = 0 the two readings differ, and the interpreter refuses.
     const exec = ALL(32) & ~(1n << 3n); // lane 3 off; lane 0 reads nibble 0 = 3
     const r = (mods: string) => {
       const st = wave(32, 11, exec, { 1: data, 2: old }, sg);
       run(concrete, lines(`v_permlane16_b32 v2, v1, s3, s4${mods}`, 11), st);
-      return lanesOf(st, 2)[0];
+      return lanesOf(st, 2);
     };
-    expect(r("")).toBe(old(0));
-    expect(r(" op_sel:[0,1]")).toBe(0n);
-    expect(r(" op_sel:[1,0]")).toBe(data(3));
+    expect(r(" op_sel:[1,0]")[0]).toBe(data(3));
+    expect(r(" op_sel:[1,1]")[0]).toBe(data(3));
+    expect(r(" op_sel:[1,0]")[3]).toBe(old(3)); // lane 3 itself is not written
+    expect(() => r("")).toThrow(/fi = 0 reading lane 3 whose EXEC bit is 0/);
+    expect(() => r(" op_sel:[0,1]")).toThrow(/differ there/);
   });
   it("s_bcnt1_i32_b32/b64 count the set bits; SCC = result != 0", () => {
     const st = wave(32, 10, ALL(32), {}, { 4: 0xf0f0_0001n, 5: 0x8000_0000n, 6: 0n });

@@ -175,8 +175,8 @@ function combined(c: Ctrl, op: "add" | "umax" | "umin"): SeqFunction {
 
 // ---------------------------------------------------------------------------------------
 // permlane16 / permlanex16 (gfx10+, wave32): lane l reads src of lane row·16 + nibble(l mod 16)
-// of {s2, s1} (x16: of the other row of the pair); an EXEC=0 source is invalid unless fi, and an
-// invalid source gives 0 with bound_ctrl, else the lane keeps old (AMDGPUUsage, RDNA2 §6.5).
+// of {s2, s1} (x16: of the other row of the pair), RDNA3 §16.10 pseudocode; with fi an inactive
+// source is read too (fi = 0 runs on full waves only, see the inputs).
 
 function permlane(x16: boolean, fi: boolean, bc: boolean): SeqFunction {
   const name = x16 ? "permlanex16" : "permlane16";
@@ -193,7 +193,9 @@ function permlane(x16: boolean, fi: boolean, bc: boolean): SeqFunction {
       inputs: (rng, W) => {
         const s1 = rng.bits(32);
         const s2 = rng.bits(32);
-        return { perLane: Array.from({ length: W }, () => [rnd32(rng), rnd32(rng), s1, s2]), exec: execOf(rng, W) };
+        // fi = 0 with an inactive source is refused by the interpreter (the RDNA3 pseudocode
+        // and LLVM's fi/bound_ctrl reading differ there: isa/vop3.ts), so those run on full waves.
+        return { perLane: Array.from({ length: W }, () => [rnd32(rng), rnd32(rng), s1, s2]), exec: fi ? execOf(rng, W) : (1n << BigInt(W)) - 1n };
       },
       expect: (perLane, exec) => {
         const sel = (perLane[0]![3]! << 32n) | perLane[0]![2]!;

@@ -5,7 +5,7 @@
  */
 import type { IsaRecord, LaneSem, WaveIO } from "./record.js";
 import { vop3 } from "./record.js";
-import { bits, lowMask, signextFromBit } from "./util.js";
+import { InterpRefusal, bits, lowMask, signextFromBit } from "./util.js";
 import type { BV } from "../../../src/sem/bv.js";
 
 /** BYTE_PERMUTE of v_perm_b32: byte `sel` of the 8-byte {S0, S1} (S1 is bytes 0..3). */
@@ -62,13 +62,18 @@ const mbcnt = <H extends "lo" | "hi">(half: H): IsaRecord<`v_mbcnt_${H}_u32_b32`
 
 
 /**
- * v_permlane16_b32 / v_permlanex16_b32 (gfx10+; AMD RDNA2 §6.5 / RDNA3 §16.10, LLVM
- * `llvm.amdgcn.permlane16(old, src0, src1, src2, fi, bound_ctrl)`): lane i of each 16-lane row
- * reads lane `sel` of its own row (`x16`: of the other row of its 32-lane pair), sel =
- * {S2, S1}[4k+3 : 4k] for k = i mod 16. The source is invalid when its EXEC bit is 0 unless
- * `fi` (op_sel[0]); an invalid source reads 0 with `bound_ctrl` (op_sel[1]) set and leaves the
- * lane unchanged (VDST is tied) otherwise, as DPP's bound control (./dpp.ts). Only EXEC lanes
- * are written.
+ * v_permlane16_b32 / v_permlanex16_b32 (gfx10+): lane i of each 16-lane row reads lane `sel` of
+ * its own row (`x16`: of the other row of its 32-lane pair, "1<->0, 3<->2"), sel =
+ * {S2, S1}[4k+3 : 4k] for k = i mod 16; only EXEC lanes are written (AMD RDNA3 ISA §16.10
+ * V_PERMLANE16_B32 / V_PERMLANEX16_B32 pseudocode; RDNA2 the same). `fi` and `bound_ctrl` are
+ * op_sel[0] and op_sel[1].
+ *
+ * Not settled, so refused: a lane whose source lane has EXEC = 0 while `fi` = 0. The RDNA3
+ * pseudocode reads the source VGPR whatever its EXEC bit (it copies S0 of every lane first, and
+ * names neither bit); LLVM's `llvm.amdgcn.permlane16(old, src0, src1, src2, fi, bound_ctrl)`
+ * documents fi ("fetch inactive") and bound_ctrl as DPP's, under which such a source is invalid
+ * (0 with bound_ctrl, else the lane keeps VDST, which is tied). The two readings agree whenever
+ * `fi` = 1 or the source lane is active, and only those cases run.
  */
 function permlane<M extends string>(mnemonic: M, cross: boolean): IsaRecord<M> {
   return {
@@ -101,15 +106,17 @@ function permlane<M extends string>(mnemonic: M, cross: boolean): IsaRecord<M> {
           const row = (i & ~15) ^ (cross ? 16 : 0);
           const k = bv.extract(sel, 4 * (i & 15) + 3, 4 * (i & 15));
           let fetched = bv.k(0, 32);
-          let valid = bv.false;
           for (let j = 15; j >= 0; j--) {
-            const hit = bv.eq(k, bv.k(j, 4));
-            const ok = fi ? bv.true : bv.bitAt(exec, row + j);
-            fetched = bv.ite(hit, bv.ite(ok, src[row + j]!, bv.k(0, 32)), fetched);
-            valid = bv.iteB(hit, ok, valid);
+            if (!fi) {
+              // An inactive source under fi = 0 (see above): refused unless EXEC there is 1.
+              const active = bv.asBool(bv.bitAt(exec, row + j));
+              const picked = bv.asBigint(k);
+              if (active !== true && (picked === undefined || Number(picked) === j))
+                throw new InterpRefusal(`${mnemonic} with fi = 0 reading lane ${row + j} whose EXEC bit is ${active === false ? "0" : "not known to be 1"}: the manual's pseudocode and LLVM's fi/bound_ctrl reading differ there`);
+            }
+            fetched = bv.ite(bv.eq(k, bv.k(j, 4)), src[row + j]!, fetched);
           }
-          const writes = bc ? on : bv.andB(on, valid);
-          return bv.ite(writes, fetched, old);
+          return bv.ite(on, fetched, old);
         });
         io.writeLanes(0, out);
       },
