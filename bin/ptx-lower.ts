@@ -100,7 +100,7 @@ program
   .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
   .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
-  .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
+  .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
   .action(async (file: string | undefined, o) => {
     process.exitCode = await verifyCommand(file, o);
   });

@@ -79,6 +79,23 @@ export const messages = {
   vectorQualifier: (op: string) => `Vector qualifier is not allowed for instruction '${op}'`,
   featureVersion: (op: string, version: string) => `Feature '${op}' requires PTX ISA .version ${version} or later`,
   targetRequired: (op: string, sm: string) => `Instruction '${op}' requires .target ${sm} or higher`,
+  // --- warp-level family (ptxas; ../shared/notes/warp-ptxas-matrix.md) ---
+  shuffleRequired: (op: string) => `Shuffle modifier required for instruction '${op}'`,
+  multipleShuffle: () => "Multiple shuffle modifiers specified",
+  modeRequired: (op: string) => `.mode modifier required for instruction '${op}'`,
+  /** `type` and `mod` with their dots: `requiresTypeWith("vote", ".b32", ".ballot")`. */
+  requiresTypeWith: (op: string, type: string, mod: string) => `Instruction '${op}' requires '${type}' type with '${mod}' modifier.`,
+  incorrectType: (type: string, operation: string, op: string) => `Incorrect type '${type}' for operation '${operation}' in instruction '${op}'`,
+  reductionRequired: (op: string) => `Reduction operation is required for instruction '${op}'`,
+  /** `mod` with its dot: `Multiple .abs modifiers specified`. */
+  multipleModifier: (mod: string) => `Multiple ${mod} modifiers specified`,
+  featureTarget: (feature: string, sm: string) => `Feature '${feature}' requires .target ${sm} or higher`,
+  notSupportedOnTarget: (what: string, target: string) => `Instruction '${what}' not supported on .target '${target}'`,
+  withoutSyncRemoved: (op: string) => `Instruction '${op}' without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4`,
+  /** A warning. */
+  withoutSyncUnpredictable: (op: string) => `Instruction '${op}' without '.sync' may produce unpredictable results on sm_70 and later architectures`,
+  /** A warning. */
+  withoutSyncDeprecated: (op: string) => `Instruction '${op}' without '.sync' is deprecated since PTX ISA version 6.0 and will be discontinued in a future PTX ISA version`,
   // --- operands (ptxas) ---
   argumentsMismatch: (op: string) => `Arguments mismatch for instruction '${op}'`,
   unknownSymbol: (name: string) => `Unknown symbol '${name}'`,
@@ -90,6 +107,8 @@ export const messages = {
   predicateExpected: (op: string) => `Predicate output expected for instruction '${op}'`,
   discardNotAllowed: (op: string) => `Result discard mode is not allowed for instruction '${op}'`,
   predicateExpression: () => "Predicate expression expected",
+  /** `!x` where x is a register but not a predicate. */
+  illegalNegation: () => "Illegal argument to predicate negation",
   // --- video selectors (ptxas) ---
   dselAndOp2: () => "Video instruction cannot have destination selector and secondary operation",
   selectorOnC: () => "Video selector is not allowed on 'source C' operand",

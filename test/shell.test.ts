@@ -46,7 +46,7 @@ describe("report over several files, one of them bad", () => {
     expect(doc.modules[0]!.diagnostics.map((d) => d.message)).toEqual(["Clamp modifier required for instruction 'szext'"]);
     expect(doc.modules[1]!.occurrences.length).toBe(2);
     expect(doc.modules[1]!.routines.length).toBe(2);
-    expect(doc.modules[1]!.routines[0]!.targets.length).toBe(3); // amdgpu gfx942, js, c
+    expect(doc.modules[1]!.routines[0]!.targets.length).toBe(5); // amdgpu gfx942, js, c, hip gfx942, llvm gfx942
     expect(doc.totals).toMatchObject({ modules: 2, failedModules: 1, occurrences: 2, routines: 2 });
     expect(doc.verdict).toBe("failed");
     expect(r.err).toMatch(/^bad\.ptx:7:1: error: Clamp modifier required/);

@@ -296,4 +296,4 @@ export function distinctActive(c: MatchCase): number {
   return new Set(lanesOf(c.active).map((l) => c.a[l]!)).size;
 }
 
-export { lanesOf, maskOfLanes };
+export { lanesOf, maskOfLanes, randomActive, randomGroups, groupMasks };

@@ -59,8 +59,8 @@ export interface CaseOptions {
 export interface FamilySyntax {
   /** The type suffixes as written (`.u32.s32.u32` → `["u32", "s32", "u32"]`) are this family's. */
   types(t: readonly string[]): boolean;
-  /** `n` operands are accepted, given how many secondary ops (`.add/.min/.max`) were written. */
-  arity(n: number, postOps: number): boolean;
+  /** `n` operands are accepted, given how many secondary ops (`.add/.min/.max`) were written and whether `.sync` was. */
+  arity(n: number, postOps: number, sync: boolean): boolean;
   /** The role of each operand position (`d` first). */
   readonly roles: readonly Role[];
   /** Register classes a source of `role` accepts (`i32`, `i64`, `f32`, `f64`), given the types. */
@@ -75,6 +75,24 @@ export interface FamilySyntax {
   readonly votes: boolean;
   /** `.clamp/.wrap` are rejected as "Illegal modifier 'Clamp'" (after the template). */
   readonly clampIllegal: boolean;
+  /**
+   * Modifiers the family owns outright (`.up/.down/.bfly/.idx` of shfl, `.ballot` of vote,
+   * the reduction ops of redux): collected in `FamilyChecker.own` as written, before the
+   * generic vocabulary classifies anything, for the family's `validate` to judge. Absent: none.
+   */
+  readonly own?: ReadonlySet<string>;
+  /** Register classes the destination `d` accepts, given the types; absent: `i32` only. */
+  destClasses?(t: readonly string[]): readonly string[];
+  /** A source of `role` may be a negated predicate `!q` (vote's `a`); absent: never. */
+  negatable?(role: Role): boolean;
+  /** The instruction has no destination: every operand is a source (`bar.warp.sync membermask`). */
+  readonly noDest?: boolean;
+  /** An address (`[x]`) as a source of `role` is an "Arguments mismatch", never "must be register" (the warp family's membermask). */
+  addressMismatch?(role: Role): boolean;
+  /** Register classes of an address's base that make it "must be register" for `role`; absent: `i32`. */
+  addressBase?(role: Role): readonly string[];
+  /** A variable whose type `sourceClasses` does not accept is an "Arguments mismatch" (else always "must be register"). */
+  readonly strictVariables?: boolean;
 }
 
 /**

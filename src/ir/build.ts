@@ -668,24 +668,29 @@ export interface ModuleContext {
   version: { major: number; minor: number } | null;
   /** The lowest `sm_NN` of `.target`, or null if none. */
   sm: number | null;
+  /** That target as written, with its suffix (`sm_100a`, `sm_100f`), or null if none. */
+  target?: string | null;
 }
 
-function moduleContext(ast: Module): ModuleContext {
+/** The module's `.version` and `.target` as the checks need them. */
+export function moduleContext(ast: Pick<Module, "version" | "target">): ModuleContext {
   let sm: number | null = null;
+  let target: string | null = null;
   for (const t of ast.target?.names ?? []) {
     if (!t.startsWith("sm_")) continue;
     let i = 3;
     while (i < t.length && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
     if (i > 3) {
       const n = Number(t.slice(3, i));
+      if (sm === null || n < sm) target = t;
       sm = sm === null ? n : Math.min(sm, n);
     }
   }
-  return { version: ast.version ? { major: ast.version.major, minor: ast.version.minor } : null, sm };
+  return { version: ast.version ? { major: ast.version.major, minor: ast.version.minor } : null, sm, target };
 }
 
 function sameContext(a: ModuleContext, b: ModuleContext): boolean {
-  return a.sm === b.sm && a.version?.major === b.version?.major && a.version?.minor === b.version?.minor;
+  return a.sm === b.sm && a.target === b.target && a.version?.major === b.version?.major && a.version?.minor === b.version?.minor;
 }
 
 // ==================================================================== modifier vocabulary
@@ -722,7 +727,7 @@ function knownSelectorSyntax(sel: string): boolean {
 }
 
 /** Register class of a declared register or variable: i32 (.b32/.u32/.s32), f32, i64, f64, pred or other. */
-function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" | "other" {
+export function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" | "other" {
   if (info.vector !== null) return "other";
   switch (info.type) {
     case "b32":
@@ -768,12 +773,15 @@ export interface Resolved {
   fieldValue: Operand | null;
 }
 
+/** The parts of a family the checker uses: its template and its phase-3 checks. */
+export type FamilyFrontEnd = Pick<AnyFamily, "syntax" | "validate">;
+
 /** The state of checking one family instruction; see the file comment for the phases. */
 export class FamilyChecker {
   readonly diags: Diagnostic[] = [];
   readonly op: string;
   /** The family whose instruction this is (its template and phase-3 checks). */
-  readonly def: AnyFamily;
+  readonly def: FamilyFrontEnd;
   types: string[] = [];
   mode: "clamp" | "wrap" | null = null;
   modeCount = 0;
@@ -806,10 +814,19 @@ export class FamilyChecker {
     readonly fn: FlatFunction,
     readonly ctx: ModuleContext,
     readonly interner: Interner | null = null,
+    /**
+     * The family and the instruction name its messages use, where not the registry's family
+     * of `inst.opcode` and the opcode itself: for a family checked before it is registered
+     * (src/ir/warp_check.ts), and for `bar.warp`, whose messages name `bar.warp`.
+     */
+    own: { def: FamilyFrontEnd; op: string } | null = null,
   ) {
-    this.op = inst.opcode;
-    this.def = familyByOp(inst.opcode as FamilyOpcode);
+    this.op = own ? own.op : inst.opcode;
+    this.def = own ? own.def : familyByOp(inst.opcode as FamilyOpcode);
   }
+
+  /** The family's own modifiers (`FamilySyntax.own`) as written, with their indices. */
+  own: { m: string; i: number }[] = [];
 
   err(loc: Loc, message: string): void {
     this.diags.push(error(loc, message));
@@ -838,8 +855,10 @@ export class FamilyChecker {
     const unknownSeen = new Set<string>();
     const otherSeen = new Set<string>();
     let anyAllReported = false;
+    const own = this.def.syntax.own;
     this.inst.modifiers.forEach((m, i) => {
-      if (TYPE_NAMES.has(m)) this.types.push(m);
+      if (own?.has(m)) this.own.push({ m, i });
+      else if (TYPE_NAMES.has(m)) this.types.push(m);
       else if (m === "clamp" || m === "wrap") {
         if (this.modeCount++ === 1) this.err(this.modLoc(i), messages.multipleClamp());
         else this.mode = m;
@@ -883,12 +902,13 @@ export class FamilyChecker {
 
   /**
    * An address operand: ptxas says "must be register" when its base is a 32-bit integer
-   * register or variable, and "Arguments mismatch" otherwise.
+   * register or variable (or of the classes `base`, `FamilySyntax.addressBase`), and
+   * "Arguments mismatch" otherwise.
    */
-  private addressOk(o: Extract<Operand, { kind: "address" }>): boolean {
+  private addressOk(o: Extract<Operand, { kind: "address" }>, base: readonly string[] = ["i32"]): boolean {
     if (!o.base || o.base.kind !== "sym" || o.elems.length > 0) return false;
     const info = this.scope.lookup(o.base.name);
-    return info !== null && (info.kind === "reg" || info.kind === "var") && regClass(info) === "i32";
+    return info !== null && (info.kind === "reg" || info.kind === "var") && base.includes(regClass(info));
   }
 
   /** `%tid.x`: a component of a vector special register, not a video selector. */
@@ -915,6 +935,8 @@ export class FamilyChecker {
     }
     for (const o of this.allSyms()) {
       const info = this.scope.lookup(o.name);
+      // `!x` negates a predicate; ptxas rejects it on any other register (and then also finds the arguments mismatched where `!` is not allowed).
+      if (o.neg && info && info.kind === "reg" && regClass(info) !== "pred") this.err(o.loc, messages.illegalNegation());
       const special = !info && specialRegister(o.name) !== null;
       const undeclared = !info && !special && !this.fn.labels.has(o.name);
       const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
@@ -956,17 +978,20 @@ export class FamilyChecker {
       return null;
     }
     const ops = inst.operands;
-    const arityOk = this.def.syntax.arity(ops.length, this.postOps.length);
+    const arityOk = this.def.syntax.arity(ops.length, this.postOps.length, this.sync);
     if (!arityOk) {
       this.err(inst.loc, messages.argumentsMismatch(op));
       return null;
     }
     const roles = this.def.syntax.roles;
+    const noDest = this.def.syntax.noDest === true;
+    const destClasses = this.def.syntax.destClasses?.(t) ?? ["i32"];
     let mismatch: Loc | null = null;
-    const res: Resolved = { d: ops[0], p: null, sources: [], specials: [], vectorSpecial: null, notRegister: [], fieldValue: null };
+    // Without a destination (`bar.warp.sync`), `d` stands for the instruction: a sink at the opcode.
+    const res: Resolved = { d: noDest ? { kind: "sink", loc: inst.loc } : ops[0], p: null, sources: [], specials: [], vectorSpecial: null, notRegister: [], fieldValue: null };
 
-    // Destination: a 32-bit register, `_`, or an immediate (rejected later); optionally `|p`.
-    const d0 = ops[0];
+    // Destination: a register of `destClasses` (32-bit integer by default), `_`, or an immediate (rejected later); optionally `|p`.
+    const d0 = noDest ? res.d : ops[0];
     if (d0.kind === "address") {
       if (this.addressOk(d0)) res.notRegister.push({ op: d0, index: 0 });
       else mismatch ??= d0.loc;
@@ -995,11 +1020,11 @@ export class FamilyChecker {
       }
       if (k === 1) continue; // `p` is checked in phase 3
       if (info.kind === "var") res.notRegister.push({ op: o, index: 0 });
-      else if (info.kind !== "reg" || regClass(info) !== "i32") mismatch ??= o.loc;
+      else if (info.kind !== "reg" || !destClasses.includes(regClass(info))) mismatch ??= o.loc;
     }
 
     // Sources.
-    for (let i = 1; i < ops.length; i++) {
+    for (let i = noDest ? 0 : 1; i < ops.length; i++) {
       const o = ops[i];
       const role = roles[i];
       if (o.kind === "vector") {
@@ -1008,8 +1033,9 @@ export class FamilyChecker {
       }
       res.sources.push({ role, op: o, index: i });
       if (o.kind === "int") continue;
+      if (o.kind === "sink" && noDest) continue; // `bar.warp.sync _`: discard, judged in phase 3
       if (o.kind === "address") {
-        if (this.addressOk(o)) res.notRegister.push({ op: o, index: i });
+        if (!this.def.syntax.addressMismatch?.(role) && this.addressOk(o, this.def.syntax.addressBase?.(role))) res.notRegister.push({ op: o, index: i });
         else mismatch ??= o.loc;
         continue;
       }
@@ -1018,7 +1044,7 @@ export class FamilyChecker {
         if (!ok) mismatch ??= o.loc;
         continue;
       }
-      if (o.kind !== "sym" || o.neg) {
+      if (o.kind !== "sym" || (o.neg && !this.def.syntax.negatable?.(role))) {
         mismatch ??= o.loc;
         continue;
       }
@@ -1031,8 +1057,12 @@ export class FamilyChecker {
         else mismatch ??= o.loc;
         continue;
       }
-      if (info.kind === "var") res.notRegister.push({ op: o, index: i });
-      else if (info.kind !== "reg" || !want.includes(regClass(info))) mismatch ??= o.loc;
+      // `!x` of a register that is not a predicate: reported while naming ("Illegal argument to predicate negation").
+      if (o.neg && info.kind === "reg" && regClass(info) !== "pred") continue;
+      if (info.kind === "var") {
+        if (this.def.syntax.strictVariables && !want.includes(regClass(info))) mismatch ??= o.loc;
+        else res.notRegister.push({ op: o, index: i });
+      } else if (info.kind !== "reg" || !want.includes(regClass(info))) mismatch ??= o.loc;
     }
     const unknownLoc = this.unknown.find((u) => u.mismatch)?.loc ?? null;
     if (mismatch || unknownLoc) {
@@ -1124,7 +1154,7 @@ function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx:
     built = c.def.validate(c, r);
   }
   c.unknownSymbols();
-  return { diagnostics: c.diags, inst: c.diags.length > 0 ? null : built };
+  return { diagnostics: c.diags, inst: c.diags.some((d) => d.severity === "error") ? null : built };
 }
 
 /**

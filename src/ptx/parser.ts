@@ -150,6 +150,8 @@ class Parser {
   private readonly file: string;
   /** `{` of vector operands opened in the current statement, for recovery. */
   private openBraces = 0;
+  /** Where the last `|` of a pair operand was (for "Parsing error near '|'"). */
+  private lastBar: Loc | null = null;
   /** ptxas's module header: `.version` first, `.target` second, neither again. 0: `.version` expected, 1: `.target` expected, 2: both seen, 3: an error was reported. */
   private header = 0;
 
@@ -720,7 +722,13 @@ class Parser {
           this.report(o.loc, messages.parseError("_"));
           throw new SyntaxFail();
         }
+        // So may a pair `d|p`; and a pair has two halves (`d|q|p`): ptxas's "Parsing error near '|'".
+        if (o.kind === "pair" && operands.length > 0) {
+          this.report(this.lastBar!, messages.parseError("|"));
+          throw new SyntaxFail();
+        }
         operands.push(o);
+        if (o.kind === "pair" && lx.isPunct(BAR)) this.fail();
         if (lx.isPunct(COMMA)) {
           lx.next();
           continue;
@@ -748,6 +756,7 @@ class Parser {
       const first = this.symOrSink(loc);
       if (lx.k() === "punct" && lx.ch === BAR && lx.ch2 === 0) {
         if (first.kind === "sym" && first.sel !== null) this.fail(); // `%r1.b0|%p1`
+        this.lastBar = this.here();
         lx.next();
         if (lx.k() !== "ident") this.fail("a register or '_'");
         const second = this.symOrSink(this.here());

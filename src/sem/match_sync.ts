@@ -2,17 +2,18 @@
  * @fileoverview Reference semantics of `match.sync` — PTX ISA 9.0 §9.7.13.8 "match.sync",
  * at warp level: the function sees all 32 lanes at once.
  *
- * Which lanes count (../shared/vectors/FORMAT.md, superseding the ISA's "must be a subset of
- * the active lanes"): a lane that has *exited* is dropped from the comparison and from `d`,
- * as hardware does; a lane that is alive but does not execute (guarded off) and is named in
- * an executing lane's membermask makes that lane's result undefined, as does an executing
- * lane missing from its own membermask, or named lanes using a different membermask.
+ * Which lanes count is src/sem/members.ts (FORMAT.md's rule, shared with the warp-level
+ * family): a lane that has *exited* is dropped from the comparison and from `d`, as hardware
+ * does; a lane that is alive but does not execute (guarded off) and is named in an executing
+ * lane's membermask makes that lane's result undefined, as does an executing lane missing
+ * from its own membermask, or named lanes using a different membermask.
  * Values are compared bitwise on all 32 or 64 bits (+0.0 ≠ −0.0; equal NaN bits match).
  */
 import type { BV } from "./bv.js";
 import type { MatchForm } from "../ir/forms.js";
+import { membership, WARP } from "./members.js";
 
-export const WARP = 32;
+export { WARP };
 
 /** Inputs of one warp-wide match.sync: every array has 32 entries, index = laneid. */
 export interface MatchWarp<V, B> {
@@ -46,20 +47,16 @@ export function matchSync<V, B>(bv: BV<V, B>, f: MatchForm, w: MatchWarp<V, B>):
   const p: B[] = [];
   const defined: B[] = [];
   for (let i = 0; i < WARP; i++) {
-    const mm = w.membermask[i]!;
+    const { members: member, wellFormed } = membership(bv, w, i);
     let members = zero; // the non-exited lanes named by lane i's membermask
     let equal = zero; // those of them whose a equals a_i
     let allEqual: B = bv.true;
-    let wellFormed: B = bv.andB(w.executes[i]!, bv.bitAt(mm, i));
     for (let j = 0; j < WARP; j++) {
-      const member = bv.andB(bv.bitAt(mm, j), w.active[j]!);
       const bit = bv.k(1 << j, 32);
       const same = bv.eq(w.a[j]!, w.a[i]!);
-      members = bv.or(members, bv.ite(member, bit, zero));
-      equal = bv.or(equal, bv.ite(bv.andB(member, same), bit, zero));
-      allEqual = bv.andB(allEqual, bv.orB(bv.notB(member), same));
-      // A named lane must execute, with the same membermask.
-      wellFormed = bv.andB(wellFormed, bv.orB(bv.notB(member), bv.andB(w.executes[j]!, bv.eq(w.membermask[j]!, mm))));
+      members = bv.or(members, bv.ite(member[j]!, bit, zero));
+      equal = bv.or(equal, bv.ite(bv.andB(member[j]!, same), bit, zero));
+      allEqual = bv.andB(allEqual, bv.orB(bv.notB(member[j]!), same));
     }
     d.push(f.mode === "any" ? equal : bv.ite(allEqual, members, zero));
     p.push(f.mode === "any" ? bv.false : allEqual);

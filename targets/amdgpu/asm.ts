@@ -7,9 +7,15 @@
  *
  * Operands: `v5`, `v[4:5]`, `s3`, `s[2:3]`, `vcc`, `vcc_lo`, `exec`, `exec_lo`, integer
  * constants (decimal, signed, or hex), labels. Everything the interpreter cannot represent
- * is rejected with an `AsmError` that names it: SDWA/DPP/VOPD encodings, operand modifiers
- * (`sext()`, `neg()`, `abs()`, `|x|`, `-v1`), trailing modifiers (`clamp`, `op_sel:…`,
- * `offset:…`), float constants, and registers outside the model (`m0`, `ttmp*`, `null`, `v[0:3]` wider than a pair).
+ * is rejected with an `AsmError` that names it: SDWA/VOPD encodings and DPP forms without a
+ * record, operand modifiers (`sext()`, `neg()`, `abs()`, `|x|`, `-v1`), trailing modifiers
+ * of records without encoding fields (`clamp`, `op_sel:…`), float constants, and registers
+ * outside the model (`m0`, `ttmp*`, `v[0:3]` wider than a pair).
+ *
+ * Records with encoding fields (`ctrl` operands: DS `offset:N`, the DPP controls and masks,
+ * `bound_ctrl`, `fi`, the permlanes' `op_sel:[fi,bc]`) take their trailing modifiers as those
+ * operands (isa/syntax.ts); `bound_ctrl:0`, the generation-only DPP controls and symbolic
+ * `s_waitcnt` counters need `ParseOptions.gen`.
  *
  * Renamed mnemonics (GFX11 spellings of the same operation) are mapped to the table's name:
  * `s_and_not1_*` → `s_andn2_*`, `s_or_not1_*` → `s_orn2_*`, `s_ctz_i32_*` → `s_ff1_i32_*`.
@@ -19,6 +25,9 @@
  */
 import type { Mnemonic } from "./isa/index.js";
 import { isMnemonic, record } from "./isa/index.js";
+import type { Gen } from "./isa/record.js";
+import { waitcntSimm16 } from "./isa/sopp.js";
+import { parseModifiers } from "./isa/syntax.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel } from "./minst.js";
 
@@ -57,8 +66,10 @@ export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set(["s_clause", "s_se
 
 /**
  * Waits whose operand llvm-mc writes symbolically (`s_waitcnt lgkmcnt(0)`,
- * `s_delay_alu instid0(VALU_DEP_1) | …`): the operand becomes the immediate 0 (wait for
- * everything; the counters are not modelled, only the instruction's one issue cycle).
+ * `s_delay_alu instid0(VALU_DEP_1) | …`). `s_waitcnt`'s counters become its SIMM16 for the
+ * generation given (isa/sopp.ts `waitcntSimm16`: the LDS wait model reads lgkmcnt from it);
+ * without a generation only a text that waits for lgkmcnt(0) (or names no counter) can be
+ * encoded, as 0. The other waits' operands become 0 (only their issue cycles count).
  */
 const SYMBOLIC_WAITS: ReadonlySet<string> = new Set(["s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_vmcnt", "s_delay_alu"]);
 
@@ -70,6 +81,34 @@ export interface ParseOptions {
   dropIgnored?: boolean;
   /** The `rule` recorded on every parsed instruction (default "asm"). */
   rule?: string;
+  /**
+   * The ISA generation of the code: needed to encode a symbolic `s_waitcnt` exactly and to
+   * read `bound_ctrl:0` (whose bit differs on gfx11) and the generation-only DPP controls.
+   */
+  gen?: Gen;
+}
+
+/**
+ * SIMM16 of a symbolic wait (`s_waitcnt vmcnt(0) lgkmcnt(1)`, `&`/`,` separators allowed;
+ * `s_waitcnt_lgkmcnt null, N`; the other `s_waitcnt_*cnt` forms, which wait for no LGKM
+ * result) on generation `gen`. Without a generation: a wait that does not name lgkmcnt
+ * becomes 0xffff (every field at its maximum on every generation: no lgkmcnt wait), one that
+ * waits for lgkmcnt(0) becomes 0 (as before: every counter waited for), anything else is an
+ * error.
+ */
+function waitcntOperand(mn: string, text: string, gen: Gen | undefined): bigint {
+  if (mn === "s_waitcnt" && /^(0x[0-9a-f]+|\d+)$/i.test(text)) return BigInt(text);
+  const c: { vmcnt?: number; expcnt?: number; lgkmcnt?: number } = {};
+  if (mn === "s_waitcnt") for (const m of text.matchAll(/(vmcnt|expcnt|lgkmcnt)\((\d+)\)/g)) c[m[1] as "vmcnt"] = Number(m[2]);
+  else if (mn === "s_waitcnt_lgkmcnt") {
+    const m = /(0x[0-9a-f]+|\d+)\s*$/i.exec(text);
+    if (!m) throw new Error(`${mn} ${text}: no count`);
+    c.lgkmcnt = Number(BigInt(m[1]!));
+  }
+  if (c.lgkmcnt === undefined) return gen === undefined ? 0xffffn : waitcntSimm16(c, gen);
+  if (gen !== undefined) return waitcntSimm16(c, gen);
+  if (c.lgkmcnt === 0) return 0n;
+  throw new Error(`${mn} ${text}: encoding it needs the processor generation`);
 }
 
 const SPECIAL: Record<string, MOp> = {
@@ -167,11 +206,18 @@ export function parseAsm(text: string, opts: ParseOptions = {}): AsmLine[] {
       return;
     }
     if (SYMBOLIC_WAITS.has(mn)) {
-      const numeric = /^(0x[0-9a-f]+|\d+)$/i.test(s) ? BigInt(s) : 0n;
-      out.push({ op: mn === "s_delay_alu" || mn === "s_waitcnt" ? mn : "s_waitcnt", ops: [{ k: "imm", value: numeric }], rule });
+      let value = /^(0x[0-9a-f]+|\d+)$/i.test(s) ? BigInt(s) : 0n;
+      if (mn !== "s_delay_alu")
+        try {
+          value = waitcntOperand(mn, s, opts.gen);
+        } catch (err) {
+          throw new AsmError((err as Error).message, lineNo, raw);
+        }
+      out.push({ op: mn === "s_delay_alu" || mn === "s_waitcnt" ? mn : "s_waitcnt", ops: [{ k: "imm", value }], rule });
       return;
     }
-    if (/_(sdwa|dpp|dpp8)$/.test(mn) || mn.startsWith("v_dual_")) throw new AsmError(`encoding of ${mn} is not modelled (SDWA/DPP/VOPD)`, lineNo, raw);
+    // A recorded DPP mnemonic (`v_mov_b32_dpp`, isa/dpp.ts) is kept; other DPP/SDWA/VOPD forms are not modelled.
+    if ((/_(sdwa|dpp|dpp8)$/.test(mn) && !isMnemonic(mn)) || mn.startsWith("v_dual_")) throw new AsmError(`encoding of ${mn} is not modelled (SDWA/DPP/VOPD)`, lineNo, raw);
     let enc: MInst<string>["enc"];
     const e = /_(e32|e64)$/.exec(mn);
     if (e) {
@@ -185,7 +231,18 @@ export function parseAsm(text: string, opts: ParseOptions = {}): AsmLine[] {
     const tail = /^(\S+)\s+(.+)$/.exec(last);
     let opsel: bigint | undefined;
     if (hasOpselOperand(mn)) opsel = 0n;
-    if (tail) {
+    // Records with encoding fields (DS offset, DPP controls, permlane op_sel): the words after
+    // the last operand are their modifiers (isa/syntax.ts), appended as the `ctrl` operands.
+    let ctrls: bigint[] | undefined;
+    if (isMnemonic(mn) && record(mn).ops.some((o) => o.ctrl)) {
+      try {
+        const vals = parseModifiers(record(mn), tail ? tail[2]!.trim().split(/\s+/) : [], opts.gen);
+        ctrls = [...vals.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+      } catch (err) {
+        throw new AsmError((err as Error).message, lineNo, raw);
+      }
+      if (tail) fields[fields.length - 1] = tail[1]!;
+    } else if (tail) {
       const os = /^op_sel:\[([01]),([01])\]$/.exec(tail[2]!.trim());
       if (!os || opsel === undefined) throw new AsmError(`modifier "${tail[2]}" is not modelled`, lineNo, raw);
       opsel = BigInt(os[1]!) | (BigInt(os[2]!) << 1n);
@@ -201,6 +258,7 @@ export function parseAsm(text: string, opts: ParseOptions = {}): AsmLine[] {
       }
     }
     if (opsel !== undefined) ops.push({ k: "imm", value: opsel });
+    if (ctrls) for (const value of ctrls) ops.push({ k: "imm", value });
     const inst: MInst<string> = { op: mn, ops, rule };
     if (enc) inst.enc = enc;
     out.push(inst);

@@ -1,6 +1,6 @@
 /**
  * @fileoverview The routine contract's "changes nothing else" conditions (targets/amdgpu/routine.ts),
- * stated once: exec restored; every VGPR outside the scratch window unchanged in every lane,
+ * stated once: exec restored; no DS result outstanding (an `s_waitcnt` covers every one); every VGPR outside the scratch window unchanged in every lane,
  * except v0 in lanes that are active (`active(l)`); every SGPR outside the scratch window
  * unchanged. vcc and scc are scratch (a `p` result in vcc is checked as a value by the caller).
  *
@@ -13,6 +13,7 @@
  */
 import type { BV } from "../../src/sem/bv.js";
 import type { WaveState } from "./interp.js";
+import { outstandingDs } from "./interp.js";
 import type { AmdRoutine } from "./lower.js";
 
 /** One way a run breaks the contract, as a condition over the inputs. */
@@ -30,7 +31,7 @@ export interface ContractBad<B> {
  */
 export type ContractStyle = "prove" | "exec";
 
-type Regs<V, B> = Pick<WaveState<V, B>, "vgpr" | "sgpr" | "exec">;
+type Regs<V, B> = Pick<WaveState<V, B>, "vgpr" | "sgpr" | "exec" | "lds">;
 
 /** The contract's conditions on a run from `before` to `after` (see the file comment). */
 export function contractBads<V, B>(
@@ -46,6 +47,8 @@ export function contractBads<V, B>(
   const bads: ContractBad<B>[] = [];
   const ne = (x: V, y: V): B => (x === y ? bv.false : bv.notB(bv.eq(x, y)));
   bads.push({ what: "exec is not restored", cond: ne(after.exec, before.exec) });
+  // No LDS operation may be outstanding at exit (interp.ts, the LDS wait model).
+  for (const what of outstandingDs(after)) bads.push({ what, cond: bv.true });
   const vs = r.layout.vScratch;
   const ss = r.layout.sScratch;
   for (const [n, lanes] of after.vgpr) {

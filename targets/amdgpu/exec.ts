@@ -112,6 +112,7 @@ export function execRoutine<V, B>(
   const sCount = r.sEnd + 8;
   const st: WaveState<V, B> = {
     wave: W,
+    gen: r.target.gen,
     vgpr: new Map(),
     sgpr: new Map(),
     vcc: bv.k(0, W),

@@ -127,12 +127,12 @@ export function hazInst(line: MInst): HazInst {
     const us = unitsOf(o);
     if (spec.out) h.defs.push(...us);
     if (spec.out && spec.tied) h.srcs.push(...us);
-    if (!spec.out) {
+    if (!spec.out && !spec.ctrl) {
       h.srcs.push(...us);
       if (spec.w === "wave") h.masks.push(...us);
       if (i === roles.laneSelect) h.laneSelect.push(...us);
       if (i === roles.readlaneSrc) h.readlaneSrc.push(...us);
-      if (o.k === "imm" && !isInlineConstant(o.value)) h.literal = true;
+      if (o.k === "imm" && !spec.ctrl && !isInlineConstant(o.value)) h.literal = true;
     }
   });
   for (const u of rec.uses ?? []) h.implicit.push(...IMPLICIT[u]);

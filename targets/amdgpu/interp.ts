@@ -9,16 +9,36 @@
  */
 import type { BV } from "../../src/sem/bv.js";
 import { record } from "./isa/index.js";
-import type { IsaRecord, WaveIO, Width } from "./isa/record.js";
+import type { Gen, IsaRecord, WaveIO, Width } from "./isa/record.js";
+import { InterpRefusal } from "./isa/util.js";
 import { isRead } from "./isa/record.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Boundary, HazardTarget, HazardViolation } from "./hazards.js";
 import { checkHazards } from "./hazards.js";
 
+/**
+ * One outstanding DS result: VGPR `reg`, written by the DS instruction `by` (its text), not
+ * yet covered by an `s_waitcnt` lgkmcnt.
+ */
+export interface PendingDs {
+  reg: number;
+  by: string;
+}
+
 /** Machine state of one wave. VGPRs hold `wave` lanes of 32 bits; SGPRs 32 bits. */
 export interface WaveState<V, B> {
   wave: 32 | 64;
+  /**
+   * The ISA generation. Needed (and then required) only by what depends on it: decoding
+   * `s_waitcnt`'s lgkmcnt field while a DS result is outstanding, `ds_bpermute_b32`'s lane wrap.
+   */
+  gen?: Gen;
+  /**
+   * The LDS wait model: DS results not yet covered by an `s_waitcnt`, oldest first (LDS
+   * returns in issue order, so `lgkmcnt(N)` leaves the newest N outstanding). Absent = none.
+   */
+  lds?: PendingDs[];
   vgpr: Map<number, V[]>;
   sgpr: Map<number, V>;
   /** `wave` bits each. */
@@ -29,6 +49,13 @@ export interface WaveState<V, B> {
 
 /** An error in the code being run (not in the interpreter): unset register, bad operand. */
 export class InterpError extends Error {}
+
+/**
+ * The code reads or overwrites a VGPR whose DS result is still outstanding (no `s_waitcnt`
+ * lgkmcnt covers it yet): on hardware it would see the old value. A refutation of the code,
+ * as a hazard is; the message names the register, the reader and the DS instruction.
+ */
+export class LdsWaitError extends InterpError {}
 
 export interface StepTrace<V> {
   inst: MInst;
@@ -99,7 +126,15 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
     cycles += c;
     if ("none" in rec.sem) waitCycles += c;
     const writes: StepTrace<V>["writes"] = [];
-    const target = step(bv, rec, line, st, opts.trace ? writes : null);
+    ldsBefore(rec, line, st);
+    let target: string | null;
+    try {
+      target = step(bv, rec, line, st, opts.trace ? writes : null);
+    } catch (e) {
+      if (e instanceof InterpRefusal) throw new InterpError(`${line.op}: ${e.message}`);
+      throw e;
+    }
+    ldsAfter(rec, line, st);
     if (opts.trace) trace.push({ inst: line, writes });
     if (target !== null) {
       const to = labels.get(target);
@@ -108,6 +143,55 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
     }
   }
   return { status: "ok", steps, cycles, waitCycles, trace };
+}
+
+const instText = (l: MInst) => `${l.op}${l.enc ? `_${l.enc}` : ""} ${l.ops.map(printOp).join(", ")}`.trimEnd();
+
+/** VGPR numbers operand `o` names (both halves of a pair). */
+const vgprsOf = (o: MOp): number[] => (o.k === "v" ? Array.from({ length: o.count }, (_, i) => o.n + i) : []);
+
+/**
+ * The LDS wait model before `inst` runs: a VGPR operand (read or written) with an outstanding
+ * DS result is a refutation (`LdsWaitError`); an `s_waitcnt` retires all but the newest
+ * lgkmcnt outstanding results (LDS returns in order: AMD Vega ISA §4.4 / RDNA3 §4.4
+ * "LGKM_CNT ... decremented when data is returned to VGPRs"; LLVM `SIInsertWaitcnts`).
+ * @throws LdsWaitError, or InterpError when an `s_waitcnt` must be decoded without `st.gen`.
+ */
+function ldsBefore<V, B>(rec: IsaRecord, inst: MInst, st: WaveState<V, B>): void {
+  const pending = st.lds;
+  if (!pending?.length) return;
+  if (rec.lgkmcnt) {
+    if (st.gen === undefined) throw new InterpError(`${instText(inst)}: decoding lgkmcnt needs the processor generation (WaveState.gen)`);
+    const imm = inst.ops[0];
+    const n = rec.lgkmcnt(imm?.k === "imm" ? imm.value : 0n, st.gen);
+    if (pending.length > n) pending.splice(0, pending.length - n);
+    return;
+  }
+  inst.ops.forEach((o, i) => {
+    for (const n of vgprsOf(o)) {
+      const p = pending.find((x) => x.reg === n);
+      if (!p) continue;
+      const how = rec.ops[i]?.out && !rec.ops[i]?.tied ? "overwritten" : "read";
+      throw new LdsWaitError(`v${n} ${how} by ${instText(inst)} before s_waitcnt lgkmcnt covers ${p.by}`);
+    }
+  });
+}
+
+/** After a DS instruction: its VGPR destinations become outstanding. */
+function ldsAfter<V, B>(rec: IsaRecord, inst: MInst, st: WaveState<V, B>): void {
+  if (rec.enc !== "DS") return;
+  rec.ops.forEach((spec, i) => {
+    if (!spec.out) return;
+    for (const n of vgprsOf(inst.ops[i]!)) (st.lds ??= []).push({ reg: n, by: instText(inst) });
+  });
+}
+
+/**
+ * The DS results still outstanding in `st`, one message each: at a routine's exit every one is
+ * a contract failure (the caller would read the register before the data arrives).
+ */
+export function outstandingDs<V, B>(st: Pick<WaveState<V, B>, "lds">): string[] {
+  return (st.lds ?? []).map((p) => `v${p.reg} from ${p.by} is still outstanding at routine exit (no s_waitcnt lgkmcnt covers it)`);
 }
 
 /** Issue cycles of one instruction (its record's `issueCycles` over its immediates; 1 by default). */
@@ -293,6 +377,7 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
 
   const io: WaveIO<V, B> = {
     wave: W,
+    gen: st.gen,
     read: (i) => readUniform(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)),
     readLanes: (i) => {
       const o = inst.ops[i]!;
@@ -302,6 +387,13 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
     write: (i, x) => {
       writeUniform(bv, st, inst.ops[i]!, x);
       writes?.push({ what: printOp(inst.ops[i]!), value: x });
+    },
+    writeLanes: (i, lanes) => {
+      const o = inst.ops[i]!;
+      if (o.k !== "v" || o.count !== 1) throw new InterpError(`${inst.op}: operand ${printOp(o)} must be a VGPR`);
+      if (lanes.length !== W) throw new InterpError(`${inst.op}: ${lanes.length} lanes written, expected ${W}`);
+      st.vgpr.set(o.n, lanes);
+      writes?.push({ what: `v${o.n}`, value: lanes });
     },
     exec: () => st.exec,
     setExec: (x) => {

@@ -17,6 +17,7 @@ import { verifyBetweenPasses } from "../../passes/verify.js";
 import { selectCheapest } from "../../passes/select.js";
 import type { Boundary } from "./hazards.js";
 import { record } from "./isa/index.js";
+import { operandText } from "./isa/syntax.js";
 import { issueCyclesOf } from "./interp.js";
 import type { Layout } from "./routine.js";
 import type { AmdRule, RuleCtx } from "./rules/rule.js";
@@ -180,8 +181,8 @@ export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []):
       continue;
     }
     const mn = line.op + (line.enc ? `_${line.enc}` : "");
-    const ops = line.ops.map((o) => (o.k === "label" ? lab(o.name) : printOp(o)));
-    out.push(`  ${mn}${ops.length ? " " + ops.join(", ") : ""}`);
+    const ops = operandText(record(line.op), line.ops, (o) => (o.k === "label" ? lab(o.name) : printOp(o)));
+    out.push(`  ${mn}${ops ? " " + ops : ""}`);
   }
   return out.join("\n") + "\n";
 }

@@ -16,6 +16,7 @@
 import { runTool } from "../../src/tools.js";
 import { functionBody, parseAsm, recorded } from "../amdgpu/asm.js";
 import type { Mcpu } from "../amdgpu/regs.js";
+import { TARGETS } from "../amdgpu/regs.js";
 import type { CallableFn } from "../llvm/callable.js";
 import type { CompiledFunction, CompiledSet } from "../llvm/compiled.js";
 import { hipReturnType } from "./print.js";
@@ -68,17 +69,17 @@ export async function compileHip(header: string, fns: readonly CallableFn[], mcp
   const wrappers = fns.map(hipWrappers);
   const text = `${header}\n${wrappers.map((w) => w.text).join("\n")}\n`;
   const asm = await runTool(clang, clangArgs(mcpu), text);
-  return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `clang:${mcpu}`) };
+  return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `clang:${mcpu}`, TARGETS[mcpu].gen) };
 }
 
 /**
  * Each function's body in `asm`, parsed (targets/amdgpu/asm.ts, waits kept) and narrowed to
  * the record table; a mnemonic without a record makes `lines` an error naming it.
  */
-export function extract(asm: string, fns: readonly Omit<CompiledFunction, "lines">[], rule: string): CompiledFunction[] {
+export function extract(asm: string, fns: readonly Omit<CompiledFunction, "lines">[], rule: string, gen?: 9 | 10 | 11): CompiledFunction[] {
   return fns.map((f) => {
     try {
-      const code = recorded(parseAsm(functionBody(asm, f.symbol), { rule }));
+      const code = recorded(parseAsm(functionBody(asm, f.symbol), gen === undefined ? { rule } : { rule, gen }));
       return { ...f, lines: "lines" in code ? code.lines : { error: `no instruction record for ${code.missing.join(", ")}` } };
     } catch (e) {
       return { ...f, lines: { error: (e as Error).message } };

@@ -61,5 +61,5 @@ export async function compileLlvm(module: string, fns: readonly CallableFn[], mc
   const wrappers = fns.map(llvmWrappers);
   const text = `${module}\n${wrappers.map((w) => w.text).join("\n")}\n${usedGlobal(fns.map((f) => f.name))}attributes #9 = { alwaysinline }\n`;
   const asm = await llc(text, { mcpu, wave: TARGETS[mcpu].wave });
-  return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `llc:${mcpu}`) };
+  return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `llc:${mcpu}`, TARGETS[mcpu].gen) };
 }

@@ -84,7 +84,8 @@ const groupKey = (t: VerifyTarget, profile: Profile) => `${t.kind}|${"mcpu" in t
 
 /**
  * The `verify` service of the `hip` or `llvm` target (see the file overview). Warp functions
- * run on a tenth of the job's random warps (`--warps`), at least 1,000, in both argument
+ * run on a tenth of the job's random warps (`--warps`), at least 1,000 (all of them where the
+ * job has fewer), in both argument
  * layouts and both wave64 layouts; scalar functions on the checker's cases, grown to ≥ 1,000 where the immediates
  * leave room (`compiledScalarCases`).
  */
@@ -135,9 +136,11 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
         const { mcpu } = ps[0]!.job.target as { mcpu: Mcpu };
         const profile = ps[0]!.job.profile;
         const routines = ps.map((p) => ({ name: callableName(p.job.spec), spec: p.job.spec }));
-        // A tenth of the fragments' warps, at least 1,000 (each warp runs 4 times: two argument
-        // layouts × two wave64 layouts, in compiled code several times longer than a fragment).
-        const warps = Math.max(1000, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? Math.floor(p.job.cases.length / 10) : 0)));
+        // A tenth of the fragments' warps, at least 1,000 — or all of them where the job has
+        // fewer (a lean budget: report's robustness run) — since each warp runs 4 times (two
+        // argument layouts × two wave64 layouts) in code several times longer than a fragment.
+        const warpsOf = (n: number) => Math.max(Math.min(1000, n), Math.floor(n / 10));
+        const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? warpsOf(p.job.cases.length) : 0)));
         let set: CompiledSet;
         let sregs: number[];
         try {

@@ -2,6 +2,8 @@
  * @fileoverview The AMDGPU instruction table: every record by mnemonic.
  */
 import type { IsaRecord } from "./record.js";
+import { DPP } from "./dpp.js";
+import { DS } from "./ds.js";
 import { SOP1 } from "./sop1.js";
 import { SOP2 } from "./sop2.js";
 import { SOPC } from "./sopc.js";
@@ -12,7 +14,7 @@ import { VOP2 } from "./vop2.js";
 import { VOP3 } from "./vop3.js";
 import { VOPC } from "./vopc.js";
 
-const TABLE = [...SOP1, ...SOP2, ...SOPC, ...SOPK, ...SOPP, ...VOP1, ...VOP2, ...VOP3, ...VOPC] as const;
+const TABLE = [...SOP1, ...SOP2, ...SOPC, ...SOPK, ...SOPP, ...VOP1, ...VOP2, ...VOP3, ...VOPC, ...DS, ...DPP] as const;
 
 /**
  * A mnemonic of the table, exactly as AMD and llvm-mc spell it (`"v_bfe_i32"`): the union of

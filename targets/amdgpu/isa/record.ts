@@ -23,6 +23,12 @@ export interface OpSpec {
    * `s_bitset1_b32`): the semantics see it among the sources, at its position.
    */
   tied?: true;
+  /**
+   * An encoding field written as a trailing modifier, not a source value (DS `offset:`, DPP
+   * `row_mask:` …): an immediate the semantics read, that the hazard rules do not count as
+   * a literal and the printer writes in its modifier syntax (./syntax.ts).
+   */
+  ctrl?: true;
   w: Width;
 }
 
@@ -42,11 +48,18 @@ export type ScalarSem = <V, B>(bv: BV<V, B>, src: V[], scc: B) => { d: V[]; scc?
 /** Access to the whole wave, for instructions that are neither per-lane nor scalar. */
 export interface WaveIO<V, B> {
   readonly wave: 32 | 64;
+  /**
+   * The ISA generation, where the state carries it (`WaveState.gen`): undefined otherwise, and
+   * a record whose meaning depends on it (`ds_bpermute_b32`'s lane wrap) refuses to run then.
+   */
+  readonly gen: Gen | undefined;
   /** Uniform value of operand i (SGPR, literal, mask). */
   read(i: number): V;
   /** All lanes of VGPR operand i (length = wave). */
   readLanes(i: number): V[];
   write(i: number, x: V): void;
+  /** Writes every lane of VGPR operand i (length = wave; the record merges in old values itself). */
+  writeLanes(i: number, lanes: V[]): void;
   exec(): V;
   setExec(x: V): void;
   scc(): B;
@@ -143,6 +156,11 @@ export interface IsaRecord<M extends string = string> {
    * N + 1, `s_delay_alu` 0 (a scheduling hint). `ops` are the operands' immediate values.
    */
   issueCycles?: (imms: readonly bigint[]) => number;
+  /**
+   * `s_waitcnt` only: the LGKM_CNT value SIMM16 waits for on generation `gen` (the field's
+   * place differs per generation). The interpreter's LDS wait model (interp.ts) reads it.
+   */
+  lgkmcnt?: (simm16: bigint, gen: Gen) => number;
 }
 
 /** The unit an instruction of `rec` issues to. */

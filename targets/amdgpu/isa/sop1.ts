@@ -3,6 +3,7 @@
  * §12.2 and "RDNA3" §16.2. `s_ff1_i32_*` is named `s_ctz_i32_*` in RDNA3; llvm-mc-19 accepts
  * both spellings on gfx1100.
  */
+import type { BV } from "../../../src/sem/bv.js";
 import type { IsaRecord } from "./record.js";
 import { sop1 } from "./record.js";
 import { bitReverse, bits, ff1, nonzero } from "./util.js";
@@ -31,6 +32,13 @@ const saveexec = <M extends string>(mnemonic: M, w: 32 | 64, op: "and" | "or" | 
   },
 });
 
+/** CountOneBits(x) as a 32-bit result, and SCC = result != 0. */
+function popcount<V, B>(bv: BV<V, B>, x: V): { d: V[]; scc: B } {
+  let n = bv.k(0, 32);
+  for (let i = 0; i < bv.width(x); i++) n = bv.add(n, bv.zext(bv.extract(x, i, i), 32));
+  return { d: [n], scc: nonzero(bv, n) };
+}
+
 export const SOP1 = [
   { ...sop1("s_mov_b32", "D.u = S0.u", (_bv, [s0]) => ({ d: [s0!] })), move: "copy", bitwise: true },
   { ...sop1("s_mov_b64", "D.u64 = S0.u64", (_bv, [s0]) => ({ d: [s0!] }), 64), move: "copy", bitwise: true },
@@ -49,6 +57,19 @@ export const SOP1 = [
       { name: "ssrc0", w: 64 },
     ],
     sem: { scalar: (bv, [s0]) => ({ d: [ff1(bv, s0!)] }) },
+  },
+  // Vega §12.2 / RDNA3 §16.2 S_BCNT1_I32_B32/B64: "D.i = CountOneBits(S0); SCC = D != 0".
+  sop1("s_bcnt1_i32_b32", "D.i = CountOneBits(S0.u); SCC = D != 0", (bv, [s0]) => popcount(bv, s0!), 32, true),
+  {
+    mnemonic: "s_bcnt1_i32_b64",
+    enc: "SOP1",
+    desc: "D.i = CountOneBits(S0.u64); SCC = D != 0",
+    ops: [
+      { name: "sdst", out: true, w: 32 },
+      { name: "ssrc0", w: 64 },
+    ],
+    defs: ["scc"],
+    sem: { scalar: (bv, [s0]) => popcount(bv, s0!) },
   },
   saveexec("s_and_saveexec_b64", 64, "and"),
   saveexec("s_and_saveexec_b32", 32, "and", [10, 11]),

@@ -47,3 +47,11 @@ export function bitReverse<V, B>(bv: BV<V, B>, x: V): V {
   for (let i = 1; i < n; i++) r = bv.concat(r, bv.extract(x, i, i));
   return r;
 }
+
+/**
+ * Thrown by a record's semantics for an input the manuals leave undefined or that this
+ * project does not model (a DPP source the manual does not name, `ds_bpermute_b32` on a
+ * gfx10+ wave64): the run stops with the reason instead of inventing a value. The
+ * interpreter turns it into an `InterpError`.
+ */
+export class InterpRefusal extends Error {}

@@ -5,7 +5,7 @@
  */
 import type { IsaRecord, LaneSem, WaveIO } from "./record.js";
 import { vop3 } from "./record.js";
-import { bits, lowMask, signextFromBit } from "./util.js";
+import { InterpRefusal, bits, lowMask, signextFromBit } from "./util.js";
 import type { BV } from "../../../src/sem/bv.js";
 
 /** BYTE_PERMUTE of v_perm_b32: byte `sel` of the 8-byte {S0, S1} (S1 is bytes 0..3). */
@@ -59,6 +59,70 @@ const mbcnt = <H extends "lo" | "hi">(half: H): IsaRecord<`v_mbcnt_${H}_u32_b32`
     }) as LaneSem,
   },
 });
+
+
+/**
+ * v_permlane16_b32 / v_permlanex16_b32 (gfx10+): lane i of each 16-lane row reads lane `sel` of
+ * its own row (`x16`: of the other row of its 32-lane pair, "1<->0, 3<->2"), sel =
+ * {S2, S1}[4k+3 : 4k] for k = i mod 16; only EXEC lanes are written (AMD RDNA3 ISA §16.10
+ * V_PERMLANE16_B32 / V_PERMLANEX16_B32 pseudocode; RDNA2 the same). `fi` and `bound_ctrl` are
+ * op_sel[0] and op_sel[1].
+ *
+ * Not settled, so refused: a lane whose source lane has EXEC = 0 while `fi` = 0. The RDNA3
+ * pseudocode reads the source VGPR whatever its EXEC bit (it copies S0 of every lane first, and
+ * names neither bit); LLVM's `llvm.amdgcn.permlane16(old, src0, src1, src2, fi, bound_ctrl)`
+ * documents fi ("fetch inactive") and bound_ctrl as DPP's, under which such a source is invalid
+ * (0 with bound_ctrl, else the lane keeps VDST, which is tied). The two readings agree whenever
+ * `fi` = 1 or the source lane is active, and only those cases run.
+ */
+function permlane<M extends string>(mnemonic: M, cross: boolean): IsaRecord<M> {
+  return {
+    mnemonic,
+    enc: "VOP3",
+    only: [10, 11],
+    hazard: {},
+    crossLane: true,
+    desc: `D[i] = S0[${cross ? "(row(i) ^ 1)" : "row(i)"} * 16 + {S2, S1}[4(i mod 16) + 3 : 4(i mod 16)]] (fi, bound_ctrl: op_sel)`,
+    ops: [
+      { name: "vdst", out: true, tied: true, w: 32 },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+      { name: "src2", w: 32 },
+      { name: "fi", ctrl: true, w: 32 },
+      { name: "bound_ctrl", ctrl: true, w: 32 },
+    ],
+    uses: ["exec"],
+    sem: {
+      wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+        const sel = bv.concat(io.read(3), io.read(2));
+        const fi = bv.asBigint(io.read(4));
+        const bc = bv.asBigint(io.read(5));
+        if (fi === undefined || bc === undefined) throw new Error(`${mnemonic}: op_sel must be immediate`);
+        const src = io.readLanes(1);
+        const exec = io.exec();
+        const out = io.readLanes(0).map((old, i) => {
+          const on = bv.bitAt(exec, i);
+          if (bv.asBool(on) === false) return old;
+          const row = (i & ~15) ^ (cross ? 16 : 0);
+          const k = bv.extract(sel, 4 * (i & 15) + 3, 4 * (i & 15));
+          let fetched = bv.k(0, 32);
+          for (let j = 15; j >= 0; j--) {
+            if (!fi) {
+              // An inactive source under fi = 0 (see above): refused unless EXEC there is 1.
+              const active = bv.asBool(bv.bitAt(exec, row + j));
+              const picked = bv.asBigint(k);
+              if (active !== true && (picked === undefined || Number(picked) === j))
+                throw new InterpRefusal(`${mnemonic} with fi = 0 reading lane ${row + j} whose EXEC bit is ${active === false ? "0" : "not known to be 1"}: the manual's pseudocode and LLVM's fi/bound_ctrl reading differ there`);
+            }
+            fetched = bv.ite(bv.eq(k, bv.k(j, 4)), src[row + j]!, fetched);
+          }
+          return bv.ite(on, fetched, old);
+        });
+        io.writeLanes(0, out);
+      },
+    },
+  };
+}
 
 export const VOP3 = [
   vop3("v_bfe_u32", "D.u = (S0.u >> S1.u[4:0]) & ((1 << S2.u[4:0]) - 1)", (bv, [s0, s1, s2]) => [
@@ -184,6 +248,33 @@ export const VOP3 = [
       },
     },
   },
+  {
+    // AMD RDNA3 ISA §16.10 V_WRITELANE_B32 pseudocode: "lane = S1.u32[4:0] (wave32) / [5:0]
+    // (wave64); VGPR[lane][VDST] = S0.b32" — EXEC is not read; every other lane keeps VDST
+    // (tied). Vega §12.11 the same for wave64.
+    mnemonic: "v_writelane_b32",
+    enc: "VOP3",
+    hazard: { laneSelect: 2, rwLane: true },
+    crossLane: true,
+    desc: "VDST[S1.u[5:0]] = S0.u (wave32: S1.u[4:0]); ignores EXEC; other lanes unchanged",
+    ops: [
+      { name: "vdst", out: true, tied: true, w: 32 },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+    ],
+    sem: {
+      wave: <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => {
+        const sel = bv.extract(io.read(2), io.wave === 64 ? 5 : 4, 0);
+        const x = io.read(1);
+        io.writeLanes(
+          0,
+          io.readLanes(0).map((old, i) => bv.ite(bv.eq(sel, bv.k(i, bv.width(sel))), x, old)),
+        );
+      },
+    },
+  },
+  permlane("v_permlane16_b32", false),
+  permlane("v_permlanex16_b32", true),
   mbcnt("lo"),
   mbcnt("hi"),
 ] as const satisfies readonly IsaRecord[];

@@ -40,9 +40,10 @@ import { isRead } from "../isa/record.js";
 import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { functionBody, parseAsm, recorded } from "../asm.js";
-import { run } from "../interp.js";
+import { outstandingDs, run } from "../interp.js";
 import type { WaveState } from "../interp.js";
 import type { Mcpu } from "../regs.js";
+import { TARGETS } from "../regs.js";
 import type { ArgKinds, IrFunc } from "../../llvm/ir.js";
 import { formIrVariants, irModule, matchIr, shlShrIr, shlShrMeaning } from "../../llvm/ir.js";
 import { bValues, CORNERS } from "../../../src/check/inputs.js";
@@ -308,6 +309,15 @@ const ff1 = (w: 32 | 64): Counterpart => ({
   },
 });
 
+const bcnt1 = (w: 32 | 64): Counterpart => ({
+  llvm: `llvm.ctpop.i${w}(x); SCC = icmp ne 0`,
+  ir: (e, { src: [a] }) => {
+    const c = e.call(ty(w), `llvm.ctpop.i${w}`, [`i${w} ${a}`]);
+    const c32 = w === 32 ? c : e.op(`trunc i64 ${c} to i32`);
+    return [{ w: 32, v: c32 }, scc32(e, c32)];
+  },
+});
+
 const sext = (from: number, name = "sext(trunc)"): Counterpart => ({
   llvm: `${name} i32 → i${from} → i32`,
   ir: (e, { src: [a] }) => [{ w: 32, v: e.op(`sext i${from} ${e.op(`trunc i32 ${a} to i${from}`)} to i32`) }],
@@ -374,6 +384,8 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
   s_sext_i32_i16: sext(16),
   s_ff1_i32_b32: ff1(32),
   s_ff1_i32_b64: ff1(64),
+  s_bcnt1_i32_b32: bcnt1(32),
+  s_bcnt1_i32_b64: bcnt1(64),
   s_and_saveexec_b64: saveexec(64),
   s_and_saveexec_b32: saveexec(32),
   s_andn2_saveexec_b64: saveexec(64, "andn2"),
@@ -537,11 +549,25 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
     "AMD Vega ISA ch. 12 (VOP3) V_MBCNT_LO_U32_B32 / RDNA3 ch. 16 (VOP3): D = S1 + popcount(S0 & ThreadMask[31:0]); depends on the lane's position, so LLVM cannot fold it on constants: run at sequence level (xlane `mbcnt`)",
   v_mbcnt_hi_u32_b32:
     "AMD Vega ISA ch. 12 (VOP3) V_MBCNT_HI_U32_B32 / RDNA3 ch. 16 (VOP3): D = S1 + popcount(S0 & ThreadMask[63:32]); depends on the lane's position, so LLVM cannot fold it on constants: run at sequence level (xlane `mbcnt`)",
+  // Cross-lane records: no per-call constant to fold; each is checked at the sequence level on
+  // llc's code for its intrinsic (xlaneFunctions: ds.bpermute, update.dpp, permlane16/x16, writelane).
+  ds_bpermute_b32: "AMD Vega ISA ch. 12 (DS) DS_BPERMUTE_B32 / RDNA3 ch. 16 (DS): lane i reads DATA0 of lane (ADDR[i] + OFFSET)[7:2] (gfx9) / [6:2] (gfx10+), 0 from an EXEC=0 lane; cross-lane (sequence level: llvm.amdgcn.ds.bpermute)",
+  ds_permute_b32: "AMD Vega ISA ch. 12 (DS) DS_PERMUTE_B32 / RDNA3 ch. 16 (DS): forward permute, the highest source lane wins; cross-lane (no sequence case yet)",
+  v_writelane_b32: "AMD Vega ISA ch. 12 (VOP3) V_WRITELANE_B32 / RDNA3 ch. 16 (VOP3): VDST[S1[5:0]] = S0 (wave32: S1[4:0]), EXEC ignored; cross-lane (sequence level: llvm.amdgcn.writelane)",
+  v_permlane16_b32: "AMD Vega ISA ch. 12 has none (gfx10+ only) / RDNA3 ch. 16 (VOP3) V_PERMLANE16_B32: row-local gather by {S2,S1} nibbles; cross-lane (sequence level: llvm.amdgcn.permlane16)",
+  v_permlanex16_b32: "AMD Vega ISA ch. 12 has none (gfx10+ only) / RDNA3 ch. 16 (VOP3) V_PERMLANEX16_B32: gather from the other row of the pair; cross-lane (sequence level: llvm.amdgcn.permlanex16)",
+  v_mov_b32_dpp: "AMD Vega ISA ch. 12 (VOP1, DPP §6.2) / RDNA3 ch. 16 (VOP1, DPP §7.7): src0 from another lane by DPP_CTRL; cross-lane (sequence level: llvm.amdgcn.update.dpp)",
+  v_add_u32_dpp: "AMD Vega ISA ch. 12 (VOP2, DPP §6.2) / RDNA3 ch. 16 has v_add_nc_u32: S0 (DPP-fetched) + S1; cross-lane (sequence level: update.dpp + add, when llc combines them)",
+  v_add_nc_u32_dpp: "AMD Vega ISA ch. 12 has v_add_u32 / RDNA3 ch. 16 (VOP2, DPP §7.7): S0 (DPP-fetched) + S1; cross-lane (sequence level: update.dpp + add, when llc combines them)",
+  v_max_u32_dpp: "AMD Vega ISA ch. 12 (VOP2, DPP §6.2) / RDNA3 ch. 16 (VOP2, DPP §7.7): max(S0 DPP-fetched, S1); cross-lane",
+  v_min_u32_dpp: "AMD Vega ISA ch. 12 (VOP2, DPP §6.2) / RDNA3 ch. 16 (VOP2, DPP §7.7): min(S0 DPP-fetched, S1); cross-lane",
+  v_max_i32_dpp: "AMD Vega ISA ch. 12 (VOP2, DPP §6.2) / RDNA3 ch. 16 (VOP2, DPP §7.7): signed max(S0 DPP-fetched, S1); cross-lane",
+  v_min_i32_dpp: "AMD Vega ISA ch. 12 (VOP2, DPP §6.2) / RDNA3 ch. 16 (VOP2, DPP §7.7): signed min(S0 DPP-fetched, S1); cross-lane",
   v_readlane_b32: "AMD Vega ISA ch. 12 (VOP3) V_READLANE_B32 / RDNA3 ch. 16 (VOP3): SDST = S0 of lane S1[5:0] (wave32: S1[4:0]), regardless of EXEC; cross-lane",
   // The waits (isa/sopp.ts) compute nothing: no value to fold. Their wait states are checked
   // against LLVM's hazard recognizer instead (targets/amdgpu/oracle/llc_hazards.ts, targets/amdgpu/mir.ts).
   s_nop: "AMD Vega ISA ch. 12 (SOPP) S_NOP / RDNA3 ch. 16 (SOPP): SIMM16[3:0] + 1 wait states, no result; hazards: §4.5 and post-RA-hazard-rec",
-  s_waitcnt: "AMD Vega ISA ch. 12 (SOPP) S_WAITCNT / RDNA3 ch. 16 (SOPP): waits for the memory counters, no result (counters not modelled)",
+  s_waitcnt: "AMD Vega ISA ch. 12 (SOPP) S_WAITCNT / RDNA3 ch. 16 (SOPP): waits for the memory counters, no result (lgkmcnt: the interpreter's LDS wait model; checked against si-insert-waitcnts)",
   s_waitcnt_depctr: "AMD Vega ISA ch. 12 has none (gfx10+ only) / RDNA3 ch. 16 (SOPP) S_WAITCNT_DEPCTR: waits for the dependency counters, no result; hazards: §4.5 and post-RA-hazard-rec",
   s_delay_alu: "AMD Vega ISA ch. 12 has none (gfx11 only) / RDNA3 ch. 16 (SOPP) S_DELAY_ALU: a scheduling hint, no result and no wait states",
 };
@@ -583,11 +609,15 @@ export function recordOutputs(rec: IsaRecord, c: RecordCase): CV[] {
     const ops = rec.ops;
     const io: WaveIO<CV, boolean> = {
       wave: 64,
+      gen: undefined,
       read: (i) => u(c.src[ops.slice(0, i).filter(isRead).length]!, opWidth(ops[i]!.w)),
       // Lane-wise wave records (v_cmpx) see the case's operands in every lane; the
       // cross-lane ones (readlane, readfirstlane) have no case here.
       readLanes: (i) => new Array<CV>(64).fill(u(c.src[ops.slice(0, i).filter(isRead).length]!, opWidth(ops[i]!.w))),
       write: (_i, x) => void writes.push(x),
+      writeLanes: () => {
+        throw new Error(`${rec.mnemonic}: a cross-lane record has no record-level case`);
+      },
       exec: () => exec,
       setExec: (x) => void (exec = x),
       scc: () => scc,
@@ -816,7 +846,7 @@ export async function compileIr(funcs: readonly IrFunc[], t: SeqTarget, tools: L
   const out = new Map<string, { lines: MLine[] } | { error: string }>();
   for (const f of funcs) {
     try {
-      const code = recorded(parseAsm(functionBody(asm, f.name), { rule: `llc:${targetName(t)}` }));
+      const code = recorded(parseAsm(functionBody(asm, f.name), { rule: `llc:${targetName(t)}`, gen: TARGETS[t.mcpu].gen }));
       out.set(f.name, "lines" in code ? code : { error: `no record for ${code.missing.join(", ")}` });
     } catch (e) {
       out.set(f.name, { error: (e as Error).message });
@@ -853,10 +883,21 @@ export interface SeqFunction {
   wave?: 32 | 64;
   /** The lane-wise form, whose selectors shape the checker inputs. */
   form?: SzextForm | VshForm;
-  meaning: { lane: LaneMeaning } | { warp: MatchForm; variant: "loop" | "uniform" } | { xlane: XlaneKind };
+  meaning: { lane: LaneMeaning } | { warp: MatchForm; variant: "loop" | "uniform" } | { xlane: XlaneKind } | { wave: WaveMeaning };
 }
 
 type XlaneKind = "readfirstlane" | "readlane" | "ballot" | "mbcnt";
+
+/**
+ * A whole-wave meaning, for cross-lane IR whose meaning the caller states (the warp records'
+ * crosscheck, test/warp_records_llvm.test.ts): `inputs` draws one wave's arguments (per lane,
+ * uniform ones read from lane 0) and exec; `expect` gives each active lane's results, or
+ * undefined where the IR leaves the lane undefined. `gen` is the target's ISA generation.
+ */
+export interface WaveMeaning {
+  inputs: (rng: Rng, W: 32 | 64) => { perLane: bigint[][]; exec: bigint };
+  expect: (perLane: bigint[][], exec: bigint, W: 32 | 64, gen: 9 | 10 | 11) => (bigint[] | undefined)[];
+}
 
 const kindsTag = (k: ArgKinds, names: readonly string[]) => names.map((n) => k[n as "a"] ?? "v").join("");
 
@@ -1225,8 +1266,9 @@ function registersOf(code: MLine[]): { v: number[]; s: number[] } {
  * Every other register the code names holds garbage, as on hardware. Also the start state of
  * the compiled `hip`/`llvm` functions (targets/llvm/compiled.ts).
  */
-export function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[]): WaveState<CV, boolean> {
+export function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[], gen?: 9 | 10 | 11): WaveState<CV, boolean> {
   const st: WaveState<CV, boolean> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: u(0x5a5a5a5a5a5a5a5an, W), exec: u(exec, W), scc: false };
+  if (gen !== undefined) st.gen = gen;
   const regs = registersOf(code);
   for (const n of regs.v) st.vgpr.set(n, Array.from({ length: W }, (_, l) => u(0xbad00000n + BigInt(n * 64 + l), 32)));
   for (const n of regs.s) st.sgpr.set(n, u(0x5ca1ab1en + BigInt(n), 32));
@@ -1325,7 +1367,7 @@ export async function crosscheckSequences(opts: {
     const r = rep(sf.cls);
     let parsed: ReturnType<typeof recorded>;
     try {
-      parsed = recorded(parseAsm(functionBody(asm, sf.fn.name), { rule: `llc:${targetName(t)}` }));
+      parsed = recorded(parseAsm(functionBody(asm, sf.fn.name), { rule: `llc:${targetName(t)}`, gen: TARGETS[t.mcpu].gen }));
     } catch (e) {
       r.unsupported.push({ label: sf.label, target: targetName(t), reason: (e as Error).message });
       return;
@@ -1396,6 +1438,8 @@ export async function crosscheckSequences(opts: {
             if (got.every((g, j) => g === want[j])) r.agreed++;
             else fail(l, describeWarp(w), undefined, want, got);
           }
+        } else if ("wave" in sf.meaning) {
+          waveRun(sf, sf.meaning.wave, W, TARGETS[t.mcpu].gen, rng, code, sregs, r, fail);
         } else {
           xlaneRun(sf, W, rng, code, sregs, r, fail);
         }
@@ -1440,6 +1484,29 @@ export async function crosscheckSequences(opts: {
 function describeWarp(w: { active: number; a: bigint[]; membermask: number[]; w: number }): string {
   const lanes = [...Array(WARP).keys()].filter((l) => (w.active >>> l) & 1);
   return `active=${hex(BigInt(w.active), 32)} ` + lanes.map((l) => `[${l}] a=${hex(w.a[l]!, w.w)} mm=${hex(BigInt(w.membermask[l]!), 32)}`).join(" ");
+}
+
+/**
+ * One wave of a `WaveMeaning` function: its inputs drawn, llc's code run (with the target's
+ * generation, so the LDS wait model and `ds_bpermute_b32`'s lane wrap apply), each active
+ * lane's results compared with the stated meaning; no DS result may be outstanding at the end.
+ */
+function waveRun(sf: SeqFunction, m: WaveMeaning, W: 32 | 64, gen: 9 | 10 | 11, rng: Rng, code: MLine[], sregs: number[], r: SeqClassReport, fail: Fail): void {
+  const { perLane, exec } = m.inputs(rng, W);
+  const st = initialState(W, sf.fn, perLane, exec, sregs, code, gen);
+  const res = run(concrete, code, st);
+  if (res.status !== "ok") throw new Error("step limit");
+  const left = outstandingDs(st);
+  if (left.length) throw new Error(left.join("; "));
+  const want = m.expect(perLane, exec, W, gen);
+  for (let l = 0; l < W; l++) {
+    const w = want[l];
+    if (!((exec >> BigInt(l)) & 1n) || !w) continue;
+    const got = w.map((_, j) => st.vgpr.get(j)![l]!.x);
+    r.cases++;
+    if (got.every((g, j) => g === w[j])) r.agreed++;
+    else fail(l, `exec=${hex(exec, W)} lane args ${hexArgs(perLane[l]!)}`, perLane[l], w, got);
+  }
 }
 
 function xlaneRun(

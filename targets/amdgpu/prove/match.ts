@@ -633,6 +633,10 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
   if (!("branch" in rec.sem)) throw new Error("loop does not end in a branch");
   const c = rec.sem.branch(bv, {
     wave: W,
+    gen: S1.gen,
+    writeLanes: () => {
+      throw new InterpError("branch writes an operand");
+    },
     exec: () => S1.exec,
     scc: () => S1.scc,
     read: () => {

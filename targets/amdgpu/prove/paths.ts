@@ -22,7 +22,7 @@ import type { AmdRoutine } from "../lower.js";
  */
 export function initialState<V, B>(init: Init<V, B>, r: AmdRoutine, exec: V, oneActiveLane = false): WaveState<V, B> {
   const W = r.target.wave;
-  const st: WaveState<V, B> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: init.mk("vcc", W), exec, scc: init.mkB("scc") };
+  const st: WaveState<V, B> = { wave: W, gen: r.target.gen, vgpr: new Map(), sgpr: new Map(), vcc: init.mk("vcc", W), exec, scc: init.mkB("scc") };
   for (let n = 0; n < r.vEnd + 8; n++) {
     // One active lane (lane-local routines, see laneCoupling): no instruction reads the
     // other lanes, so one value per register stands for all of them (and stays unchanged).
@@ -35,7 +35,21 @@ export function initialState<V, B>(init: Init<V, B>, r: AmdRoutine, exec: V, one
 
 /** A copy of the state (lane arrays copied; values shared). */
 export function cloneState<V, B>(st: WaveState<V, B>): WaveState<V, B> {
-  return { wave: st.wave, vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), vcc: st.vcc, exec: st.exec, scc: st.scc };
+  const c: WaveState<V, B> = { wave: st.wave, vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), vcc: st.vcc, exec: st.exec, scc: st.scc };
+  if (st.gen !== undefined) c.gen = st.gen;
+  if (st.lds) c.lds = st.lds.map((p) => ({ ...p }));
+  return c;
+}
+
+/**
+ * The outstanding DS results where two paths meet: those of either path (a register
+ * outstanding on one path is outstanding for the code after the merge), in issue order of the
+ * longer list. The model is structural: which results are outstanding never depends on data.
+ */
+function mergeLds(a: WaveState<unknown, unknown>["lds"], b: WaveState<unknown, unknown>["lds"]): WaveState<unknown, unknown>["lds"] {
+  if (!a?.length && !b?.length) return undefined;
+  const [x, y] = (a?.length ?? 0) >= (b?.length ?? 0) ? [a ?? [], b ?? []] : [b ?? [], a ?? []];
+  return [...x.map((p) => ({ ...p })), ...y.filter((p) => !x.some((q) => q.reg === p.reg)).map((p) => ({ ...p }))];
 }
 
 /** ite(c, a, b) over whole states. */
@@ -56,7 +70,11 @@ export function mergeState<V, B>(bv: BV<V, B>, c: B, a: WaveState<V, B>, b: Wave
     const y = b.sgpr.get(n) ?? bv.k(0, 32);
     sgpr.set(n, bv.ite(c, x, y));
   }
-  return { wave: W, vgpr, sgpr, vcc: bv.ite(c, a.vcc, b.vcc), exec: bv.ite(c, a.exec, b.exec), scc: bv.iteB(c, a.scc, b.scc) };
+  const m: WaveState<V, B> = { wave: W, vgpr, sgpr, vcc: bv.ite(c, a.vcc, b.vcc), exec: bv.ite(c, a.exec, b.exec), scc: bv.iteB(c, a.scc, b.scc) };
+  if (a.gen !== undefined) m.gen = a.gen;
+  const lds = mergeLds(a.lds, b.lds);
+  if (lds) m.lds = lds;
+  return m;
 }
 
 /** Reads a source operand of the routine (VGPR: lane `lane`; SGPR: uniform; immediate). */
@@ -176,9 +194,11 @@ function branchIO<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> {
   };
   return {
     wave: st.wave,
+    gen: st.gen,
     read: no,
     readLanes: no,
     write: no,
+    writeLanes: no,
     exec: () => st.exec,
     setExec: no,
     scc: () => st.scc,
