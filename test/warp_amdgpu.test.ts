@@ -99,7 +99,7 @@ function inputsOf(r: AmdRoutine, f: WarpForm, c: WarpCase) {
 const hex = (x: bigint) => `0x${x.toString(16).padStart(8, "0")}`;
 
 /** Runs one case: mismatches against the reference, or why the run is not a value (hazard, contract). */
-function check(r: AmdRoutine, f: WarpForm, c: WarpCase): { errors: string[]; cycles: number } {
+function check(r: AmdRoutine, f: WarpForm, c: WarpCase, expected?: { d: (bigint | null)[]; p: (boolean | null)[] }): { errors: string[]; cycles: number } {
   let run;
   try {
     run = execRoutine(concrete, r, inputsOf(r, f, c));
@@ -108,7 +108,7 @@ function check(r: AmdRoutine, f: WarpForm, c: WarpCase): { errors: string[]; cyc
   }
   const fail = runFailure(run);
   if (fail) return { errors: [fail], cycles: 0 };
-  const want = warpReference(f, c);
+  const want = expected ?? warpReference(f, c);
   const errors: string[] = [];
   for (let l = 0; l < 32; l++) {
     const wd = warpWrites(f).d ? want.d[l] : null;
@@ -346,4 +346,93 @@ describe("the broken corpus: each variant refuted for its own reason", () => {
       }
     });
   }
+});
+
+// ../shared/vectors/warp.jsonl, read as test/warp_vectors.test.ts reads it (FORMAT.md); the
+// expected values are the vectors' own.
+const VEC_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "vectors", "warp.jsonl");
+type Json = string | boolean | null | Json[];
+interface RawVector {
+  id: string;
+  ptx: string;
+  warp: { active: string };
+  in: Record<string, Json>;
+  out: Record<string, Json>;
+  module?: { version: string; target: string };
+}
+function wrap(v: RawVector): string {
+  const vote = /\bvote\b/.test(v.ptx);
+  const predD = vote && !/\.ballot\b/.test(v.ptx);
+  const regs32 = ["b", "c", "membermask", ...(vote ? [] : ["a"]), ...(predD ? [] : ["d"])];
+  const preds = ["p", "g", ...(vote ? ["a"] : []), ...(predD ? ["d"] : [])];
+  return [`.version ${v.module?.version ?? "9.0"}`, `.target ${v.module?.target ?? "sm_90"}`, ".address_size 64", ".visible .entry vector_wrapper()", "{", `.reg .b32 ${regs32.join(", ")};`, `.reg .pred ${preds.join(", ")};`, v.ptx, "ret;", "}"].join("\n");
+}
+const toBig = (x: Json): bigint => (typeof x === "boolean" ? (x ? 1n : 0n) : BigInt(x as string));
+function vecLanes(v: RawVector, op: PtxOperand | undefined, name: string): bigint[] {
+  if (op === undefined) return [];
+  if (op.kind === "imm") return new Array<bigint>(32).fill(op.value);
+  const x = v.in[op.kind === "reg" ? op.name : name];
+  if (x === undefined) throw new Error(`${v.id}: no in.${name}`);
+  return Array.isArray(x) ? x.map(toBig) : new Array<bigint>(32).fill(toBig(x));
+}
+/** The vector's operand kinds: an immediate, one value (uniform), or 32 (divergent). */
+function vecKind(v: RawVector, op: PtxOperand | undefined, name: string): OperandKind | undefined {
+  if (op === undefined) return undefined;
+  if (op.kind === "imm") return IMM(op.value);
+  const x = v.in[op.kind === "reg" ? op.name : name];
+  return Array.isArray(x) ? V : S;
+}
+function vecCase(v: RawVector, inst: WarpInst): WarpCase {
+  const f = inst.form;
+  const guarded = inst.guard !== null;
+  const g = v.in.g;
+  const a = f.op === "activemask" ? new Array<bigint>(32).fill(0n) : vecLanes(v, inst.a, "a");
+  return {
+    label: v.id,
+    a: f.op === "vote" ? a.map((x) => (x !== 0n ? 1n : 0n)) : a,
+    b: vecLanes(v, inst.b, "b"),
+    c: vecLanes(v, inst.c, "c"),
+    membermask: inst.membermask ? vecLanes(v, inst.membermask, "membermask") : null,
+    active: Number(BigInt(v.warp.active)),
+    guard: guarded ? (Array.isArray(g) ? (g as boolean[]) : new Array<boolean>(32).fill(g as boolean)).map((x) => x !== inst.guard!.negate) : null,
+    dPrior: guarded ? vecLanes(v, { kind: "reg", name: "d", loc: inst.loc }, "d") : new Array<bigint>(32).fill(0n),
+    pPrior: guarded && Array.isArray(v.in.p) ? (v.in.p as boolean[]) : new Array<boolean>(32).fill(false),
+  };
+}
+
+describe("warp.jsonl on AMDGPU: every vector, every applicable rule, all five processors", () => {
+  it("every lane the vector defines", () => {
+    const vectors: RawVector[] = readFileSync(VEC_FILE, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RawVector);
+    const bad: string[] = [];
+    let runs = 0;
+    let skipped = 0;
+    for (const vec of vectors) {
+      const inst = checkWarpModule(wrap(vec), `${vec.id}.ptx`).insts[0]!;
+      const f = inst.form;
+      if (f.op === "redux" && f.type === "f32") {
+        skipped++;
+        continue;
+      }
+      const kinds: Kinds = {};
+      for (const n of warpSources(f)) kinds[n] = vecKind(vec, inst[n], n);
+      const c = vecCase(vec, inst);
+      const want = {
+        d: (vec.out.d as Json[]).map((x) => (x === null ? null : toBig(x))),
+        p: vec.out.p === undefined ? new Array<null>(32).fill(null) : (vec.out.p as (boolean | null)[]),
+      };
+      const spec = warpSpec(f, kinds, inst.guard !== null);
+      for (const mcpu of MCPUS) {
+        const t = TARGETS[mcpu];
+        const rules = warpRulesOf(f).filter((r) => r.when(f, { spec, t, profile: "isa" }));
+        if (!rules.length) bad.push(`${vec.id} ${mcpu}: no rule`);
+        for (const rule of rules) {
+          runs++;
+          const { errors } = check(lowerWithRule(spec, t, "isa", rule as unknown as AmdRule), f, c, want);
+          if (errors.length) bad.push(`${vec.id} ${mcpu} ${rule.name}: ${errors.slice(0, 3).join("; ")}`);
+        }
+      }
+    }
+    console.log(`warp.jsonl on AMDGPU: ${runs} vector × processor × rule runs, ${bad.length} failed; ${skipped} .f32 vectors have no AMDGPU rule`);
+    expect(bad.slice(0, 20), bad.slice(0, 20).join("\n")).toEqual([]);
+  });
 });
