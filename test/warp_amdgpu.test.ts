@@ -436,3 +436,26 @@ describe("warp.jsonl on AMDGPU: every vector, every applicable rule, all five pr
     expect(bad.slice(0, 20), bad.slice(0, 20).join("\n")).toEqual([]);
   });
 });
+
+describe("llvm-mc-19 assembles every warp routine and rule", () => {
+  const mc = spawnSync("llvm-mc-19", ["--version"], { encoding: "utf8" }).status === 0 ? "llvm-mc-19" : null;
+  if (!mc) console.log("llvm-mc-19 not found on PATH: skipping the assembly check");
+  for (const mcpu of MCPUS) {
+    it.skipIf(!mc)(`${mcpu}: every form × kinds × guard × applicable rule`, () => {
+      const t = TARGETS[mcpu];
+      const texts: string[] = [];
+      for (const f of FORMS)
+        kindsOf(f).forEach(({ kinds, guarded }, i) => {
+          const spec = warpSpec(f, kinds, guarded);
+          for (const rule of warpRulesOf(f).filter((r) => r.when(f, { spec, t, profile: "isa" })))
+            texts.push(printRoutine(`${warpFormId(f)}__k${i}${guarded ? "__g" : ""}__${rule.name}`, lowerWithRule(spec, t, "isa", rule as unknown as AmdRule)));
+        });
+      const file = join(mkdtempSync(join(tmpdir(), "warp-mc-")), `${mcpu}.s`);
+      writeFileSync(file, texts.join("\n"));
+      const res = spawnSync(mc!, ["-arch=amdgcn", `-mcpu=${mcpu}`, file, "-o", "/dev/null"], { encoding: "utf8" });
+      expect(res.stderr).toBe("");
+      expect(res.status).toBe(0);
+      expect(texts.join("\n")).toMatch(/ds_bpermute_b32/);
+    });
+  }
+});
