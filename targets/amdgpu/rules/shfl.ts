@@ -56,7 +56,63 @@ function shflTail(f: ShflForm, m: Builder, val: MOp, P: MOp | null): void {
   m.emit("s_or_b32", VCC_LO, VCC_LO, t);
 }
 
+/**
+ * The DPP_CTRL (targets/amdgpu/isa/dpp.ts) of lane ^ b within a row of 16, or null: quad_perm
+ * for b < 4; gfx10+ row_xmask:b; gfx9 row_half_mirror (7), row_mirror (15), row_ror:8 (8).
+ */
+function xorCtrl(b: number, gen: 9 | 10 | 11): number | null {
+  if (b >= 1 && b <= 3) return [0, 1, 2, 3].reduce((ctrl, k) => ctrl | ((k ^ b) << (2 * k)), 0);
+  if (b < 4 || b > 15) return null;
+  if (gen !== 9) return 0x160 + b;
+  return b === 7 ? 0x141 : b === 15 ? 0x140 : b === 8 ? 0x128 : null;
+}
+
+/**
+ * CUDA's segment of width w for shfl's bfly/down/idx (`c = ((32 − w) << 8) | 0x1f`): the
+ * segment mask is ~(w − 1) & 31 and the clamp 31, so maxLane = the segment's last lane. The
+ * width, or null when c is not of that shape.
+ */
+function cudaWidth(c: bigint): number | null {
+  if ((c & 0x1fn) !== 0x1fn) return null;
+  const seg = Number((c >> 8n) & 31n);
+  const w = 32 - seg;
+  return w >= 1 && (w & (w - 1)) === 0 && seg === (~(w - 1) & 31) ? w : null;
+}
+
+/** One DPP move into v0: a (v0) from the lane `ctrl` names, bound_ctrl clear (an invalid source leaves the lane's own a, the old value). */
+function dppMove(m: Builder, ctrl: number): void {
+  m.emit("v_mov_b32_dpp", m.layout.d, m.src("a"), imm(ctrl), imm(15), imm(15), imm(0), imm(0));
+}
+
 export const shflRules: AmdRule<ShflForm>[] = [
+  {
+    name: "shfl_bfly_dpp",
+    prio: 2,
+    why: ".bfly with an immediate b and an immediate c of CUDA's width-w shape (c = ((32 − w) << 8) | 0x1f) with b[4:0] < w, w ≤ 16: lane ^ b stays in the lane's segment, so p is true in every lane and d = a[lane ^ b] — one DPP move within a row of 16 (quad_perm for b < 4; row_xmask:b on gfx10+; row_half_mirror / row_mirror / row_ror:8 for 7 / 15 / 8 on gfx9), bound_ctrl clear so an exited source leaves the lane's own a (an undefined d) instead of 0. 1 cycle (+1 for p = -1), against about 10 for ds_bpermute. Unguarded, a divergent.",
+    when: (f, c) => {
+      const b = immOf(c, "b");
+      const cc = immOf(c, "c");
+      const w = cc === undefined ? null : cudaWidth(cc);
+      return f.mode === "bfly" && !c.spec.guarded && c.spec.kinds.a?.kind === "v" && b !== undefined && w !== null && w <= 16 && Number(b & 31n) < w && xorCtrl(Number(b & 31n), c.t.gen) !== null;
+    },
+    emit: (f, m, c) => {
+      dppMove(m, xorCtrl(Number(immOf(c, "b")! & 31n), c.t.gen)!);
+      if (f.dest === "d|p") m.emit("s_mov_b32", VCC_LO, imm(-1));
+    },
+  },
+  {
+    name: "shfl_updown_dpp_row16",
+    prio: 2,
+    why: ".up / .down by an immediate b in 1..15 with CUDA's width-16 c (.up 0x1000: segment mask 16, clamp 0; .down 0x101f): the segment is the DPP row, p = the source stays in the row, and row_shr:b / row_shl:b with bound_ctrl clear gives exactly that: lanes whose source leaves the row keep their own a (d = own a where p is false). 1 cycle, d only (p would need the lane number: the bpermute rule). Unguarded, a divergent.",
+    when: (f, c) => {
+      const b = immOf(c, "b");
+      const cc = immOf(c, "c");
+      if (f.dest === "d|p" || c.spec.guarded || c.spec.kinds.a?.kind !== "v" || b === undefined || cc === undefined) return false;
+      const k = Number(b & 31n);
+      return k >= 1 && k <= 15 && ((f.mode === "up" && (cc & 0x1f1fn) === 0x1000n) || (f.mode === "down" && (cc & 0x1f1fn) === 0x101fn));
+    },
+    emit: (f, m, c) => dppMove(m, (f.mode === "up" ? 0x110 : 0x100) + Number(immOf(c, "b")! & 31n)),
+  },
   {
     name: "shfl_bpermute",
     prio: 0,
