@@ -88,7 +88,7 @@ export const shflRules: AmdRule<ShflForm>[] = [
   {
     name: "shfl_bfly_dpp",
     prio: 2,
-    why: ".bfly with an immediate b and an immediate c of CUDA's width-w shape (c = ((32 − w) << 8) | 0x1f) with b[4:0] < w, w ≤ 16: lane ^ b stays in the lane's segment, so p is true in every lane and d = a[lane ^ b] — one DPP move within a row of 16 (quad_perm for b < 4; row_xmask:b on gfx10+; row_half_mirror / row_mirror / row_ror:8 for 7 / 15 / 8 on gfx9), bound_ctrl clear so an exited source leaves the lane's own a (an undefined d) instead of 0. 1 cycle (+1 for p = -1), against about 10 for ds_bpermute. Unguarded, a divergent.",
+    why: ".bfly with an immediate b and an immediate c of CUDA's width-w shape (c = ((32 − w) << 8) | 0x1f) with b[4:0] < w, w ≤ 16: lane ^ b stays in the lane's segment, so p is true in every lane and d = a[lane ^ b] — one DPP move within a row of 16 (quad_perm for b < 4; row_xmask:b on gfx10+; row_half_mirror / row_mirror / row_ror:8 for 7 / 15 / 8 on gfx9), bound_ctrl clear so an exited source leaves the lane's own a (an undefined d) instead of 0. 1 cycle on gfx10/gfx11 (+1 for p = -1), 5 on gfx9 with the boundary's two DPP waits, against 7–15 for ds_bpermute. Unguarded, a divergent.",
     when: (f, c) => {
       const b = immOf(c, "b");
       const cc = immOf(c, "c");
@@ -103,7 +103,7 @@ export const shflRules: AmdRule<ShflForm>[] = [
   {
     name: "shfl_updown_dpp_row16",
     prio: 2,
-    why: ".up / .down by an immediate b in 1..15 with CUDA's width-16 c (.up 0x1000: segment mask 16, clamp 0; .down 0x101f): the segment is the DPP row, p = the source stays in the row, and row_shr:b / row_shl:b with bound_ctrl clear gives exactly that: lanes whose source leaves the row keep their own a (d = own a where p is false). 1 cycle, d only (p would need the lane number: the bpermute rule). Unguarded, a divergent.",
+    why: ".up / .down by an immediate b in 1..15 with CUDA's width-16 c (.up 0x1000: segment mask 16, clamp 0; .down 0x101f): the segment is the DPP row, p = the source stays in the row, and row_shr:b / row_shl:b with bound_ctrl clear gives exactly that: lanes whose source leaves the row keep their own a (d = own a where p is false). 1 cycle on gfx10/gfx11, 5 on gfx9 (boundary waits), d only (p would need the lane number: the bpermute rule). Unguarded, a divergent.",
     when: (f, c) => {
       const b = immOf(c, "b");
       const cc = immOf(c, "c");
@@ -116,7 +116,7 @@ export const shflRules: AmdRule<ShflForm>[] = [
   {
     name: "shfl_bpermute",
     prio: 0,
-    why: "The general shuffle, any mode and any kinds of b, c and membermask: the lane's source per the ISA pseudocode (file comment) in VALU ops — v_mbcnt_lo for laneid (lanes 32..63 of a wave64 are inactive, so the low count is the lane), v_bfe/v_bfi for the segment mask and maxLane, one v_cmp for p (signed for .up), v_cndmask for p ? j : lane — then ds_bpermute_b32 at byte address 4·src and s_waitcnt lgkmcnt(0) before d is read. src ≤ 31, so gfx9's mod-64 and gfx10+'s mod-32 wrap give the same lane, and a defined d's source executes (bpermute reads 0 from an exec-0 lane only for undefined results). About 10–12 cycles with immediate b and c, 14 with register ones.",
+    why: "The general shuffle, any mode and any kinds of b, c and membermask: the lane's source per the ISA pseudocode (file comment) in VALU ops — v_mbcnt_lo for laneid (lanes 32..63 of a wave64 are inactive, so the low count is the lane), v_bfe/v_bfi for the segment mask and maxLane, one v_cmp for p (signed for .up), v_cndmask for p ? j : lane — then ds_bpermute_b32 at byte address 4·src and s_waitcnt lgkmcnt(0) before d is read. src ≤ 31, so gfx9's mod-64 and gfx10+'s mod-32 wrap give the same lane, and a defined d's source executes (bpermute reads 0 from an exec-0 lane only for undefined results). Measured 7–11 cycles on gfx10/gfx11, 8–12 on gfx900/gfx90a, 9–15 on gfx942 (its VALU → SGPR-read waits); guarded up to 15.",
     when: () => true,
     emit: (f, m, c) => {
       const ln = m.vtmp();
