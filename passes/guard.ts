@@ -7,8 +7,10 @@
 import type { RoutineState } from "../targets/amdgpu/lower.js";
 import { familyOf } from "../src/families/index.js";
 import type { Pass } from "./types.js";
+import { isWarpForm } from "../targets/amdgpu/routine.js";
 
-const wraps = (x: RoutineState) => x.spec.guarded && familyOf(x.spec.form).shape === "scalar";
+// Warp-level forms (not yet in the registry, targets/amdgpu/routine.ts `isWarpForm`) guard in their rules.
+const wraps = (x: RoutineState) => x.spec.guarded && !isWarpForm(x.spec.form) && familyOf(x.spec.form).shape === "scalar";
 
 /** Before the rule: with no divergent source the prior d is in v0 itself, so the body writes a scratch VGPR and the prior value survives until the select. */
 export const guardPrior: Pass<RoutineState> = {

@@ -6,7 +6,7 @@
  */
 import type { BV } from "../../src/sem/bv.js";
 import type { SourceName } from "../../src/ir/ir.js";
-import { sourcesOf } from "../../src/ir/ir.js";
+import { routineSources } from "./routine.js";
 import type { AmdRoutine } from "./lower.js";
 import type { RunResult, WaveState } from "./interp.js";
 import { run } from "./interp.js";
@@ -14,12 +14,16 @@ import { formatViolation, hazardTarget } from "./hazards.js";
 import { contractBads } from "./contract.js";
 import type { MOp } from "./minst.js";
 
-/** Inputs of one run: per-lane values (32 lanes) for divergent sources, one value for uniform ones. */
+/**
+ * Inputs of one run: per-lane values (32 lanes) for divergent sources, one value for uniform
+ * ones; a predicate source (routine.ts `Layout.masks`) per lane (bit 0 of each value), laid
+ * out as its lane mask.
+ */
 export interface RoutineInputs<V, B> {
   src: Partial<Record<SourceName, V | V[]>>;
   /** Lanes that execute (bit i = laneid i); becomes exec (high half 0 in wave64). */
   active: V;
-  /** Guarded routines: the guard per lane, the prior d per lane, the prior p per lane. */
+  /** Guarded routines: the guard per lane, the prior d per lane (bit 0 for a predicate d, which is vcc at entry), the prior p per lane. */
   guard?: B[];
   dPrior?: V[];
   pPrior?: B[];
@@ -32,7 +36,7 @@ export interface RoutineRun<V, B> {
   cycles: number;
   /** The part of `cycles` spent in waits (`RunResult.waitCycles`). */
   waitCycles: number;
-  /** v0 per lane (lanes 0..31), p = vcc bit per lane. */
+  /** v0 per lane (lanes 0..31), or for a predicate d its vcc bit as 0/1 (32-bit); p = vcc bit per lane. */
   d: V[];
   p: B[];
   /** Contract violations found (empty when the routine changed only what it may). */
@@ -121,17 +125,24 @@ export function execRoutine<V, B>(
   };
   for (let n = 0; n < vCount; n++) st.vgpr.set(n, garbageLanes(bv, n, W, salt).slice());
   for (let n = 0; n < sCount; n++) st.sgpr.set(n, garbageLanes(bv, 1000 + n, 1, salt)[0]!);
-  for (const name of sourcesOf(r.spec.form)) {
+  for (const name of routineSources(r.spec.form)) {
     const o = r.layout.src[name];
     const x = inp.src[name];
     if (!o || o.k === "imm") continue;
     if (x === undefined) throw new Error(`no input for ${name}`);
-    place(bv, st, o, x);
+    if (r.layout.masks.includes(name)) {
+      const per = Array.isArray(x) ? x : new Array<V>(32).fill(x);
+      place(bv, st, o, maskOf(bv, per.map((y) => bv.bitAt(y, 0)), W));
+    } else place(bv, st, o, x);
   }
+  const predD = r.layout.d.k !== "v";
   if (r.spec.guarded) {
-    place(bv, st, r.layout.dPrior!, inp.dPrior!);
     place(bv, st, r.layout.guard!, maskOf(bv, inp.guard!, W));
-    if (inp.pPrior) st.vcc = maskOf(bv, inp.pPrior, W);
+    if (predD) st.vcc = maskOf(bv, inp.dPrior!.map((y) => bv.bitAt(y, 0)), W);
+    else {
+      place(bv, st, r.layout.dPrior!, inp.dPrior!);
+      if (inp.pPrior) st.vcc = maskOf(bv, inp.pPrior, W);
+    }
   }
   const before = { vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), exec: st.exec };
   const res = run(bv, r.lines, st, {
@@ -148,7 +159,7 @@ export function execRoutine<V, B>(
   // inactive lanes of v0 unchanged. Here the conditions that hold, the first lane per
   // register; the prover asserts the same conditions as terms.
   const violations = contractBads(bv, r, before, st, (l) => bv.bitAt(before.exec, l), "exec").map((b) => b.what);
-  const d = st.vgpr.get(0)!.slice(0, 32);
+  const d = predD ? Array.from({ length: 32 }, (_, l) => bv.ite(bv.bitAt(st.vcc, l), bv.k(1, 32), bv.k(0, 32))) : st.vgpr.get(0)!.slice(0, 32);
   const p = Array.from({ length: 32 }, (_, l) => bv.bitAt(st.vcc, l));
   return { status: res.status, steps: res.steps, cycles: res.cycles, waitCycles: res.waitCycles, d, p, violations, hazards: [], trace: res.trace };
 }

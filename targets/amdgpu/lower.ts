@@ -11,7 +11,8 @@ import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { MLine } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Target } from "./regs.js";
-import { Builder, outputsOf } from "./routine.js";
+import { Builder, isWarpForm, outputsOf } from "./routine.js";
+import { warpFormName } from "../../src/ir/warp_forms.js";
 import { AMDGPU_ROUTINE_PASSES, VERIFY_PASSES } from "../../passes/index.js";
 import { verifyBetweenPasses } from "../../passes/verify.js";
 import { selectCheapest } from "../../passes/select.js";
@@ -142,7 +143,7 @@ export function contractHeader(r: AmdRoutine): string[] {
     .join(", ");
   const mask = r.target.wave === 64 ? "vcc" : "vcc_lo";
   const o = outputsOf(r.spec, r.target);
-  const outs = [...(o.d ? ["d = v0"] : []), ...(o.p ? [`p = ${mask}`] : [])];
+  const outs = [...(o.d ? [`d = ${printOp(o.d)}`] : []), ...(o.p ? [`p = ${mask}`] : [])];
   const range = (p: string, lo: number, hi: number) => (hi <= lo ? "none" : hi - lo === 1 ? `${p}${lo}` : `${p}${lo}..${p}${hi - 1}`);
   const scratchV = range("v", l.vScratch, r.vEnd);
   const scratchS = range("s", l.sScratch, r.sEnd);
@@ -171,7 +172,8 @@ export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []):
   const out: string[] = [];
   const n = r.lines.filter((l) => !isLabel(l)).length;
   const cycles = n === r.count ? "" : ` (${r.count} issue cycles: s_nop N counts N + 1)`;
-  out.push(`; ${formName(r.spec.form)}  —  rule ${r.rule}, ${n} instruction${n === 1 ? "" : "s"}${cycles}`);
+  const f = r.spec.form;
+  out.push(`; ${isWarpForm(f) ? warpFormName(f) : formName(f)}  —  rule ${r.rule}, ${n} instruction${n === 1 ? "" : "s"}${cycles}`);
   for (const h of [...contractHeader(r), ...extra]) out.push(`; ${asmCommentText(h)}`);
   out.push(`${name}:`);
   const lab = (x: string) => `.L${name}${x.slice(2)}`;

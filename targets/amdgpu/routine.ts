@@ -12,11 +12,22 @@
  * lanes whose guard is false get the prior `d` in v0 and keep their bit of `p`. Scratch:
  * the VGPRs and SGPRs listed in the routine's header (a window above the inputs), vcc and
  * scc. Nothing else is written.
+ *
+ * Predicates (issue 15: vote's `a` and `.pred` d). A predicate source, divergent or uniform,
+ * is a lane mask (bit i = lane i's predicate) in the next SGPR (pair, aligned on wave64) after
+ * the uniform sources, before the guard; an immediate one is folded. A predicate `d` is a lane
+ * mask in vcc (wave64) / vcc_lo (wave32), as `p` is, and a guarded routine's lanes whose guard
+ * is false keep their bit of it (the prior d is vcc at entry). Why masks and not 0/1 in a
+ * VGPR: a PTX predicate is one bit per lane, which AMDGPU keeps in lane masks (VOPC writes
+ * vcc, v_cndmask and s_and_saveexec read one; LLVM lowers i1 the same way), so a vote is SALU
+ * work on the mask and its producer and consumer need no v_cndmask / v_cmp to convert.
  */
 import type { Form } from "../../src/ir/forms.js";
 import { formWrites } from "../../src/ir/forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../../src/ir/ir.js";
 import { sourcesOf } from "../../src/ir/ir.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { WARP_OPS, warpPredicateDest, warpPredicateSource, warpSources, warpWrites } from "../../src/ir/warp_forms.js";
 import type { Mnemonic } from "./isa/index.js";
 import { record } from "./isa/index.js";
 import type { MInst, MLine, MOp } from "./minst.js";
@@ -26,10 +37,43 @@ import type { Boundary } from "./hazards.js";
 import { contractBoundary } from "./hazards.js";
 import { isInlineConstant } from "./regs.js";
 
+/**
+ * A warp-level form (src/ir/warp_forms.ts). Until the family is registered (a member of the
+ * `Form` union, issue 15) the contract reads its sources and results from that module, not
+ * from the registry; afterwards the registry states the same (the family's `sources` and
+ * `writes` are `warpSources` / `warpWrites`).
+ */
+export function isWarpForm(f: Form | WarpForm): f is WarpForm {
+  return (WARP_OPS as readonly string[]).includes(f.op);
+}
+
+/** The sources a routine's form reads, in PTX order. */
+export function routineSources(f: Form | WarpForm): SourceName[] {
+  return isWarpForm(f) ? warpSources(f) : sourcesOf(f);
+}
+
+/** The results a routine's form writes. */
+export function routineWrites(f: Form | WarpForm): { d: boolean; p: boolean } {
+  return isWarpForm(f) ? warpWrites(f) : formWrites(f);
+}
+
+/** Sources that are predicates, held as lane masks (file comment): vote's `a`. */
+export function predicateSources(f: Form | WarpForm): SourceName[] {
+  return isWarpForm(f) && warpPredicateSource(f) ? ["a"] : [];
+}
+
+/** `d` is a predicate, returned as a lane mask in vcc / vcc_lo (file comment). */
+export function predicateDest(f: Form | WarpForm): boolean {
+  return isWarpForm(f) && warpPredicateDest(f);
+}
+
 /** Where each input of a routine lives. */
 export interface Layout {
   /** Source operands: a VGPR (pair), an SGPR (pair) or an immediate. */
   src: Partial<Record<SourceName, MOp>>;
+  /** Sources held as lane masks (predicates; `src` gives the SGPR (pair)). */
+  masks: SourceName[];
+  /** v0, or vcc / vcc_lo for a predicate d. */
   d: MOp;
   /** Guard lane mask and prior d, for guarded routines. */
   guard?: MOp;
@@ -41,21 +85,24 @@ export interface Layout {
 
 /** The contract's outputs of a routine: `d` in v0 (unless sunk), `p` in vcc / vcc_lo (`.all` with p). */
 export function outputsOf(spec: RoutineSpec, t: Target): { d?: MOp; p?: MOp } {
-  const w = formWrites(spec.form);
-  return { ...(w.d ? { d: v(0) } : {}), ...(w.p ? { p: { k: t.wave === 64 ? "vcc" : "vcc_lo" } } : {}) };
+  const w = routineWrites(spec.form);
+  const mask: MOp = { k: t.wave === 64 ? "vcc" : "vcc_lo" };
+  return { ...(w.d ? { d: predicateDest(spec.form) ? mask : v(0) } : {}), ...(w.p ? { p: mask } : {}) };
 }
 
 /**
  * The hazard boundary of a routine under the contract (targets/amdgpu/hazards.ts
- * `contractBoundary`): its register inputs — sources, guard mask, prior d, and prior p in
- * vcc when a guarded routine writes p — and its outputs.
+ * `contractBoundary`): its register inputs — sources, guard mask, prior d, and prior p (or a
+ * prior predicate d) in vcc when a guarded routine writes one — and its outputs.
  */
 export function boundaryOf(spec: RoutineSpec, layout: Layout, t: Target): Boundary {
   const outs = outputsOf(spec, t);
   const ins: MOp[] = Object.values(layout.src).filter((o) => o.k !== "imm");
   if (layout.guard) ins.push(layout.guard);
-  if (layout.dPrior) ins.push(layout.dPrior);
-  if (spec.guarded && outs.p) ins.push(outs.p);
+  if (layout.dPrior?.k === "v") ins.push(layout.dPrior);
+  // A guarded routine's prior p, or its prior predicate d, is vcc at entry.
+  const priorMask = spec.guarded ? (outs.p ?? (outs.d?.k === "v" ? undefined : outs.d)) : undefined;
+  if (priorMask) ins.push(priorMask);
   return contractBoundary(ins, [outs.d, outs.p].filter((o): o is MOp => o !== undefined), t.wave);
 }
 
@@ -69,8 +116,10 @@ export function layoutOf(spec: RoutineSpec, t: Target): Layout {
   let vn = 0;
   let sn = 0;
   const src: Layout["src"] = {};
-  for (const name of sourcesOf(spec.form)) {
+  const masks = predicateSources(spec.form);
+  for (const name of routineSources(spec.form)) {
     const kind: OperandKind = spec.kinds[name] ?? { kind: "v" };
+    if (masks.includes(name) && kind.kind !== "imm") continue; // after the uniform sources
     const count = sourceWidth(spec.form, name) === 64 ? 2 : 1;
     if (kind.kind === "imm") src[name] = imm(kind.value);
     else if (kind.kind === "v") {
@@ -83,14 +132,25 @@ export function layoutOf(spec: RoutineSpec, t: Target): Layout {
       sn += count;
     }
   }
-  const layout: Layout = { src, d: v(0), vScratch: 0, sScratch: 0 };
+  const mc = t.wave === 64 ? 2 : 1;
+  for (const name of masks) {
+    if (spec.kinds[name]?.kind === "imm") continue;
+    if (mc === 2) sn += sn & 1;
+    src[name] = s(sn, mc);
+    sn += mc;
+  }
+  const predD = predicateDest(spec.form);
+  const vccMask: MOp = { k: t.wave === 64 ? "vcc" : "vcc_lo" };
+  const layout: Layout = { src, masks: masks.filter((n) => spec.kinds[n]?.kind !== "imm"), d: predD ? vccMask : v(0), vScratch: 0, sScratch: 0 };
   if (spec.guarded) {
-    const mc = t.wave === 64 ? 2 : 1;
     if (mc === 2) sn += sn & 1;
     layout.guard = s(sn, mc);
     sn += mc;
-    layout.dPrior = v(vn);
-    vn += 1;
+    if (predD) layout.dPrior = vccMask;
+    else {
+      layout.dPrior = v(vn);
+      vn += 1;
+    }
   }
   layout.vScratch = Math.max(vn, 1);
   layout.sScratch = sn;

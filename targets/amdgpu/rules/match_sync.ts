@@ -37,7 +37,7 @@ export const writesD = (f: MatchForm): boolean => formWrites(f).d;
 export const writesP = (f: MatchForm): boolean => formWrites(f).p;
 
 /** The low 32 lanes of a lane-mask operand: `s[n:n+1]` → `sn`, `vcc` → `vcc_lo`, `exec` → `exec_lo`. */
-function lo(o: MOp): MOp {
+export function lo(o: MOp): MOp {
   if (o.k === "s") return s(o.n);
   if (o.k === "vcc") return { k: "vcc_lo" };
   if (o.k === "exec") return { k: "exec_lo" };

@@ -7,6 +7,7 @@
  */
 import type { Form, Profile } from "../../../src/ir/forms.js";
 import type { RoutineSpec } from "../../../src/ir/ir.js";
+import type { WarpForm } from "../../../src/ir/warp_forms.js";
 import type { Target } from "../regs.js";
 import type { Builder } from "../routine.js";
 
@@ -16,7 +17,14 @@ export interface RuleCtx {
   profile: Profile;
 }
 
-export interface AmdRule<F extends Form = Form> {
+/**
+ * The forms a rule may be typed over: the registry's `Form` union and the warp-level forms of
+ * src/ir/warp_forms.ts, which are not (yet) members of it (issue 15: the family is registered on
+ * another branch). Once they are, `WarpForm` is part of `Form` and this is `Form` again.
+ */
+export type RuleForm = Form | WarpForm;
+
+export interface AmdRule<F extends RuleForm = Form> {
   /** `<ptx-inst>_<form>_<strategy>`, e.g. `szext_clamp_bfe_cndmask`. */
   name: string;
   /** Tie-break between equally cheap rules; higher wins. */

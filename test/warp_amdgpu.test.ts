@@ -1,0 +1,461 @@
+/**
+ * The warp-level family → AMDGPU (issue 15 item 3): every rule of targets/amdgpu/rules/warp.ts
+ * (shadowed ones too) that applies to a form × operand kinds × guard, on all five processors
+ * (wave64 gfx9: lanes 32..63 inactive; wave32 gfx10/11), run in the interpreter under the routine
+ * contract (execRoutine: hazards checked by the hazard model, the LDS wait model active,
+ * exec/scratch/inactive lanes checked) on seeded random warps (src/check/warp_cases.ts) and
+ * compared with the reference (`warpReference`, src/sem/warp.ts) on every lane it defines;
+ * then every vector of ../shared/vectors/warp.jsonl; the sequences assemble with llvm-mc-19.
+ * Expected values are the reference's and the vectors', never the rules'.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Form } from "../src/ir/forms.js";
+import type { OperandKind, PtxOperand, RoutineSpec, SourceName } from "../src/ir/ir.js";
+import type { WarpForm } from "../src/ir/warp_forms.js";
+import { warpFormId, warpFormName, warpForms, warpSources, warpWrites } from "../src/ir/warp_forms.js";
+import { checkWarpModule, type WarpInst } from "../src/ir/warp_check.js";
+import type { CV } from "../src/sem/bv.js";
+import { concrete } from "../src/sem/bv.js";
+import { hashString } from "../src/check/random.js";
+import type { WarpCase } from "../src/check/warp_cases.js";
+import { randomWarpCases, warpReference } from "../src/check/warp_cases.js";
+import { execRoutine, runFailure } from "../targets/amdgpu/exec.js";
+import type { AmdRoutine } from "../targets/amdgpu/lower.js";
+import { lowerWithRule, printRoutine } from "../targets/amdgpu/lower.js";
+import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
+import type { AmdRule } from "../targets/amdgpu/rules/rule.js";
+import { warpRulesOf } from "../targets/amdgpu/rules/warp.js";
+import { shflRules } from "../targets/amdgpu/rules/shfl.js";
+import { imm, s, v } from "../targets/amdgpu/minst.js";
+import { waitcntSimm16 } from "../targets/amdgpu/isa/sopp.js";
+
+type Kinds = Partial<Record<SourceName, OperandKind>>;
+const V: OperandKind = { kind: "v" };
+const S: OperandKind = { kind: "s" };
+const IMM = (value: bigint): OperandKind => ({ kind: "imm", value });
+
+/**
+ * Warps per form × kinds × guard × processor for the main kinds, and for the others. The
+ * issue's ≥ 2,000 is `PTXL_WARP_AMD_WARPS=2000` (about an hour here); the default keeps the
+ * file near two minutes.
+ */
+const MAIN_WARPS = Number(process.env.PTXL_WARP_AMD_WARPS ?? 60);
+const OTHER_WARPS = Math.max(50, Math.floor(MAIN_WARPS / 10));
+
+/** A routine spec of a warp form (not yet a member of the `Form` union: routine.ts `isWarpForm`). */
+export function warpSpec(f: WarpForm, kinds: Kinds, guarded: boolean): RoutineSpec {
+  return { form: f as unknown as Form, kinds, guarded };
+}
+
+/** The operand kinds each form is run with: the main kinds (a divergent; membermask v/s; b, c uniform or immediate) and others. */
+function kindsOf(f: WarpForm): { kinds: Kinds; guarded: boolean; main: boolean }[] {
+  const src = warpSources(f);
+  const out: { kinds: Kinds; guarded: boolean; main: boolean }[] = [];
+  const masks = src.includes("membermask") ? [V, S, IMM(0xffffffffn), IMM(0x0000ffffn)] : [undefined];
+  const add = (k: Kinds, guarded: boolean, main: boolean) => out.push({ kinds: Object.fromEntries(src.map((s) => [s, k[s] ?? V])), guarded, main });
+  if (f.op === "activemask" || f.op === "bar.warp") {
+    add({}, false, true);
+    add({}, true, false);
+    return out;
+  }
+  const isMain = (m: OperandKind | undefined) => m === undefined || m.kind !== "imm";
+  if (f.op === "shfl") {
+    const cs = f.mode === "up" ? [IMM(0n), IMM(0x1000n), S] : [IMM(0x1fn), IMM(0x101fn), IMM(0x1c1fn), S];
+    for (const m of masks)
+      for (const b of [S, IMM(1n), IMM(3n), IMM(5n), IMM(8n)]) for (const c of cs) add({ a: V, b, c, ...(m ? { membermask: m } : {}) }, false, isMain(m));
+    add({ a: S, b: S, c: cs[0]!, ...(masks[0] ? { membermask: S } : {}) }, false, false);
+    add({ a: V, b: V, c: V, ...(masks[0] ? { membermask: V } : {}) }, false, false);
+    add({ a: V, b: S, c: cs[0]!, ...(masks[0] ? { membermask: V } : {}) }, true, false);
+    add({ a: V, b: IMM(3n), c: cs[1]!, ...(masks[0] ? { membermask: S } : {}) }, true, false);
+    return out;
+  }
+  for (const m of masks) for (const a of [V, S, IMM(f.op === "vote" ? 1n : 5n)]) add({ a, ...(m ? { membermask: m } : {}) }, false, a === V && isMain(m));
+  for (const m of masks) add({ a: V, ...(m ? { membermask: m } : {}) }, true, false);
+  return out;
+}
+
+/** The run's inputs from a case (a uniform source: its one value). */
+function inputsOf(r: AmdRoutine, f: WarpForm, c: WarpCase) {
+  const per = (xs: bigint[]) => xs.map((x) => concrete.k(x, 32));
+  const src: Partial<Record<SourceName, CV | CV[]>> = {};
+  const vals: Partial<Record<SourceName, bigint[]>> = { a: c.a, b: c.b, c: c.c, ...(c.membermask ? { membermask: c.membermask } : {}) };
+  for (const n of warpSources(f)) {
+    const k = r.spec.kinds[n] ?? V;
+    if (k.kind === "imm") continue;
+    src[n] = k.kind === "s" ? concrete.k(vals[n]![0]!, 32) : per(vals[n]!);
+  }
+  return {
+    src,
+    active: concrete.k(c.active, 32),
+    ...(c.guard ? { guard: c.guard, dPrior: per(c.dPrior), pPrior: c.pPrior } : {}),
+  };
+}
+
+const hex = (x: bigint) => `0x${x.toString(16).padStart(8, "0")}`;
+
+/** Runs one case: mismatches against the reference, or why the run is not a value (hazard, contract). */
+function check(r: AmdRoutine, f: WarpForm, c: WarpCase, expected?: { d: (bigint | null)[]; p: (boolean | null)[] }): { errors: string[]; cycles: number } {
+  let run;
+  try {
+    run = execRoutine(concrete, r, inputsOf(r, f, c));
+  } catch (e) {
+    return { errors: [`${(e as Error).name}: ${(e as Error).message}`], cycles: 0 };
+  }
+  const fail = runFailure(run);
+  if (fail) return { errors: [fail], cycles: 0 };
+  const want = expected ?? warpReference(f, c);
+  const errors: string[] = [];
+  for (let l = 0; l < 32; l++) {
+    const wd = warpWrites(f).d ? want.d[l] : null;
+    if (wd !== null && wd !== undefined && run.d[l]!.x !== wd) errors.push(`lane ${l}: d ${hex(run.d[l]!.x)}, want ${hex(wd)}`);
+    const wp = want.p[l];
+    if (f.op === "shfl" && f.dest === "d|p" && wp !== null && wp !== undefined && run.p[l] !== wp) errors.push(`lane ${l}: p ${run.p[l]}, want ${wp}`);
+  }
+  return { errors, cycles: run.cycles };
+}
+
+/** Every (form, kinds, guard) with its applicable rules, per processor. */
+const FORMS = [...warpForms()].filter((f) => !(f.op === "redux" && f.type === "f32"));
+
+/** Dynamic-cycle figures per rule × processor (min / max / mean over the warps), for the report. */
+const FIGURES = new Map<string, { n: number; sum: number; min: number; max: number; stat: number }>();
+function note(r: AmdRoutine, cycles: number) {
+  const key = `${r.rule}\t${r.target.mcpu}\t${r.spec.guarded ? "g" : "-"}`;
+  const x = FIGURES.get(key) ?? { n: 0, sum: 0, min: Infinity, max: 0, stat: r.count };
+  x.n++;
+  x.sum += cycles;
+  x.min = Math.min(x.min, cycles);
+  x.max = Math.max(x.max, cycles);
+  x.stat = Math.max(x.stat, r.count);
+  FIGURES.set(key, x);
+}
+
+describe("warp-level rules on AMDGPU: random warps against the reference", () => {
+  for (const f of FORMS) {
+    it(`${warpFormName(f)}: every applicable rule, every kind, all five processors`, () => {
+      const bad: string[] = [];
+      let runs = 0;
+      for (const { kinds, guarded, main } of kindsOf(f)) {
+        const spec = warpSpec(f, kinds, guarded);
+        const key = `${warpFormId(f)}/${JSON.stringify(kinds, (_k, v) => (typeof v === "bigint" ? v.toString() : v))}/${guarded}`;
+        const cases = randomWarpCases(f, kinds, hashString(key), main ? MAIN_WARPS : OTHER_WARPS, guarded);
+        for (const mcpu of MCPUS) {
+          const t = TARGETS[mcpu];
+          const rules = warpRulesOf(f).filter((r) => r.when(f, { spec, t, profile: "isa" }));
+          if (rules.length === 0) bad.push(`${key} ${mcpu}: no rule`);
+          for (const rule of rules) {
+            const r = lowerWithRule(spec, t, "isa", rule as unknown as AmdRule);
+            for (const c of cases) {
+              const { errors, cycles } = check(r, f, c);
+              runs++;
+              if (errors.length) {
+                bad.push(`${key} ${mcpu} ${rule.name} [${c.label}]: ${errors.slice(0, 3).join("; ")}`);
+                break;
+              }
+              note(r, cycles);
+            }
+          }
+        }
+      }
+      expect(bad.slice(0, 10), bad.slice(0, 10).join("\n")).toEqual([]);
+      expect(runs).toBeGreaterThan(0);
+    });
+  }
+
+  it("prints the static / dynamic cycle figures per rule and processor", () => {
+    const rows = [...FIGURES].sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => `${k}\tstatic ${x.stat}\tdynamic ${x.min}..${x.max} mean ${(x.sum / x.n).toFixed(1)} (${x.n} runs)`);
+    if (process.env.PTXL_WARP_AMD_FIGURES) writeFileSync(process.env.PTXL_WARP_AMD_FIGURES, rows.join("\n") + "\n");
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * The broken corpus: plausible wrong lowerings, each refuted by the checker above for its own
+ * reason (the reason pattern is asserted, so a variant refuted by accident does not count).
+ */
+type Broken = { name: string; f: WarpForm; kinds: Kinds; guarded?: boolean; mcpus: readonly (typeof MCPUS)[number][]; rule: AmdRule<never>; reason: RegExp };
+const bperm = shflRules.find((r) => r.name === "shfl_bpermute")!;
+const SHFL = (mode: "up" | "down" | "bfly" | "idx", dest: "d" | "d|p" = "d"): WarpForm => ({ op: "shfl", sync: true, mode, type: "b32", dest });
+const BROKEN: Broken[] = [
+  {
+    // The lane index taken from b without b[4:0] (j = lane + b): b in 32..63 wraps mod 32 on
+    // gfx10+ (right by accident) but reads the inactive upper half of a gfx9 wave64 (0).
+    name: "ds_bpermute index not wrapped (b unmasked), gfx9 wave64",
+    f: SHFL("bfly"),
+    kinds: { a: V, b: IMM(33n), c: IMM(0x1fn), membermask: IMM(0xffffffffn) },
+    mcpus: ["gfx900", "gfx90a", "gfx942"],
+    reason: /d 0x00000000, want/,
+    rule: {
+      name: "broken_bpermute_unwrapped",
+      prio: 0,
+      why: "broken",
+      when: () => true,
+      emit: (_f, m) => {
+        const ln = m.vtmp();
+        m.emit("v_mbcnt_lo_u32_b32", ln, imm(-1), imm(0));
+        const j = m.vtmp();
+        m.emit("v_xor_b32", j, imm(33), ln);
+        m.emit("v_lshlrev_b32", j, imm(2), j);
+        m.emit("ds_bpermute_b32", v(0), j, v(0), imm(0));
+        m.emit("s_waitcnt", imm(waitcntSimm16({ lgkmcnt: 0 }, m.t.gen)));
+      },
+    },
+  },
+  {
+    name: "ds_bpermute result read before s_waitcnt",
+    f: SHFL("idx"),
+    kinds: { a: V, b: S, c: IMM(0x1fn), membermask: S },
+    mcpus: MCPUS,
+    reason: /LdsWaitError|outstanding|s_waitcnt/,
+    rule: {
+      ...bperm,
+      name: "broken_bpermute_no_wait",
+      emit: (f, m, c) => {
+        bperm.emit(f, m, c);
+        const i = m.lines.findIndex((l) => "op" in l && l.op === "s_waitcnt");
+        m.lines.splice(i, 1);
+        m.emit(m.vAdd, v(0), imm(0), v(0)); // d read while the bpermute is outstanding
+      },
+    } as AmdRule<never>,
+  },
+  {
+    // shfl.down by 1, width 32, as DPP row_shl:1 with bound_ctrl set: lanes 15 and 31 (row
+    // ends) and lanes below an exited one read 0 instead of a valid value / their own a.
+    name: "DPP bound control reads 0 from an invalid / inactive lane",
+    f: SHFL("down"),
+    kinds: { a: V, b: IMM(1n), c: IMM(0x1fn), membermask: IMM(0xffffffffn) },
+    mcpus: MCPUS,
+    reason: /d 0x00000000, want/,
+    rule: {
+      name: "broken_dpp_bound_ctrl",
+      prio: 0,
+      why: "broken",
+      when: () => true,
+      emit: (_f, m) => m.emit("v_mov_b32_dpp", v(0), v(0), imm(0x101), imm(15), imm(15), imm(1), imm(0)),
+    },
+  },
+  {
+    // HIP's __all_sync: ballot == membermask, wrong when the mask names exited lanes.
+    name: "HIP __all_sync: the ballot compared with the whole membermask",
+    f: { op: "vote", sync: true, mode: "all", type: "pred", negA: false },
+    kinds: { a: V, membermask: IMM(0xffffffffn) },
+    mcpus: MCPUS,
+    reason: /d 0x00000000, want 0x00000001/,
+    rule: {
+      name: "broken_all_sync_whole_mask",
+      prio: 0,
+      why: "broken",
+      when: () => true,
+      emit: (_f, m) => {
+        const t = m.stmp();
+        m.emit("s_and_b32", t, s((m.src("a") as { n: number }).n), imm(-1)); // ballot & membermask, not & exec
+        m.emit("s_cmp_eq_u32", t, imm(-1));
+        m.emit("s_cselect_b32", { k: "vcc_lo" }, imm(-1), imm(0));
+      },
+    },
+  },
+  {
+    // HIP's redux.and as a logical &&: 0/1, not the bitwise and.
+    name: "HIP redux.and as logical &&",
+    f: { op: "redux", reduxOp: "and", type: "b32" },
+    kinds: { a: V, membermask: S },
+    mcpus: MCPUS,
+    reason: /lane \d+: d 0x0000000[01], want/,
+    rule: {
+      name: "broken_redux_and_logical",
+      prio: 0,
+      why: "broken",
+      when: () => true,
+      emit: (_f, m) => {
+        const M = m.stmp();
+        m.emit("s_and_b32", M, { k: "exec_lo" }, m.src("membermask"));
+        const acc = m.stmp();
+        const l = m.stmp();
+        const x = m.stmp();
+        const t = m.stmp();
+        m.emit("s_mov_b32", acc, imm(1));
+        const L = m.newLabel();
+        m.place(L);
+        m.emit("s_ff1_i32_b32", l, M);
+        m.emit("v_readlane_b32", x, m.src("a"), l);
+        m.emit("s_cmp_lg_u32", x, imm(0));
+        m.emit("s_cselect_b32", x, imm(1), imm(0));
+        m.emit("s_and_b32", acc, acc, x);
+        m.emit("s_sub_u32", t, M, imm(1));
+        m.emit("s_and_b32", M, M, t);
+        m.emit("s_cbranch_scc1", { k: "label", name: L });
+        m.emit("v_mov_b32", v(0), acc);
+      },
+    },
+  },
+  {
+    // p from the clamp alone (maxLane = c[4:0], the segment mask ignored).
+    name: "shfl p from the wrong segment",
+    f: SHFL("bfly", "d|p"),
+    kinds: { a: V, b: S, c: IMM(0x181fn), membermask: S },
+    mcpus: MCPUS,
+    reason: /p (true|false), want/,
+    rule: {
+      ...bperm,
+      name: "broken_shfl_p_segment",
+      emit: (f, m, c) => {
+        bperm.emit(f, m, { ...c, spec: { ...c.spec, kinds: { ...c.spec.kinds, c: IMM(0x1fn) } } });
+      },
+    } as AmdRule<never>,
+  },
+  {
+    // v_readlane's lane select written by a VALU (v_readfirstlane) right before it, the
+    // sequence taken as emitted: gfx9 needs 4 wait states there (hazards.md §1).
+    name: "a missing hazard wait (VALU-written lane select of v_readlane)",
+    f: SHFL("idx"),
+    kinds: { a: V, b: V, c: IMM(0x1fn), membermask: IMM(0xffffffffn) },
+    mcpus: ["gfx900", "gfx90a", "gfx942"],
+    reason: /^hazard:/,
+    rule: {
+      name: "broken_readlane_no_wait",
+      prio: 0,
+      why: "broken",
+      waits: "as-emitted",
+      when: () => true,
+      emit: (_f, m) => {
+        const bl = m.stmp();
+        m.emit("v_readfirstlane_b32", bl, m.src("b"));
+        const x = m.stmp();
+        m.emit("v_readlane_b32", x, v(0), bl);
+        m.emit("v_mov_b32", v(0), x);
+      },
+    },
+  },
+];
+
+describe("the broken corpus: each variant refuted for its own reason", () => {
+  for (const b of BROKEN) {
+    it(b.name, () => {
+      const spec = warpSpec(b.f, b.kinds, b.guarded ?? false);
+      const cases = randomWarpCases(b.f, b.kinds, hashString(b.name), 400, b.guarded ?? false);
+      for (const mcpu of b.mcpus) {
+        const r = lowerWithRule(spec, TARGETS[mcpu], "isa", b.rule as unknown as AmdRule);
+        const first = cases.map((c) => check(r, b.f, c).errors).find((e) => e.length > 0);
+        expect(first, `${b.name} on ${mcpu}: not refuted`).toBeDefined();
+        expect(first!.join("; "), mcpu).toMatch(b.reason);
+      }
+    });
+  }
+});
+
+// ../shared/vectors/warp.jsonl, read as test/warp_vectors.test.ts reads it (FORMAT.md); the
+// expected values are the vectors' own.
+const VEC_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "vectors", "warp.jsonl");
+type Json = string | boolean | null | Json[];
+interface RawVector {
+  id: string;
+  ptx: string;
+  warp: { active: string };
+  in: Record<string, Json>;
+  out: Record<string, Json>;
+  module?: { version: string; target: string };
+}
+function wrap(v: RawVector): string {
+  const vote = /\bvote\b/.test(v.ptx);
+  const predD = vote && !/\.ballot\b/.test(v.ptx);
+  const regs32 = ["b", "c", "membermask", ...(vote ? [] : ["a"]), ...(predD ? [] : ["d"])];
+  const preds = ["p", "g", ...(vote ? ["a"] : []), ...(predD ? ["d"] : [])];
+  return [`.version ${v.module?.version ?? "9.0"}`, `.target ${v.module?.target ?? "sm_90"}`, ".address_size 64", ".visible .entry vector_wrapper()", "{", `.reg .b32 ${regs32.join(", ")};`, `.reg .pred ${preds.join(", ")};`, v.ptx, "ret;", "}"].join("\n");
+}
+const toBig = (x: Json): bigint => (typeof x === "boolean" ? (x ? 1n : 0n) : BigInt(x as string));
+function vecLanes(v: RawVector, op: PtxOperand | undefined, name: string): bigint[] {
+  if (op === undefined) return [];
+  if (op.kind === "imm") return new Array<bigint>(32).fill(op.value);
+  const x = v.in[op.kind === "reg" ? op.name : name];
+  if (x === undefined) throw new Error(`${v.id}: no in.${name}`);
+  return Array.isArray(x) ? x.map(toBig) : new Array<bigint>(32).fill(toBig(x));
+}
+/** The vector's operand kinds: an immediate, one value (uniform), or 32 (divergent). */
+function vecKind(v: RawVector, op: PtxOperand | undefined, name: string): OperandKind | undefined {
+  if (op === undefined) return undefined;
+  if (op.kind === "imm") return IMM(op.value);
+  const x = v.in[op.kind === "reg" ? op.name : name];
+  return Array.isArray(x) ? V : S;
+}
+function vecCase(v: RawVector, inst: WarpInst): WarpCase {
+  const f = inst.form;
+  const guarded = inst.guard !== null;
+  const g = v.in.g;
+  const a = f.op === "activemask" ? new Array<bigint>(32).fill(0n) : vecLanes(v, inst.a, "a");
+  return {
+    label: v.id,
+    a: f.op === "vote" ? a.map((x) => (x !== 0n ? 1n : 0n)) : a,
+    b: vecLanes(v, inst.b, "b"),
+    c: vecLanes(v, inst.c, "c"),
+    membermask: inst.membermask ? vecLanes(v, inst.membermask, "membermask") : null,
+    active: Number(BigInt(v.warp.active)),
+    guard: guarded ? (Array.isArray(g) ? (g as boolean[]) : new Array<boolean>(32).fill(g as boolean)).map((x) => x !== inst.guard!.negate) : null,
+    dPrior: guarded ? vecLanes(v, { kind: "reg", name: "d", loc: inst.loc }, "d") : new Array<bigint>(32).fill(0n),
+    pPrior: guarded && Array.isArray(v.in.p) ? (v.in.p as boolean[]) : new Array<boolean>(32).fill(false),
+  };
+}
+
+describe("warp.jsonl on AMDGPU: every vector, every applicable rule, all five processors", () => {
+  it("every lane the vector defines", () => {
+    const vectors: RawVector[] = readFileSync(VEC_FILE, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RawVector);
+    const bad: string[] = [];
+    let runs = 0;
+    let skipped = 0;
+    for (const vec of vectors) {
+      const inst = checkWarpModule(wrap(vec), `${vec.id}.ptx`).insts[0]!;
+      const f = inst.form;
+      if (f.op === "redux" && f.type === "f32") {
+        skipped++;
+        continue;
+      }
+      const kinds: Kinds = {};
+      for (const n of warpSources(f)) kinds[n] = vecKind(vec, inst[n], n);
+      const c = vecCase(vec, inst);
+      const want = {
+        d: (vec.out.d as Json[]).map((x) => (x === null ? null : toBig(x))),
+        p: vec.out.p === undefined ? new Array<null>(32).fill(null) : (vec.out.p as (boolean | null)[]),
+      };
+      const spec = warpSpec(f, kinds, inst.guard !== null);
+      for (const mcpu of MCPUS) {
+        const t = TARGETS[mcpu];
+        const rules = warpRulesOf(f).filter((r) => r.when(f, { spec, t, profile: "isa" }));
+        if (!rules.length) bad.push(`${vec.id} ${mcpu}: no rule`);
+        for (const rule of rules) {
+          runs++;
+          const { errors } = check(lowerWithRule(spec, t, "isa", rule as unknown as AmdRule), f, c, want);
+          if (errors.length) bad.push(`${vec.id} ${mcpu} ${rule.name}: ${errors.slice(0, 3).join("; ")}`);
+        }
+      }
+    }
+    console.log(`warp.jsonl on AMDGPU: ${runs} vector × processor × rule runs, ${bad.length} failed; ${skipped} .f32 vectors have no AMDGPU rule`);
+    expect(bad.slice(0, 20), bad.slice(0, 20).join("\n")).toEqual([]);
+  });
+});
+
+describe("llvm-mc-19 assembles every warp routine and rule", () => {
+  const mc = spawnSync("llvm-mc-19", ["--version"], { encoding: "utf8" }).status === 0 ? "llvm-mc-19" : null;
+  if (!mc) console.log("llvm-mc-19 not found on PATH: skipping the assembly check");
+  for (const mcpu of MCPUS) {
+    it.skipIf(!mc)(`${mcpu}: every form × kinds × guard × applicable rule`, () => {
+      const t = TARGETS[mcpu];
+      const texts: string[] = [];
+      for (const f of FORMS)
+        kindsOf(f).forEach(({ kinds, guarded }, i) => {
+          const spec = warpSpec(f, kinds, guarded);
+          for (const rule of warpRulesOf(f).filter((r) => r.when(f, { spec, t, profile: "isa" })))
+            texts.push(printRoutine(`${warpFormId(f)}__k${i}${guarded ? "__g" : ""}__${rule.name}`, lowerWithRule(spec, t, "isa", rule as unknown as AmdRule)));
+        });
+      const file = join(mkdtempSync(join(tmpdir(), "warp-mc-")), `${mcpu}.s`);
+      writeFileSync(file, texts.join("\n"));
+      const res = spawnSync(mc!, ["-arch=amdgcn", `-mcpu=${mcpu}`, file, "-o", "/dev/null"], { encoding: "utf8" });
+      expect(res.stderr).toBe("");
+      expect(res.status).toBe(0);
+      expect(texts.join("\n")).toMatch(/ds_bpermute_b32/);
+    });
+  }
+});
