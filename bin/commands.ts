@@ -119,6 +119,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
   for (const j of jobs) {
     const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command, sourceName: outputName(file) });
+    for (const d of lowered.warnings) printLine(process.stderr, formatDiagnostic(d));
     const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : OUTPUT_EXT[j.target];
     outputs.push({ name: base + ext, text: lowered.text });
   }

@@ -235,3 +235,18 @@ export function warpMainKind(k: WarpKindSample): boolean {
   if (membermask !== undefined && membermask.kind === "imm") return false;
   return (b === undefined || b.kind !== "v") && (c === undefined || c.kind !== "v");
 }
+
+/** The instruction's name as messages give it: `shfl.sync`, `shfl` (deprecated), `vote.sync`, `redux.sync`, `activemask`, `bar.warp.sync`. */
+export function warpInstName(f: WarpForm): string {
+  switch (f.op) {
+    case "shfl":
+    case "vote":
+      return f.sync ? `${f.op}.sync` : f.op;
+    case "redux":
+      return "redux.sync";
+    case "activemask":
+      return "activemask";
+    case "bar.warp":
+      return "bar.warp.sync";
+  }
+}

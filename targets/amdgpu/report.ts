@@ -17,11 +17,15 @@ import { lowerRoutine } from "./lower.js";
 import { execRoutine, runFailure } from "./exec.js";
 import type { Mcpu } from "./regs.js";
 import { TARGETS } from "./regs.js";
+import { missingLowering } from "../../src/check/verify.js";
 
 const hex = (x: bigint) => `0x${x.toString(16)}`;
 
 function amdTarget(spec: RoutineSpec, mcpu: Mcpu, profile: Profile, row: VerifyRow | undefined, ran: boolean): ReportTarget {
   const target = `amdgpu ${mcpu}`;
+  // The warp-level family has no AMDGPU rules yet (issue 15): an error row that says so.
+  const missing = missingLowering("AMDGPU", spec.form);
+  if (missing) return { target, mcpu, rule: "(none)", static: null, dynamic: null, verdict: { status: "error", message: missing } };
   let r: AmdRoutine;
   try {
     r = lowerRoutine(spec, TARGETS[mcpu], profile);

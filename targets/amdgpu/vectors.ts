@@ -8,11 +8,16 @@ import type { CV } from "../../src/sem/bv.js";
 import { concrete, u } from "../../src/sem/bv.js";
 import type { VectorOut, VectorRun, VectorService } from "../../src/target/vectors.js";
 import { lowerRoutine } from "./lower.js";
+import { missingLowering } from "../../src/check/verify.js";
+import type { MatchCase } from "../../src/check/warps.js";
 import { execRoutine, runFailure } from "./exec.js";
 import type { Mcpu } from "./regs.js";
 import { TARGETS } from "./regs.js";
 
-function runOne({ spec, profile, scalar: x, warp: w }: VectorRun, mcpu: Mcpu): VectorOut {
+function runOne({ spec, profile, scalar: x, warp: wc }: VectorRun, mcpu: Mcpu): VectorOut {
+  const missing = missingLowering("AMDGPU", spec.form);
+  if (missing) return { failure: missing };
+  const w = wc as MatchCase | undefined;
   const r = lowerRoutine(spec, TARGETS[mcpu], profile);
   const src: Record<string, CV | CV[]> = {};
   let run;

@@ -18,7 +18,7 @@ import type { ScalarExecutor } from "../../src/check/scalar.js";
 import { CheckFailure, checkScalar } from "../../src/check/scalar.js";
 import { scalarCounterexample } from "../../src/check/report.js";
 import type { Verdict, VerifyRow } from "../../src/check/verify.js";
-import { expectedWarp, warpCounterexample } from "../../src/check/verify.js";
+import { expectedWarp, missingLowering, warpCounterexample } from "../../src/check/verify.js";
 import type { VerifyJob, VerifyService } from "../../src/target/check.js";
 import type { AmdRoutine } from "./lower.js";
 import { applicableRules, lowerRoutine, lowerWithRule, printRoutine } from "./lower.js";
@@ -165,6 +165,8 @@ export const amdgpuVerify: VerifyService = {
   async verify({ spec, profile, target: t, cases, cache }: VerifyJob): Promise<VerifyRow[]> {
     if (t.kind !== "amdgpu") throw new Error("amdgpuVerify: not an AMDGPU target");
     const target = TARGETS[t.mcpu];
+    const missing = missingLowering("AMDGPU", spec.form);
+    if (missing) return [{ spec, profile, target: t, rule: "(none)", chosen: true, verdict: { status: "unknown", why: missing } }];
     const scalar = familyOf(spec.form).shape === "scalar";
     const chosen = lowerRoutine(spec, target, profile).rule;
     const rows: VerifyRow[] = [];
