@@ -230,7 +230,7 @@ export async function verifyCommand(
     }
   }
   if (specs.length === 0) {
-    const what = file ? `${shownName(file)} has no ${o.family ? `${o.family === "video" ? "vshl/vshr" : o.family === "match" ? "match.sync" : "szext"} ` : "szext / vshl / vshr / match.sync "}occurrence` : "no form";
+    const what = file ? `${shownName(file)} has no ${o.family ? `${o.family === "video" ? "vshl/vshr" : o.family === "match" ? "match.sync" : o.family === "warp" ? "warp-level (shfl/vote/redux/activemask/bar.warp.sync)" : "szext"} ` : "szext / vshl / vshr / match.sync "}occurrence` : "no form";
     if (!o.allowEmpty) throw new UsageError(`no routine matched (${what}): nothing to verify; --allow-empty accepts that`);
   }
   const targets: VerifyTarget[] = [];

@@ -40,7 +40,7 @@ const formOf = (spec: RoutineSpec): WarpForm | undefined => (WARP_OPS.has(spec.f
 const kindOf = (spec: RoutineSpec, s: SourceName) => spec.kinds[s]?.kind ?? "v";
 
 /** What a rule's lane body sees: lane i's index and sources, and the masks of the warp. */
-interface LaneCtx {
+export interface LaneCtx {
   i: PExpr;
   /** Lane j's value of a 32-bit source (`a`, `b`, `c`). */
   src: (name: "a" | "b" | "c", j: PExpr) => PExpr;
@@ -50,6 +50,8 @@ interface LaneCtx {
   executing: PExpr;
   /** Lane i's members: its membermask ∩ executing (`.sync`), or executing (deprecated forms, activemask). */
   members: PExpr;
+  /** Lane i's membermask (null for a form without one). */
+  mm: PExpr | null;
 }
 
 /**
@@ -57,7 +59,7 @@ interface LaneCtx {
  * the executing mask, the per-lane loop and the stores of d and p (or the lane-mask `d` of
  * vote's `.pred` reductions). `lane` returns lane i's `{d, p}` after the statements `pre`.
  */
-function warpLevelRoutine(spec: RoutineSpec, lane: (P: Stage, x: LaneCtx) => { pre?: PStmt[]; d: PExpr; p?: PExpr }): PirFunction {
+export function warpLevelRoutine(spec: RoutineSpec, lane: (P: Stage, x: LaneCtx) => { pre?: PStmt[]; d: PExpr; p?: PExpr }): PirFunction {
   const f = formOf(spec)!;
   const P = stage();
   const params: PirVar[] = [];
@@ -106,7 +108,7 @@ function warpLevelRoutine(spec: RoutineSpec, lane: (P: Stage, x: LaneCtx) => { p
   const mm = per.get("membermask");
   const members = mm ? P.and(mm(i), executing) : executing;
   const src = (name: "a" | "b" | "c", x: PExpr) => per.get(name)!(x);
-  const r = lane(P, { i, src, aMask, executing, members });
+  const r = lane(P, { i, src, aMask, executing, members, mm: mm ? mm(i) : null });
   const loop: PStmt[] = [...(r.pre ?? []), { s: "let", name: "executes", value: P.cmp("eq", P.and(P.bin("lshr", executing, i), one), one) }];
   const runs = P.ref("executes", bool);
   if (predD) {
