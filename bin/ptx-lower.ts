@@ -91,7 +91,7 @@ program
   .command("verify")
   .description("check (or with --prove, prove) every lowering of the forms in FILE, or of whole families")
   .argument("[file]", "a .ptx file whose forms are verified")
-  .addOption(new Option("--family <family>", "szext, match or video (default: all three)").argParser(choice("--family", ["szext", "match", "video"])))
+  .addOption(new Option("--family <family>", "szext, match, video or warp (shfl, vote, redux, activemask, bar.warp.sync) (default: all four)").argParser(choice("--family", ["szext", "match", "video", "warp"])))
   .option("--all", "every legal form, not a seeded sample")
   .addOption(semantics())
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))

@@ -70,7 +70,7 @@ function moduleTables(m: ModuleReport, rep: Report): string {
     return out.join("\n");
   }
   out.push(
-    `${s.occurrences} occurrence${s.occurrences === 1 ? "" : "s"} (szext ${s.byFamily.szext}, vshl/vshr ${s.byFamily.video}, match.sync ${s.byFamily.match}) → ${s.routines} routine${s.routines === 1 ? "" : "s"}; ` +
+    `${s.occurrences} occurrence${s.occurrences === 1 ? "" : "s"} (szext ${s.byFamily.szext}, vshl/vshr ${s.byFamily.video}, match.sync ${s.byFamily.match}${s.byFamily.warp ? `, warp-level ${s.byFamily.warp}` : ""}) → ${s.routines} routine${s.routines === 1 ? "" : "s"}; ` +
       `${s.otherInstructions} other instruction${s.otherInstructions === 1 ? "" : "s"} (${s.otherOpcodes} opcode${s.otherOpcodes === 1 ? "" : "s"})`,
   );
   for (const d of m.diagnostics) out.push(`${escapeLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${d.message}`);

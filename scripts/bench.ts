@@ -263,7 +263,10 @@ async function quality(profile: Profile, mcpus: readonly Mcpu[]): Promise<string
       // One llc run per target for every class's two IR functions.
       const fns: { q: QClass; literal: IrFunc; best: IrFunc }[] = classes.map((q, i) => {
         const name = `q${i}`;
-        if (q.form.op !== "match") return { q, literal: derivedIr(`${name}_literal`, q.form, profile), best: bestIr(`${name}_best`, q.form, profile) };
+        if (q.form.op !== "match") {
+          const f = q.form as SzextForm | VshForm; // the quality classes are scalar or match.sync
+          return { q, literal: derivedIr(`${name}_literal`, f, profile), best: bestIr(`${name}_best`, f, profile) };
+        }
         const uniform = q.kinds.membermask?.kind === "s";
         const wrap = (fn: IrFunc) => (uniform ? inregMask(fn) : fn);
         const literal = wrap(matchIr(`${name}_literal`, q.form, t.wave, "loop"));

@@ -41,7 +41,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
-import { flattenModule, isFamilyOpcode, parseModule } from "../src/ir/build.js";
+import { familyOpOf, flattenModule, parseModule } from "../src/ir/build.js";
 import type { ParsedModule } from "../src/ir/build.js";
 import { formName } from "../src/ir/forms.js";
 import { collectRoutines, lowerModule } from "../src/lower.js";
@@ -395,7 +395,7 @@ function checkDiagnostics(mod: ParsedModule, text: string, file: string, out: Fi
   const errorLines = new Set(mod.diagnostics.filter((d) => d.severity === "error").map((d) => d.loc.line));
   for (const f of fns)
     for (const it of f.items) {
-      if (it.kind !== "inst" || !isFamilyOpcode(it.inst.opcode)) continue;
+      if (it.kind !== "inst" || familyOpOf(it.inst) === null) continue;
       const i = it.inst;
       if (accepted.has(`${i.loc.line}:${i.loc.col}`)) continue;
       // `text` runs from the guard (if any) to the semicolon.

@@ -141,6 +141,8 @@ export const messages = {
   missingBrace: () => "Missing '}' at end of input",
   tooManyErrors: (max: number) => `Too many errors (${max}); parsing stopped`,
   internalError: (what: string) => `Internal error in ptx-lower: ${what}`,
+  /** A target without a lowering for an instruction ptx-lower accepts (issue 15: the warp-level family on AMDGPU, HIP, LLVM IR). */
+  noLoweringYet: (target: string, inst: string) => `no ${target} lowering for ${inst} yet (issue 15)`,
 } as const;
 
 /** Thrown by library entry points that cannot continue; carries every diagnostic found. */

@@ -215,7 +215,7 @@ function failedReport(file: string, diagnostics: ModuleReport["diagnostics"]): M
     occurrences: [],
     routines: [],
     census: [],
-    summary: { occurrences: 0, byFamily: { szext: 0, video: 0, match: 0 }, routines: 0, otherInstructions: 0, otherOpcodes: 0, verdicts: { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 } },
+    summary: { occurrences: 0, byFamily: { szext: 0, video: 0, match: 0, warp: 0 }, routines: 0, otherInstructions: 0, otherOpcodes: 0, verdicts: { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 } },
   };
 }
 
@@ -255,7 +255,7 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
   occurrences.sort((a, b) => a.line - b.line || a.col - b.col);
 
   const census = censusOf(mod.census);
-  const byFamily: Record<Family, number> = { szext: 0, video: 0, match: 0 };
+  const byFamily: Record<Family, number> = { szext: 0, video: 0, match: 0, warp: 0 };
   for (const o of occurrences) byFamily[o.family]++;
   const verdicts: Record<ReportVerdict["status"], number> = { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 };
   for (const r of out) for (const t of r.targets) verdicts[t.verdict.status]++;

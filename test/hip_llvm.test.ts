@@ -30,6 +30,7 @@ import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import type { MatchForm } from "../src/ir/forms.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
 import { verify } from "../src/check/verify.js";
+import { familyOf as familyOfForm } from "../src/ir/forms.js";
 
 const missing = ["clang-19", "llc-19", "llvm-as-19", "llvm-link-19"].find((t) => {
   const r = spawnSync(t, ["--version"], { encoding: "utf8" });
@@ -125,18 +126,25 @@ describe.skipIf(missing !== undefined)("hip and llvm targets, verified as compil
   }, 300_000);
 
   it("verify's hip and llvm rows: one per routine (its collapsed function, chosen) and one per form's alias (not chosen), tested", async () => {
-    const routines = routinesOf(WARP_MATCH);
+    const all = routinesOf(WARP_MATCH);
+    // The module's activemask is the warp-level family's, which has no callable function yet (issue 15): unknown, saying so.
+    const routines = all.filter((r) => familyOfForm(r.spec.form) !== "warp");
     const rows = await verify(
-      routines.map((r) => ({ spec: r.spec, profile: "isa" as const })),
+      all.map((r) => ({ spec: r.spec, profile: "isa" as const })),
       [
         { kind: "hip", mcpu: "gfx942" },
         { kind: "llvm", mcpu: "gfx1100" },
       ],
       { warps: 10_000 },
     );
-    expect(rows.filter((r) => r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict)}`)).toEqual([]);
+    const gap = rows.filter((r) => familyOfForm(r.spec.form) === "warp");
+    expect(gap.map((r) => r.verdict)).toEqual([
+      { status: "unknown", why: "no HIP lowering for activemask yet (issue 15)" },
+      { status: "unknown", why: "no LLVM IR lowering for activemask yet (issue 15)" },
+    ]);
+    expect(rows.filter((r) => familyOfForm(r.spec.form) !== "warp" && r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict)}`)).toEqual([]);
     for (const t of ["hip", "llvm"] as const) {
-      const mine = rows.filter((r) => r.target.kind === t);
+      const mine = rows.filter((r) => r.target.kind === t && familyOfForm(r.spec.form) !== "warp");
       const chosen = mine.filter((r) => r.chosen);
       expect(chosen.length).toBe(routines.length);
       expect(chosen.every((r) => r.rule.startsWith(t === "hip" ? "clang-19 -O2: " : "llc-19 -O2: ") && !r.rule.includes("ptxl_"))).toBe(true);

@@ -207,6 +207,17 @@ function sample(): ProveItem[] {
   add(m("all", "b32", "d|p", { a: v, membermask: v }), amdgpu("gfx1030"), "isa", ["match_all_divergent_via_any"]);
   add(m("all", "b32", "d|p", { a: v, membermask: v }, true), amdgpu("gfx1100"), "isa", ["match_all_divergent_via_any_guarded"]);
   add(m("any", "b64", "d", { a: v, membermask: v }), amdgpu("gfx942"), "isa", ["match_any_waterfall_salu_copy"]);
+  // The warp-level family (issue 15): PIR only (no AMDGPU rules yet), one routine of each rule
+  // that z3 proves within the budget — redux.add's 32-step sums time out and stay out (named
+  // unknown by prove:all).
+  const pir = { kind: "pir" } as const;
+  const idx = { kind: "imm", value: 0x101fn } as const;
+  add({ form: { op: "shfl", sync: true, mode: "idx", type: "b32", dest: "d|p" }, kinds: { a: v, b: s, c: idx, membermask: v }, guarded: false }, pir, "isa");
+  add({ form: { op: "shfl", sync: true, mode: "up", type: "b32", dest: "d" }, kinds: { a: s, b: s, c: { kind: "imm", value: 0n }, membermask: s }, guarded: true }, pir, "sm90");
+  add({ form: { op: "vote", sync: true, mode: "uni", type: "pred", negA: true }, kinds: { a: v, membermask: v }, guarded: true }, pir, "isa");
+  add({ form: { op: "redux", reduxOp: "and", type: "b32" }, kinds: { a: v, membermask: v }, guarded: false }, pir, "isa");
+  add({ form: { op: "activemask", type: "b32" }, kinds: {}, guarded: true }, pir, "isa");
+  add({ form: { op: "bar.warp" }, kinds: { membermask: v }, guarded: false }, pir, "isa");
   return items;
 }
 

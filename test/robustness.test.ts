@@ -42,11 +42,16 @@ describe("real modules", () => {
     const rep = await buildReport([mod], { mcpus: MCPUS, profile: "isa", check: { random: 0, warps: 40, seed: 1 } });
     const m = rep.modules[0]!;
     expect(m.occurrences.length).toBe(mod.insts.length);
-    const bad = m.routines.flatMap((r) => r.targets.filter((t) => t.verdict.status === "error" || t.verdict.status === "refuted").map((t) => `${r.name} on ${t.target}: ${JSON.stringify(t.verdict)}`));
+    // The one known gap: the sm_100a redux .f32 forms have no AMDGPU lowering yet (issue 15), an error row that says so.
+    const gap = (t: { target: string; verdict: { status: string; message?: string } }) => t.target.startsWith("amdgpu") && /^no AMDGPU lowering for \S+ yet \(issue 15\)$/.test(t.verdict.message ?? "");
+    const bad = m.routines.flatMap((r) => r.targets.filter((t) => (t.verdict.status === "error" && !(r.family === "warp" && gap(t))) || t.verdict.status === "refuted").map((t) => `${r.name} on ${t.target}: ${JSON.stringify(t.verdict)}`));
     expect(bad).toEqual([]);
+    const warpRoutines = m.routines.filter((r) => r.family === "warp");
     for (const target of ["amdgpu", "js", "c"] as const) {
       const out = await lowerModule(mod, { target, profile: "sm90", mcpu: "gfx1100" });
-      expect(out.routines.length).toBe(m.routines.length);
+      // Every routine is lowered (the real modules have no redux .f32), without a warning.
+      expect(out.routines.length, `${target}: ${warpRoutines.length} warp routines`).toBe(m.routines.length);
+      expect(out.warnings.length).toBe(0);
     }
   });
 });

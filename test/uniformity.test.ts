@@ -247,14 +247,17 @@ describe("routine specs", () => {
   it("gives the expected routines for the real nvcc modules", () => {
     const of = (f: string) => routines(readFileSync(join(SHARED, f), "utf8"));
     // mask `mov.u32 %r3, -1` is uniform; `activemask` is divergent; values loaded per thread are divergent.
+    // The activemask and shfl.sync are the warp-level family's (issue 15): activemask reads no source;
+    // c05's leader broadcast reads a per-thread lane index b and the match result as its membermask.
     expect(of("c01_match_any_b32.sm_90.ptx")).toEqual([
       "match_any_sync_b32__v_s",
+      "activemask_b32__",
       "match_any_sync_b32__v_v",
       "match_any_sync_b32__v_s",
       "match_any_sync_b32__v_s",
     ]);
-    expect(of("c03_match_all.sm_90.ptx")).toEqual(["match_all_sync_b32_dp__v_s", "match_all_sync_b64_dp__v_s", "match_all_sync_b32_dp__v_v"]);
-    expect(of("c05_warp_aggregated_atomic.sm_90.ptx")).toEqual(["match_any_sync_b64__v_v"]);
+    expect(of("c03_match_all.sm_90.ptx")).toEqual(["match_all_sync_b32_dp__v_s", "match_all_sync_b64_dp__v_s", "activemask_b32__", "match_all_sync_b32_dp__v_v"]);
+    expect(of("c05_warp_aggregated_atomic.sm_90.ptx")).toEqual(["activemask_b32__", "match_any_sync_b64__v_v", "shfl_sync_idx_b32_dp__v_v_s_v"]);
     expect(of("c09_szext_forms.sm_90.ptx").slice(4)).toEqual(["szext_wrap_s32__imm5_v", "szext_clamp_u32__v_imm7", "szext_wrap_u32__imm0xffffffff_imm0"]);
     const c08 = of("c08_vshl_vshr_forms.sm_90.ptx");
     expect(c08).toHaveLength(17);

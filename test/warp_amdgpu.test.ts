@@ -18,7 +18,15 @@ import type { Form } from "../src/ir/forms.js";
 import type { OperandKind, PtxOperand, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import { warpFormId, warpFormName, warpForms, warpSources, warpWrites } from "../src/ir/warp_forms.js";
-import { checkWarpModule, type WarpInst } from "../src/ir/warp_check.js";
+import type { WarpInst } from "../src/ir/warp_check.js";
+import { parseModule } from "../src/index.js";
+import { familyOf } from "../src/families/index.js";
+
+/** The module's warp-level instructions (as test/warp_diagnostics.test.ts reads them). */
+function checkWarpModule(text: string, file: string) {
+  const m = parseModule(text, file);
+  return { diagnostics: m.diagnostics, insts: m.insts.filter((i) => familyOf(i.form).name === "warp").map((i) => ({ ...i, form: i.form as unknown as WarpForm }) as unknown as WarpInst) };
+}
 import type { CV } from "../src/sem/bv.js";
 import { concrete } from "../src/sem/bv.js";
 import { hashString } from "../src/check/random.js";

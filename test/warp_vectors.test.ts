@@ -1,8 +1,8 @@
 /**
  * The shared warp-level vectors, ../shared/vectors/warp.jsonl, read as they are (FORMAT.md:
  * per-lane `b`/`c`/membermask, predicate booleans, the optional `module` header, guards with
- * prior `d`/`p`), each through the warp front end (src/ir/warp_check.ts, in a module with the
- * vector's `.version`/`.target`) and the reference semantics run concretely
+ * prior `d`/`p`), each through `parseModule` (the warp front end of src/ir/warp_check.ts, in a
+ * module with the vector's `.version`/`.target`) and the reference semantics run concretely
  * (src/check/warp_cases.ts → src/sem/warp.ts). The reference must agree with every lane of
  * every vector exactly: the same value where the vector gives one, and undefined (null)
  * exactly where the vector says null. The expected values are the vectors', never ours.
@@ -11,7 +11,9 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { checkWarpModule, type WarpInst } from "../src/ir/warp_check.js";
+import type { WarpInst } from "../src/ir/warp_check.js";
+import { parseModule } from "../src/ir/build.js";
+import { familyOf } from "../src/families/index.js";
 import { warpFormName, warpPredicateDest } from "../src/ir/warp_forms.js";
 import type { PtxOperand } from "../src/ir/ir.js";
 import { type WarpCase, warpReference } from "../src/check/warp_cases.js";
@@ -26,6 +28,12 @@ interface RawVector {
   in: Record<string, Json>;
   out: Record<string, Json>;
   module?: { version: string; target: string };
+}
+
+/** The module's diagnostics and its warp-level instructions. */
+function checkWarpModule(text: string, file: string): { diagnostics: ReturnType<typeof parseModule>["diagnostics"]; insts: WarpInst[] } {
+  const m = parseModule(text, file);
+  return { diagnostics: m.diagnostics, insts: m.insts.filter((i) => familyOf(i.form).name === "warp") as WarpInst[] };
 }
 
 const VECTORS: RawVector[] = readFileSync(FILE, "utf8")

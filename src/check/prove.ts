@@ -24,6 +24,8 @@
  */
 import type { Form, Profile, VshForm } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
+import { formId } from "../ir/forms.js";
+import { familyOf } from "../families/index.js";
 import { targetServices } from "../target/registry.js";
 import type { ProverModel } from "../target/prover.js";
 import type { AnyRule, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove_types.js";
@@ -73,6 +75,8 @@ export async function proveRoutine(spec: RoutineSpec, target: ProveTarget, profi
  */
 export function specFingerprint(f: Form, profile: Profile): string {
   if (f.op === "match") return `match:${f.mode}:${f.type}:${f.dest}`;
+  // The warp-level family: the form names the reference (src/sem/warp.ts), the same under both profiles.
+  if (familyOf(f).name === "warp") return `warp:${formId(f)}`;
   const P = new FpBV();
   const r = scalarSemantics(P, f, profile, P.sym("a", 32), P.sym("b", 32), P.sym("c", 32));
   return `${P.text(r.value)}|${P.text(r.defined)}`;

@@ -22,6 +22,11 @@ import type { VectorOut, VectorRun, VectorService } from "../target/vectors.js";
 import { familyOf } from "../families/index.js";
 import type { ScalarCase } from "./inputs.js";
 import type { MatchCase } from "./warps.js";
+import type { WarpCase } from "./warp_cases.js";
+import { warpReference } from "./warp_cases.js";
+import type { WarpForm } from "../ir/warp_forms.js";
+import { warpInstName, warpPredicateDest } from "../ir/warp_forms.js";
+import { isWarpLevel } from "./verify.js";
 import { scalarSemantics } from "./scalar.js";
 
 type Json = string | boolean | null | Json[];
@@ -33,6 +38,8 @@ export interface Vector {
   in: Record<string, Json>;
   out: Record<string, Json>;
   warp?: { active: string };
+  /** The `.version` and `.target` the instruction needs (FORMAT.md `module`); absent: 9.0 / sm_90. */
+  module?: { version: string; target: string };
   semantics?: Profile;
   /** 1-based line in the file. */
   line: number;
@@ -72,16 +79,24 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       return;
     }
     ids.set(v.id, line);
+    const mh = v.module as { version?: unknown; target?: unknown } | undefined;
+    if (mh !== undefined && (typeof mh !== "object" || mh === null || typeof mh.version !== "string" || !/^\d+\.\d+$/.test(mh.version) || typeof mh.target !== "string" || !/^sm_\w+$/.test(mh.target))) {
+      bad(`vector ${v.id}: module must be {"version": "M.N", "target": "sm_XX"}`);
+      return;
+    }
     const is64 = /\.b64\b/.test(v.ptx);
+    // FORMAT.md: vote's a, and its d but for .ballot, are predicates.
+    const vote = /^\s*(@!?\w+\s+)?vote\b/.test(v.ptx);
+    const predD = vote && !/\.ballot\b/.test(v.ptx);
     const wrapped = [
-      ".version 9.0",
-      ".target sm_90",
+      `.version ${mh ? (mh.version as string) : "9.0"}`,
+      `.target ${mh ? (mh.target as string) : "sm_90"}`,
       ".address_size 64",
       ".visible .entry vector_wrapper()",
       "{",
-      `.reg .b32 d, ${is64 ? "" : "a, "}b, c, membermask;`,
+      `.reg .b32 ${predD ? "" : "d, "}${is64 || vote ? "" : "a, "}b, c, membermask;`,
       ...(is64 ? [".reg .b64 a;"] : []),
-      ".reg .pred p, g;",
+      `.reg .pred p, g${vote ? ", a" : ""}${predD ? ", d" : ""};`,
       v.ptx,
       "ret;",
       "}",
@@ -89,7 +104,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
     const mod = parseModule(wrapped, file);
     const errs = mod.diagnostics.filter((d) => d.severity === "error");
     if (errs.length || mod.insts.length !== 1) {
-      bad(`vector ${v.id}: ${errs.map((d) => d.message).join("; ") || "no szext/vshl/vshr/match.sync instruction"}`);
+      bad(`vector ${v.id}: ${errs.map((d) => d.message).join("; ") || "no instruction ptx-lower lowers (szext, vshl/vshr, match.sync, shfl, vote, redux, activemask, bar.warp.sync)"}`);
       return;
     }
     const sem = v.semantics;
@@ -103,6 +118,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       in: v.in as Record<string, Json>,
       out: v.out as Record<string, Json>,
       ...(v.warp ? { warp: v.warp as { active: string } } : {}),
+      ...(mh ? { module: mh as { version: string; target: string } } : {}),
       ...(sem ? { semantics: sem } : {}),
       line,
       inst: mod.insts[0]!,
@@ -118,7 +134,8 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
   return { vectors, diagnostics };
 }
 
-const big = (x: Json | undefined): bigint => (typeof x === "string" ? BigInt(x) : 0n);
+/** A FORMAT.md value as a bigint: a hex string, or a predicate (true 1n, false 0n). */
+const big = (x: Json | undefined): bigint => (typeof x === "string" ? BigInt(x) : x === true ? 1n : 0n);
 
 /** A FORMAT.md value: "0x" and 8 hex digits (16 for a .b64 `a`). */
 function isHex(x: unknown, digits: 8 | 16): boolean {
@@ -133,15 +150,21 @@ function isHex(x: unknown, digits: 8 | 16): boolean {
  */
 function shapeProblem(v: Vector, warp: unknown): string | null {
   const f = v.inst.form;
-  const isWarp = f.op === "match";
+  const isWarp = familyOf(f).shape === "warp";
   if (isWarp && (typeof warp !== "object" || warp === null || !isHex((warp as { active?: unknown }).active, 8)))
-    return 'a match.sync vector needs warp.active ("0x" + 8 hex digits)';
+    return `a ${f.op === "match" ? "match.sync" : warpInstName(f as WarpForm)} vector needs warp.active ("0x" + 8 hex digits)`;
   const lanes = (x: unknown, ok: (e: unknown) => boolean, nullable: boolean) =>
     Array.isArray(x) && x.length === 32 && x.every((e) => (nullable && e === null) || ok(e));
+  const isBool = (e: unknown) => typeof e === "boolean";
+  const predD = isWarpLevel(f) && warpPredicateDest(f);
   for (const name of sourcesOf(f)) {
     const o = v.inst[name];
     if (!o || o.kind !== "reg") continue;
     const x = v.in[o.name];
+    if (f.op === "vote" && name === "a") {
+      if (!lanes(x, isBool, false)) return `in.${o.name} must be 32 booleans`;
+      continue;
+    }
     const digits = f.op === "match" && f.type === "b64" && name === "a" ? 16 : 8;
     const perLaneOk = isWarp && lanes(x, (e) => isHex(e, digits), false);
     if (isWarp && name === "a" && !perLaneOk) return `in.${o.name} must be 32 values of ${digits} hex digits`;
@@ -149,9 +172,10 @@ function shapeProblem(v: Vector, warp: unknown): string | null {
   }
   const writes = formWrites(f);
   const dests = (["d", "p"] as const).filter((k) => writes[k]);
+  const okOf = (k: "d" | "p") => (k === "p" || predD ? isBool : (e: unknown) => isHex(e, 8));
   for (const k of dests) {
     const x = v.out[k];
-    const ok = k === "p" ? (e: unknown) => typeof e === "boolean" : (e: unknown) => isHex(e, 8);
+    const ok = okOf(k);
     if (isWarp ? !lanes(x, ok, true) : !ok(x)) return `out.${k} must be ${isWarp ? "32 entries (null for undefined lanes)" : k === "p" ? "a boolean" : '"0x" + 8 hex digits'}`;
   }
   for (const k of Object.keys(v.out)) if (!dests.includes(k as "d" | "p")) return `out.${k} is not a destination of this instruction`;
@@ -160,7 +184,7 @@ function shapeProblem(v: Vector, warp: unknown): string | null {
     if (isWarp ? !lanes(g, (e) => typeof e === "boolean", false) : typeof g !== "boolean") return `a guarded vector needs in.g (${isWarp ? "32 booleans" : "a boolean"})`;
     for (const k of dests) {
       const x = v.in[k];
-      const ok = k === "p" ? (e: unknown) => typeof e === "boolean" : (e: unknown) => isHex(e, 8);
+      const ok = okOf(k);
       if (isWarp ? !lanes(x, ok, false) : !ok(x)) return `a guarded vector needs the prior in.${k}`;
     }
   }
@@ -217,7 +241,7 @@ function warpIn(v: Vector): WarpIn {
   const lanes = (x: Json | undefined, dflt: bigint) => Array.from({ length: 32 }, (_, i) => (Array.isArray(x) ? big(x[i]) : x === undefined ? dflt : big(x)));
   const mmOp = v.inst.membermask!;
   const mm = mmOp.kind === "imm" ? lanes(undefined, mmOp.value) : lanes(inputOf(v, "membermask"), 0n);
-  const aOp = v.inst.a;
+  const aOp = v.inst.a!;
   const a = aOp.kind === "imm" ? lanes(undefined, aOp.value) : lanes(inputOf(v, "a"), 0n);
   const pPriorRaw = v.in.p;
   return {
@@ -255,10 +279,40 @@ function compareWarp(v: Vector, got: WarpOut): string | null {
 
 const fmt = (x: bigint | null | undefined) => (x === null || x === undefined ? "undefined" : `0x${x.toString(16).padStart(8, "0")}`);
 
+/**
+ * A warp-level vector's inputs as a `WarpCase` (src/check/warp_cases.ts): per-lane a, b, c and
+ * membermask (null where the form has none: the deprecated forms, activemask), the guard as "this lane's guard lets it execute" (null unguarded), the priors;
+ * predicates (vote's a, a `.pred` d) as 0n/1n, an immediate predicate true when non-zero.
+ */
+function warpLevelCase(v: Vector): WarpCase {
+  const f = v.inst.form as WarpForm;
+  const lanes = (name: SourceName): bigint[] => {
+    const o = v.inst[name];
+    if (!o) return [];
+    if (o.kind === "imm") return new Array<bigint>(32).fill(o.value);
+    const x = inputOf(v, name);
+    return Array.from({ length: 32 }, (_, i) => big(Array.isArray(x) ? x[i] : x));
+  };
+  const a = lanes("a");
+  const pPriorRaw = v.in.p;
+  return {
+    label: `vector ${v.id}`,
+    a: f.op === "vote" ? a.map((x) => (x !== 0n ? 1n : 0n)) : a.length ? a : new Array<bigint>(32).fill(0n),
+    b: lanes("b"),
+    c: lanes("c"),
+    membermask: v.inst.membermask ? lanes("membermask") : null,
+    active: Number(big(v.warp?.active ?? "0xffffffff")),
+    guard: v.inst.guard ? Array.from({ length: 32 }, (_, i) => guardOf(v, i)) : null,
+    dPrior: Array.from({ length: 32 }, (_, i) => big(Array.isArray(v.in.d) ? v.in.d[i] : v.in.d)),
+    pPrior: Array.from({ length: 32 }, (_, i) => (Array.isArray(pPriorRaw) ? pPriorRaw[i] === true : pPriorRaw === true)),
+  };
+}
+
 /** The reference's result for a warp vector (guarded-off lanes: the prior values). */
 export function referenceWarp(v: Vector): WarpOut {
-  const w = warpIn(v);
   const f = v.inst.form;
+  if (isWarpLevel(f)) return warpReference(f, warpLevelCase(v));
+  const w = warpIn(v);
   if (f.op !== "match") throw new Error("not a warp form");
   const width = f.type === "b64" ? 64 : 32;
   const active = Array.from({ length: 32 }, (_, i) => ((w.active >> BigInt(i)) & 1n) === 1n);
@@ -397,7 +451,8 @@ function scalarCase(v: Vector): ScalarCase {
 }
 
 /** A warp vector's inputs as a checker warp. */
-function warpCase(v: Vector): MatchCase {
+function warpCase(v: Vector): MatchCase | WarpCase {
+  if (isWarpLevel(v.inst.form)) return warpLevelCase(v);
   const w = warpIn(v);
   return { label: "vector", a: w.a, membermask: w.membermask, active: Number(w.active), guard: w.g, dPrior: w.dPrior, pPrior: w.pPrior };
 }

@@ -14,11 +14,17 @@ import { matchSync } from "../sem/match_sync.js";
 import { keepLane } from "../sem/guard.js";
 import type { McpuName as Mcpu } from "../target/lower.js";
 import { targetServices } from "../target/registry.js";
+import type { VerifyJob } from "../target/check.js";
 import type { ScalarCase } from "./inputs.js";
 import { familyOf } from "../families/index.js";
 import { expectedScalar } from "./scalar.js";
 import type { MatchCase } from "./warps.js";
 import { toMatchWarp } from "./warps.js";
+import type { WarpCase } from "./warp_cases.js";
+import { warpReference } from "./warp_cases.js";
+import type { WarpForm } from "../ir/warp_forms.js";
+import { warpInstName } from "../ir/warp_forms.js";
+import { messages } from "../diag.js";
 import { scalarCounterexample } from "./report.js";
 
 /**
@@ -80,7 +86,7 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
     return svc;
   };
   for (const { spec, profile, warps } of specs) {
-    const cases: ScalarCase[] | MatchCase[] = familyOf(spec.form).cases(spec, { seed, random: opts.random, compact: opts.compact, warps: warps ?? opts.warps });
+    const cases: VerifyJob["cases"] = familyOf(spec.form).cases(spec, { seed, random: opts.random, compact: opts.compact, warps: warps ?? opts.warps });
     for (const t of targets) rows.push(...(await serviceOf(t).verify({ spec, profile, target: t, cases, cache })));
     opts.onProgress?.(++done, total);
     // Run the batched rows (JS, C) in batches, so that cases do not pile up in memory.
@@ -90,9 +96,32 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
   return rows;
 }
 
-/** Expected per-lane results of a match case (null: not compared). */
-export function expectedWarp(f: Form, c: MatchCase): { d: (bigint | null)[]; p: (boolean | null)[] } {
-  if (f.op !== "match") throw new Error("not a match form");
+/**
+ * Why a target has no lowering of `f` yet (the warp-level family on HIP and LLVM IR, and its
+ * redux .f32 forms on AMDGPU; issue 15), or null: `no AMDGPU lowering for shfl.sync yet (issue 15)`. Rows of such a routine
+ * are `unknown` with this reason, vectors fail with it: never a crash, never skipped.
+ */
+export function missingLowering(target: "AMDGPU" | "HIP" | "LLVM IR", f: Form): string | null {
+  if (!isWarpLevel(f)) return null;
+  // AMDGPU has rules for every warp-level form but the sm_100a redux .f32 ones.
+  if (target === "AMDGPU" && !(f.op === "redux" && f.type === "f32")) return null;
+  return messages.noLoweringYet(target, warpInstName(f));
+}
+
+/** A warp-level form (not match.sync, not scalar). */
+export function isWarpLevel(f: Form): f is WarpForm {
+  return familyOf(f).name === "warp";
+}
+
+/**
+ * Expected per-lane results of a warp case (null: not compared): match.sync's on a
+ * `MatchCase`, the warp-level family's on a `WarpCase` (src/check/warp_cases.ts), where a
+ * `.pred` `d` is 0n/1n per lane.
+ */
+export function expectedWarp(f: Form, c: MatchCase | WarpCase): { d: (bigint | null)[]; p: (boolean | null)[] } {
+  if (isWarpLevel(f)) return warpReference(f, c as WarpCase);
+  if (f.op !== "match") throw new Error("not a warp form");
+  c = c as MatchCase;
   const r = matchSync(concrete, f, toMatchWarp(f, c));
   const active = (l: number) => ((c.active >>> l) & 1) === 1;
   return {
@@ -101,8 +130,9 @@ export function expectedWarp(f: Form, c: MatchCase): { d: (bigint | null)[]; p: 
   };
 }
 
-export function warpCounterexample(spec: RoutineSpec, where: string, rule: string, c: MatchCase, lane: number, what: string): string {
+export function warpCounterexample(spec: RoutineSpec, where: string, rule: string, c: MatchCase | WarpCase, lane: number, what: string): string {
   const hx = (x: bigint) => `0x${x.toString(16)}`;
+  const bc = "b" in c ? [...(c.b.length ? [`  b = [${c.b.map(hx).join(", ")}]`] : []), ...(c.c.length ? [`  c = [${c.c.map(hx).join(", ")}]`] : [])] : [];
   return [
     `check ${formName(spec.form)} → ${where}  rule ${rule}  REFUTED`,
     `ERROR: ${what}`,
@@ -111,7 +141,8 @@ export function warpCounterexample(spec: RoutineSpec, where: string, rule: strin
     `  warp: ${c.label}`,
     `  active = 0x${(c.active >>> 0).toString(16).padStart(8, "0")}`,
     `  a = [${c.a.map(hx).join(", ")}]`,
-    `  membermask = [${c.membermask.map(hx).join(", ")}]`,
+    ...bc,
+    ...(c.membermask ? [`  membermask = [${c.membermask.map(hx).join(", ")}]`] : []),
     ...(c.guard ? [`  g = [${c.guard.map((g) => (g ? 1 : 0)).join("")}]`] : []),
     `  failing lane: ${lane}`,
   ].join("\n");
@@ -123,13 +154,13 @@ export function warpCounterexample(spec: RoutineSpec, where: string, rule: strin
  * @returns a failure message, or null when they agree (lanes the reference leaves undefined or
  *   that do not execute are not compared).
  */
-export function compareOutputs(spec: RoutineSpec, profile: Profile, c: ScalarCase | MatchCase, out: Readonly<Record<string, unknown>>): string | null {
+export function compareOutputs(spec: RoutineSpec, profile: Profile, c: ScalarCase | MatchCase | WarpCase, out: Readonly<Record<string, unknown>>): string | null {
   const f = spec.form;
   if (familyOf(f).shape === "scalar") {
     const want = expectedScalar(f, profile, c as ScalarCase);
     return out.d === want ? null : `d = 0x${(out.d as bigint).toString(16)}, spec 0x${want.toString(16)}`;
   }
-  const want = expectedWarp(f, c as MatchCase);
+  const want = expectedWarp(f, c as MatchCase | WarpCase);
   const d = out.d as readonly bigint[] | undefined;
   const p = out.p as readonly boolean[] | undefined;
   for (let l = 0; l < 32; l++) {
@@ -140,7 +171,7 @@ export function compareOutputs(spec: RoutineSpec, profile: Profile, c: ScalarCas
 }
 
 /** The counterexample text of a row refuted on case `c` with message `what` (from `compareOutputs` or the target). */
-export function outputCounterexample(row: VerifyRow, c: ScalarCase | MatchCase, what: string): string {
+export function outputCounterexample(row: VerifyRow, c: ScalarCase | MatchCase | WarpCase, what: string): string {
   const f = row.spec.form;
   if (familyOf(f).shape === "scalar") {
     const x = c as ScalarCase;
@@ -148,5 +179,5 @@ export function outputCounterexample(row: VerifyRow, c: ScalarCase | MatchCase, 
     const m = /d = 0x([0-9a-f]+)/.exec(what);
     return scalarCounterexample({ f, profile: row.profile, target: targetName(row.target), rule: row.rule, x, expected: want, got: m ? BigInt("0x" + m[1]) : what });
   }
-  return warpCounterexample(row.spec, targetName(row.target), row.rule, c as MatchCase, 0, what);
+  return warpCounterexample(row.spec, targetName(row.target), row.rule, c as MatchCase | WarpCase, 0, what);
 }

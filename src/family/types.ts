@@ -17,6 +17,9 @@ import type { FamilyChecker, Resolved, Role } from "../ir/build.js";
 import type { ScalarCase } from "../check/inputs.js";
 import type { FamilyName } from "../families/index.js";
 import type { MatchCase } from "../check/warps.js";
+import type { WarpForm } from "../ir/warp_forms.js";
+import type { WarpLanes, WarpResult } from "../sem/warp.js";
+import type { WarpCase } from "../check/warp_cases.js";
 
 /** Scalar: one thread's values in, `d` out. Warp: 32 lanes in, per-lane `d`/`p` out. */
 export type Shape = "scalar" | "warp";
@@ -37,8 +40,21 @@ export interface KindSample {
  */
 export type ScalarSemantics<F> = <V, B>(bv: BV<V, B>, f: F, profile: Profile, a: V, b: V, c: V) => Defined<V, B>;
 
-/** The reference meaning of a warp form over one warp (32 lanes; see `MatchWarp`). */
-export type WarpSemantics<F> = <V, B>(bv: BV<V, B>, f: F, w: MatchWarp<V, B>) => MatchResult<V, B>;
+/**
+ * The reference meaning of a warp form over one warp (32 lanes): match.sync's on `MatchWarp`
+ * (a and membermask; one `defined` per lane), the warp-level family's on `WarpLanes` (a, b, c,
+ * membermask or none; `dDefined`/`pDefined` apart, since shfl's `p` stays defined where its
+ * `d` does not). Two shapes until match.sync moves onto `WarpLanes` too (issue 15).
+ */
+export type WarpSemantics<F> =
+  IsAny<F> extends true ? LevelSemantics<F> | MatchSemantics<F> : [F] extends [WarpForm] ? LevelSemantics<F> : MatchSemantics<F>;
+type LevelSemantics<F> = <V, B>(bv: BV<V, B>, f: F, w: WarpLanes<V, B>) => WarpResult<V, B>;
+type MatchSemantics<F> = <V, B>(bv: BV<V, B>, f: F, w: MatchWarp<V, B>) => MatchResult<V, B>;
+/** `AnyFamily`'s form type is `any`: then either shape. */
+type IsAny<T> = 0 extends 1 & T ? true : false;
+
+/** The inputs of one warp routine: match.sync's `MatchCase`, the warp-level family's `WarpCase` (b, c, membermask or none). */
+export type WarpCaseOf<F> = IsAny<F> extends true ? MatchCase | WarpCase : [F] extends [WarpForm] ? WarpCase : MatchCase;
 
 /** The inputs a checker runs a routine on: scalar cases, or random warps for a warp form. */
 export interface CaseOptions {
@@ -122,15 +138,18 @@ export interface Family<N extends string, F extends Form, Sh extends Shape> {
   /** The hardware generator's opcode text (inline PTX asm) of a form, without operands. */
   asmOpcode(f: F): string;
 
-  /** ptxas parity, phase 2 (template). */
-  readonly syntax: FamilySyntax;
-  /** ptxas parity, phase 3: the family's checks in ptxas's order, and the FamilyInst if none failed. */
+  /**
+   * ptxas parity, phase 2 (template): one template for the family, or one per opcode where
+   * its opcodes differ in operands and types (the warp-level family: `shfl`, `vote`, …).
+   */
+  readonly syntax: FamilySyntax | { readonly perOp: { readonly [Op in F["op"]]: FamilySyntax } };
+  /** ptxas parity, phase 3: the family's checks in ptxas's order (by `c.op` where they differ per opcode), and the FamilyInst if none failed. */
   validate(c: FamilyChecker, r: Resolved): FamilyInst | null;
 
   /** The reference semantics, written once. */
   readonly semantics: Sh extends "scalar" ? ScalarSemantics<F> : WarpSemantics<F>;
   /** The inputs the checker runs a routine of this family on. */
-  cases(spec: RoutineSpec & { form: F }, opts: CaseOptions): Sh extends "scalar" ? ScalarCase[] : MatchCase[];
+  cases(spec: RoutineSpec & { form: F }, opts: CaseOptions): Sh extends "scalar" ? ScalarCase[] : WarpCaseOf<F>[];
 
   /**
    * A seeded sample of the forms covering every class, for a family too large to verify

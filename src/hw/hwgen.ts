@@ -28,6 +28,7 @@ import { escapeControls, PtxLowerError } from "../diag.js";
 import { readVectors } from "../check/vectors.js";
 import type { FamilyInst, PtxOperand } from "../ir/ir.js";
 import type { MatchForm, Sel, VshForm } from "../ir/forms.js";
+import { isWarpLevel } from "../check/verify.js";
 
 /** One vector line as FORMAT.md defines it. */
 export interface Vector {
@@ -186,6 +187,11 @@ export function hwgenDetailed(vectorsJsonl: string, opts: HwgenOptions = {}, fil
   for (const cv of checked.vectors) {
     const v = JSON.parse(lines[cv.line - 1]!) as Vector;
     const inst = cv.inst;
+    // The warp-level family (issue 15 item 6) has no harness yet: left out, saying so.
+    if (isWarpLevel(inst.form)) {
+      skipped.push({ id: v.id, reason: "the warp-level family has no hwgen harness yet (issue 15)" });
+      continue;
+    }
     if (inst.form.op === "match" && !opts.unsafe) {
       const why = hangRisk(v, inst);
       if (why) {

@@ -34,8 +34,8 @@ import { parsePtx } from "../ptx/parser.js";
 import type { Form } from "./forms.js";
 import { formId } from "./forms.js";
 import type { FamilyInst, Loc } from "./ir.js";
-import type { AnyFamily } from "../family/types.js";
-import { type FamilyOpcode, familyByOp, isFamilyOpcode } from "../families/index.js";
+import type { AnyFamily, FamilySyntax } from "../family/types.js";
+import { type FamilyOpcode, familyByOp, familyOpOf } from "../families/index.js";
 
 /** The result of `parseModule`. */
 export interface ParsedModule {
@@ -138,7 +138,7 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
             if (item.kind !== "inst") continue;
             const inst = item.inst;
             kinds.push(resolver.kind(inst));
-            if (!isFamilyOpcode(inst.opcode)) {
+            if (familyOpOf(inst) === null) {
               // An unknown opcode (a typo of szext?): warned once per name, where first seen.
               if (!PTX_OPCODES.has(inst.opcode) && !unknownSeen.has(inst.opcode)) {
                 unknownSeen.add(inst.opcode);
@@ -169,7 +169,7 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
   // Census: every kind outside the families, in order of first appearance.
   const census = new Map<string, number>();
   resolver.module.kinds.forEach((k, i) => {
-    if (!isFamilyOpcode(k.opcode)) census.set(k.key, resolver.kindCounts[i]);
+    if (familyOpOf(k) === null) census.set(k.key, resolver.kindCounts[i]);
   });
   const out: ParsedModule = { file, ast: parsed, insts: [], census, diagnostics };
   // After an internal failure some functions were not resolved; passes then resolve the tree.
@@ -201,7 +201,7 @@ function countNewlines(s: string): number {
 }
 
 /** The opcodes this tool lowers (the families' `ops`; src/families/index.ts). */
-export { type FamilyOpcode, isFamilyOpcode } from "../families/index.js";
+export { type FamilyOpcode, isFamilyOpcode, familyOpOf } from "../families/index.js";
 
 // ==================================================================== names and scopes
 
@@ -821,9 +821,15 @@ export class FamilyChecker {
      */
     own: { def: FamilyFrontEnd; op: string } | null = null,
   ) {
-    this.op = own ? own.op : inst.opcode;
-    this.def = own ? own.def : familyByOp(inst.opcode as FamilyOpcode);
+    const op = familyOpOf(inst);
+    this.op = own ? own.op : (op ?? inst.opcode);
+    this.def = own ? own.def : familyByOp(op as FamilyOpcode);
+    const s = this.def.syntax;
+    this.syntax = "perOp" in s ? (s.perOp as Record<string, FamilySyntax>)[this.op]! : s;
   }
+
+  /** The template of this instruction's opcode (`FamilySyntax`). */
+  readonly syntax: FamilySyntax;
 
   /** The family's own modifiers (`FamilySyntax.own`) as written, with their indices. */
   own: { m: string; i: number }[] = [];
@@ -855,18 +861,18 @@ export class FamilyChecker {
     const unknownSeen = new Set<string>();
     const otherSeen = new Set<string>();
     let anyAllReported = false;
-    const own = this.def.syntax.own;
+    const own = this.syntax.own;
     this.inst.modifiers.forEach((m, i) => {
       if (own?.has(m)) this.own.push({ m, i });
       else if (TYPE_NAMES.has(m)) this.types.push(m);
       else if (m === "clamp" || m === "wrap") {
         if (this.modeCount++ === 1) this.err(this.modLoc(i), messages.multipleClamp());
         else this.mode = m;
-        if (this.def.syntax.clampIllegal) this.matchClamp ??= i;
+        if (this.syntax.clampIllegal) this.matchClamp ??= i;
       } else if (m === "sat") this.sat++;
       else if (m === "add" || m === "min" || m === "max") {
         this.postOps.push({ m, i });
-        if (!this.def.syntax.postOps && !this.templateIllegal) this.templateIllegal = { m, i };
+        if (!this.syntax.postOps && !this.templateIllegal) this.templateIllegal = { m, i };
       } else if (m === "any" || m === "all" || m === "uni") {
         this.votes.push(m);
         if (this.votes.length > 1 && m !== "uni" && this.vote !== null && this.vote !== "uni" && !anyAllReported) {
@@ -874,7 +880,7 @@ export class FamilyChecker {
           this.err(this.modLoc(i), messages.multipleAnyAll());
         }
         if (m !== "uni" || this.vote === null) this.vote = m; // `.uni` does not override `.any/.all`
-      } else if (m === "sync" && this.def.syntax.sync) this.sync = true;
+      } else if (m === "sync" && this.syntax.sync) this.sync = true;
       else if (TEMPLATE_ILLEGAL.has(m)) this.templateIllegal ??= { m, i };
       else if (ROUNDING.has(m)) this.rounding.push(i);
       else if (COMPARISON.has(m)) this.comparison.push(i);
@@ -972,20 +978,20 @@ export class FamilyChecker {
     }
 
     const t = this.types;
-    const typesOk = this.def.syntax.types(t);
+    const typesOk = this.syntax.types(t);
     if (!typesOk) {
       this.err(inst.loc, messages.unexpectedTypes(op));
       return null;
     }
     const ops = inst.operands;
-    const arityOk = this.def.syntax.arity(ops.length, this.postOps.length, this.sync);
+    const arityOk = this.syntax.arity(ops.length, this.postOps.length, this.sync);
     if (!arityOk) {
       this.err(inst.loc, messages.argumentsMismatch(op));
       return null;
     }
-    const roles = this.def.syntax.roles;
-    const noDest = this.def.syntax.noDest === true;
-    const destClasses = this.def.syntax.destClasses?.(t) ?? ["i32"];
+    const roles = this.syntax.roles;
+    const noDest = this.syntax.noDest === true;
+    const destClasses = this.syntax.destClasses?.(t) ?? ["i32"];
     let mismatch: Loc | null = null;
     // Without a destination (`bar.warp.sync`), `d` stands for the instruction: a sink at the opcode.
     const res: Resolved = { d: noDest ? { kind: "sink", loc: inst.loc } : ops[0], p: null, sources: [], specials: [], vectorSpecial: null, notRegister: [], fieldValue: null };
@@ -1035,20 +1041,20 @@ export class FamilyChecker {
       if (o.kind === "int") continue;
       if (o.kind === "sink" && noDest) continue; // `bar.warp.sync _`: discard, judged in phase 3
       if (o.kind === "address") {
-        if (!this.def.syntax.addressMismatch?.(role) && this.addressOk(o, this.def.syntax.addressBase?.(role))) res.notRegister.push({ op: o, index: i });
+        if (!this.syntax.addressMismatch?.(role) && this.addressOk(o, this.syntax.addressBase?.(role))) res.notRegister.push({ op: o, index: i });
         else mismatch ??= o.loc;
         continue;
       }
       if (o.kind === "float") {
-        const ok = this.def.syntax.floatSource(role, o.width, t);
+        const ok = this.syntax.floatSource(role, o.width, t);
         if (!ok) mismatch ??= o.loc;
         continue;
       }
-      if (o.kind !== "sym" || (o.neg && !this.def.syntax.negatable?.(role))) {
+      if (o.kind !== "sym" || (o.neg && !this.syntax.negatable?.(role))) {
         mismatch ??= o.loc;
         continue;
       }
-      const want = this.def.syntax.sourceClasses(role, t);
+      const want = this.syntax.sourceClasses(role, t);
       const info = this.scope.lookup(o.name);
       if (this.badField.has(o)) continue;
       if (!info) {
@@ -1060,7 +1066,7 @@ export class FamilyChecker {
       // `!x` of a register that is not a predicate: reported while naming ("Illegal argument to predicate negation").
       if (o.neg && info.kind === "reg" && regClass(info) !== "pred") continue;
       if (info.kind === "var") {
-        if (this.def.syntax.strictVariables && !want.includes(regClass(info))) mismatch ??= o.loc;
+        if (this.syntax.strictVariables && !want.includes(regClass(info))) mismatch ??= o.loc;
         else res.notRegister.push({ op: o, index: i });
       } else if (info.kind !== "reg" || !want.includes(regClass(info))) mismatch ??= o.loc;
     }
@@ -1093,7 +1099,7 @@ export class FamilyChecker {
   /** Known modifiers that do not apply, by ptxas's categories. */
   illegalOthers(): void {
     const op = this.op;
-    if (!this.def.syntax.votes && this.vote !== null) {
+    if (!this.syntax.votes && this.vote !== null) {
       this.err(this.modLoc(this.inst.modifiers.lastIndexOf(this.vote)), messages.illegalModifier("." + this.vote, op));
     }
     if (this.spaces.length > 0) this.err(this.modLoc(this.spaces[0]), messages.noStateSpace(op));

@@ -19,7 +19,8 @@ export const VIDEO_SELS = new Set<string>(["b0", "b1", "b2", "b3", "h0", "h1"]);
 
 
 /**
- * Assembles the FamilyInst of a checked instruction; immediates are truncated to their
+ * Assembles the FamilyInst of a checked instruction, each source by its role (activemask has
+ * none, bar.warp only membermask, and no `d`: its `d` is a sink); immediates are truncated to their
  * operand's width (`aWidth` bits for `a`, 32 for the other sources, 1 for `p`); `withP`: the
  * form has a predicate result, taken from `d|p` when `p` is a register.
  */
@@ -28,13 +29,13 @@ export function famInst(c: FamilyChecker, form: Form, r: Resolved, aWidth: 32 | 
   const g = inst.guard;
   const guard: Guard | null = g ? { reg: g.reg, negate: g.negate } : null;
   const x = c.interner;
-  const fi: FamilyInst = { form: x ? x.form(form) : form, d: irOperand(r.d, 32, x), a: irOperand(r.sources[0].op, aWidth, x), guard, loc: inst.loc, text: inst.text };
+  const fi: FamilyInst = { form: x ? x.form(form) : form, d: irOperand(r.d, 32, x), guard, loc: inst.loc, text: inst.text };
   if (withP && r.p && r.p.kind === "sym") fi.p = irOperand(r.p, 1, x);
-  for (const s of r.sources.slice(1)) {
-    const o = irOperand(s.op, 32, x);
-    if (s.role === "b") fi.b = o;
-    else if (s.role === "c") fi.c = o;
-    else if (s.role === "membermask") fi.membermask = o;
+  for (const s of r.sources) {
+    if (s.role === "a") fi.a = irOperand(s.op, aWidth, x);
+    else if (s.role === "b") fi.b = irOperand(s.op, 32, x);
+    else if (s.role === "c") fi.c = irOperand(s.op, 32, x);
+    else if (s.role === "membermask") fi.membermask = irOperand(s.op, 32, x);
   }
   return fi;
 }

@@ -50,7 +50,11 @@ export interface MatchForm {
   dest: MatchDest;
 }
 
-export type Form = SzextForm | VshForm | MatchForm;
+import type { WarpForm } from "./warp_forms.js";
+export type { WarpForm } from "./warp_forms.js";
+
+/** Every form of every family: the scalar families, match.sync, and the warp-level family (src/ir/warp_forms.ts). */
+export type Form = SzextForm | VshForm | MatchForm | WarpForm;
 
 /** Semantics profile: the ISA read literally (repaired), or ptxas's sm_75+ emulation. */
 export type Profile = "isa" | "sm90";

@@ -29,14 +29,15 @@ export interface Guard {
   negate: boolean;
 }
 
-/** One occurrence of szext, vshl/vshr or match.sync, with its form and operands. */
+/** One occurrence of szext, vshl/vshr, match.sync or a warp-level instruction, with its form and operands. */
 export interface FamilyInst {
   form: Form;
-  /** Destination (a sink `_` is allowed for match.all only). */
+  /** Destination (a sink `_` for match.all only; bar.warp.sync, which has none, a sink at the opcode). */
   d: PtxOperand;
-  /** Predicate destination of match.all (`d|p`, `_|p`). */
+  /** Predicate destination of match.all (`d|p`, `_|p`) and shfl (`d|p`). */
   p?: PtxOperand;
-  a: PtxOperand;
+  /** Every family but activemask and bar.warp.sync, which read no `a`. */
+  a?: PtxOperand;
   /** szext, vshl/vshr. */
   b?: PtxOperand;
   /** vshl/vshr with op2 or merge; also the ignored 4th operand of tail = none. */

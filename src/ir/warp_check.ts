@@ -1,16 +1,12 @@
 /**
- * @fileoverview The front end of the warp-level family (issue 15, phase 1): for `shfl`,
- * `vote`, `redux`, `activemask` and `bar.warp`, the ptxas template (`FamilySyntax`, phase 2 of
+ * @fileoverview The front end of the warp-level family (issue 15): for `shfl`, `vote`,
+ * `redux`, `activemask` and `bar.warp`, the ptxas template (`FamilySyntax`, phase 2 of
  * src/ir/build.ts) and the phase-3 `validate` function in the shape of the other families',
  * run by the same `FamilyChecker`, with ptxas 13.0's messages and order
  * (../shared/notes/warp-ptxas-matrix.md; test/warp_diagnostics.test.ts compares the two tools
- * on test/warp/diagnostics/*.ptx).
- *
- * The family is not registered yet, so `parseModule` does not call these; `checkWarpModule`
- * runs them over a parsed module (the flattening and name scopes are build.ts's), for the
- * tests and the vectors. Phase 2 adds `WarpForm` to `Form`, gives each definition here its
- * place in the `Family` definitions, and makes the registry route `bar` with `.warp` to
- * `bar.warp` (see the report of phase 1).
+ * on test/diagnostics/warp*.ptx). `WARP_FRONT_ENDS` is what the family definition
+ * (src/families/warp.ts) registers; `parseModule` runs them (the registry routes `bar` with
+ * `.warp` to `bar.warp`). A leaf of the registry: type imports of build.ts only.
  *
  * Accepted beyond the ISA text, as ptxas accepts it: modifiers in any order and repeated
  * `.sync`; `d|_` everywhere (the same as `d`); `.f32` registers for shfl's `d`, `a`, `b`, `c`
@@ -18,24 +14,19 @@
  * (`0f…`) for shfl's `a`, `b`, `c`; immediates wider than 32 bits (truncated); an immediate
  * predicate for vote's `a` (`1`, `0`, `!1`: non-zero is true).
  */
-import { type Diagnostic, messages, warning } from "../diag.js";
-import { parsePtx } from "../ptx/parser.js";
-import type { Instruction } from "../ptx/ast.js";
+import { messages, warning } from "../diag.js";
 import type { FamilyInst } from "./ir.js";
-import type { Form } from "./form_types.js";
 import type { FamilySyntax } from "../family/types.js";
-import { FamilyChecker, type FamilyFrontEnd, type ModuleContext, type Resolved, flattenModule, moduleContext } from "./build.js";
+import type { FamilyChecker, Resolved } from "./build.js";
 import { famInst, versionBelow } from "./family_inst.js";
 import type { ActivemaskForm, BarWarpForm, ReduxForm, ShflDest, ShflForm, ShflMode, VoteForm, WarpForm } from "./warp_forms.js";
 
-/** One occurrence of a warp-level instruction: a `FamilyInst` whose form is a `WarpForm` (phase 2: a `FamilyInst`). */
-export type WarpInst = Omit<FamilyInst, "form"> & { form: WarpForm };
+/** One occurrence of a warp-level instruction: a `FamilyInst` whose form is a `WarpForm`. */
+export type WarpInst = FamilyInst & { form: WarpForm };
 
-/** A `FamilyInst` of a warp form (`famInst` wants a `Form`; the warp forms join that union in phase 2). */
+/** The `FamilyInst` of a checked warp instruction (32-bit sources; each operand by its role). */
 function warpInst(c: FamilyChecker, form: WarpForm, r: Resolved, withP = false): WarpInst {
-  // activemask has no source: its `a` is a sink at the opcode.
-  const rs: Resolved = r.sources.length > 0 ? r : { ...r, sources: [{ role: "a", op: { kind: "sink", loc: c.inst.loc }, index: 0 }] };
-  return famInst(c, form as unknown as Form, rs, 32, withP) as unknown as WarpInst;
+  return famInst(c, form, r, 32, withP) as WarpInst;
 }
 
 /**
@@ -320,62 +311,19 @@ export function validateBarWarp(c: FamilyChecker, r: Resolved): WarpInst | null 
   }
   tail(c, r);
   const form: BarWarpForm = { op: "bar.warp" };
-  const fi = warpInst(c, form, r);
-  // famInst read the first source as `a`; bar.warp's only operand is membermask.
-  fi.membermask = fi.a;
-  fi.a = { kind: "sink", loc: c.inst.loc };
-  return fi;
+  return warpInst(c, form, r);
 }
 
 // ------------------------------------------------------------------------------- dispatch
 
-type WarpFrontEnd = { syntax: FamilySyntax; validate: (c: FamilyChecker, r: Resolved) => WarpInst | null };
+/** One opcode's ptxas template and phase-3 checks. */
+type WarpFrontEnd = { syntax: FamilySyntax; validate: (c: FamilyChecker, r: Resolved) => FamilyInst | null };
 
-const FRONT_ENDS: Record<"shfl" | "vote" | "redux" | "activemask" | "bar.warp", WarpFrontEnd> = {
+/** The front end of each warp-level opcode (`bar.warp`: `bar` with `.warp`), for the family definition (src/families/warp.ts). */
+export const WARP_FRONT_ENDS: { readonly [Op in WarpForm["op"]]: WarpFrontEnd } = {
   shfl: { syntax: shflSyntax, validate: validateShfl },
   vote: { syntax: voteSyntax, validate: validateVote },
   redux: { syntax: reduxSyntax, validate: validateRedux },
   activemask: { syntax: activemaskSyntax, validate: validateActivemask },
   "bar.warp": { syntax: barWarpSyntax, validate: validateBarWarp },
 };
-
-/** The warp instruction `inst` is (by opcode; `bar` with `.warp` is `bar.warp`), or null. */
-export function warpOpOf(inst: Pick<Instruction, "opcode" | "modifiers">): keyof typeof FRONT_ENDS | null {
-  if (inst.opcode === "bar") return inst.modifiers[0] === "warp" ? "bar.warp" : null;
-  return inst.opcode === "shfl" || inst.opcode === "vote" || inst.opcode === "redux" || inst.opcode === "activemask" ? inst.opcode : null;
-}
-
-/**
- * Checks every warp-level instruction of a PTX module as ptxas does (the phases of
- * src/ir/build.ts, with the templates and validators above), and returns its diagnostics —
- * syntax errors included — sorted by line, and the valid instructions in source order. Other
- * instructions are not checked (`parseModule` does that for the registered families).
- */
-export function checkWarpModule(text: string, file: string): { diagnostics: Diagnostic[]; insts: WarpInst[] } {
-  const { module, diagnostics } = parsePtx(text, file);
-  const ctx: ModuleContext = moduleContext(module);
-  const insts: WarpInst[] = [];
-  const syntaxLines = new Set(diagnostics.map((d) => d.loc.line));
-  for (const fn of flattenModule(module).functions) {
-    for (const item of fn.items) {
-      if (item.kind !== "inst") continue;
-      const op = warpOpOf(item.inst);
-      if (op === null) continue;
-      const fe = FRONT_ENDS[op];
-      const c = new FamilyChecker(item.inst, item.scope, fn, ctx, null, { def: fe as unknown as FamilyFrontEnd, op });
-      c.modifiers();
-      c.names();
-      const r = c.template();
-      const built = r ? fe.validate(c, r) : null;
-      c.unknownSymbols();
-      for (const d of c.diags) diagnostics.push(d);
-      // A syntax error inside the instruction (say "Constant overflow") also disqualifies it.
-      const last = item.inst.loc.line + (item.inst.text.match(/\n/g)?.length ?? 0);
-      let failed = c.diags.some((d) => d.severity === "error");
-      for (let l = item.inst.loc.line; l <= last; l++) if (syntaxLines.has(l)) failed = true;
-      if (built && !failed) insts.push(built);
-    }
-  }
-  diagnostics.sort((a, b) => a.loc.line - b.loc.line);
-  return { diagnostics, insts };
-}

@@ -2,10 +2,9 @@
  * @fileoverview The typed forms of the warp-level family (issue 15, phase 1): `shfl.sync`,
  * `vote.sync`, `redux.sync`, `activemask`, `bar.warp.sync`, and the deprecated `shfl` / `vote`
  * (without `.sync`). A leaf module, like src/ir/form_types.ts: nothing here imports the
- * registry. These forms are NOT yet members of the `Form` union and no family is registered
- * for them (the registry's compile-time checks want AMDGPU and portable rules, phase 2);
- * `WarpForm`, `warpForms`, `warpFormName`, `warpFormId`, `warpSources` and `warpWrites` are
- * what phase 2 adds to the union and the `Family` definitions in one step.
+ * registry. `WarpForm` is a member of the `Form` union (src/ir/form_types.ts); the family
+ * definition (src/families/warp.ts) is assembled from `warpForms`, `warpFormName`,
+ * `warpFormId`, `warpSources`, `warpWrites` and the operand kinds below.
  *
  * Modifier and operand names are the PTX ISA's: `.mode` (shfl's `.up/.down/.bfly/.idx`,
  * vote's `.all/.any/.uni/.ballot`), `.op` of redux — named `reduxOp` here, since `op` is the
@@ -234,4 +233,19 @@ export function warpMainKind(k: WarpKindSample): boolean {
   if (a !== undefined && a.kind !== "v") return false;
   if (membermask !== undefined && membermask.kind === "imm") return false;
   return (b === undefined || b.kind !== "v") && (c === undefined || c.kind !== "v");
+}
+
+/** The instruction's name as messages give it: `shfl.sync`, `shfl` (deprecated), `vote.sync`, `redux.sync`, `activemask`, `bar.warp.sync`. */
+export function warpInstName(f: WarpForm): string {
+  switch (f.op) {
+    case "shfl":
+    case "vote":
+      return f.sync ? `${f.op}.sync` : f.op;
+    case "redux":
+      return "redux.sync";
+    case "activemask":
+      return "activemask";
+    case "bar.warp":
+      return "bar.warp.sync";
+  }
 }

@@ -9,6 +9,7 @@ import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { ScalarCase } from "../check/inputs.js";
 import type { MatchCase } from "../check/warps.js";
+import type { WarpCase } from "../check/warp_cases.js";
 import type { VerifyRow, VerifyTarget } from "../check/verify.js";
 
 /** One routine × profile × target to verify, on `cases` (scalar cases or warps, by the family's shape). */
@@ -16,7 +17,7 @@ export interface VerifyJob {
   spec: RoutineSpec;
   profile: Profile;
   target: VerifyTarget;
-  cases: ScalarCase[] | MatchCase[];
+  cases: ScalarCase[] | (MatchCase | WarpCase)[];
   /** Verdicts by the target's identity of a lowering (identical code gives the same verdict), per verify call. */
   cache: Map<string, unknown>;
 }

@@ -47,6 +47,13 @@ export interface OutputTargetService {
   readonly name: string;
   /** The banner's description of the target (`amdgpu gfx942 (wave64)`, `js`). */
   describe(mcpu?: string): string;
+  /**
+   * Why this target has no lowering of a routine yet, or null: the message of the warning
+   * `lowerModule` gives at each occurrence it leaves out (issue 15: the warp-level family on
+   * AMDGPU, HIP and LLVM IR — `no AMDGPU lowering for shfl.sync yet (issue 15)`). Absent: every
+   * routine is lowered.
+   */
+  missing?(spec: RoutineSpec): string | null;
   lowerModule(m: ModuleLowering): Promise<{ text: string; routines: LoweredRoutine[] }>;
 }
 
@@ -56,3 +63,4 @@ export interface LowerServices {
   /** The AMDGPU processors. */
   readonly mcpus: readonly string[];
 }
+

@@ -8,13 +8,15 @@ import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { ScalarCase } from "../check/inputs.js";
 import type { MatchCase } from "../check/warps.js";
+import type { WarpCase } from "../check/warp_cases.js";
 
 /** One vector's routine and inputs: a scalar case, or one warp. */
 export interface VectorRun {
   spec: RoutineSpec;
   profile: Profile;
   scalar?: ScalarCase;
-  warp?: MatchCase;
+  /** A warp: match.sync's `MatchCase`, or the warp-level family's `WarpCase`. */
+  warp?: MatchCase | WarpCase;
 }
 
 /** A target's results for a vector: `d` (u32, or 32 lanes), `p` (32 lanes), the rule (where a mismatch names it), or why it failed to run. */

@@ -2,6 +2,7 @@
  * @fileoverview Lowering a routine (form × operand kinds) to AMDGPU: rule lookup, selection,
  * the guard wrapper of the routine contract, and the printer.
  */
+import { WARP_AMD_RULES } from "./rules/warp.js";
 import type { FamilyName, FormOf } from "../../src/families/index.js";
 import type { RuleTable } from "../../src/family/types.js";
 import { familyOf } from "../../src/ir/forms.js";
@@ -50,7 +51,17 @@ export interface AmdRoutine {
 type AmdRules = { [K in FamilyName]: AmdRule<FormOf<K>> };
 
 /** The AMDGPU rules, keyed by family (a family without rules does not compile). */
-export const AMDGPU_RULES: RuleTable<AmdRules> = { szext: szextRules, match: matchRules, video: vshRules };
+export const AMDGPU_RULES: RuleTable<AmdRules> = {
+  szext: szextRules,
+  match: matchRules,
+  video: vshRules,
+  // The warp-level family (issue 15): targets/amdgpu/rules/warp.ts, every opcode's rules. The
+  // redux .f32 forms (sm_100a) have none yet: `missingLowering` names them.
+  // Each opcode's rules apply to that opcode's forms only (their `when` assumes it).
+  warp: Object.entries(WARP_AMD_RULES).flatMap(([op, rules]) =>
+    (rules as readonly AmdRule<never>[]).map((r) => ({ ...r, when: (f: FormOf<"warp">, c: RuleCtx) => f.op === op && (r.when as (f: FormOf<"warp">, c: RuleCtx) => boolean)(f, c) })),
+  ) as unknown as readonly AmdRule<FormOf<"warp">>[],
+};
 
 /** Every rule of a family's form, in definition order. */
 export function rulesOf(f: Form): readonly AmdRule[] {

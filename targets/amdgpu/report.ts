@@ -17,11 +17,17 @@ import { lowerRoutine } from "./lower.js";
 import { execRoutine, runFailure } from "./exec.js";
 import type { Mcpu } from "./regs.js";
 import { TARGETS } from "./regs.js";
+import { isWarpLevel, missingLowering } from "../../src/check/verify.js";
+import type { WarpCase } from "../../src/check/warp_cases.js";
+import { runWarpLevel } from "./warp_exec.js";
 
 const hex = (x: bigint) => `0x${x.toString(16)}`;
 
 function amdTarget(spec: RoutineSpec, mcpu: Mcpu, profile: Profile, row: VerifyRow | undefined, ran: boolean): ReportTarget {
   const target = `amdgpu ${mcpu}`;
+  // The warp-level family has no AMDGPU rules yet (issue 15): an error row that says so.
+  const missing = missingLowering("AMDGPU", spec.form);
+  if (missing) return { target, mcpu, rule: "(none)", static: null, dynamic: null, verdict: { status: "error", message: missing } };
   let r: AmdRoutine;
   try {
     r = lowerRoutine(spec, TARGETS[mcpu], profile);
@@ -60,6 +66,28 @@ export function dynamicCount(r: AmdRoutine, checkerMax: number | null = null): D
     if (failure) throw new Error(failure);
     return run.cycles;
   };
+  if (isWarpLevel(f)) {
+    // The warp-level family: a full warp, membermask all lanes, b = 1, c = 0x1f (a width-32
+    // segment); `a` the same in every lane (k1) and 32 distinct values (k32).
+    const at = (a: (l: number) => bigint) => {
+      const c: WarpCase = {
+        label: "report",
+        a: Array.from({ length: 32 }, (_, l) => (f.op === "vote" ? a(l) & 1n : a(l))),
+        b: new Array<bigint>(32).fill(1n),
+        c: new Array<bigint>(32).fill(0x1fn),
+        membermask: new Array<bigint>(32).fill(0xffffffffn),
+        active: 0xffffffff,
+        guard: spec.guarded ? new Array<boolean>(32).fill(true) : null,
+        dPrior: new Array<bigint>(32).fill(0n),
+        pPrior: new Array<boolean>(32).fill(false),
+      };
+      const run = runWarpLevel(r, f, c);
+      if ("failure" in run) throw new Error(run.failure);
+      return run.cycles;
+    };
+    const aKind = spec.kinds.a?.kind ?? "v";
+    return { kind: "warp", k1: at(() => 5n), k32: aKind === "v" && f.op !== "activemask" && f.op !== "bar.warp" ? at((l) => BigInt(l * 0x01010101 + 7) & 0xffffffffn) : null, checkerMax };
+  }
   if (f.op !== "match") {
     const src: Partial<Record<SourceName, CV | CV[]>> = {};
     const input: Record<string, string> = {};

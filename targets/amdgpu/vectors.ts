@@ -8,12 +8,27 @@ import type { CV } from "../../src/sem/bv.js";
 import { concrete, u } from "../../src/sem/bv.js";
 import type { VectorOut, VectorRun, VectorService } from "../../src/target/vectors.js";
 import { lowerRoutine } from "./lower.js";
+import { isWarpLevel, missingLowering } from "../../src/check/verify.js";
+import type { WarpCase } from "../../src/check/warp_cases.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { runWarpLevel } from "./warp_exec.js";
+import type { MatchCase } from "../../src/check/warps.js";
 import { execRoutine, runFailure } from "./exec.js";
 import type { Mcpu } from "./regs.js";
 import { TARGETS } from "./regs.js";
 
-function runOne({ spec, profile, scalar: x, warp: w }: VectorRun, mcpu: Mcpu): VectorOut {
+function runOne({ spec, profile, scalar: x, warp: wc }: VectorRun, mcpu: Mcpu): VectorOut {
+  const missing = missingLowering("AMDGPU", spec.form);
+  if (missing) return { failure: missing };
   const r = lowerRoutine(spec, TARGETS[mcpu], profile);
+  if (wc && isWarpLevel(spec.form)) {
+    // The warp-level family: one warp (lanes 32–63 inactive on wave64), predicates as lane masks.
+    const run = runWarpLevel(r, spec.form as WarpForm, wc as WarpCase);
+    if ("failure" in run) return { failure: `${run.failure} (rule ${r.rule})` };
+    const active = (l: number) => (((wc as WarpCase).active >>> l) & 1) === 1;
+    return { d: run.d.map((x, l) => (active(l) ? x : null)), p: run.p.map((x, l) => (active(l) ? x : null)), rule: r.rule };
+  }
+  const w = wc as MatchCase | undefined;
   const src: Record<string, CV | CV[]> = {};
   let run;
   if (x) {

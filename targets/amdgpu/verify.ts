@@ -6,7 +6,7 @@
  * the same wave size and inputs gives the same verdict (cached per verify call).
  */
 import type { Profile } from "../../src/ir/forms.js";
-import { formWrites } from "../../src/ir/forms.js";
+import { formName, formWrites } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { CV } from "../../src/sem/bv.js";
 import { concrete, showCV, u } from "../../src/sem/bv.js";
@@ -18,7 +18,12 @@ import type { ScalarExecutor } from "../../src/check/scalar.js";
 import { CheckFailure, checkScalar } from "../../src/check/scalar.js";
 import { scalarCounterexample } from "../../src/check/report.js";
 import type { Verdict, VerifyRow } from "../../src/check/verify.js";
-import { expectedWarp, warpCounterexample } from "../../src/check/verify.js";
+import { expectedWarp, isWarpLevel, missingLowering, warpCounterexample } from "../../src/check/verify.js";
+import type { WarpCase } from "../../src/check/warp_cases.js";
+import { warpReference } from "../../src/check/warp_cases.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { warpWrites } from "../../src/ir/warp_forms.js";
+import { runWarpLevel } from "./warp_exec.js";
 import type { VerifyJob, VerifyService } from "../../src/target/check.js";
 import type { AmdRoutine } from "./lower.js";
 import { applicableRules, lowerRoutine, lowerWithRule, printRoutine } from "./lower.js";
@@ -158,6 +163,32 @@ function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Ver
 }
 
 
+/**
+ * A warp-level routine (shfl, vote, redux, activemask, bar.warp.sync) on every case: each run
+ * through the interpreter (hazards, the contract and the LDS wait model checked), compared
+ * lane by lane with the reference (`warpReference`: null lanes are not compared).
+ */
+function checkAmdWarpLevel(spec: RoutineSpec, r: AmdRoutine, cases: WarpCase[]): Verdict & { dynMax?: number; overBound?: number } {
+  const f = spec.form as WarpForm;
+  const hex = (x: bigint) => `0x${x.toString(16)}`;
+  let dynMax = 0;
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[i]!;
+    const run = runWarpLevel(r, f, c);
+    const cx = (what: string) => [`${formName(spec.form)} [${r.rule}] on ${r.target.mcpu}: ${what}`, `  warp: ${c.label}; active = 0x${(c.active >>> 0).toString(16)}`, `  a = [${c.a.map(hex).join(", ")}]`, ...(c.membermask ? [`  membermask = [${c.membermask.map(hex).join(", ")}]`] : []), ...(c.b.length ? [`  b = [${c.b.map(hex).join(", ")}]`, `  c = [${c.c.map(hex).join(", ")}]`] : []), ...(c.guard ? [`  guard = [${c.guard.map((g) => (g ? 1 : 0)).join("")}]`] : []), "", printRoutine(r.rule, r)].join("\n");
+    if ("failure" in run) return { status: "refuted", n: i, counterexample: cx(run.failure), dynMax };
+    dynMax = Math.max(dynMax, run.cycles);
+    const want = warpReference(f, c);
+    for (let l = 0; l < 32; l++) {
+      const wd = warpWrites(f).d ? want.d[l] : null;
+      if (wd !== null && wd !== undefined && run.d[l] !== wd) return { status: "refuted", n: i, counterexample: cx(`lane ${l}: d = ${hex(run.d[l]!)}, spec ${hex(wd)}`), dynMax };
+      const wp = want.p[l];
+      if (warpWrites(f).p && wp !== null && wp !== undefined && run.p[l] !== wp) return { status: "refuted", n: i, counterexample: cx(`lane ${l}: p = ${run.p[l]}, spec ${wp}`), dynMax };
+    }
+  }
+  return { status: "tested", n: cases.length, dynMax };
+}
+
 const big = (_k: string, x: unknown) => (typeof x === "bigint" ? x.toString() : x);
 
 export const amdgpuVerify: VerifyService = {
@@ -165,6 +196,8 @@ export const amdgpuVerify: VerifyService = {
   async verify({ spec, profile, target: t, cases, cache }: VerifyJob): Promise<VerifyRow[]> {
     if (t.kind !== "amdgpu") throw new Error("amdgpuVerify: not an AMDGPU target");
     const target = TARGETS[t.mcpu];
+    const missing = missingLowering("AMDGPU", spec.form);
+    if (missing) return [{ spec, profile, target: t, rule: "(none)", chosen: true, verdict: { status: "unknown", why: missing } }];
     const scalar = familyOf(spec.form).shape === "scalar";
     const chosen = lowerRoutine(spec, target, profile).rule;
     const rows: VerifyRow[] = [];
@@ -174,7 +207,7 @@ export const amdgpuVerify: VerifyService = {
       const key = `${target.wave}|${profile}|${printRoutine("r", r)}|${JSON.stringify(spec, big)}`;
       let v = cache.get(key) as (Verdict & { dynMax?: number; overBound?: number }) | undefined;
       if (!v) {
-        v = scalar ? await checkAmdScalar(spec, profile, r, cases as ScalarCase[]) : checkAmdWarp(spec, r, cases as MatchCase[]);
+        v = scalar ? await checkAmdScalar(spec, profile, r, cases as ScalarCase[]) : isWarpLevel(spec.form) ? checkAmdWarpLevel(spec, r, cases as WarpCase[]) : checkAmdWarp(spec, r, cases as MatchCase[]);
         cache.set(key, v);
       }
       const { dynMax, overBound, ...verdict } = v;

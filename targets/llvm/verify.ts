@@ -18,6 +18,8 @@ import { formId } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
 import { routineName, sourcesOf } from "../../src/ir/ir.js";
 import type { Verdict, VerifyRow, VerifyTarget } from "../../src/check/verify.js";
+import { missingLowering } from "../../src/check/verify.js";
+import type { MatchCase } from "../../src/check/warps.js";
 import type { VerifyJob, VerifyService } from "../../src/target/check.js";
 import type { VectorOut, VectorRun, VectorService } from "../../src/target/vectors.js";
 import type { ReportService } from "../../src/target/report.js";
@@ -95,6 +97,8 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
     kind,
     async verify(job) {
       const t = job.target as { kind: CompiledKind; mcpu: Mcpu };
+      const missing = missingLowering(kind === "hip" ? "HIP" : "LLVM IR", job.spec.form);
+      if (missing) return [{ spec: job.spec, profile: job.profile, target: t, rule: "(none)", chosen: true, verdict: { status: "unknown", why: missing } }];
       const fn = callableName(job.spec);
       // The alias is checked too but serves no routine: not "chosen" (report keeps chosen rows).
       const mk = (spec: RoutineSpec, name: string): VerifyRow => ({
@@ -240,8 +244,12 @@ export function compiledVectors(kind: CompiledKind): VectorService {
       if (!tools.ok) return { skipped: tools.reason };
       const mcpu = (mcpuName ?? "gfx942") as Mcpu;
       const outs: VectorOut[] = new Array(runs.length);
+      runs.forEach((r, i) => {
+        const missing = missingLowering(kind === "hip" ? "HIP" : "LLVM IR", r.spec.form);
+        if (missing) outs[i] = { failure: missing };
+      });
       for (const profile of [...new Set(runs.map((r) => r.profile))]) {
-        const idx = runs.flatMap((r, i) => (r.profile === profile ? [i] : []));
+        const idx = runs.flatMap((r, i) => (r.profile === profile && !outs[i] ? [i] : []));
         const routines = idx.map((i) => ({ name: callableName(runs[i]!.spec), spec: runs[i]!.spec }));
         const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
         const byName = new Map<string, CompiledFunction>();
@@ -268,7 +276,7 @@ function runVector(r: VectorRun, cf: CompiledFunction | undefined, mcpu: Mcpu, s
     if ("failure" in out) return { failure: out.failure };
     return { d: guarded(r.spec.guarded ? (x.g ?? true) : undefined, () => out.d[0]!, () => x.dPrior ?? 0n), ...(rule ? { rule } : {}) };
   }
-  const w = r.warp!;
+  const w = r.warp as MatchCase; // only match.sync has callable functions (missingLowering)
   const { perLane, exec } = warpWave(cf, mcpu, w);
   const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs);
   if ("failure" in out) return { failure: out.failure };

@@ -15,6 +15,11 @@ import type { CV } from "../../src/sem/bv.js";
 import { concrete } from "../../src/sem/bv.js";
 import { keep, guardOff, guardOn } from "../../src/sem/guard.js";
 import { matchSync } from "../../src/sem/match_sync.js";
+import type { WarpLanes, WarpResult } from "../../src/sem/warp.js";
+import { warpLevel } from "../../src/sem/warp.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { warpPredicateDest, warpSources } from "../../src/ir/warp_forms.js";
+import { isWarpLevel } from "../../src/check/verify.js";
 import { scalarSemantics } from "../../src/check/scalar.js";
 import type { Bad, Init, PirProveTarget, Reduction, SelectorStage, Verdict } from "../../src/check/prove_types.js";
 import { PIR, concreteInit, modelValues, symbolicInit } from "../../src/check/prove_types.js";
@@ -280,6 +285,143 @@ async function provePirMatch(env: Z3Env, spec: RoutineSpec, profile: Profile, ru
 }
 
 // ---------------------------------------------------------------------------------------
+// The warp-level family (issue 15)
+
+interface PirWarpLevelRun<V, B> {
+  args: Record<string, Arg<V, B>>;
+  ref: WarpResult<V, B>;
+  lanes: WarpLanes<V, B>;
+  out: Record<string, Slot<V, B> | Slot<V, B>[]>;
+  bads: Bad<B>[];
+}
+
+/**
+ * A warp-level PIR routine and the reference (src/sem/warp.ts) on the same inputs: the
+ * routine's parameters (symbolic or concrete) read as the reference's lanes — a u32[32]
+ * source per lane, a u32 one in every lane, an immediate as its value, vote's `a` and a
+ * `.pred` `dPrior` as lane masks (the contract of targets/portable/rules/warp.ts). A lane
+ * that executes and whose result the ISA defines must get it; a lane whose guard is false must
+ * keep its prior d and p; no result may be poison.
+ */
+function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction): PirWarpLevelRun<V, B> {
+  const bv = init.bv;
+  const f = spec.form as WarpForm;
+  const args = pirArgs(init, fn);
+  const lanes = Array.from({ length: LANES }, (_, l) => l);
+  const sources = warpSources(f);
+  const src32 = (name: SourceName): V[] => {
+    const k = spec.kinds[name] ?? { kind: "v" };
+    if (k.kind === "imm") return lanes.map(() => bv.k(k.value & 0xffffffffn, 32));
+    const x = args[name];
+    return Array.isArray(x) ? (x as V[]) : lanes.map(() => x as V);
+  };
+  const active = args.active as V;
+  const activeB = lanes.map((l) => bv.bitAt(active, l));
+  const g = spec.guarded ? (args.g as B[]) : undefined;
+  const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g[l]!)) : activeB;
+  let a: V[];
+  if (f.op === "vote") {
+    const k = spec.kinds.a ?? { kind: "v" };
+    a = k.kind === "imm" ? lanes.map(() => bv.k(k.value !== 0n ? 1 : 0, 1)) : lanes.map((l) => bv.extract(args.a as V, l, l));
+  } else a = sources.includes("a") ? src32("a") : lanes.map(() => bv.k(0, 32));
+  const w: WarpLanes<V, B> = {
+    a,
+    b: sources.includes("b") ? src32("b") : [],
+    c: sources.includes("c") ? src32("c") : [],
+    membermask: sources.includes("membermask") ? src32("membermask") : null,
+    active: activeB,
+    executes,
+  };
+  const ref = warpLevel(bv, f, w);
+  const out = evalPir(fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
+  const bads: Bad<B>[] = [];
+  const predD = warpPredicateDest(f);
+  const d = out.d;
+  const p = out.p as Slot<V, B>[] | undefined;
+  if (d && !Array.isArray(d)) bads.push({ what: "Target is more poisonous than source (d is poison)", cond: bv.notB(d.defined) });
+  for (let l = 0; l < LANES; l++) {
+    const on = executes[l]!;
+    const off = guardOff(bv, activeB[l]!, g?.[l]);
+    if (d) {
+      let got: V;
+      let want: V;
+      let prior: V | undefined;
+      if (predD) {
+        got = bv.extract((d as Slot<V, B>).value as V, l, l);
+        want = ref.d[l]!;
+        if (g) prior = bv.extract(args.dPrior as V, l, l);
+      } else {
+        const s = (d as Slot<V, B>[])[l]!;
+        bads.push({ what: `Target is more poisonous than source (d[${l}] is poison)`, cond: bv.notB(s.defined), lane: l });
+        got = s.value as V;
+        want = ref.d[l]!;
+        if (g) prior = (args.dPrior as V[])[l]!;
+      }
+      bads.push({ what: `Value mismatch (d[${l}])`, cond: bv.andB(bv.andB(on, ref.dDefined[l]!), bv.notB(bv.eq(got, want))), lane: l });
+      if (prior !== undefined) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(got, prior))), lane: l });
+    }
+    if (p) {
+      const s = p[l]!;
+      bads.push({ what: `Target is more poisonous than source (p[${l}] is poison)`, cond: bv.notB(s.defined), lane: l });
+      bads.push({ what: `Value mismatch (p[${l}])`, cond: bv.andB(bv.andB(on, ref.pDefined[l]!), bv.notB(bv.eqB(s.value as B, ref.p[l]!))), lane: l });
+      if (g) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(s.value as B, (args.pPrior as B[])[l]!))), lane: l });
+    }
+  }
+  return { args, ref, lanes: w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
+}
+
+/** Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), full-width values: one query. */
+async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const init = symbolicInit(env);
+  const q = pirWarpLevelRun(init, spec, fn);
+  if (q.bads.length === 0) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes; every condition folded to false; covers js and c)", queries: 0 };
+  // One query per lane (the lanes' conditions share the inputs, not each other's terms): a
+  // reduction's 32-step folds make the all-lanes query too large for the per-query timeout.
+  const groups = new Map<number, Bad<unknown>[]>();
+  for (const bad of q.bads) groups.set(bad.lane ?? -1, [...(groups.get(bad.lane ?? -1) ?? []), bad]);
+  let res: Awaited<ReturnType<typeof solve>> | null = null;
+  for (const [lane, bads] of groups) {
+    const r = await solve(env, [env.bv.any(bads.map((b) => b.cond as (typeof q.bads)[number]["cond"]))], timeoutMs);
+    if (r.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: `${r.reason ?? "unknown"} (lane ${lane} of the per-lane queries)`, ...(r.fault ? { fault: true } : {}) };
+    if (r.status === "sat") {
+      res = r;
+      break;
+    }
+  }
+  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes one query each, full-width values, poison-tracked; covers js and c)", queries: groups.size };
+  const values = modelValues(env, res.model!, init.symbols);
+  const c = pirWarpLevelRun(concreteInit(values), spec, fn);
+  const hit = c.bads.find((b) => b.cond === true);
+  if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
+  const ms = performance.now() - t0;
+  const lane = hit.lane ?? 0;
+  const hex = (x: CV) => fmt(x);
+  const w = c.lanes as WarpLanes<CV, boolean>;
+  const bits = (xs: boolean[]) => xs.map((x) => (x ? 1 : 0)).join("");
+  const lines = [header(spec.form, PIR, rule, profile, ms), `ERROR: ${hit.what}`, "", "Example:"];
+  lines.push(`  active = ${fmt(c.args.active as CV)}: ${bits(w.active)} (lane 0 first)`, ...(spec.guarded ? [`  executes = ${bits(w.executes)}`] : []));
+  lines.push(`  a = [${w.a.map(hex).join(", ")}]`);
+  if (w.b.length) lines.push(`  b = [${w.b.map(hex).join(", ")}]`);
+  if (w.c.length) lines.push(`  c = [${w.c.map(hex).join(", ")}]`);
+  if (w.membermask) lines.push(`  membermask = [${w.membermask.map(hex).join(", ")}]`);
+  const r = c.ref as WarpResult<CV, boolean>;
+  const d = c.out.d;
+  const dl = d === undefined ? "none" : Array.isArray(d) ? (d[lane]!.defined ? fmt(d[lane]!.value as CV) : "poison") : d.defined ? `${fmt(d.value as CV)} (lane mask), bit ${lane} = ${((d.value as CV).x >> BigInt(lane)) & 1n}` : "poison";
+  const pl = (c.out.p as Slot<CV, boolean>[] | undefined)?.[lane];
+  lines.push(`Spec  src/sem/warp.ts (lane ${lane}: executes ${w.executes[lane] ? 1 : 0}, d ${r.dDefined[lane] ? "defined" : "undefined"}, p ${r.pDefined[lane] ? "defined" : "undefined"})`);
+  lines.push(`Lowering  PIR ${fn.name} (loops unrolled; lane ${lane})`);
+  if (d !== undefined) {
+    lines.push(`Spec value:     d[${lane}] = ${r.dDefined[lane] ? hex(r.d[lane]!) : "undefined"}`);
+    lines.push(`Lowered value:  d[${lane}] = ${dl}`);
+  }
+  if (pl) {
+    lines.push(`Spec value:     p[${lane}] = ${r.pDefined[lane] ? String(r.p[lane]) : "undefined"}`);
+    lines.push(`Lowered value:  p[${lane}] = ${pl.defined ? String(pl.value) : "poison"}`);
+  }
+  return { verdict: "refuted", ms, reason: hit.what, counterexample: lines.join("\n") };
+}
+
+// ---------------------------------------------------------------------------------------
 // Proving by stages: video selectors
 
 /**
@@ -328,11 +470,12 @@ export const pirProver: ProverModel<PirProveTarget> = {
   rulesFor: (spec) => portableRulesFor(spec),
   async prove(env, spec, _target, profile, rule, opts, t0) {
     const fn = (rule as PortableRule).build(spec, profile);
+    if (isWarpLevel(spec.form)) return await provePirWarpLevel(env, spec, profile, rule.name, fn, opts.timeoutMs, t0);
     return spec.form.op === "match" ? await provePirMatch(env, spec, profile, rule.name, fn, opts.timeoutMs, t0) : await provePirScalar(env, spec, profile, rule.name, fn, opts.timeoutMs, t0);
   },
   keyText(spec, _target, profile, rule) {
     const fn = (rule as PortableRule).build(spec, profile);
-    return `pir\n${spec.form.op === "match" ? `${formId(spec.form)} ${JSON.stringify(spec.kinds, big)} ${spec.guarded}` : ""}\n${JSON.stringify(fn, big)}`;
+    return `pir\n${spec.form.op === "match" || isWarpLevel(spec.form) ? `${formId(spec.form)} ${JSON.stringify(spec.kinds, big)} ${spec.guarded}` : ""}\n${JSON.stringify(fn, big)}`;
   },
   reduceSelectors: (spec, _target, profile, rule, stage) => reducePirSelectors(spec, profile, rule as PortableRule, stage),
   proveLemma: () => Promise.reject(new Error("the PIR reduction has no lemmas")),

@@ -8,7 +8,7 @@ import { familyOf } from "../../src/families/index.js";
 import type { PirFunction, PirValue } from "./pir.js";
 import { evalPirConcrete } from "./pir.js";
 import { lowerPortable } from "./rules/index.js";
-import { scalarArgs, warpArgs } from "./verify.js";
+import { scalarArgs, warpArgs, warpLanes } from "./verify.js";
 import { printJsModule } from "../js/print.js";
 import type { JsRoutine } from "../js/run.js";
 import { callJs, loadJsModule } from "../js/run.js";
@@ -23,9 +23,14 @@ function calls(runs: readonly VectorRun[]): { fns: PirFunction[]; calls: { fn: P
     const k = key(r);
     let fn = byKey.get(k);
     if (!fn) byKey.set(k, (fn = { ...lowerPortable(r.spec, r.profile).fn, name: `r${byKey.size}` }));
-    return { fn, args: r.scalar ? scalarArgs(fn, r.scalar) : warpArgs(fn, r.warp!) };
+    return { fn, args: r.scalar ? scalarArgs(fn, r.scalar) : warpArgs(fn, r.warp!, r.spec.form) };
   });
   return { fns: [...byKey.values()], calls: out };
+}
+
+/** A warp routine's results per lane (a `.pred` `d` lane mask unpacked); scalar results as they are. */
+function lanesOf(run: VectorRun, out: Record<string, PirValue>): Record<string, PirValue> {
+  return run.warp !== undefined ? warpLanes(out) : out;
 }
 
 const result = (out: Record<string, PirValue>): VectorOut => ({ d: out.d as bigint | readonly bigint[], ...(out.p !== undefined ? { p: out.p as readonly boolean[] } : {}) });
@@ -37,9 +42,9 @@ export const jsVectors: VectorService = {
     if (!c.calls.length) return { outs: [] };
     const mod = await loadJsModule(await printJsModule(c.fns.map((fn) => ({ name: fn.name, fn, header: fn.name }))));
     return {
-      outs: c.calls.map((x) => {
+      outs: c.calls.map((x, i) => {
         try {
-          return result(callJs(x.fn, mod[x.fn.name] as JsRoutine, x.args));
+          return result(lanesOf(runs[i]!, callJs(x.fn, mod[x.fn.name] as JsRoutine, x.args)));
         } catch (e) {
           return { failure: (e as Error).message };
         }
@@ -59,7 +64,7 @@ export const cVectors: VectorService = {
       c.fns.map((fn) => ({ name: fn.name, fn })),
       c.calls.map((x) => ({ routine: x.fn.name, args: x.args })),
     );
-    return { outs: outs.map(result) };
+    return { outs: outs.map((o, i) => result(lanesOf(runs[i]!, o))) };
   },
 };
 

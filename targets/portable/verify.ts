@@ -6,6 +6,10 @@
  */
 import type { ScalarCase } from "../../src/check/inputs.js";
 import type { MatchCase } from "../../src/check/warps.js";
+import type { WarpCase } from "../../src/check/warp_cases.js";
+import type { Form } from "../../src/ir/forms.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { warpPredicateDest } from "../../src/ir/warp_forms.js";
 import type { VerifyRow } from "../../src/check/verify.js";
 import { compareOutputs, outputCounterexample } from "../../src/check/verify.js";
 import { familyOf } from "../../src/families/index.js";
@@ -29,22 +33,48 @@ export function scalarArgs(fn: PirFunction, c: ScalarCase): Record<string, PirVa
   return args;
 }
 
-export function warpArgs(fn: PirFunction, c: MatchCase): Record<string, PirValue> {
+/**
+ * Arguments of a portable warp routine for a warp (match.sync's `MatchCase` or the
+ * warp-level family's `WarpCase`), by parameter name: a `u32[32]` parameter gets the 32 lane
+ * values, a `u32` one lane 0's (a uniform source) — except a predicate (vote's `a`, a `.pred`
+ * `dPrior`), which the routine contract takes as a u32 lane mask (targets/portable/rules/warp.ts).
+ */
+export function warpArgs(fn: PirFunction, c: MatchCase | WarpCase, form?: Form): Record<string, PirValue> {
   const args: Record<string, PirValue> = {};
+  const predA = form?.op === "vote";
+  const predD = form !== undefined && familyOf(form).name === "warp" && warpPredicateDest(form as WarpForm);
+  const lanes = (xs: readonly bigint[], t: PirFunction["params"][number]["type"]) => (t.t === "arr" ? xs : xs[0]!);
   for (const p of fn.params) {
-    if (p.name === "a") args.a = p.type.t === "arr" ? c.a : c.a[0]!;
-    else if (p.name === "membermask") args.membermask = p.type.t === "arr" ? c.membermask : c.membermask[0]!;
+    if (p.name === "a") args.a = predA ? laneMask(c.a) : lanes(c.a, p.type);
+    else if (p.name === "b" || p.name === "c") args[p.name] = lanes((c as WarpCase)[p.name], p.type);
+    else if (p.name === "membermask") args.membermask = lanes(c.membermask!, p.type);
     else if (p.name === "active") args.active = BigInt(c.active >>> 0);
     else if (p.name === "g") args.g = c.guard ?? new Array<boolean>(32).fill(true);
-    else if (p.name === "dPrior") args.dPrior = c.dPrior;
+    else if (p.name === "dPrior") args.dPrior = predD ? laneMask(c.dPrior) : c.dPrior;
     else if (p.name === "pPrior") args.pPrior = c.pPrior;
   }
   return args;
 }
 
+/** 32 per-lane predicates (0n/1n) as a u32 lane mask. */
+function laneMask(xs: readonly bigint[]): bigint {
+  return xs.reduce((m, x, l) => (x !== 0n ? m | (1n << BigInt(l)) : m), 0n);
+}
+
+/**
+ * A portable warp routine's results as 32 lanes each: a `.pred` `d` comes back as a u32 lane
+ * mask (the routine contract) and is unpacked to 0n/1n per lane; arrays pass through.
+ */
+export function warpLanes(out: Record<string, PirValue>): Record<string, PirValue> {
+  const d = out.d;
+  if (typeof d !== "bigint") return out;
+  return { ...out, d: Array.from({ length: 32 }, (_, l) => (d >> BigInt(l)) & 1n) };
+}
+
 /** Runs the JS and C rows: one JS module and one C build per batch of routines. */
-export async function runPortable(jobs: { row: VerifyRow; fn: PirFunction; cases: ScalarCase[] | MatchCase[] }[]): Promise<void> {
-  const argsOf = (fn: PirFunction, c: ScalarCase | MatchCase) => ((c as MatchCase).label !== undefined ? warpArgs(fn, c as MatchCase) : scalarArgs(fn, c as ScalarCase));
+export async function runPortable(jobs: { row: VerifyRow; fn: PirFunction; cases: VerifyJob["cases"] }[]): Promise<void> {
+  const warpShape = (j: { row: VerifyRow }) => familyOf(j.row.spec.form).shape === "warp";
+  const argsOf = (fn: PirFunction, c: ScalarCase | MatchCase | WarpCase, form: Form) => ((c as MatchCase).label !== undefined ? warpArgs(fn, c as MatchCase, form) : scalarArgs(fn, c as ScalarCase));
   const js = jobs.filter((j) => j.row.target.kind === "js");
   const cj = jobs.filter((j) => j.row.target.kind === "c");
   for (let i = 0; i < js.length; i += 500) {
@@ -55,10 +85,11 @@ export async function runPortable(jobs: { row: VerifyRow; fn: PirFunction; cases
       j.row.verdict = { status: "tested", n: j.cases.length };
       for (let n = 0; n < j.cases.length; n++) {
         const c = j.cases[n]!;
-        const args = argsOf(fn, c);
+        const args = argsOf(fn, c, j.row.spec.form);
         let msg: string | null;
         try {
-          msg = compareOutputs(j.row.spec, j.row.profile, c, callJs(fn, mod[j.name] as JsRoutine, args));
+          const got = callJs(fn, mod[j.name] as JsRoutine, args);
+          msg = compareOutputs(j.row.spec, j.row.profile, c, warpShape(j) ? warpLanes(got) : got);
           // The PIR's own meaning: no poison may reach a scalar output.
           if (!msg && n < 64 && familyOf(j.row.spec.form).shape === "scalar") {
             const out = evalPirConcrete(fn, args).d;
@@ -82,7 +113,7 @@ export async function runPortable(jobs: { row: VerifyRow; fn: PirFunction; cases
     }
     for (let i = 0; i < cj.length; i += 300) {
       const batch = cj.slice(i, i + 300).map((j, k) => ({ ...j, name: `r${k}`, fn: { ...j.fn, name: `r${k}` } }));
-      const calls = batch.flatMap((j) => j.cases.map((c) => ({ routine: j.name, args: argsOf(j.fn, c) })));
+      const calls = batch.flatMap((j) => j.cases.map((c) => ({ routine: j.name, args: argsOf(j.fn, c, j.row.spec.form) })));
       let outs: Record<string, PirValue>[];
       try {
         outs = runCRoutines(batch.map((j) => ({ name: j.name, fn: j.fn })), calls);
@@ -94,7 +125,7 @@ export async function runPortable(jobs: { row: VerifyRow; fn: PirFunction; cases
       for (const j of batch) {
         j.row.verdict = { status: "tested", n: j.cases.length };
         for (let n = 0; n < j.cases.length; n++) {
-          const msg = compareOutputs(j.row.spec, j.row.profile, j.cases[n]!, outs[at + n]!);
+          const msg = compareOutputs(j.row.spec, j.row.profile, j.cases[n]!, warpShape(j) ? warpLanes(outs[at + n]!) : outs[at + n]!);
           if (msg) {
             j.row.verdict = { status: "refuted", n, counterexample: outputCounterexample(j.row, j.cases[n]!, msg) };
             break;
@@ -108,7 +139,7 @@ export async function runPortable(jobs: { row: VerifyRow; fn: PirFunction; cases
 
 /** The JS or C verify service: rows are queued, and run in batches by `flush`. */
 function portableVerify(kind: "js" | "c"): VerifyService {
-  const jobs: { row: VerifyRow; fn: PirFunction; cases: ScalarCase[] | MatchCase[] }[] = [];
+  const jobs: { row: VerifyRow; fn: PirFunction; cases: VerifyJob["cases"] }[] = [];
   return {
     kind,
     async verify({ spec, profile, target, cases }: VerifyJob): Promise<VerifyRow[]> {

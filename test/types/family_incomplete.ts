@@ -13,10 +13,12 @@ import type { PortableRule } from "../../targets/portable/rules/index.js";
 import { szext } from "../../src/families/szext.js";
 import { video } from "../../src/families/video.js";
 import { match } from "../../src/families/match.js";
+import { warp } from "../../src/families/warp.js";
 import { szextRules } from "../../targets/amdgpu/rules/szext.js";
 import { vshRules } from "../../targets/amdgpu/rules/vsh.js";
 import { szextRules as pSzext } from "../../targets/portable/rules/szext.js";
 import { vshRules as pVsh } from "../../targets/portable/rules/vsh.js";
+import { warpRules as pWarp } from "../../targets/portable/rules/warp.js";
 
 type Sz = Family<"szext", SzextForm, "scalar">;
 
@@ -101,10 +103,10 @@ export const missing_proveSpecs: Sz = no_proveSpecs;
 
 // A target's rule table without a family's rules.
 // @ts-expect-error — piece 'match' is missing (AMDGPU rule table)
-export const amdTable: RuleTable<{ [K in FamilyName]: AmdRule }> = { szext: szextRules as AmdRule[], video: vshRules as AmdRule[] };
+export const amdTable: RuleTable<{ [K in FamilyName]: AmdRule }> = { szext: szextRules as AmdRule[], video: vshRules as AmdRule[], warp: [] };
 // @ts-expect-error — piece 'match' is missing (portable rule table)
-export const portableTable: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: pSzext, video: pVsh };
+export const portableTable: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: pSzext, video: pVsh, warp: pWarp };
 
 // An opcode without a family (the shape of src/families/index.ts BY_OP).
 // @ts-expect-error — piece 'vshr' is missing (opcode map)
-export const byOp: { readonly [Op in Form["op"]]: AnyFamily } = { szext, vshl: video, match };
+export const byOp: { readonly [Op in Form["op"]]: AnyFamily } = { szext, vshl: video, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp };
