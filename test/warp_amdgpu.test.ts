@@ -18,15 +18,8 @@ import type { Form } from "../src/ir/forms.js";
 import type { OperandKind, PtxOperand, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import { warpFormId, warpFormName, warpForms, warpSources, warpWrites } from "../src/ir/warp_forms.js";
-import type { WarpInst } from "../src/ir/warp_check.js";
-import { parseModule } from "../src/index.js";
-import { familyOf } from "../src/families/index.js";
+import { type Json, type RawVector, caseOf, checkWarpModule, toBig, wrap } from "./warp_vector_cases.js";
 
-/** The module's warp-level instructions (as test/warp_diagnostics.test.ts reads them). */
-function checkWarpModule(text: string, file: string) {
-  const m = parseModule(text, file);
-  return { diagnostics: m.diagnostics, insts: m.insts.filter((i) => familyOf(i.form).name === "warp").map((i) => ({ ...i, form: i.form as unknown as WarpForm }) as unknown as WarpInst) };
-}
 import type { CV } from "../src/sem/bv.js";
 import { concrete } from "../src/sem/bv.js";
 import { hashString } from "../src/check/random.js";
@@ -359,53 +352,12 @@ describe("the broken corpus: each variant refuted for its own reason", () => {
 // ../shared/vectors/warp.jsonl, read as test/warp_vectors.test.ts reads it (FORMAT.md); the
 // expected values are the vectors' own.
 const VEC_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "vectors", "warp.jsonl");
-type Json = string | boolean | null | Json[];
-interface RawVector {
-  id: string;
-  ptx: string;
-  warp: { active: string };
-  in: Record<string, Json>;
-  out: Record<string, Json>;
-  module?: { version: string; target: string };
-}
-function wrap(v: RawVector): string {
-  const vote = /\bvote\b/.test(v.ptx);
-  const predD = vote && !/\.ballot\b/.test(v.ptx);
-  const regs32 = ["b", "c", "membermask", ...(vote ? [] : ["a"]), ...(predD ? [] : ["d"])];
-  const preds = ["p", "g", ...(vote ? ["a"] : []), ...(predD ? ["d"] : [])];
-  return [`.version ${v.module?.version ?? "9.0"}`, `.target ${v.module?.target ?? "sm_90"}`, ".address_size 64", ".visible .entry vector_wrapper()", "{", `.reg .b32 ${regs32.join(", ")};`, `.reg .pred ${preds.join(", ")};`, v.ptx, "ret;", "}"].join("\n");
-}
-const toBig = (x: Json): bigint => (typeof x === "boolean" ? (x ? 1n : 0n) : BigInt(x as string));
-function vecLanes(v: RawVector, op: PtxOperand | undefined, name: string): bigint[] {
-  if (op === undefined) return [];
-  if (op.kind === "imm") return new Array<bigint>(32).fill(op.value);
-  const x = v.in[op.kind === "reg" ? op.name : name];
-  if (x === undefined) throw new Error(`${v.id}: no in.${name}`);
-  return Array.isArray(x) ? x.map(toBig) : new Array<bigint>(32).fill(toBig(x));
-}
 /** The vector's operand kinds: an immediate, one value (uniform), or 32 (divergent). */
 function vecKind(v: RawVector, op: PtxOperand | undefined, name: string): OperandKind | undefined {
   if (op === undefined) return undefined;
   if (op.kind === "imm") return IMM(op.value);
   const x = v.in[op.kind === "reg" ? op.name : name];
   return Array.isArray(x) ? V : S;
-}
-function vecCase(v: RawVector, inst: WarpInst): WarpCase {
-  const f = inst.form;
-  const guarded = inst.guard !== null;
-  const g = v.in.g;
-  const a = f.op === "activemask" ? new Array<bigint>(32).fill(0n) : vecLanes(v, inst.a, "a");
-  return {
-    label: v.id,
-    a: f.op === "vote" ? a.map((x) => (x !== 0n ? 1n : 0n)) : a,
-    b: vecLanes(v, inst.b, "b"),
-    c: vecLanes(v, inst.c, "c"),
-    membermask: inst.membermask ? vecLanes(v, inst.membermask, "membermask") : null,
-    active: Number(BigInt(v.warp.active)),
-    guard: guarded ? (Array.isArray(g) ? (g as boolean[]) : new Array<boolean>(32).fill(g as boolean)).map((x) => x !== inst.guard!.negate) : null,
-    dPrior: guarded ? vecLanes(v, { kind: "reg", name: "d", loc: inst.loc }, "d") : new Array<bigint>(32).fill(0n),
-    pPrior: guarded && Array.isArray(v.in.p) ? (v.in.p as boolean[]) : new Array<boolean>(32).fill(false),
-  };
 }
 
 describe("warp.jsonl on AMDGPU: every vector, every applicable rule, all five processors", () => {
@@ -423,7 +375,7 @@ describe("warp.jsonl on AMDGPU: every vector, every applicable rule, all five pr
       }
       const kinds: Kinds = {};
       for (const n of warpSources(f)) kinds[n] = vecKind(vec, inst[n], n);
-      const c = vecCase(vec, inst);
+      const c = caseOf(vec, inst);
       const want = {
         d: (vec.out.d as Json[]).map((x) => (x === null ? null : toBig(x))),
         p: vec.out.p === undefined ? new Array<null>(32).fill(null) : (vec.out.p as (boolean | null)[]),
