@@ -36,7 +36,7 @@ import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".cl"] as const;
 
 /** Version of the `--json` document's shape (docs/port.schema.json). */
-export const PORT_SCHEMA_VERSION = 2;
+export const PORT_SCHEMA_VERSION = 3;
 
 /**
  * The header's banner: who wrote it, for which file, and under which semantics profile —
@@ -238,7 +238,7 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
 
 const where = (l: Loc) => `${l.line}:${l.col}`;
 
-/** The summary table: one row per asm statement and per warp intrinsic call, in source order, and a totals line. */
+/** The summary table: one row per asm statement, warp intrinsic call and cooperative_groups call, in source order, and a totals line. */
 function summary(results: Ported[]): string {
   const table = new Table({
     head: ["file", "at", "status", "forms / reason", "calls"],
@@ -248,6 +248,7 @@ function summary(results: Ported[]): string {
   let n = 0;
   let rewritten = 0;
   let intrinsics = 0;
+  let leftCalls = 0;
   for (const { file, r } of results) {
     if (!r) continue;
     const rows: { loc: Loc; row: string[] }[] = [];
@@ -258,15 +259,18 @@ function summary(results: Ported[]): string {
       rows.push({ loc: s.loc, row: [escapeLine(file), where(s.loc) + (s.macro ? ` (${s.macro})` : ""), s.status, escapeLine(s.status === "rewritten" ? s.forms.join("; ") : why ? `${where(why.loc)}: ${why.message}` : ""), s.calls.join(", ")] });
     }
     for (const c of r.intrinsics) {
-      intrinsics++;
-      rows.push({ loc: c.loc, row: [escapeLine(file), where(c.loc) + (c.macro ? ` (${c.macro})` : ""), c.status, escapeLine(`${c.name}: ${c.reasons[0]!.message}`), ""] });
+      if (c.status === "rewritten") intrinsics++;
+      else leftCalls++;
+      const what = c.status === "rewritten" ? `${c.name} → ${c.to}` : `${c.name}: ${c.reasons[0]!.message}`;
+      rows.push({ loc: c.loc, row: [escapeLine(file), where(c.loc) + (c.macro ? ` (${c.macro})` : ""), c.status, escapeLine(what), c.to ?? ""] });
     }
     rows.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
     for (const x of rows) table.push(x.row);
   }
   const wrote = results.flatMap((x) => [x.output, x.headerPath].filter((p): p is string => p !== null));
-  const calls = intrinsics ? `; ${intrinsics} CUDA warp intrinsic call${intrinsics === 1 ? "" : "s"} left (no drop-in yet)` : "";
-  return `${n + intrinsics ? table.toString() + "\n" : ""}${n} asm statement${n === 1 ? "" : "s"}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote.length ? `; wrote ${wrote.map(escapeLine).join(", ")}` : ""}\n`;
+  const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  const calls = (intrinsics ? `; ${plural(intrinsics, "CUDA warp intrinsic call")} rewritten` : "") + (leftCalls ? `; ${plural(leftCalls, "cooperative_groups call")} left` : "");
+  return `${n + intrinsics + leftCalls ? table.toString() + "\n" : ""}${n} asm statement${n === 1 ? "" : "s"}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote.length ? `; wrote ${wrote.map(escapeLine).join(", ")}` : ""}\n`;
 }
 
 /** The `--json` document (docs/port.schema.json). */
@@ -274,6 +278,7 @@ export function portJson(results: Ported[], profile: Profile) {
   let n = 0;
   let rewritten = 0;
   let calls = 0;
+  let callsRewritten = 0;
   const reasons = (rs: Reason[]) => rs.map((x) => ({ line: x.loc.line, col: x.loc.col, message: x.message }));
   const files = results.map(({ file, output, headerPath, r, error }) => ({
     input: file,
@@ -299,7 +304,8 @@ export function portJson(results: Ported[], profile: Profile) {
     }),
     intrinsics: (r?.intrinsics ?? []).map((c) => {
       calls++;
-      return { line: c.loc.line, col: c.loc.col, endLine: c.end.line, endCol: c.end.col, name: c.name, status: c.status, macro: c.macro, reasons: reasons(c.reasons) };
+      if (c.status === "rewritten") callsRewritten++;
+      return { line: c.loc.line, col: c.loc.col, endLine: c.end.line, endCol: c.end.col, name: c.name, kind: c.kind, status: c.status, to: c.to, macro: c.macro, reasons: reasons(c.reasons) };
     }),
   }));
   const errors = results.filter((x) => x.error !== null).length;
@@ -308,6 +314,6 @@ export function portJson(results: Ported[], profile: Profile) {
     schemaVersion: PORT_SCHEMA_VERSION,
     semantics: profile,
     files,
-    summary: { statements: n, rewritten, left: n - rewritten, intrinsics: { calls, rewritten: 0, left: calls }, errors },
+    summary: { statements: n, rewritten, left: n - rewritten, intrinsics: { calls, rewritten: callsRewritten, left: calls - callsRewritten }, errors },
   };
 }

@@ -145,22 +145,50 @@ describe("port: real inputs", () => {
     await expect(r.text).toMatchFileSnapshot("./port/golden/bitfields.cu");
   });
 
-  it("examples/warp_match.cu: the three video asm statements are rewritten; the __match_*_sync / __activemask calls (no asm) are reported, their text unchanged", async () => {
+  it("examples/warp_match.cu: the three video asm statements are rewritten; the __match_*_sync / __activemask calls become the drop-ins' names, whose instructions join the routines module", async () => {
     const r = await port(join(ROOT, "examples", "warp_match.cu"));
     expect(status(r)).toEqual([
       "26:3 rewritten vshl_u32_u32_clamp_add__v_v_v",
       "27:3 rewritten vshr_s32_s32_wrap_ah1_bb0__v_v",
       "28:3 rewritten vshl_u32_u32_sat_clamp_db2__v_v_v",
     ]);
-    const why = "CUDA warp intrinsic: no drop-in yet (issue 15)";
-    expect(r.intrinsics.map((c) => `${c.loc.line}:${c.loc.col}-${c.end.line}:${c.end.col} ${c.name} ${c.status}: ${c.reasons.map((x) => `${x.loc.line}:${x.loc.col}: ${x.message}`).join("; ")}`)).toEqual([
-      `8:20-8:54 __match_any_sync left: 8:20: ${why}`,
-      `8:37-8:50 __activemask left: 8:37: ${why}`,
-      `12:18-12:61 __match_all_sync left: 12:18: ${why}`,
-      `19:12-19:46 __match_any_sync left: 19:12: ${why}`,
+    expect(r.intrinsics.map((c) => `${c.loc.line}:${c.loc.col}-${c.end.line}:${c.end.col} ${c.name} ${c.kind} ${c.status} ${c.to} [${c.reasons.map((x) => x.message).join("; ")}]`)).toEqual([
+      "8:20-8:54 __match_any_sync warp rewritten ptxl_match_any_sync []",
+      "8:37-8:50 __activemask warp rewritten ptxl_activemask []",
+      "12:18-12:61 __match_all_sync warp rewritten ptxl_match_all_sync []",
+      "19:12-19:46 __match_any_sync warp rewritten ptxl_match_any_sync []",
     ]);
-    for (const line of [8, 12, 19]) expect(r.text).toContain(read(join(ROOT, "examples", "warp_match.cu")).split("\n")[line - 1]!);
+    // The calls' lines, with only the names changed; the CUDA side names each drop-in after its intrinsic.
+    const lines = read(join(ROOT, "examples", "warp_match.cu")).split("\n");
+    for (const line of [8, 12, 19]) expect(r.text).toContain(lines[line - 1]!.replace(/\b__(match_any_sync|match_all_sync|activemask)\(/g, "ptxl_$1("));
+    expect(r.text.split("\n").slice(1, 8)).toEqual(['#if defined(__HIP__)', '#include "warp_match.hip.h"', "#else", "#define ptxl_match_any_sync __match_any_sync", "#define ptxl_activemask __activemask", "#define ptxl_match_all_sync __match_all_sync", "#endif"]);
+    // The asm's routines, then the instructions CUDA's headers compile the intrinsics to (sm_70_rt.hpp: both widths).
+    expect(collectRoutines(r.routinesModule!).map((x) => x.name)).toEqual([
+      "vshl_u32_u32_clamp_add__v_v_v",
+      "vshr_s32_s32_wrap_ah1_bb0__v_v",
+      "vshl_u32_u32_sat_clamp_db2__v_v_v",
+      "match_any_sync_b32__v_v",
+      "match_any_sync_b64__v_v",
+      "activemask_b32__",
+      "match_all_sync_b32_dp__v_v",
+      "match_all_sync_b64_dp__v_v",
+    ]);
+    expect(r.routines).toEqual(["vshl_u32_u32_clamp_add__v_v_v", "vshr_s32_s32_wrap_ah1_bb0__v_v", "vshl_u32_u32_sat_clamp_db2__v_v_v"]);
     await expect(r.text).toMatchFileSnapshot("./port/golden/warp_match.cu");
+  });
+
+  it("../shared/cuda/c14_warp_reduce_scan.cu: every CUDA warp intrinsic call renamed to its drop-in, the cooperative_groups calls left and reported", async () => {
+    const C14 = join(ROOT, "..", "shared", "cuda", "c14_warp_reduce_scan.cu");
+    const r = await portSource(read(C14), "c14_warp_reduce_scan.cu", { header: declarations, headerName: "c14_warp_reduce_scan.hip.h" });
+    expect(r.statements).toEqual([]);
+    const warp = r.intrinsics.filter((c) => c.kind === "warp");
+    expect(warp.length).toBe(17);
+    expect(warp.every((c) => c.status === "rewritten" && c.to === `ptxl_${c.name.slice(2)}`)).toBe(true);
+    expect(r.intrinsics.filter((c) => c.kind === "cooperative_groups").map((c) => `${c.loc.line}:${c.loc.col}-${c.end.line}:${c.end.col} ${c.name} ${c.status}`)).toEqual(["44:12-44:58 cg::tiled_partition left", "45:22-45:68 cg::reduce left"]);
+    // No CUDA warp intrinsic is called in the output any more (the #define lines of the CUDA side call nothing).
+    expect(scanSource(r.text, "c14.hip").tokens.filter((t, k, all) => /^__(shfl|ballot|all|any|uni|reduce|match|activemask)\w*$/.test(t.text) && all[k + 1]?.text === "(")).toEqual([]);
+    expect(r.text).toContain("auto t = cg::tiled_partition<8>(cg::this_thread_block());\n  out[threadIdx.x] = cg::reduce(t, in[threadIdx.x], cg::plus<int>());");
+    await expect(r.text).toMatchFileSnapshot("./port/golden/c14_warp_reduce_scan.cu");
   });
 
   it("the issue's library patterns: CUB's SHR_ADD, tinybvh's byte-selected vshl, gpuowl's __asm szext, temporaries, warps, macros", async () => {
@@ -447,7 +475,7 @@ describe("port: a fresh tester's findings (issue 14)", () => {
 const NVCC = ["/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc"].find((p) => existsSync(p));
 const CLANG = spawnSync("clang-19", ["--version"]).status === 0 ? "clang-19" : null;
 const HIP_HEADERS = existsSync("/usr/include/hip/hip_runtime.h");
-const GOLDENS = ["bitfields.cu", "warp_match.cu", "patterns.cu"];
+const GOLDENS = ["bitfields.cu", "warp_match.cu", "patterns.cu", "c14_warp_reduce_scan.cu"];
 
 const LLD = spawnSync("ld.lld-19", ["--version"]).status === 0;
 const OCKL_DIR = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
@@ -715,23 +743,42 @@ describe("ptx-lower port (the command)", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it("--json and the table list the CUDA warp intrinsic calls as left, with the asm statements", async () => {
+  it("--json and the table list the CUDA warp intrinsic calls (rewritten) and cooperative_groups calls (left), with the asm statements", async () => {
     const WARP = join(ROOT, "examples", "warp_match.cu");
-    const r = await runPort([WARP], { json: true });
+    const r = await runPort([WARP], { json: true, header: async (mod) => declarations(mod) });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out);
     const schema = JSON.parse(read(join(ROOT, "docs", "port.schema.json"))) as Schema;
     expect(validate(schema, schema, doc)).toEqual([]);
-    expect(doc.files[0].intrinsics[1]).toEqual({ line: 8, col: 37, endLine: 8, endCol: 50, name: "__activemask", status: "left", macro: null, reasons: [{ line: 8, col: 37, message: "CUDA warp intrinsic: no drop-in yet (issue 15)" }] });
-    expect(doc.summary).toEqual({ statements: 3, rewritten: 3, left: 0, intrinsics: { calls: 4, rewritten: 0, left: 4 }, errors: 0 });
-    const t = await runPort([WARP], { output: join(tmp(), "w.cu") });
+    expect(doc.files[0].intrinsics[1]).toEqual({ line: 8, col: 37, endLine: 8, endCol: 50, name: "__activemask", kind: "warp", status: "rewritten", to: "ptxl_activemask", macro: null, reasons: [] });
+    expect(doc.summary).toEqual({ statements: 3, rewritten: 3, left: 0, intrinsics: { calls: 4, rewritten: 4, left: 0 }, errors: 0 });
+    const t = await runPort([WARP], { output: join(tmp(), "w.cu"), header: async (mod) => declarations(mod) });
     const rows = t.out.split("\n").filter((l) => l.includes("warp_match.cu │"));
-    expect(rows.map((l) => l.split("│").slice(2, 4).map((x) => x.trim()).join(" "))).toEqual(["8:20 left", "8:37 left", "12:18 left", "19:12 left", "26:3 rewritten", "27:3 rewritten", "28:3 rewritten"]);
-    expect(rows[1]).toContain("__activemask: CUDA warp intrinsic: no drop-in yet (issue 15)");
-    expect(t.out).toMatch(/3 asm statements: 3 rewritten, 0 left; 4 CUDA warp intrinsic calls left \(no drop-in yet\); wrote /);
+    expect(rows.map((l) => l.split("│").slice(2, 4).map((x) => x.trim()).join(" "))).toEqual(["8:20 rewritten", "8:37 rewritten", "12:18 rewritten", "19:12 rewritten", "26:3 rewritten", "27:3 rewritten", "28:3 rewritten"]);
+    expect(rows[1]).toContain("__activemask → ptxl_activemask");
+    expect(t.out).toMatch(/3 asm statements: 3 rewritten, 0 left; 4 CUDA warp intrinsic calls rewritten; wrote /);
+    // cooperative_groups: through an alias and the full name, the outermost call; left, with the reason, in the document too.
+    const cg = "namespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  auto t = cg::tiled_partition<8>(cg::this_thread_block());\n  o[0] = cooperative_groups::reduce(t, o[1], cg::plus<int>()) + __shfl_sync(0xffffffffu, o[2], 1);\n  t.sync();\n}\n";
+    const dir = tmp();
+    writeFileSync(join(dir, "cg.cu"), cg);
+    const j = await runPort([join(dir, "cg.cu")], { json: true, header: async (mod) => declarations(mod) });
+    const cgDoc = JSON.parse(j.out);
+    expect(validate(schema, schema, cgDoc)).toEqual([]);
+    expect(cgDoc.files[0].intrinsics.map((c: { line: number; col: number; name: string; kind: string; status: string; to: string | null; reasons: { message: string }[] }) => `${c.line}:${c.col} ${c.name} ${c.kind} ${c.status} ${c.to} ${c.reasons.length}`)).toEqual([
+      "3:12 cg::tiled_partition cooperative_groups left null 1",
+      "4:10 cooperative_groups::reduce cooperative_groups left null 1",
+      "4:65 __shfl_sync warp rewritten ptxl_shfl_sync 0",
+    ]);
+    expect(cgDoc.files[0].intrinsics[0].reasons[0].message).toMatch(/^a cooperative_groups call: not mapped/);
+    expect(cgDoc.summary.intrinsics).toEqual({ calls: 3, rewritten: 1, left: 2 });
     // Not calls: a declaration, a member, a comment, a string, a skipped group.
     const src = 'unsigned __ballot_sync(unsigned m, int p);\nvoid f(S s) { s.__shfl_sync(1); /* __any_sync(1, 2) */ const char *t = "__all_sync(1, 2)";\n#if 0\n  __activemask();\n#endif\n  return __reduce_add_sync(0xffffffffu, 3);\n}\n';
     expect((await portSource(src, "n.cu", { header: declarations })).intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name}`)).toEqual(["6:10 __reduce_add_sync"]);
+    // A qualified name is someone else's function; inside a #define body the call is renamed too.
+    const q = "#define W(x) __shfl_xor_sync(0xffffffffu, x, 1)\nint f(int v) { return ns::__shfl_sync(1u, v, 0) + W(v); }\n";
+    const rq = await portSource(q, "q.cu", { header: declarations });
+    expect(rq.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.macro}`)).toEqual(["1:14 __shfl_xor_sync W"]);
+    expect(rq.text).toContain("#define W(x) ptxl_shfl_xor_sync(0xffffffffu, x, 1)\nint f(int v) { return ns::__shfl_sync(1u, v, 0) + W(v); }\n");
   });
 
   it("a binary file, a directory, standard input named twice: a clear error, exit 1, nothing written", async () => {

@@ -409,21 +409,25 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
  * first call's template wrote it (`Call.ptx`), unguarded, every register operand a register
  * of its own that is read but never written (so the uniformity pass finds it divergent, kind
  * `v`) or only written. Its routines (src/lower.ts `collectRoutines`) are exactly the calls'
- * functions, by name; this is what the header generator is given.
+ * functions, by name (and `extra`'s); this is what the header generator is given.
  */
-export function routinesModuleText(calls: readonly Call[], name: string): string {
+export function routinesModuleText(calls: readonly Call[], name: string, extra: readonly Call["ptx"][] = []): string {
   const decls: string[] = [];
   const insts: string[] = [];
-  calls.forEach((c, i) => {
-    c.ptx.types.forEach((t, k) => decls.push(`\t.reg .${t} %r${i}_${k};`));
-    insts.push(`\t${c.ptx.text.replace(/%s(\d+)/g, (_, k: string) => `%r${i}_${k}`)}`);
+  [...calls.map((c) => c.ptx), ...extra].forEach((ptx, i) => {
+    ptx.types.forEach((t, k) => decls.push(`\t.reg .${t} %r${i}_${k};`));
+    insts.push(`\t${ptx.text.replace(/%s(\d+)/g, (_, k: string) => `%r${i}_${k}`)}`);
   });
   return [`// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`, PORT_MODULE_HEAD.trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
 }
 
-/** Parses `routinesModuleText`; throws if the module does not parse clean (an internal error). */
-export function routinesModule(calls: readonly Call[], name: string): ParsedModule {
-  const mod = parseModule(routinesModuleText(calls, name), `${name}.routines.ptx`);
+/**
+ * Parses `routinesModuleText`; throws if the module does not parse clean (an internal error).
+ * `extra`: more instructions in `Call.ptx`'s shape, after the calls' — the PTX of the CUDA
+ * warp intrinsics the file calls (src/port/intrinsics.ts), whose HIP functions the drop-ins call.
+ */
+export function routinesModule(calls: readonly Call[], name: string, extra: readonly Call["ptx"][] = []): ParsedModule {
+  const mod = parseModule(routinesModuleText(calls, name, extra), `${name}.routines.ptx`);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`port: the routines module does not parse: ${errors.map((e) => e.message).join("; ")}`);
   return mod;

@@ -1,57 +1,110 @@
 /**
  * @fileoverview The CUDA warp intrinsics `ptx-lower port` meets in sources: calls that are no
- * asm, but that a HIP build of the file needs a drop-in for (Debian's HIP 5.2 headers have
- * none of the `_sync` ones, nor `__activemask`). The header provides none of them yet, so
- * each call is reported as left, its text unchanged; issue 15 (the warp family's drop-ins)
- * turns entries of `CUDA_WARP_INTRINSICS` into rewrites — this table is the one place that
- * says which names are meant.
+ * asm, but that a HIP build of the file needs a definition of (Debian's HIP 5.2 headers have
+ * none of the `_sync` ones, nor `__activemask`; ROCm ≥ 6.2's want 64-bit masks and differ in
+ * meaning, warp-semantics.md §9.3). This table is the one place that says which names are
+ * meant and what the port does with each: `rewrite` — each call's name becomes the drop-in's
+ * (`__shfl_sync(` → `ptxl_shfl_sync(`), defined by the HIP header (targets/hip/dropins.ts) over
+ * the HIP functions of the PTX instructions listed here, which the port adds to the module
+ * its header is lowered from; `left` — reported with the reason, the text unchanged.
+ *
+ * `ptx`: the PTX instructions CUDA's own headers compile the intrinsic to (CUDA 13.0:
+ * `sm_30_intrinsics.hpp` — `__shfl*_sync` through `__nvvm_shfl_{idx,up,down,bfly}_sync`, the
+ * vote builtins, `__activemask` as `activemask.b32`; `crt/sm_70_rt.hpp` — `__match32/64_*`;
+ * `crt/sm_80_rt.hpp` — `__reduce_*_sync` through `redux.sync`, signed and unsigned; confirmed
+ * in `nvcc -ptx` of ../shared/cuda/c14_warp_reduce_scan.cu), one per overload width or
+ * signedness, written in the shape of src/port/bind.ts `Call.ptx` (`%sN` registers of the
+ * types given). nvcc writes `shfl.sync … d|p` with `p` unused; the `d` form here computes the
+ * same `d`.
+ *
+ * cooperative_groups (`cg::reduce`, `cg::tiled_partition<8>(…)`, …): not mapped. The calls
+ * through a `cooperative_groups` name or an alias of it are found and reported as left
+ * (`cooperativeGroupsCalls`): HIP has its own `hip/hip_cooperative_groups.h`, and what a
+ * group's methods do depends on its type, which the port does not know.
  *
  * Source: CUDA C++ Programming Guide, "Warp Vote Functions" (`__all_sync`, `__any_sync`,
  * `__uni_sync`, `__ballot_sync`, `__activemask`), "Warp Match Functions", "Warp Reduce
- * Functions", "Warp Shuffle Functions".
+ * Functions", "Warp Shuffle Functions"; the CUDA 13.0 headers named above.
  */
 import type { Loc } from "../ir/ir.js";
 import type { Scan } from "./scan.js";
 
-/** What the port does with a CUDA warp intrinsic call: `left`, with the reason reported. */
-export interface WarpIntrinsic {
-  name: string;
-  status: "left";
-  reason: string;
+/** A PTX instruction with `%sN` operands of the types given (the shape of bind.ts `Call.ptx`). */
+export interface IntrinsicPtx {
+  text: string;
+  types: string[];
 }
 
-const NO_DROP_IN = "CUDA warp intrinsic: no drop-in yet (issue 15)";
+/** What the port does with a CUDA warp intrinsic call. */
+export type WarpIntrinsic =
+  | {
+      name: string;
+      status: "rewrite";
+      /** The drop-in's name in the HIP header (targets/hip/dropins.ts), the call's new name. */
+      to: string;
+      /** The PTX instructions CUDA compiles it to: their HIP functions are what the drop-in calls. */
+      ptx: IntrinsicPtx[];
+    }
+  | { name: string; status: "left"; reason: string };
 
-/** Every CUDA warp intrinsic the port reports, by name. */
+const b32 = (n: number) => Array<string>(n).fill("b32");
+const SHFL = (mode: string): IntrinsicPtx[] => [{ text: `shfl.sync.${mode}.b32 %s0, %s1, %s2, %s3, %s4;`, types: b32(5) }];
+const VOTE = (mode: string): IntrinsicPtx[] => [{ text: `vote.sync.${mode}.pred %s0, %s1, %s2;`, types: ["pred", "pred", "b32"] }];
+const REDUX = (op: string, types: string[]): IntrinsicPtx[] => types.map((t) => ({ text: `redux.sync.${op}.${t} %s0, %s1, %s2;`, types: b32(3) }));
+
+/** Every CUDA warp intrinsic the port knows, by name. */
 export const CUDA_WARP_INTRINSICS: ReadonlyMap<string, WarpIntrinsic> = new Map(
-  [
-    "__activemask",
-    "__all_sync",
-    "__any_sync",
-    "__uni_sync",
-    "__ballot_sync",
-    "__match_any_sync",
-    "__match_all_sync",
-    "__shfl_sync",
-    "__shfl_up_sync",
-    "__shfl_down_sync",
-    "__shfl_xor_sync",
-    "__reduce_add_sync",
-    "__reduce_min_sync",
-    "__reduce_max_sync",
-    "__reduce_and_sync",
-    "__reduce_or_sync",
-    "__reduce_xor_sync",
-  ].map((name): [string, WarpIntrinsic] => [name, { name, status: "left", reason: NO_DROP_IN }]),
+  (
+    [
+      ["__activemask", [{ text: "activemask.b32 %s0;", types: ["b32"] }]],
+      ["__all_sync", VOTE("all")],
+      ["__any_sync", VOTE("any")],
+      ["__uni_sync", VOTE("uni")],
+      ["__ballot_sync", [{ text: "vote.sync.ballot.b32 %s0, %s1, %s2;", types: ["b32", "pred", "b32"] }]],
+      [
+        "__match_any_sync",
+        [
+          { text: "match.any.sync.b32 %s0, %s1, %s2;", types: b32(3) },
+          { text: "match.any.sync.b64 %s0, %s1, %s2;", types: ["b32", "b64", "b32"] },
+        ],
+      ],
+      [
+        "__match_all_sync",
+        [
+          { text: "match.all.sync.b32 %s0|%s1, %s2, %s3;", types: ["b32", "pred", "b32", "b32"] },
+          { text: "match.all.sync.b64 %s0|%s1, %s2, %s3;", types: ["b32", "pred", "b64", "b32"] },
+        ],
+      ],
+      ["__shfl_sync", SHFL("idx")],
+      ["__shfl_up_sync", SHFL("up")],
+      ["__shfl_down_sync", SHFL("down")],
+      ["__shfl_xor_sync", SHFL("bfly")],
+      ["__reduce_add_sync", REDUX("add", ["u32", "s32"])],
+      ["__reduce_min_sync", REDUX("min", ["u32", "s32"])],
+      ["__reduce_max_sync", REDUX("max", ["u32", "s32"])],
+      ["__reduce_and_sync", REDUX("and", ["b32"])],
+      ["__reduce_or_sync", REDUX("or", ["b32"])],
+      ["__reduce_xor_sync", REDUX("xor", ["b32"])],
+    ] as [string, IntrinsicPtx[]][]
+  ).map(([name, ptx]): [string, WarpIntrinsic] => [name, { name, status: "rewrite", to: `ptxl_${name.replace(/^__/, "")}`, ptx }]),
 );
 
-/** One call of a CUDA warp intrinsic in a source. */
+/** Why a cooperative_groups call is left. */
+export const COOPERATIVE_GROUPS_LEFT =
+  "a cooperative_groups call: not mapped (port rewrites only CUDA's warp intrinsics; HIP has its own hip/hip_cooperative_groups.h)";
+
+/** One call the port reports: a CUDA warp intrinsic, or a cooperative_groups function. */
 export interface IntrinsicCall {
-  intrinsic: WarpIntrinsic;
+  /** The table's entry, or null for a cooperative_groups call. */
+  intrinsic: WarpIntrinsic | null;
+  /** The name as written (`__shfl_sync`, `cg::reduce`, `cooperative_groups::this_thread_block`). */
+  name: string;
   loc: Loc;
   /** Original offsets of the call: the name to its `)` (or to the name when no `)` closes it). */
   start: number;
   end: number;
+  /** Original offsets of the name alone (what a rewrite replaces). */
+  nameEnd: number;
   /** The `#define` whose body holds the call (index into `Scan.macros`), or -1. */
   macro: number;
 }
@@ -59,11 +112,23 @@ export interface IntrinsicCall {
 /** Words after which `NAME(` is still a call (a type or another name before it makes it a declaration). */
 const BEFORE_CALL = new Set(["return", "case", "else", "do", "throw", "co_return", "co_yield", "sizeof", "decltype"]);
 
+/** The token index of the `)` closing the `(` at `open` within the same macro, or -1. */
+function closing(scan: Scan, open: number): number {
+  const { tokens } = scan;
+  const macro = tokens[open]!.macro;
+  let depth = 0;
+  for (let m = open; m < tokens.length && tokens[m]!.macro === macro; m++) {
+    if (tokens[m]!.text === "(") depth++;
+    else if (tokens[m]!.text === ")" && --depth === 0) return m;
+  }
+  return -1;
+}
+
 /**
  * The calls of CUDA warp intrinsics in a scanned source (code and `#define` bodies; not in
  * comments, literals or groups the preprocessor skips, which the scanner dropped): a name of
- * `CUDA_WARP_INTRINSICS` followed by `(`, not a member (`.`, `->`) and not declared or
- * defined there (a type or a name right before it).
+ * `CUDA_WARP_INTRINSICS` followed by `(`, not a member (`.`, `->`), not qualified (`::`) and
+ * not declared or defined there (a type or a name right before it). In source order.
  */
 export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
   const { tokens, source } = scan;
@@ -77,18 +142,58 @@ export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
     const prev = tokens[k - 1];
     if (prev && prev.macro === tk.macro) {
       if (prev.text === "." || (prev.text === ">" && tokens[k - 2]?.text === "-")) continue;
+      if (prev.text === "::") continue;
       if (prev.kind === "ident" && !BEFORE_CALL.has(prev.text)) continue;
     }
-    let depth = 0;
-    let close = k;
-    for (let m = k + 1; m < tokens.length && tokens[m]!.macro === tk.macro; m++) {
-      if (tokens[m]!.text === "(") depth++;
-      else if (tokens[m]!.text === ")" && --depth === 0) {
-        close = m;
-        break;
-      }
+    const close = closing(scan, k + 1);
+    const last = close < 0 ? k : close;
+    calls.push({ intrinsic, name: tk.text, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[last]!.end - 1) + 1, nameEnd: source.origOf(tk.end - 1) + 1, macro: tk.macro });
+  }
+  return calls;
+}
+
+/**
+ * The calls of cooperative_groups functions: `NS::NAME(` or `NS::NAME<…>(`, where NS is
+ * `cooperative_groups` (optionally `::`-prefixed) or a name made an alias of it by `namespace
+ * NS = cooperative_groups;` earlier in the file — the outermost call only (a call inside
+ * another's arguments is part of it). In source order. Member calls on a group object
+ * (`t.sync()`) are not found: the port does not know the object's type.
+ */
+export function cooperativeGroupsCalls(scan: Scan): IntrinsicCall[] {
+  const { tokens, source } = scan;
+  const names = new Set(["cooperative_groups"]);
+  const calls: IntrinsicCall[] = [];
+  let until = -1;
+  for (let k = 0; k < tokens.length; k++) {
+    const tk = tokens[k]!;
+    if (tk.kind !== "ident") continue;
+    // `namespace X = cooperative_groups;`
+    if (tk.text === "namespace" && tokens[k + 1]?.kind === "ident" && tokens[k + 2]?.text === "=") {
+      let m = k + 3;
+      if (tokens[m]?.text === "::") m++;
+      if (tokens[m]?.text === "cooperative_groups" && tokens[m + 1]?.text === ";") names.add(tokens[k + 1]!.text);
+      continue;
     }
-    calls.push({ intrinsic, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[close]!.end - 1) + 1, macro: tk.macro });
+    if (k <= until || !names.has(tk.text) || tokens[k + 1]?.text !== "::" || tokens[k + 2]?.kind !== "ident") continue;
+    // Not itself qualified by something else (`a::cg::x`), and not a member.
+    const prev = tokens[k - 1];
+    if (prev && (prev.text === "." || (prev.text === "::" && tokens[k - 2]?.kind === "ident"))) continue;
+    let m = k + 3;
+    // Template arguments: `<…>` with nested `<>` and `()`.
+    if (tokens[m]?.text === "<") {
+      let depth = 0;
+      for (; m < tokens.length && tokens[m]!.macro === tk.macro; m++) {
+        const t = tokens[m]!.text;
+        if (t === "<" || t === "(") depth++;
+        else if ((t === ">" || t === ")") && --depth === 0) break;
+      }
+      m++;
+    }
+    if (tokens[m]?.text !== "(" || tokens[m]!.macro !== tk.macro) continue;
+    const close = closing(scan, m);
+    const last = close < 0 ? m : close;
+    until = last;
+    calls.push({ intrinsic: null, name: `${tk.text}::${tokens[k + 2]!.text}`, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[last]!.end - 1) + 1, nameEnd: source.origOf(tokens[k + 2]!.end - 1) + 1, macro: tk.macro });
   }
   return calls;
 }

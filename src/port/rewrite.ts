@@ -68,9 +68,28 @@
  * one is shown in the table): a malformed statement (src/port/scan.ts), one bindStatement
  * refuses (src/port/bind.ts: an unsupported instruction, an immediate that would be
  * truncated, an `=r` output read before it is written, an input written, …), one that is
- * not a statement of its own. Calls of CUDA warp intrinsics are reported as left, their text
- * unchanged (src/port/intrinsics.ts). Groups the preprocessor surely skips (`#if 0`) are no
- * code: nothing in them is found or counted.
+ * not a statement of its own. Groups the preprocessor surely skips (`#if 0`) are no code:
+ * nothing in them is found or counted. cooperative_groups calls (`cg::reduce(…)`) are reported
+ * as left, their text unchanged (src/port/intrinsics.ts `cooperativeGroupsCalls`).
+ *
+ * ## CUDA warp intrinsics
+ *
+ * Each call of a CUDA warp intrinsic (`__shfl_sync(`, `__activemask(`, …; the table is
+ * src/port/intrinsics.ts) has its name replaced by the drop-in's (`ptxl_shfl_sync(`), its
+ * arguments untouched — everywhere in the output, the `#else` (CUDA) copies of rewritten asm
+ * and macros included. The drop-ins take CUDA's signatures (32-bit `unsigned` masks, `width`
+ * defaulting to 32) and mean what CUDA means; the header defines them
+ * (targets/hip/dropins.ts) over the HIP functions of the PTX instructions the table lists,
+ * which are added to the routines module. For the CUDA side the include guard gets an
+ * `#else` that names each drop-in used after its CUDA intrinsic:
+ *
+ *     #if defined(__HIP__)
+ *     #include "NAME.hip.h"
+ *     #else
+ *     #define ptxl_shfl_sync __shfl_sync
+ *     #endif
+ *
+ * so the ported file still builds with nvcc, meaning what it meant.
  */
 import type { ParsedModule } from "../ir/build.js";
 import type { Loc } from "../ir/ir.js";
@@ -79,7 +98,7 @@ import type { AsmStatement, Scan } from "./scan.js";
 import { macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, routinesModule } from "./bind.js";
-import { warpIntrinsicCalls } from "./intrinsics.js";
+import { COOPERATIVE_GROUPS_LEFT, CUDA_WARP_INTRINSICS, cooperativeGroupsCalls, warpIntrinsicCalls } from "./intrinsics.js";
 
 /** Options of `portSource`. */
 export interface PortOptions {
@@ -108,16 +127,23 @@ export interface PortStatement {
   reasons: Reason[];
 }
 
-/** One call of a CUDA warp intrinsic (src/port/intrinsics.ts): its text is left as it is. */
+/**
+ * One call of a CUDA warp intrinsic (src/port/intrinsics.ts), `rewritten` to its drop-in's
+ * name, or of a cooperative_groups function, `left` as it was.
+ */
 export interface PortIntrinsic {
+  /** As written: `__shfl_sync`, `cg::reduce`. */
   name: string;
+  kind: "warp" | "cooperative_groups";
   loc: Loc;
   /** The call's last character (its `)`). */
   end: Loc;
-  status: "left";
+  status: "rewritten" | "left";
+  /** The drop-in the call now names (rewritten), or null. */
+  to: string | null;
   /** The `#define` it is in, if any. */
   macro: string | null;
-  /** Why it was left. */
+  /** Why it was left (empty when rewritten). */
   reasons: Reason[];
 }
 
@@ -129,7 +155,7 @@ export interface PortResult {
   /** The routines module the header was made from (null when nothing was rewritten). */
   routinesModule: ParsedModule | null;
   statements: PortStatement[];
-  /** The calls of CUDA warp intrinsics, in source order (each left: the header has no drop-in yet). */
+  /** The calls of CUDA warp intrinsics and cooperative_groups functions, in source order. */
   intrinsics: PortIntrinsic[];
   /** The functions called, in first-use order. */
   routines: string[];
@@ -349,26 +375,43 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
   }
   statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  // Calls of CUDA warp intrinsics: reported, their text unchanged (src/port/intrinsics.ts).
-  const intrinsics: PortIntrinsic[] = warpIntrinsicCalls(scan).map((c) => ({
-    name: c.intrinsic.name,
-    loc: c.loc,
-    end: src.locOfOrig(c.end - 1),
-    status: c.intrinsic.status,
-    macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
-    reasons: [{ loc: c.loc, message: c.intrinsic.reason }],
-  }));
-  if (specs.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers };
+  // Calls of CUDA warp intrinsics (renamed) and of cooperative_groups (left): src/port/intrinsics.ts.
+  const warpCalls = warpIntrinsicCalls(scan);
+  const intrinsics: PortIntrinsic[] = [...warpCalls, ...cooperativeGroupsCalls(scan)]
+    .map((c): PortIntrinsic => {
+      const rewrite = c.intrinsic?.status === "rewrite" ? c.intrinsic : null;
+      const reason = c.intrinsic === null ? COOPERATIVE_GROUPS_LEFT : c.intrinsic.status === "left" ? c.intrinsic.reason : null;
+      return {
+        name: c.name,
+        kind: c.intrinsic ? "warp" : "cooperative_groups",
+        loc: c.loc,
+        end: src.locOfOrig(c.end - 1),
+        status: rewrite ? "rewritten" : "left",
+        to: rewrite?.to ?? null,
+        macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
+        reasons: reason === null ? [] : [{ loc: c.loc, message: reason }],
+      };
+    })
+    .sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
+  // The drop-ins used, in first-use order, and the PTX instructions their HIP functions are made of.
+  const dropIns = new Map<string, string>();
+  for (const c of warpCalls) if (c.intrinsic?.status === "rewrite" && !dropIns.has(c.intrinsic.to)) dropIns.set(c.intrinsic.to, c.name);
+  if (specs.size === 0 && dropIns.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers };
+  const extra = [...dropIns.values()].flatMap((n) => {
+    const i = CUDA_WARP_INTRINSICS.get(n)!;
+    return i.status === "rewrite" ? i.ptx : [];
+  });
   const headerName = opts.headerName ?? "port.hip.h";
-  const mod = routinesModule([...specs.values()], file);
+  const mod = routinesModule([...specs.values()], file, extra);
   const header = await opts.header(mod);
   const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
   // Before the first line of code; where a comment ends on that line, right before the code.
   const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
   const at = inline ? scan.firstCode : scan.firstCodeLine;
-  edits.push({ start: at, end: at, text: [...(inline ? [""] : []), "#if defined(__HIP__)", include, "#endif", ""].join(nl) });
-  // Apply (the include first where it meets an edit at the same offset).
-  edits.sort((a, b) => a.start - b.start || (a.end === a.start ? -1 : 1));
+  const cuda = [...dropIns].map(([to, name]) => `#define ${to} ${name}`);
+  const guard = [...(inline ? [""] : []), "#if defined(__HIP__)", include, ...(cuda.length ? ["#else", ...cuda] : []), "#endif", ""].join(nl);
+  // Apply (every edit starts at or after `at`, so the include goes in last, before them).
+  edits.sort((a, b) => a.start - b.start);
   let out = "";
   let pos = 0;
   for (const e of edits) {
@@ -378,5 +421,24 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     pos = e.end;
   }
   out += text.slice(pos);
+  out = renameIntrinsics(out, file);
+  out = out.slice(0, at) + guard + out.slice(at);
   return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers };
+}
+
+/**
+ * Every call of a CUDA warp intrinsic the table rewrites, renamed to its drop-in, in `text`
+ * (scanned again: the asm rewrites have moved things, and their `#else` copies and the HIP
+ * copies of macros hold calls too). Nothing else changes.
+ */
+function renameIntrinsics(text: string, file: string): string {
+  const calls = warpIntrinsicCalls(scanSource(text, file));
+  let out = "";
+  let pos = 0;
+  for (const c of calls) {
+    if (c.intrinsic?.status !== "rewrite") continue;
+    out += text.slice(pos, c.start) + c.intrinsic.to;
+    pos = c.nameEnd;
+  }
+  return out + text.slice(pos);
 }

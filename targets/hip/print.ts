@@ -56,6 +56,7 @@ import { lowerPortable } from "../portable/rules/index.js";
 import { printCModule, cComment } from "../c/print.js";
 import type { CallableFn, CallablePrintOptions, RoutineLike } from "../llvm/callable.js";
 import { callableFunctions, immOf, profileSensitive } from "../llvm/callable.js";
+import { printDropIns } from "./dropins.js";
 
 /** The include guard of a scalar function: its name, in every profile (see `profileClash`). */
 function guardOf(fn: CallableFn): string {
@@ -231,5 +232,8 @@ export function printHipModule(routines: readonly RoutineLike[], opts: CallableP
       parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "waterfall over the thread's CUDA warp (builtins)"))}\n${sig}\n${matchBody(fn).join("\n")}\n}\n#endif`);
     }
   }
+  // The CUDA-signature drop-ins whose functions are all here (targets/hip/dropins.ts).
+  const dropIns = printDropIns(new Set(fns.map((f) => f.name)));
+  if (dropIns) parts.push(dropIns);
   return parts.join("\n\n") + "\n";
 }

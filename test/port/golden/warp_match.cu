@@ -1,6 +1,10 @@
 // Warp-aggregated counting with __match_any_sync / __match_all_sync, and video shifts.
 #if defined(__HIP__)
 #include "warp_match.hip.h"
+#else
+#define ptxl_match_any_sync __match_any_sync
+#define ptxl_activemask __activemask
+#define ptxl_match_all_sync __match_all_sync
 #endif
 #include <cstdint>
 
@@ -8,18 +12,18 @@ extern "C" __global__ void count_keys(const uint32_t* keys, uint32_t* counts, ui
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   uint32_t k = keys[i];
-  unsigned peers = __match_any_sync(__activemask(), k);
+  unsigned peers = ptxl_match_any_sync(ptxl_activemask(), k);
   int leader = __ffs(peers) - 1;
   if ((threadIdx.x & 31) == leader) atomicAdd(&counts[k & 255], __popc(peers));
   int pred;
-  unsigned all = __match_all_sync(0xffffffffu, k >> 8, &pred);
+  unsigned all = ptxl_match_all_sync(0xffffffffu, k >> 8, &pred);
   leaders[i] = pred ? all : peers;
 }
 
 extern "C" __global__ void match_ptr64(const unsigned long long* p, uint32_t* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  out[i] = __match_any_sync(0xffffffffu, p[i]);
+  out[i] = ptxl_match_any_sync(0xffffffffu, p[i]);
 }
 
 extern "C" __global__ void video_shifts(const uint32_t* a, const uint32_t* b, uint32_t* out, int n) {
