@@ -103,6 +103,8 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
  */
 export function missingLowering(target: "AMDGPU" | "HIP" | "LLVM IR", f: Form): string | null {
   if (!isWarpLevel(f)) return null;
+  // HIP and LLVM IR have a function for every warp-level form (targets/hip/print.ts, targets/llvm/print.ts).
+  if (target !== "AMDGPU") return null;
   // AMDGPU has rules for every warp-level form but the sm_100a redux .f32 ones.
   if (target === "AMDGPU" && !(f.op === "redux" && f.type === "f32")) return null;
   return messages.noLoweringYet(target, warpInstName(f));

@@ -9,7 +9,8 @@
  *   - `ptxl_chk_s_NAME`: every argument made uniform with `__builtin_amdgcn_readfirstlane`
  *     first (a u64 by halves), so the function's code reads SGPRs: the uniform case, where
  *     clang's device calling convention has no `inreg`.
- * A warp wrapper returns `d | (uint64_t)p << 32` (d in v0, p in v1).
+ * A warp wrapper returns `d | (uint64_t)p << 32` (d in v0, p in v1; a `bool` d, vote's
+ * `.pred` result, as 0/1 in v0).
  * SDWA peepholes and VOPD dual issue are switched off (`-mllvm`), as for the trust-base
  * crosscheck (src/check/llvm.ts `llcArgs`): the interpreter models neither encoding.
  */
@@ -20,15 +21,17 @@ import { TARGETS } from "../amdgpu/regs.js";
 import type { CallableFn } from "../llvm/callable.js";
 import type { CompiledFunction, CompiledSet } from "../llvm/compiled.js";
 import { hipReturnType } from "./print.js";
+import { isWarpLevel } from "../../src/check/verify.js";
 
 /** clang's flags for the device-only compile of a header for `mcpu`. */
 export function clangArgs(mcpu: Mcpu): string[] {
   return ["-x", "hip", "--cuda-device-only", "-nogpulib", "-nogpuinc", "-O2", `--offload-arch=${mcpu}`, "-mllvm", "-amdgpu-sdwa-peephole=0", "-mllvm", "-amdgpu-enable-vopd=0", "-S", "-o", "-", "-"];
 }
 
-const cType = (w: number) => (w === 64 ? "uint64_t" : "uint32_t");
+const cType = (w: number) => (w === 64 ? "uint64_t" : w === 1 ? "bool" : "uint32_t");
 
 function uniform(name: string, width: number): string {
+  if (width === 1) return `(__builtin_amdgcn_readfirstlane((int)${name}) != 0)`;
   return width === 64
     ? `((uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)${name}) | ((uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)(${name} >> 32)) << 32))`
     : `(uint32_t)__builtin_amdgcn_readfirstlane((int)${name})`;
@@ -36,7 +39,7 @@ function uniform(name: string, width: number): string {
 
 /** The wrappers of one function (see the file overview). */
 export function hipWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
-  const warp = fn.spec.form.op === "match";
+  const warp = fn.spec.form.op === "match" || isWarpLevel(fn.spec.form);
   const params = fn.params.map((p) => `${cType(p.width)} ${p.name}`).join(", ") || "void";
   const out: string[] = [];
   const fns: Omit<CompiledFunction, "lines">[] = [];
@@ -50,11 +53,12 @@ export function hipWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledF
     let body: string;
     if (!warp) body = `return ${call};`;
     else if (both) body = `bool p = false;\n  const uint32_t d = ${call};\n  return (uint64_t)d | ((uint64_t)p << 32);`;
-    else if (ret === "uint32_t") body = `return (uint64_t)${call};`;
+    else if (ret === "uint32_t" || (ret === "bool" && fn.writes.d)) body = `return (uint64_t)${call};`;
     else if (ret === "bool") body = `return (uint64_t)${call} << 32;`;
     else body = `${call};\n  return 0;`;
     out.push(`extern "C" __attribute__((device, used, noinline)) ${warp ? "uint64_t" : "uint32_t"} ${sym}(${params}) {\n  ${body}\n}`);
-    fns.push({ fn, variant, symbol: sym, args: fn.params.map((p) => ({ name: p.name, width: p.width })), dReg: fn.writes.d ? 0 : undefined, pReg: warp && fn.writes.p ? 1 : undefined });
+    // A bool argument (vote's predicate a) arrives as a whole 32-bit register (0 or 1).
+    fns.push({ fn, variant, symbol: sym, args: fn.params.map((p) => ({ name: p.name, width: Math.max(32, p.width) })), dReg: fn.writes.d ? 0 : undefined, pReg: warp && fn.writes.p ? 1 : undefined });
   }
   return { text: out.join("\n"), fns };
 }
@@ -72,6 +76,25 @@ export async function compileHip(header: string, fns: readonly CallableFn[], mcp
   return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `clang:${mcpu}`, TARGETS[mcpu].gen) };
 }
 
+/** The label `withOneReturn` branches to. */
+export const RETURN_LABEL = ".Lptxl_return";
+
+/**
+ * A function body with one exit: every `s_setpc_b64` (a return, which the parser drops) but
+ * the last instruction's becomes `s_branch .Lptxl_return`, a label put at the end. clang and
+ * llc duplicate the return into the blocks after a loop (the warp-level redux functions: one
+ * return after the loop, one for a wave with no lane to fold); dropped, the first would fall
+ * through into the next block. A body with one return at its end is unchanged.
+ */
+export function withOneReturn(body: string): string {
+  const lines = body.split("\n");
+  const code = (l: string) => l.replace(/(;|\/\/).*$/, "").trim();
+  const isReturn = (l: string) => /^s_setpc_b64\b/.test(code(l));
+  const last = lines.map((l, i) => [l, i] as const).filter(([l]) => code(l) !== "" && !code(l).startsWith(".") && !code(l).endsWith(":")).pop()?.[1] ?? -1;
+  if (!lines.some((l, i) => isReturn(l) && i !== last)) return body;
+  return [...lines.map((l, i) => (isReturn(l) && i !== last ? `\ts_branch ${RETURN_LABEL}` : l)), `${RETURN_LABEL}:`].join("\n");
+}
+
 /**
  * Each function's body in `asm`, parsed (targets/amdgpu/asm.ts, waits kept) and narrowed to
  * the record table; a mnemonic without a record makes `lines` an error naming it.
@@ -79,7 +102,7 @@ export async function compileHip(header: string, fns: readonly CallableFn[], mcp
 export function extract(asm: string, fns: readonly Omit<CompiledFunction, "lines">[], rule: string, gen?: 9 | 10 | 11): CompiledFunction[] {
   return fns.map((f) => {
     try {
-      const code = recorded(parseAsm(functionBody(asm, f.symbol), gen === undefined ? { rule } : { rule, gen }));
+      const code = recorded(parseAsm(withOneReturn(functionBody(asm, f.symbol)), gen === undefined ? { rule } : { rule, gen }));
       return { ...f, lines: "lines" in code ? code.lines : { error: `no instruction record for ${code.missing.join(", ")}` } };
     } catch (e) {
       return { ...f, lines: { error: (e as Error).message } };

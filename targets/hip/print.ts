@@ -51,6 +51,9 @@
  */
 import type { MatchForm, Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { warpPredicateDest } from "../../src/ir/warp_forms.js";
+import { isWarpLevel } from "../../src/check/verify.js";
 import { PROFILES } from "../../src/ir/form_types.js";
 import { lowerPortable } from "../portable/rules/index.js";
 import { printCModule, cComment } from "../c/print.js";
@@ -90,16 +93,17 @@ function profileClash(fns: readonly CallableFn[], profile: Profile): string[] {
   return out;
 }
 
-/** The C type of a per-thread value of `width` bits. */
-const cType = (width: number) => (width === 64 ? "uint64_t" : "uint32_t");
+/** The C type of a per-thread value of `width` bits (1: a predicate). */
+const cType = (width: number) => (width === 64 ? "uint64_t" : width === 1 ? "bool" : "uint32_t");
 
 function cLit(x: bigint, width: number): string {
+  if (width === 1) return x !== 0n ? "true" : "false";
   return width === 64 ? `UINT64_C(0x${x.toString(16)})` : `0x${x.toString(16)}u`;
 }
 
-/** The return type of a function as C: d (u32), p (bool), or void (`match.all … _`). */
+/** The return type of a function as C: d (u32; bool for vote's `.pred` d), p (bool), or void (`match.all … _`, bar.warp.sync). */
 export function hipReturnType(fn: CallableFn): string {
-  if (fn.writes.d) return "uint32_t";
+  if (fn.writes.d) return isWarpLevel(fn.spec.form) && warpPredicateDest(fn.spec.form) ? "bool" : "uint32_t";
   return fn.writes.p ? "bool" : "void";
 }
 
@@ -151,6 +155,168 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b64_(uint64_t a) {
   }
 }`;
 
+/**
+ * The helpers of the warp-level family's functions (issue 15 item 4), in a block of their own
+ * (`PTX_LOWER_HIP_WARP_LEVEL_HELPERS`) after match.sync's, printed only where a module has one.
+ * Cross-lane reads stay inside the thread's CUDA warp: `ds_bpermute` with the byte index
+ * (base + lane) * 4 (it wraps mod 64 on gfx9 wave64, mod 32 on wave32, and base + lane < 64),
+ * and `readlane` with a lane of the wave (a uniform loop over the executing lanes).
+ */
+const WARP_LEVEL_HELPERS = `/* This thread's laneid: its lane in its CUDA warp (mbcnt & 31 on wave64). */
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_lane_(void) {
+#if __AMDGCN_WAVEFRONT_SIZE == 64
+  return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)) & 31u;
+#else
+  return __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+#endif
+}
+
+/* Lane j's (j < 32) x in this thread's CUDA warp; undefined where lane j does not execute. */
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_read_(uint32_t x, uint32_t j) {
+  return (uint32_t)__builtin_amdgcn_ds_bpermute((int)((ptxl_warp_base_() + j) << 2), (int)x);
+}
+
+/* The executing lanes of the whole wavefront (both CUDA warps on wave64): a uniform value. */
+static PTX_LOWER_HIP_DEVICE inline uint64_t ptxl_wave_exec_(void) {
+#if __AMDGCN_WAVEFRONT_SIZE == 64
+  return __builtin_amdgcn_ballot_w64(true);
+#else
+  return (uint64_t)__builtin_amdgcn_ballot_w32(true);
+#endif
+}
+
+/* The IEEE-754 total-order key of an f32 bit pattern (negative: all bits inverted; else the sign bit set). */
+static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_f32_key_(uint32_t x) {
+  return (x >> 31) ? ~x : (x | 0x80000000u);
+}`;
+
+/** The identity of an integer reduction: the fold's start (an empty fold is never a result: W1). */
+function reduxIdentity(op: string, type: string): bigint {
+  if (op === "and") return 0xffffffffn;
+  if (op === "min") return type === "s32" ? 0x7fffffffn : 0xffffffffn;
+  if (op === "max") return type === "s32" ? 0x80000000n : 0n;
+  return 0n;
+}
+
+/** The immediates of a warp-level function, as `const` locals named like the parameters they replace. */
+function immLocals(fn: CallableFn, names: readonly ("a" | "b" | "c" | "membermask")[]): string[] {
+  const out: string[] = [];
+  for (const n of names) {
+    const x = immOf(fn.spec, n);
+    if (x === undefined) continue;
+    out.push(n === "a" && fn.spec.form.op === "vote" ? `  const bool a = ${cLit(x, 1)};` : `  const uint32_t ${n} = ${cLit(x & 0xffffffffn, 32)};`);
+  }
+  return out;
+}
+
+/**
+ * The body of a warp-level function (shfl, vote, redux, activemask, bar.warp.sync), per thread
+ * and over this thread's own membermask, so a divergent membermask needs no waterfall: each
+ * thread's result is computed over ITS members (src/sem/warp.ts reads lane i's membermask
+ * for lane i's result). A lowering, not a semantics: targets/llvm/compiled.ts runs the compiled
+ * code against `warpReference` (src/check/warp_cases.ts). Lanes whose result the reference
+ * leaves undefined (null) may get any value.
+ */
+function warpLevelBody(fn: CallableFn): string[] {
+  const f = fn.spec.form as WarpForm;
+  const out = immLocals(fn, ["a", "b", "c", "membermask"]);
+  // Members: the lanes named by the membermask that execute the call (ballot(true) of the own
+  // half). An exited lane is not in exec; a guarded-off one is not either (the caller's `if`),
+  // and a member that does not execute leaves the result undefined (W2), so exec suffices.
+  const members = "sync" in f && !f.sync ? "ptxl_warp_ballot_(true)" : f.op === "activemask" || f.op === "bar.warp" ? "" : "membermask & ptxl_warp_ballot_(true)";
+  switch (f.op) {
+    case "shfl": {
+      // Why per thread: b, c and membermask may differ between threads; each thread computes
+      // its source lane from its own laneid, b and c (the ISA's pseudocode, §9.7.9.6).
+      out.push(
+        "  const uint32_t lane = ptxl_warp_lane_();",
+        "  const uint32_t bval = b & 31u;",
+        "  const uint32_t cval = c & 31u;",
+        "  const uint32_t segmask = (c >> 8) & 31u;",
+        "  const uint32_t minLane = lane & segmask;",
+        "  const uint32_t maxLane = minLane | (cval & (segmask ^ 31u));",
+      );
+      // .up: the ISA's signed j = lane − bval ≥ maxLane is, as maxLane ≥ 0, bval + maxLane ≤ lane
+      // (unsigned, no wrap: both ≤ 31); then j is in 0…31. The others stay within 0…62.
+      if (f.mode === "up") out.push("  const uint32_t j = lane - bval;", "  const bool pval = bval + maxLane <= lane;");
+      else if (f.mode === "down") out.push("  const uint32_t j = lane + bval;", "  const bool pval = j <= maxLane;");
+      else if (f.mode === "bfly") out.push("  const uint32_t j = lane ^ bval;", "  const bool pval = j <= maxLane;");
+      else out.push("  const uint32_t j = minLane | (bval & (segmask ^ 31u));", "  const bool pval = j <= maxLane;");
+      // d = a of the source lane (own a when out of range): ds_bpermute inside the own half. A
+      // source outside the membermask or not executing leaves d undefined, so the membermask
+      // takes no part in d; p is defined from laneid, b and c alone.
+      out.push("  const uint32_t d = ptxl_warp_read_(a, pval ? j : lane);");
+      if (f.sync) out.push("  (void)membermask;");
+      if (f.dest === "d|p") out.push("  *p = pval;");
+      out.push("  return d;");
+      return out;
+    }
+    case "vote": {
+      // A ballot of the (negated) predicate over the own warp, masked by this thread's members.
+      out.push(`  const uint32_t members = ${members};`, `  const uint32_t ballot = ptxl_warp_ballot_(${f.negA ? "!a" : "a"}) & members;`);
+      if (f.mode === "ballot") out.push("  return ballot;");
+      else if (f.mode === "all") out.push("  return ballot == members;");
+      else if (f.mode === "any") out.push("  return ballot != 0u;");
+      else out.push("  return ballot == members || ballot == 0u;");
+      return out;
+    }
+    case "redux": {
+      // A uniform loop over the executing lanes of the wavefront in lane order (the reference's
+      // fold order), reading each lane's a with readlane; this thread folds the lanes that are
+      // its members (its membermask shifted to its half), so every thread's result is over its
+      // own membermask. Cost: one readlane per executing lane of the wave.
+      out.push(
+        `  const uint32_t members = ${members};`,
+        "  const uint64_t mine = (uint64_t)members << ptxl_warp_base_();",
+        "  uint64_t lanes = ptxl_wave_exec_();",
+      );
+      const body = ["    const uint32_t l = (uint32_t)__builtin_ctzll(lanes);", "    lanes &= lanes - 1u;", "    const bool member = ((mine >> l) & 1u) != 0u;"];
+      if (f.type === "f32") {
+        // §5 of warp-semantics.md: NaNs skipped (.NaN: any NaN member gives 0x7fffffff), all NaN
+        // → 0x7fffffff, .abs folds |x|, order by the total-order key (−0 < +0); on bit patterns.
+        out.push("  uint32_t acc = 0x7fffffffu;", "  bool haveNumber = false;", "  bool sawNaN = false;", "  while (lanes != 0u) {", ...body);
+        out.push(`    const uint32_t x = (uint32_t)__builtin_amdgcn_readlane((int)a, (int)l)${f.abs ? " & 0x7fffffffu" : ""};`);
+        out.push(
+          "    const bool nan = (x & 0x7fffffffu) > 0x7f800000u;",
+          `    const bool better = ${f.reduxOp === "min" ? "ptxl_f32_key_(x) < ptxl_f32_key_(acc)" : "ptxl_f32_key_(acc) < ptxl_f32_key_(x)"};`,
+          "    if (member && !nan && (!haveNumber || better)) acc = x;",
+          "    haveNumber = haveNumber || (member && !nan);",
+          "    sawNaN = sawNaN || (member && nan);",
+          "  }",
+          `  return ${f.NaN ? "(sawNaN || !haveNumber)" : "!haveNumber"} ? 0x7fffffffu : acc;`,
+        );
+        return out;
+      }
+      const id = reduxIdentity(f.reduxOp, f.type);
+      const t = f.type === "s32" ? "int32_t" : "uint32_t";
+      const step =
+        f.reduxOp === "add"
+          ? "acc + x"
+          : f.reduxOp === "and"
+            ? "acc & x"
+            : f.reduxOp === "or"
+              ? "acc | x"
+              : f.reduxOp === "xor"
+                ? "acc ^ x"
+                : f.reduxOp === "min"
+                  ? `((${t})x < (${t})acc ? x : acc)`
+                  : `((${t})acc < (${t})x ? x : acc)`;
+      out.push(`  uint32_t acc = ${cLit(id, 32)};`, "  while (lanes != 0u) {", ...body);
+      out.push("    const uint32_t x = (uint32_t)__builtin_amdgcn_readlane((int)a, (int)l);", `    if (member) acc = ${step};`, "  }", "  return acc;");
+      return out;
+    }
+    case "activemask":
+      // The executing lanes of the own warp: exec of the call (a guarded-off thread does not call).
+      out.push("  return ptxl_warp_ballot_(true);");
+      return out;
+    case "bar.warp":
+      // No result (src/sem/warp.ts). Every thread that calls has arrived (a wavefront executes in
+      // lockstep); a wave barrier keeps the compiler from moving memory operations across it.
+      out.push("  (void)membermask;", "  __builtin_amdgcn_wave_barrier();");
+      return out;
+  }
+}
+
 /** The body of a warp function (match.sync), per thread. */
 function matchBody(fn: CallableFn): string[] {
   const f = fn.spec.form as MatchForm;
@@ -192,8 +358,9 @@ function header(fn: CallableFn, rule: string): string {
 export function printHipModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
   const profile = opts.profile ?? "isa";
   const fns = callableFunctions(routines);
-  const scalar = fns.filter((f) => f.spec.form.op !== "match");
+  const scalar = fns.filter((f) => f.spec.form.op !== "match" && !isWarpLevel(f.spec.form));
   const warp = fns.filter((f) => f.spec.form.op === "match");
+  const warpLevel = fns.filter((f) => isWarpLevel(f.spec.form));
   const parts: string[] = [];
   if (opts.banner) parts.push(cComment(opts.banner));
   parts.push(
@@ -230,6 +397,15 @@ export function printHipModule(routines: readonly RoutineLike[], opts: CallableP
       const g = guardOf(fn);
       const sig = `static PTX_LOWER_HIP_DEVICE inline ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`;
       parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "waterfall over the thread's CUDA warp (builtins)"))}\n${sig}\n${matchBody(fn).join("\n")}\n}\n#endif`);
+    }
+  }
+  if (warpLevel.length) {
+    if (!warp.length) parts.push(`#ifndef PTX_LOWER_HIP_WARP_HELPERS\n#define PTX_LOWER_HIP_WARP_HELPERS\n${HELPERS}\n#endif`);
+    parts.push(`#ifndef PTX_LOWER_HIP_WARP_LEVEL_HELPERS\n#define PTX_LOWER_HIP_WARP_LEVEL_HELPERS\n${WARP_LEVEL_HELPERS}\n#endif`);
+    for (const fn of warpLevel) {
+      const g = guardOf(fn);
+      const sig = `static PTX_LOWER_HIP_DEVICE inline ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`;
+      parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "per thread over its own membermask and CUDA warp (builtins)"))}\n${sig}\n${warpLevelBody(fn).join("\n")}\n}\n#endif`);
     }
   }
   // The CUDA-signature drop-ins whose functions are all here (targets/hip/dropins.ts).

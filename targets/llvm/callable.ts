@@ -12,12 +12,17 @@
  * Per-thread values (design.md, README "The routine contract" for the fragment shapes):
  * scalar forms `(a, b[, c]) → d` over u32; warp forms are called by every thread of the warp
  * with its own `a` (u32, or u64 for `.b64`) and its 32-bit `membermask`, and return `d` (u32)
- * and/or `p` (bool) as the PTX destination has them (`formWrites`). On wave64 a wavefront
+ * and/or `p` (bool) as the PTX destination has them (`formWrites`). The warp-level family
+ * (issue 15 item 4) the same way: sources in PTX operand order (a, b, c, membermask, each u32
+ * and per thread, so b, c and membermask may differ between threads), vote's predicate `a` a
+ * `bool` (`i1`), and `d` (u32; a `bool`/`i1` for vote's `.pred` reductions) and/or shfl's `p`
+ * (bool); bar.warp.sync returns nothing. On wave64 a wavefront
  * holds two CUDA warps: lane = mbcnt & 31, the membermask names lanes of the thread's own
  * half (targets/hip/print.ts and targets/llvm/print.ts implement that).
  */
 import type { Form, Profile } from "../../src/ir/forms.js";
-import { familyOf, formId, formWrites } from "../../src/ir/forms.js";
+import { formId, formWrites } from "../../src/ir/forms.js";
+import { warpPredicateSource } from "../../src/ir/warp_forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../../src/ir/ir.js";
 import { routineName, sourcesOf } from "../../src/ir/ir.js";
 
@@ -34,8 +39,8 @@ export interface CallableFn {
   alias: boolean;
   /** Kinds collapsed (`s` → `v`), unguarded. */
   spec: RoutineSpec;
-  /** Parameters in PTX operand order: the sources that are not immediates, with their widths. */
-  params: { name: SourceName; width: 32 | 64 }[];
+  /** Parameters in PTX operand order: the sources that are not immediates, with their widths (1: a predicate, vote's `a`). */
+  params: { name: SourceName; width: 1 | 32 | 64 }[];
   /** Whether the function returns d and/or p (`formWrites`). */
   writes: { d: boolean; p: boolean };
   /** The module's routine names this function serves (none for an alias). */
@@ -56,22 +61,18 @@ function paramsOf(spec: RoutineSpec): CallableFn["params"] {
   const f = spec.form;
   return sourcesOf(f)
     .filter((s) => spec.kinds[s]?.kind !== "imm")
-    .map((s) => ({ name: s, width: f.op === "match" && f.type === "b64" && s === "a" ? 64 : 32 }));
+    .map((s) => ({ name: s, width: f.op === "match" && f.type === "b64" && s === "a" ? 64 : s === "a" && f.op === "vote" && warpPredicateSource(f) ? 1 : 32 }));
 }
 
 /**
  * The functions of a module, in first-occurrence order: each collapsed routine once, then
  * for each form (first-occurrence order) its alias `ptxl_<formId>` with every source a
- * parameter; routines of the warp-level family are left out (none yet). Shapes: see
- * `CallableFn`. Errors: none.
+ * parameter. Shapes: see `CallableFn`. Errors: none.
  */
 export function callableFunctions(routines: readonly RoutineLike[]): CallableFn[] {
   const byName = new Map<string, CallableFn>();
   const forms = new Map<string, Form>();
   for (const r of routines) {
-    // The warp-level family has no callable functions yet (issue 15 item 4): left out here, as
-    // `lower` leaves it out of these outputs with a warning (src/lower.ts, `missing`).
-    if (familyOf(r.spec.form) === "warp") continue;
     const spec = collapseSpec(r.spec);
     const name = routineName(spec, formId);
     const fn = byName.get(name);

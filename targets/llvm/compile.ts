@@ -20,12 +20,14 @@ import type { CallableFn } from "./callable.js";
 import type { CompiledFunction, CompiledSet } from "./compiled.js";
 import { extract } from "../hip/compile.js";
 import { llvmReturnType } from "./print.js";
+import { isWarpLevel } from "../../src/check/verify.js";
 
 /** The functions to extract for one callable function, and the `sgpr` wrapper's text. */
 export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
   const ret = llvmReturnType(fn);
   const both = fn.writes.d && fn.writes.p;
-  const regs = fn.spec.form.op !== "match" ? { dReg: 0 } : both ? { dReg: 0, pReg: 1 } : fn.writes.d ? { dReg: 0 } : fn.writes.p ? { pReg: 0 } : {};
+  const warp = fn.spec.form.op === "match" || isWarpLevel(fn.spec.form);
+  const regs = !warp ? { dReg: 0 } : both ? { dReg: 0, pReg: 1 } : fn.writes.d ? { dReg: 0 } : fn.writes.p ? { pReg: 0 } : {};
   const sym = `ptxl_chk_s_${fn.name}`;
   const params = fn.params.map((p) => `i${p.width} inreg %${p.name}`).join(", ");
   const args = fn.params.map((p) => `i${p.width} %${p.name}`).join(", ");
@@ -33,7 +35,8 @@ export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<Compiled
     ret === "void"
       ? `define void @${sym}(${params}) {\n  call void @${fn.name}(${args}) #9\n  ret void\n}\n`
       : `define ${ret} @${sym}(${params}) {\n  %r = call ${ret} @${fn.name}(${args}) #9\n  ret ${ret} %r\n}\n`;
-  const argsOf = (inreg: boolean) => fn.params.map((p) => ({ name: p.name, width: p.width, ...(inreg ? { inreg: true } : {}) }));
+  // An i1 argument (vote's predicate a) arrives as a whole 32-bit register (0 or 1).
+  const argsOf = (inreg: boolean) => fn.params.map((p) => ({ name: p.name, width: Math.max(32, p.width), ...(inreg ? { inreg: true } : {}) }));
   return {
     text,
     fns: [

@@ -36,7 +36,11 @@ import { familyOf } from "../../src/families/index.js";
 import { expectedScalar } from "../../src/check/scalar.js";
 import type { MatchCase } from "../../src/check/warps.js";
 import { randomWarps } from "../../src/check/warps.js";
-import { expectedWarp } from "../../src/check/verify.js";
+import type { WarpCase } from "../../src/check/warp_cases.js";
+import { randomWarpCases } from "../../src/check/warp_cases.js";
+import { expectedWarp, isWarpLevel } from "../../src/check/verify.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { warpPredicateDest } from "../../src/ir/warp_forms.js";
 import type { CallableFn, RoutineLike } from "./callable.js";
 import { callableFunctions } from "./callable.js";
 import { printHipModule } from "../hip/print.js";
@@ -126,7 +130,7 @@ export type CompiledRun = { d: bigint[]; p: bigint[] } | { failure: string };
  */
 export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, perLane: bigint[][], exec: bigint, sregs: number[]): CompiledRun {
   const W = TARGETS[mcpu].wave;
-  const warp = cf.fn.spec.form.op === "match";
+  const warp = isWarpFn(cf.fn);
   const st = initialState(W, { name: cf.symbol, args: cf.args, results: warp ? [] : [32], text: "", decls: [] }, perLane, exec, sregs, lines, TARGETS[mcpu].gen);
   const res = run(concrete, lines, st, { stepLimit: warp ? 50_000 : 20_000 });
   if (res.status !== "ok") return { failure: `${cf.symbol}: ${res.status} after ${res.steps} steps` };
@@ -134,7 +138,10 @@ export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, p
   if (left.length) return { failure: `${cf.symbol}: ${left.join("; ")}` };
   if (st.exec.x !== exec) return { failure: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(exec)} at entry` };
   const lane = (reg: number | undefined) => Array.from({ length: W }, (_, l) => (reg === undefined ? 0n : (st.vgpr.get(reg)![l] as CV).x));
-  return { d: lane(cf.dReg), p: lane(cf.pReg).map((x) => x & 1n) };
+  // A predicate d (vote's `.pred`: `bool`/`i1`) is its low bit, as p is.
+  const f = cf.fn.spec.form;
+  const predD = isWarpLevel(f) && warpPredicateDest(f);
+  return { d: predD ? lane(cf.dReg).map((x) => x & 1n) : lane(cf.dReg), p: lane(cf.pReg).map((x) => x & 1n) };
 }
 
 /**
@@ -168,9 +175,25 @@ function runScalar(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, profile: Pr
   return { n };
 }
 
-/** A case made uniform: every lane holds lane 0's a and membermask (what `sgpr` passes). */
-function uniformCase(c: MatchCase): MatchCase {
-  return { ...c, a: c.a.map(() => c.a[0]!), membermask: c.membermask.map(() => c.membermask[0]!) };
+/** A match.sync or warp-level function (called by every thread of a warp; results per lane). */
+export function isWarpFn(fn: CallableFn): boolean {
+  return fn.spec.form.op === "match" || isWarpLevel(fn.spec.form);
+}
+
+/** A warp case of either kind (match.sync's `MatchCase`, the warp-level family's `WarpCase`). */
+export type AnyWarpCase = MatchCase | WarpCase;
+
+/** The per-lane values of source `name` in a case (b, c: the warp-level family's; a membermask: null-free where the form has one). */
+function caseLanes(c: AnyWarpCase, name: string): bigint[] {
+  if (name === "a") return c.a;
+  if (name === "membermask") return c.membermask ?? [];
+  return "b" in c ? (name === "b" ? c.b : c.c) : [];
+}
+
+/** A case made uniform: every lane holds lane 0's value of every source (what `sgpr` passes). */
+function uniformCase<C extends AnyWarpCase>(c: C): C {
+  const one = (xs: bigint[] | null) => (xs && xs.length ? xs.map(() => xs[0]!) : xs);
+  return "b" in c ? { ...c, a: one(c.a)!, b: one(c.b)!, c: one(c.c)!, membermask: one(c.membermask) } : { ...c, a: one(c.a)!, membermask: one(c.membermask)! };
 }
 
 /**
@@ -178,13 +201,13 @@ function uniformCase(c: MatchCase): MatchCase {
  * `hi` (or inactive without it); `exec` is the warps' active lanes, each ∧ its `guard`
  * where the case has one (a guarded-off lane does not execute the call: the caller's `if`).
  */
-export function warpWave(cf: CompiledFunction, mcpu: Mcpu, lo: MatchCase, hi?: MatchCase): { perLane: bigint[][]; exec: bigint } {
+export function warpWave(cf: CompiledFunction, mcpu: Mcpu, lo: AnyWarpCase, hi?: AnyWarpCase): { perLane: bigint[][]; exec: bigint } {
   const W = TARGETS[mcpu].wave;
-  const on = (c: MatchCase) => Array.from({ length: 32 }, (_, l) => l).reduce((m, l) => (guardOn(concrete, ((c.active >>> l) & 1) === 1, c.guard?.[l]) ? m | (1n << BigInt(l)) : m), 0n);
+  const on = (c: AnyWarpCase) => Array.from({ length: 32 }, (_, l) => l).reduce((m, l) => (guardOn(concrete, ((c.active >>> l) & 1) === 1, c.guard?.[l]) ? m | (1n << BigInt(l)) : m), 0n);
   const exec = on(lo) | (hi ? on(hi) << 32n : 0n);
   const perLane = Array.from({ length: W }, (_, l) => {
     const c = (l < 32 ? lo : hi) ?? lo;
-    return cf.args.map((a) => (a.name === "a" ? c.a[l % 32]! : c.membermask[l % 32]!));
+    return cf.args.map((a) => caseLanes(c, a.name)[l % 32]!);
   });
   return { perLane, exec };
 }
@@ -195,21 +218,21 @@ export function warpWave(cf: CompiledFunction, mcpu: Mcpu, lo: MatchCase, hi?: M
  * active masks); otherwise lanes 32–63 are inactive. Returns the number of warps compared,
  * or the first counterexample.
  */
-function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: MatchCase[], sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
+function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: AnyWarpCase[], sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
   const f = cf.fn.spec.form;
   let n = 0;
   for (let i = 0; i < cases.length; i++) {
     // Unguarded: the function is the instruction without its guard (the caller's `if`).
-    let lo: MatchCase = { ...cases[i]!, guard: null };
-    let hi: MatchCase | undefined = twoWarps ? { ...cases[(i + 1) % cases.length]!, guard: null } : undefined;
+    let lo: AnyWarpCase = { ...cases[i]!, guard: null };
+    let hi: AnyWarpCase | undefined = twoWarps ? { ...cases[(i + 1) % cases.length]!, guard: null } : undefined;
     if (cf.variant === "sgpr") {
       lo = uniformCase(lo);
-      if (hi) hi = { ...hi, a: lo.a, membermask: lo.membermask };
+      if (hi) hi = "b" in lo ? ({ ...hi, a: lo.a, b: lo.b, c: lo.c, membermask: lo.membermask } as WarpCase) : { ...hi, a: lo.a, membermask: lo.membermask };
     }
     const { perLane, exec } = warpWave(cf, mcpu, lo, hi);
     const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs);
     if ("failure" in out) return { n, cx: `${out.failure} (warp ${lo.label})` };
-    for (const [c, base] of [[lo, 0], ...(hi ? [[hi, 32]] : [])] as [MatchCase, number][]) {
+    for (const [c, base] of [[lo, 0], ...(hi ? [[hi, 32]] : [])] as [AnyWarpCase, number][]) {
       const want = expectedWarp(f, c);
       n++;
       for (let l = 0; l < 32; l++) {
@@ -229,7 +252,8 @@ function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: MatchC
               `${formName(f)} [${cf.symbol}, ${cf.variant}${twoWarps ? ", two warps per wave64" : ""}] on ${mcpu}: warp ${base === 0 ? "lanes 0-31" : "lanes 32-63"} lane ${l}: ${bad}`,
               `  warp: ${c.label}; active = 0x${(c.active >>> 0).toString(16)}`,
               `  a = [${c.a.map(hex).join(", ")}]`,
-              `  membermask = [${c.membermask.map(hex).join(", ")}]`,
+              ...("b" in c && c.b.length ? [`  b = [${c.b.map(hex).join(", ")}]`, `  c = [${c.c.map(hex).join(", ")}]`] : []),
+              ...(c.membermask ? [`  membermask = [${c.membermask.map(hex).join(", ")}]`] : []),
             ].join("\n"),
           };
       }
@@ -260,9 +284,10 @@ export function checkCompiled(target: "hip" | "llvm", mcpu: Mcpu, set: CompiledS
   for (const [fn, cfs] of byFn) {
     const row: CompiledRow = { target, mcpu, row: `${target} ${mcpu}`, fn: fn.name, form: formName(fn.spec.form), verdict: { status: "tested", n: 0 }, parts: {}, waits: 0 };
     rows.push(row);
-    const warp = fn.spec.form.op === "match";
+    const warp = isWarpFn(fn);
     const scalar = warp ? [] : compiledScalarCases(fn, seed);
-    const warps = warp ? randomWarps(fn.spec.form as never, fn.spec.kinds, seed, opts.warps ?? 1000) : [];
+    const nw = opts.warps ?? 1000;
+    const warps: AnyWarpCase[] = !warp ? [] : isWarpLevel(fn.spec.form) ? randomWarpCases(fn.spec.form as WarpForm, fn.spec.kinds, seed, nw) : randomWarps(fn.spec.form as never, fn.spec.kinds, seed, nw);
     let n = 0;
     for (const cf of cfs) {
       const bad = unrunnable(cf, mcpu);

@@ -43,6 +43,9 @@
  */
 import type { MatchForm, SzextForm, VshForm } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
+import type { WarpForm } from "../../src/ir/warp_forms.js";
+import { warpPredicateDest } from "../../src/ir/warp_forms.js";
+import { isWarpLevel } from "../../src/check/verify.js";
 import type { ArgImms, IrFunc } from "./ir.js";
 import { derivedIr, irConst, irModule } from "./ir.js";
 import type { CallableFn, CallablePrintOptions, RoutineLike } from "./callable.js";
@@ -71,7 +74,13 @@ function withLinkage(text: string): string {
 
 /** The IR return type of a function (see the file overview). */
 export function llvmReturnType(fn: CallableFn): string {
-  if (fn.spec.form.op !== "match") return "i32";
+  const f = fn.spec.form;
+  if (isWarpLevel(f)) {
+    if (fn.writes.d && fn.writes.p) return "{ i32, i1 }";
+    if (fn.writes.d) return warpPredicateDest(f) ? "i1" : "i32";
+    return "void";
+  }
+  if (f.op !== "match") return "i32";
   if (fn.writes.d && fn.writes.p) return "{ i32, i1 }";
   if (fn.writes.d) return "i32";
   return fn.writes.p ? "i1" : "void";
@@ -136,10 +145,196 @@ function matchFunction(fn: CallableFn): IrFunc {
   };
 }
 
+/** The integer reduction's identity (the fold's start; an empty fold is never a result, W1). */
+function reduxIdentity(op: string, type: string): bigint {
+  if (op === "and") return 0xffffffffn;
+  if (op === "min") return type === "s32" ? 0x7fffffffn : 0xffffffffn;
+  if (op === "max") return type === "s32" ? 0x80000000n : 0n;
+  return 0n;
+}
+
+/**
+ * The function of a warp-level form (shfl, vote, redux, activemask, bar.warp.sync; issue 15
+ * item 4), `convergent`, per thread over its own membermask (src/sem/warp.ts computes lane i's
+ * result over lane i's membermask, so a divergent membermask needs no waterfall), inside its
+ * own CUDA warp: laneid = mbcnt & 31, the warp's base = mbcnt & 32 on wave64 (0 on wave32, by
+ * `wavefrontsize`, which llc folds), ballots shifted down by the base. A lowering checked as
+ * compiled against `warpReference` (targets/llvm/compiled.ts); lanes whose result the reference
+ * leaves undefined may get any value. The same algorithm as the HIP header's (targets/hip/print.ts).
+ *   - shfl: the ISA's source lane from this thread's laneid, b and c (§9.7.9.6; unsigned i32
+ *     compares: `.up`'s signed j ≥ maxLane is bval + maxLane ≤ lane as maxLane ≥ 0), d by
+ *     `ds.bpermute` at byte index (base + src) * 4 (< 256: no wrap question on gfx9 or gfx10+);
+ *     the membermask takes no part (a source outside it leaves d undefined);
+ *   - vote: ballot of the (negated) predicate ∩ members; members = membermask ∩ ballot(true);
+ *   - redux: a uniform loop over the executing lanes of the wavefront in lane order, `readlane`
+ *     of each, folded where the lane is this thread's member (its members shifted to its half);
+ *     `.f32` on bit patterns by the total-order key (NaNs skipped, or any NaN → 0x7fffffff
+ *     under `.NaN`; `.abs` folds |x|), as warp-semantics.md §5 reads it;
+ *   - activemask: ballot(true) of the own half; bar.warp.sync: `llvm.amdgcn.wave.barrier`.
+ */
+function warpLevelFunction(fn: CallableFn): IrFunc {
+  const f = fn.spec.form as WarpForm;
+  const L: string[] = ["entry:"];
+  const decls = new Set<string>(MATCH_DECLS);
+  for (const n of ["a", "b", "c", "membermask"] as const) {
+    const x = immOf(fn.spec, n);
+    if (x === undefined) continue;
+    L.push(n === "a" && f.op === "vote" ? `  %a = or i1 ${x !== 0n ? "true" : "false"}, false` : `  %${n} = or ${irConst(x & 0xffffffffn, 32)}, 0`);
+  }
+  L.push(
+    "  %exec = call i64 @llvm.amdgcn.ballot.i64(i1 true)",
+    "  %wavesize = call i32 @llvm.amdgcn.wavefrontsize()",
+    "  %wave64 = icmp eq i32 %wavesize, 64",
+    "  %mbcnt.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
+    "  %mbcnt = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %mbcnt.lo)",
+    "  %half = and i32 %mbcnt, 32",
+    "  %base = select i1 %wave64, i32 %half, i32 0",
+    "  %base64 = zext i32 %base to i64",
+    "  %exec.warp = lshr i64 %exec, %base64",
+    "  %active = trunc i64 %exec.warp to i32",
+  );
+  const deprecated = "sync" in f && !f.sync;
+  const membersLine = deprecated ? "  %members = or i32 %active, 0" : "  %members = and i32 %membermask, %active";
+  let ret: string[];
+  switch (f.op) {
+    case "shfl": {
+      decls.add("declare i32 @llvm.amdgcn.ds.bpermute(i32, i32) #1");
+      L.push(
+        "  %lane = and i32 %mbcnt, 31",
+        "  %bval = and i32 %b, 31",
+        "  %cval = and i32 %c, 31",
+        "  %c.hi = lshr i32 %c, 8",
+        "  %segmask = and i32 %c.hi, 31",
+        "  %minLane = and i32 %lane, %segmask",
+        "  %notseg = xor i32 %segmask, 31",
+        "  %cval.free = and i32 %cval, %notseg",
+        "  %maxLane = or i32 %minLane, %cval.free",
+      );
+      // .up: the ISA's signed j = lane − bval ≥ maxLane is bval + maxLane ≤ lane (maxLane ≥ 0).
+      if (f.mode === "up") L.push("  %j = sub i32 %lane, %bval", "  %up.limit = add i32 %bval, %maxLane", "  %pval = icmp ule i32 %up.limit, %lane");
+      else if (f.mode === "down") L.push("  %j = add i32 %lane, %bval", "  %pval = icmp ule i32 %j, %maxLane");
+      else if (f.mode === "bfly") L.push("  %j = xor i32 %lane, %bval", "  %pval = icmp ule i32 %j, %maxLane");
+      else L.push("  %bval.free = and i32 %bval, %notseg", "  %j = or i32 %minLane, %bval.free", "  %pval = icmp ule i32 %j, %maxLane");
+      L.push(
+        "  %src = select i1 %pval, i32 %j, i32 %lane",
+        "  %src.wave = add i32 %base, %src",
+        "  %index = shl i32 %src.wave, 2",
+        "  %d = call i32 @llvm.amdgcn.ds.bpermute(i32 %index, i32 %a)",
+      );
+      ret =
+        f.dest === "d|p"
+          ? ["  %r0 = insertvalue { i32, i1 } undef, i32 %d, 0", "  %r1 = insertvalue { i32, i1 } %r0, i1 %pval, 1", "  ret { i32, i1 } %r1"]
+          : ["  ret i32 %d"];
+      break;
+    }
+    case "vote": {
+      L.push(membersLine);
+      if (f.negA) L.push("  %pred = xor i1 %a, true");
+      L.push(
+        `  %ballot.wave = call i64 @llvm.amdgcn.ballot.i64(i1 ${f.negA ? "%pred" : "%a"})`,
+        "  %ballot.shifted = lshr i64 %ballot.wave, %base64",
+        "  %ballot.warp = trunc i64 %ballot.shifted to i32",
+        "  %ballot = and i32 %ballot.warp, %members",
+      );
+      if (f.mode === "ballot") ret = ["  ret i32 %ballot"];
+      else if (f.mode === "all") ret = ["  %all = icmp eq i32 %ballot, %members", "  ret i1 %all"];
+      else if (f.mode === "any") ret = ["  %any = icmp ne i32 %ballot, 0", "  ret i1 %any"];
+      else ret = ["  %all = icmp eq i32 %ballot, %members", "  %none = icmp eq i32 %ballot, 0", "  %uni = or i1 %all, %none", "  ret i1 %uni"];
+      break;
+    }
+    case "redux": {
+      decls.add("declare i32 @llvm.amdgcn.readlane.i32(i32, i32) #1");
+      decls.add("declare i64 @llvm.cttz.i64(i64, i1) #2");
+      L.push(membersLine, "  %members64 = zext i32 %members to i64", "  %mine = shl i64 %members64, %base64");
+      const f32 = f.type === "f32";
+      const init = f32 ? "2147483647" : irConst(reduxIdentity(f.reduxOp, f.type), 32).slice(4);
+      L.push(
+        "  br label %loop",
+        "loop:",
+        "  %lanes = phi i64 [ %exec, %entry ], [ %lanes.next, %body ]",
+        `  %acc = phi i32 [ ${init}, %entry ], [ %acc.next, %body ]`,
+        ...(f32 ? ["  %have = phi i1 [ false, %entry ], [ %have.next, %body ]", "  %saw = phi i1 [ false, %entry ], [ %saw.next, %body ]"] : []),
+        "  %done = icmp eq i64 %lanes, 0",
+        "  br i1 %done, label %exit, label %body",
+        "body:",
+        "  %l64 = call i64 @llvm.cttz.i64(i64 %lanes, i1 true)",
+        "  %l = trunc i64 %l64 to i32",
+        "  %lanes.m1 = sub i64 %lanes, 1",
+        "  %lanes.next = and i64 %lanes, %lanes.m1",
+        "  %mine.l = lshr i64 %mine, %l64",
+        "  %mine.bit = trunc i64 %mine.l to i1",
+        `  %x${f32 && f.abs ? ".raw" : ""} = call i32 @llvm.amdgcn.readlane.i32(i32 %a, i32 %l)`,
+      );
+      if (f32) {
+        if (f.abs) L.push("  %x = and i32 %x.raw, 2147483647");
+        const key = (v: string) => [
+          `  %${v}.neg = icmp slt i32 %${v}, 0`,
+          `  %${v}.inv = xor i32 %${v}, -1`,
+          `  %${v}.pos = or i32 %${v}, -2147483648`,
+          `  %${v}.key = select i1 %${v}.neg, i32 %${v}.inv, i32 %${v}.pos`,
+        ];
+        L.push(
+          "  %x.mag = and i32 %x, 2147483647",
+          "  %nan = icmp ugt i32 %x.mag, 2139095040",
+          ...key("x"),
+          ...key("acc"),
+          f.reduxOp === "min" ? "  %better = icmp ult i32 %x.key, %acc.key" : "  %better = icmp ult i32 %acc.key, %x.key",
+          "  %not.nan = xor i1 %nan, true",
+          "  %number = and i1 %mine.bit, %not.nan",
+          "  %first = xor i1 %have, true",
+          "  %wins = or i1 %first, %better",
+          "  %take = and i1 %number, %wins",
+          "  %acc.next = select i1 %take, i32 %x, i32 %acc",
+          "  %have.next = or i1 %have, %number",
+          "  %nan.member = and i1 %mine.bit, %nan",
+          "  %saw.next = or i1 %saw, %nan.member",
+          "  br label %loop",
+          "exit:",
+          "  %none = xor i1 %have, true",
+          ...(f.NaN ? ["  %canonical = or i1 %saw, %none"] : ["  %canonical = or i1 %none, false"]),
+          "  %d = select i1 %canonical, i32 2147483647, i32 %acc",
+        );
+      } else {
+        const step =
+          f.reduxOp === "add"
+            ? ["  %step = add i32 %acc, %x"]
+            : f.reduxOp === "and" || f.reduxOp === "or" || f.reduxOp === "xor"
+              ? [`  %step = ${f.reduxOp} i32 %acc, %x`]
+              : [
+                  `  %step.lt = icmp ${f.type === "s32" ? "slt" : "ult"} i32 ${f.reduxOp === "min" ? "%x, %acc" : "%acc, %x"}`,
+                  "  %step = select i1 %step.lt, i32 %x, i32 %acc",
+                ];
+        L.push(...step, "  %acc.next = select i1 %mine.bit, i32 %step, i32 %acc", "  br label %loop", "exit:", "  %d = or i32 %acc, 0");
+      }
+      ret = ["  ret i32 %d"];
+      break;
+    }
+    case "activemask":
+      ret = ["  ret i32 %active"];
+      break;
+    case "bar.warp":
+      decls.add("declare void @llvm.amdgcn.wave.barrier() #1");
+      L.push("  call void @llvm.amdgcn.wave.barrier()");
+      ret = ["  ret void"];
+      break;
+  }
+  const params = fn.params.map((p) => `i${p.width} %${p.name}`).join(", ");
+  const rt = llvmReturnType(fn);
+  const results = fn.writes.d && fn.writes.p ? [32, 1] : fn.writes.d ? [warpPredicateDest(f) ? 1 : 32] : [];
+  return {
+    name: fn.name,
+    args: fn.params.map((p) => ({ name: p.name, width: p.width })),
+    results,
+    text: withLinkage(`; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${rt} @${fn.name}(${params}) #0 {\n${[...L, ...ret].join("\n")}\n}\n`),
+    decls: [...decls],
+  };
+}
+
 /** The IR function of one callable function: derived for scalar forms, the waterfall for match. */
 export function llvmFunction(fn: CallableFn, profile: CallablePrintOptions["profile"] = "isa"): IrFunc {
   const f = fn.spec.form;
   if (f.op === "match") return matchFunction(fn);
+  if (isWarpLevel(f)) return warpLevelFunction(fn);
   const imms: ArgImms = {};
   for (const s of ["a", "b", "c"] as const) {
     const x = immOf(fn.spec, s);

@@ -9,7 +9,8 @@
  * llvm `sgpr`: the SGPRs of `inregRegisters`), d in v0, and scratch windows that cover every
  * register the code names (a compiled function may clobber those; `exec` must be unchanged).
  *
- * Not proved here (reported `unknown` with the reason): warp functions (their results are
+ * Not proved here (reported `unknown` with the reason): warp functions, match.sync's and the
+ * warp-level family's (their results are
  * d in v0 / p in v1 under two-warps-per-wave64, not the contract the match prover states),
  * and a hip `sgpr` wrapper whose `readfirstlane`s of the arguments are not all at the start
  * (the wrapper's reads are cut off and the function's own code proved with its arguments in
@@ -31,6 +32,7 @@ import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import type { CompiledFunction } from "./compiled.js";
+import { isWarpLevel } from "../../src/check/verify.js";
 
 function registerEnds(lines: readonly MLine[]): { v: number; s: number } {
   let vEnd = 0;
@@ -92,6 +94,10 @@ function afterReadfirstlanes(cf: CompiledFunction): { lines: MLine[]; uniformIn:
 export function compiledRoutine(cf: CompiledFunction, mcpu: Mcpu, sregs: readonly number[], target: "hip" | "llvm"): AmdRoutine | string {
   if (!Array.isArray(cf.lines)) return cf.lines.error;
   if (cf.fn.spec.form.op === "match") return "warp functions are tested, not proved (results in v0/v1 over two CUDA warps per wave64, not the match contract)";
+  // The warp-level family (issue 15): the AMDGPU prover's scalar model states one lane's d from
+  // its own sources; these functions read other lanes (ds_bpermute, readlane in a loop over exec)
+  // and return per-thread results over two CUDA warps per wave64, which it does not model.
+  if (isWarpLevel(cf.fn.spec.form)) return "warp-level functions are tested, not proved (cross-lane code over two CUDA warps per wave64; the compiled-code prover models one lane's scalar result)";
   let lines: MLine[] = cf.lines;
   let uniformIn: number[] = [...sregs];
   if (cf.variant === "sgpr" && target === "hip") {

@@ -20,6 +20,7 @@ import { routineName, sourcesOf } from "../../src/ir/ir.js";
 import type { Verdict, VerifyRow, VerifyTarget } from "../../src/check/verify.js";
 import { missingLowering } from "../../src/check/verify.js";
 import type { MatchCase } from "../../src/check/warps.js";
+import type { WarpCase } from "../../src/check/warp_cases.js";
 import type { VerifyJob, VerifyService } from "../../src/target/check.js";
 import type { VectorOut, VectorRun, VectorService } from "../../src/target/vectors.js";
 import type { ReportService } from "../../src/target/report.js";
@@ -276,7 +277,7 @@ function runVector(r: VectorRun, cf: CompiledFunction | undefined, mcpu: Mcpu, s
     if ("failure" in out) return { failure: out.failure };
     return { d: guarded(r.spec.guarded ? (x.g ?? true) : undefined, () => out.d[0]!, () => x.dPrior ?? 0n), ...(rule ? { rule } : {}) };
   }
-  const w = r.warp as MatchCase; // only match.sync has callable functions (missingLowering)
+  const w = r.warp as MatchCase | WarpCase;
   const { perLane, exec } = warpWave(cf, mcpu, w);
   const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs);
   if ("failure" in out) return { failure: out.failure };
