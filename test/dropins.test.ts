@@ -17,6 +17,16 @@ import { portSource } from "../src/port/rewrite.js";
 import { scanSource } from "../src/port/scan.js";
 import { hipHeader, portBanner } from "../bin/port.js";
 import { DROP_INS, dropInNeeds, printDropIns } from "../targets/hip/dropins.js";
+import { runTool } from "../src/tools.js";
+import type { Form } from "../src/ir/forms.js";
+import { formWrites } from "../src/ir/forms.js";
+import type { OperandKind, SourceName } from "../src/ir/ir.js";
+import type { CallableFn } from "../targets/llvm/callable.js";
+import type { CompiledFunction } from "../targets/llvm/compiled.js";
+import { checkCompiled } from "../targets/llvm/compiled.js";
+import { clangArgs, extract } from "../targets/hip/compile.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
+import { TARGETS } from "../targets/amdgpu/regs.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const STUB = join(ROOT, "test", "port", "rocm_warp_sync_stub.h");
@@ -119,4 +129,75 @@ describe("CUDA-signature drop-ins", () => {
     },
     120_000,
   );
+
+  /**
+   * A drop-in call, compiled and run in the AMDGPU interpreter against the reference of the
+   * PTX instruction CUDA's header makes of it (src/check/verify.ts `expectedWarp`, the
+   * targets/llvm/compiled.ts machinery; arguments in VGPRs; on wave64 also two CUDA warps per
+   * wave). `c` is the note's table (warp-semantics.md §2, from CUDA's header and nvcc's output),
+   * not the drop-in's formula.
+   */
+  const MEANING: { call: string; form: Form; kinds: Partial<Record<SourceName, OperandKind>>; params: SourceName[]; refuted?: true }[] = [
+    // The check bites: width 32 (c = 0x1f) is not what the reference of c = 0x101f (width 16) computes.
+    { call: "ptxl_shfl_down_sync(membermask, a, b)", form: { op: "shfl", sync: true, mode: "down", type: "b32", dest: "d" }, kinds: { a: { kind: "v" }, b: { kind: "v" }, c: { kind: "imm", value: 0x101fn }, membermask: { kind: "v" } }, params: ["a", "b", "membermask"], refuted: true },
+    { call: "ptxl_shfl_down_sync(membermask, a, b, 16)", form: { op: "shfl", sync: true, mode: "down", type: "b32", dest: "d" }, kinds: { a: { kind: "v" }, b: { kind: "v" }, c: { kind: "imm", value: 0x101fn }, membermask: { kind: "v" } }, params: ["a", "b", "membermask"] },
+    { call: "ptxl_shfl_sync(membermask, a, (int)b)", form: { op: "shfl", sync: true, mode: "idx", type: "b32", dest: "d" }, kinds: { a: { kind: "v" }, b: { kind: "s" }, c: { kind: "imm", value: 0x1fn }, membermask: { kind: "s" } }, params: ["a", "b", "membermask"] },
+    { call: "ptxl_shfl_up_sync(membermask, a, b, 8)", form: { op: "shfl", sync: true, mode: "up", type: "b32", dest: "d" }, kinds: { a: { kind: "v" }, b: { kind: "v" }, c: { kind: "imm", value: 0x1800n }, membermask: { kind: "v" } }, params: ["a", "b", "membermask"] },
+    { call: "ptxl_shfl_xor_sync(membermask, a, (int)b, 4)", form: { op: "shfl", sync: true, mode: "bfly", type: "b32", dest: "d" }, kinds: { a: { kind: "v" }, b: { kind: "v" }, c: { kind: "imm", value: 0x1c1fn }, membermask: { kind: "v" } }, params: ["a", "b", "membermask"] },
+    // A full mask on partial warps names exited lanes: HIP's __all_sync (ballot == mask) is wrong there.
+    { call: "ptxl_all_sync(0xffffffffu, (int)a)", form: { op: "vote", sync: true, mode: "all", type: "pred", negA: false }, kinds: { a: { kind: "v" }, membermask: { kind: "imm", value: 0xffffffffn } }, params: ["a"] },
+    // … and HIP's formula is refuted by the same warps.
+    { call: "(ptxl_ballot_sync(0xffffffffu, (int)a) == 0xffffffffu)", form: { op: "vote", sync: true, mode: "all", type: "pred", negA: false }, kinds: { a: { kind: "v" }, membermask: { kind: "imm", value: 0xffffffffn } }, params: ["a"], refuted: true },
+    { call: "ptxl_ballot_sync(membermask, (int)a)", form: { op: "vote", sync: true, mode: "ballot", type: "b32", negA: false }, kinds: { a: { kind: "v" }, membermask: { kind: "v" } }, params: ["a", "membermask"] },
+    // Bitwise, not HIP's logical && (warp-semantics.md A10).
+    { call: "ptxl_reduce_and_sync(membermask, a)", form: { op: "redux", reduxOp: "and", type: "b32" }, kinds: { a: { kind: "v" }, membermask: { kind: "v" } }, params: ["a", "membermask"] },
+    { call: "(uint32_t)ptxl_reduce_max_sync(membermask, (int)a)", form: { op: "redux", reduxOp: "max", type: "s32" }, kinds: { a: { kind: "v" }, membermask: { kind: "s" } }, params: ["a", "membermask"] },
+    { call: "ptxl_activemask()", form: { op: "activemask", type: "b32" }, kinds: {}, params: [] },
+    { call: "ptxl_match_any_sync(membermask, a)", form: { op: "match", mode: "any", type: "b32", dest: "d" } as Form, kinds: { a: { kind: "v" }, membermask: { kind: "v" } }, params: ["a", "membermask"] },
+  ];
+
+  /** Calls the interpreter cannot run yet: clang's code uses an instruction with no record (targets/amdgpu/isa). */
+  const KNOWN_GAPS: Record<string, string> = {
+    "gfx900 ptxl_shfl_down_sync(membermask, a, b, 16)": "no instruction record for v_add_lshl_u32",
+    "gfx900 ptxl_shfl_down_sync(membermask, a, b)": "no instruction record for v_add_lshl_u32",
+  };
+
+  it.skipIf(!CLANG)(
+    `mean what CUDA means: ${MEANING.filter((m) => !m.refuted).length} drop-in calls (and a wrong width and HIP's __all_sync formula, refuted) run in the interpreter against the PTX reference on gfx900 (wave64, two warps per wave too) and gfx1100${CLANG ? "" : " (skipped: clang-19 missing)"}`,
+    async () => {
+      const { r } = await ported();
+      for (const mcpu of ["gfx900", "gfx1100"] as Mcpu[]) {
+        const fns: Omit<CompiledFunction, "lines">[] = [];
+        const wrappers = MEANING.map((m, i) => {
+          const fn: CallableFn = { name: `dropin_${i}`, alias: false, spec: { form: m.form, kinds: m.kinds, guarded: false }, params: m.params.map((name) => ({ name, width: 32 })), writes: formWrites(m.form), serves: [] };
+          const symbol = `ptxl_chk_dropin_${i}`;
+          fns.push({ fn, variant: "vgpr", symbol, args: m.params.map((name) => ({ name, width: 32 })), dReg: 0 });
+          return `extern "C" __attribute__((device, used, noinline)) uint64_t ${symbol}(${m.params.map((p) => `uint32_t ${p}`).join(", ") || "void"}) {\n  return (uint64_t)(uint32_t)${m.call};\n}`;
+        });
+        const asm = await runTool("clang-19", clangArgs(mcpu), `${r.header}\n${wrappers.join("\n")}\n`);
+        const rows = checkCompiled("hip", mcpu, { asm, functions: extract(asm, fns, `clang:${mcpu}`, TARGETS[mcpu].gen) }, [], { warps: 200, seed: 15 });
+        expect(rows.length).toBe(MEANING.length);
+        for (const [i, row] of rows.entries()) {
+          const v = row.verdict;
+          const what = `${mcpu} ${MEANING[i]!.call}`;
+          const gap = KNOWN_GAPS[what];
+          if (gap) {
+            // Not run: the interpreter lacks a record for what clang made of it (reported, not skipped).
+            expect(v.status === "unknown" ? v.why : v.status, what).toContain(gap);
+            continue;
+          }
+          if (MEANING[i]!.refuted) {
+            expect(v.status, what).toBe("refuted");
+            continue;
+          }
+          expect(v.status, `${what}: ${v.status === "refuted" ? v.counterexample : v.status === "tested" ? "" : v.why}`).toBe("tested");
+          expect(row.parts.vgpr, MEANING[i]!.call).toBe(200);
+          // Two CUDA warps per wave64: 200 waves, 400 warps.
+          if (TARGETS[mcpu].wave === 64) expect(row.parts["vgpr/two-warps"]).toBe(400);
+        }
+      }
+    },
+    240_000,
+  );
 });
+
