@@ -62,7 +62,7 @@ export const MNEMONIC_ALIASES: Readonly<Record<string, string>> = {
  * waits (`s_nop`, `s_waitcnt*`, `s_delay_alu`) are records (isa/sopp.ts) and are kept: the
  * hazard check and the cycle counts need them.
  */
-export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set(["s_clause", "s_setpc_b64", "s_endpgm", "s_sleep", "s_set_inst_prefetch_distance"]);
+export const IGNORED_MNEMONICS: ReadonlySet<string> = new Set(["s_clause", "s_setpc_b64", "s_endpgm", "s_sleep", "s_set_inst_prefetch_distance", "s_inst_prefetch"]);
 
 /**
  * Waits whose operand llvm-mc writes symbolically (`s_waitcnt lgkmcnt(0)`,

@@ -404,6 +404,7 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
     setScc: (b) => {
       st.scc = b;
     },
+    vcc: () => st.vcc,
   };
 
   if ("none" in sem) return null;

@@ -171,7 +171,7 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_lane_(void) {
 #endif
 }
 
-/* Lane j's (j < 32) x in this thread's CUDA warp; undefined where lane j does not execute. */
+/* Lane j's x in this thread's CUDA warp (j < 32; any other j reads some lane); undefined where lane j does not execute. */
 static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_read_(uint32_t x, uint32_t j) {
   return (uint32_t)__builtin_amdgcn_ds_bpermute((int)((ptxl_warp_base_() + j) << 2), (int)x);
 }
@@ -242,10 +242,15 @@ function warpLevelBody(fn: CallableFn): string[] {
       else if (f.mode === "down") out.push("  const uint32_t j = lane + bval;", "  const bool pval = j <= maxLane;");
       else if (f.mode === "bfly") out.push("  const uint32_t j = lane ^ bval;", "  const bool pval = j <= maxLane;");
       else out.push("  const uint32_t j = minLane | (bval & (segmask ^ 31u));", "  const bool pval = j <= maxLane;");
-      // d = a of the source lane (own a when out of range): ds_bpermute inside the own half. A
-      // source outside the membermask or not executing leaves d undefined, so the membermask
-      // takes no part in d; p is defined from laneid, b and c alone.
-      out.push("  const uint32_t d = ptxl_warp_read_(a, pval ? j : lane);");
+      // d = a of lane j when in range, else the own a: ds_bpermute inside the own half. A source
+      // outside the membermask or not executing leaves d undefined, so the membermask takes no
+      // part in d; p is defined from laneid, b and c alone. The read is of j always and the
+      // choice made after it (out of range, what j read is dropped): selecting the index first
+      // lets clang fold 'pval ? lane - b : lane' into a saturating subtract or a subtract with
+      // borrow (v_sub_u32 … clamp, v_subbrev_co_u32), which the interpreter does not model. The
+      // read is a statement of its own: every thread takes part (a `?:` would read only where
+      // pval holds, and ds_bpermute gives 0 from a lane that does not take part).
+      out.push("  const uint32_t got = ptxl_warp_read_(a, j);", "  const uint32_t d = pval ? got : a;");
       if (f.sync) out.push("  (void)membermask;");
       if (f.dest === "d|p") out.push("  *p = pval;");
       out.push("  return d;");

@@ -160,7 +160,9 @@ function reduxIdentity(op: string, type: string): bigint {
  * own CUDA warp: laneid = mbcnt & 31, the warp's base = mbcnt & 32 on wave64 (0 on wave32, by
  * `wavefrontsize`, which llc folds), ballots shifted down by the base. A lowering checked as
  * compiled against `warpReference` (targets/llvm/compiled.ts); lanes whose result the reference
- * leaves undefined may get any value. The same algorithm as the HIP header's (targets/hip/print.ts).
+ * leaves undefined may get any value. The same algorithm as the HIP header's (targets/hip/print.ts),
+ * but for shfl's index: the header reads lane j and selects after (see there why); here the
+ * index is selected first, which llc (no InstCombine) keeps as a select.
  *   - shfl: the ISA's source lane from this thread's laneid, b and c (§9.7.9.6; unsigned i32
  *     compares: `.up`'s signed j ≥ maxLane is bval + maxLane ≤ lane as maxLane ≥ 0), d by
  *     `ds.bpermute` at byte index (base + src) * 4 (< 256: no wrap question on gfx9 or gfx10+);
@@ -192,6 +194,11 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
     "  %base64 = zext i32 %base to i64",
     "  %exec.warp = lshr i64 %exec, %base64",
     "  %active = trunc i64 %exec.warp to i32",
+    // The wave's lanes as i64: on wave32 the low half only, zero-extended (llc then reads exec_lo;
+    // a 64-bit read of exec on wave32 would take exec_hi, which wave32 does not use).
+    "  %exec.lo = trunc i64 %exec to i32",
+    "  %exec.lo64 = zext i32 %exec.lo to i64",
+    "  %lanes.wave = select i1 %wave64, i64 %exec, i64 %exec.lo64",
   );
   const deprecated = "sync" in f && !f.sync;
   const membersLine = deprecated ? "  %members = or i32 %active, 0" : "  %members = and i32 %membermask, %active";
@@ -251,7 +258,7 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
       L.push(
         "  br label %loop",
         "loop:",
-        "  %lanes = phi i64 [ %exec, %entry ], [ %lanes.next, %body ]",
+        "  %lanes = phi i64 [ %lanes.wave, %entry ], [ %lanes.next, %body ]",
         `  %acc = phi i32 [ ${init}, %entry ], [ %acc.next, %body ]`,
         ...(f32 ? ["  %have = phi i1 [ false, %entry ], [ %have.next, %body ]", "  %saw = phi i1 [ false, %entry ], [ %saw.next, %body ]"] : []),
         "  %done = icmp eq i64 %lanes, 0",

@@ -64,6 +64,8 @@ export interface WaveIO<V, B> {
   setExec(x: V): void;
   scc(): B;
   setScc(b: B): void;
+  /** The whole VCC mask (s_cbranch_vccz/vccnz); absent where the state has none to give. */
+  vcc?(): V;
 }
 export type WaveSem = <V, B>(bv: BV<V, B>, io: WaveIO<V, B>) => void;
 /** A branch: taken when the returned boolean holds; operand 0 is the label. */

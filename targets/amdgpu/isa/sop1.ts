@@ -91,4 +91,16 @@ export const SOP1 = [
     ],
     sem: { scalar: (bv, [d, s0]) => ({ d: [bv.or(d!, bv.shl(bv.k(1, 32), bits(bv, s0!, 4)))] }) },
   },
+  // S_BITSET0_B32 (Vega §12.2 / RDNA3 §16.2), emitted by llc-19 for the llvm module's redux
+  // loop (issue 15). D is read and written (tied); SCC is not written.
+  {
+    mnemonic: "s_bitset0_b32",
+    enc: "SOP1",
+    desc: "D.u[S0.u[4:0]] = 0",
+    ops: [
+      { name: "sdst", out: true, tied: true, w: 32 },
+      { name: "ssrc0", w: 32 },
+    ],
+    sem: { scalar: (bv, [d, s0]) => ({ d: [bv.and(d!, bv.not(bv.shl(bv.k(1, 32), bits(bv, s0!, 4))))] }) },
+  },
 ] as const satisfies readonly IsaRecord[];

@@ -86,6 +86,15 @@ export const SOP2 = [
     commutative: true,
   },
   sop2("s_sub_u32", "D.u = S0.u - S1.u; SCC = borrow", (bv, [s0, s1]) => ({ d: [bv.sub(s0!, s1!)], scc: bv.ult(s0!, s1!) })),
+  // Emitted by clang-19 for a 64-bit negate in the hip header's redux loop (issue 15): Vega
+  // §12.3 / RDNA3 §16.3 S_SUBB_U32 "D.u = S0.u - S1.u - SCC; SCC = borrow out".
+  {
+    ...sop2("s_subb_u32", "D.u = S0.u - S1.u - SCC; SCC = borrow out", (bv, [s0, s1], scc) => {
+      const diff = bv.sub(bv.sub(bv.zext(s0!, 33), bv.zext(s1!, 33)), bv.zext(bv.fromB(scc), 33));
+      return { d: [bv.extract(diff, 31, 0)], scc: bv.bitAt(diff, 32) };
+    }),
+    uses: ["scc"],
+  },
   sop2("s_min_u32", "D.u = S0.u < S1.u ? S0.u : S1.u; SCC = S0 < S1", (bv, [s0, s1]) => ({
     d: [bv.ite(bv.ult(s0!, s1!), s0!, s1!)],
     scc: bv.ult(s0!, s1!),

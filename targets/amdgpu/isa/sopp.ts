@@ -6,7 +6,7 @@
  * (a gfx11 scheduling hint). `s_waitcnt` waits for memory counters (llc emits it; the DS
  * instructions of the warp family will need it).
  */
-import type { BranchSem, IsaRecord } from "./record.js";
+import type { BranchSem, IsaRecord, WaveIO } from "./record.js";
 import { nonzero } from "./util.js";
 
 const branch = <M extends string>(mnemonic: M, desc: string, uses: readonly ("exec" | "scc" | "vcc")[], taken: BranchSem): IsaRecord<M> => ({
@@ -17,6 +17,12 @@ const branch = <M extends string>(mnemonic: M, desc: string, uses: readonly ("ex
   uses,
   sem: { branch: taken },
 });
+
+/** VCC for a branch on it; a state without VCC (a prover's path model) cannot take one. */
+function vccOf<V, B>(io: WaveIO<V, B>): V {
+  if (!io.vcc) throw new Error("s_cbranch_vccz/vccnz: this state has no VCC");
+  return io.vcc();
+}
 
 const wait = <M extends string>(mnemonic: M, desc: string, issueCycles: (imms: readonly bigint[]) => number, only?: readonly (9 | 10 | 11)[]): IsaRecord<M> => ({
   mnemonic,
@@ -70,4 +76,7 @@ export const SOPP = [
   branch("s_cbranch_scc1", "if (SCC == 1) PC = label", ["scc"], (_bv, io) => io.scc()),
   branch("s_cbranch_execz", "if (EXEC == 0) PC = label", ["exec"], (bv, io) => bv.notB(nonzero(bv, io.exec()))),
   branch("s_cbranch_execnz", "if (EXEC != 0) PC = label", ["exec"], (bv, io) => nonzero(bv, io.exec())),
+  // Emitted by llc-19 for a uniform i1 branch (the llvm module's redux .f32 loop, issue 15).
+  branch("s_cbranch_vccz", "if (VCC == 0) PC = label", ["vcc"], (bv, io) => bv.notB(nonzero(bv, vccOf(io)))),
+  branch("s_cbranch_vccnz", "if (VCC != 0) PC = label", ["vcc"], (bv, io) => nonzero(bv, vccOf(io))),
 ] as const satisfies readonly IsaRecord[];

@@ -179,6 +179,9 @@ export const VOP3 = [
   },
   // Emitted by llc-19 (checked against LLVM in targets/amdgpu/oracle/llvm.ts); GFX9+ (Vega ISA ch. 12, VOP3).
   vop3("v_lshl_add_u32", "D.u = (S0.u << S1.u[4:0]) + S2.u", (bv, [s0, s1, s2]) => [bv.add(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),
+  // Emitted by clang-19/llc-19 for the ds_bpermute byte index of the warp-level functions
+  // (issue 15): Vega §12.11 / RDNA3 §16.10 V_ADD_LSHL_U32 "D.u = (S0.u + S1.u) << S2.u[4:0]".
+  vop3("v_add_lshl_u32", "D.u = (S0.u + S1.u) << S2.u[4:0]", (bv, [s0, s1, s2]) => [bv.shl(bv.add(s0!, s1!), bits(bv, s2!, 4))]),
   {
     // VOP3P (gfx90a/gfx940, CDNA3 §12.10): each source supplies one half, picked by its
     // op_sel bit. The asm parser (targets/amdgpu/asm.ts) turns `op_sel:[x,y]` into the

@@ -414,6 +414,21 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
       ];
     },
   },
+  s_subb_u32: {
+    llvm: "sub i33 (zext S0), (zext S1), (zext SCC): D = trunc, SCC = bit 32 (the borrow)",
+    ir: (e, { src: [a, b], scc }) => {
+      const s = e.op(`sub i33 ${e.op(`sub i33 ${e.op(`zext i32 ${a} to i33`)}, ${e.op(`zext i32 ${b} to i33`)}`)}, ${e.op(`zext i1 ${scc} to i33`)}`);
+      return [
+        { w: 32, v: e.op(`trunc i33 ${s} to i32`) },
+        { w: 1, v: e.op(`trunc i33 ${e.op(`lshr i33 ${s}, 32`)} to i1`) },
+      ];
+    },
+  },
+  s_bitset0_b32: {
+    llvm: "and D, (xor (shl 1, S0 & 31), -1) (D tied)",
+    gen: ["val", "cnt"],
+    ir: (e, { src: [d, s0] }) => [{ w: 32, v: e.op(`and i32 ${d}, ${e.op(`xor i32 ${e.op(`shl i32 1, ${masked(e, s0!, 31, 32)}`)}, -1`)}`) }],
+  },
   s_bitset1_b32: {
     llvm: "or D, (shl 1, S0 & 31) (D tied)",
     gen: ["val", "cnt"],
@@ -510,6 +525,11 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
   v_add_co_u32: { ...overflow("uadd"), llvm: "llvm.uadd.with.overflow.i32 (D, this lane's carry bit)" },
   v_addc_co_u32: addCarryIn(),
   v_add_co_ci_u32: addCarryIn(),
+  v_add_lshl_u32: {
+    llvm: "shl (add S0, S1), (S2 & 31)",
+    gen: ["val", "val", "cnt"],
+    ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.op(`shl i32 ${e.op(`add i32 ${a}, ${b}`)}, ${masked(e, c!, 31, 32)}`) }],
+  },
   v_xad_u32: { llvm: "add (xor S0, S1), S2", ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.op(`add i32 ${e.op(`xor i32 ${a}, ${b}`)}, ${c}`) }] },
   v_lshl_add_u64: {
     llvm: "add (shl i64 S0, zext (S1 & 7)), S2",
@@ -543,6 +563,8 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
   s_cbranch_scc1: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_SCC1 / RDNA3 ch. 16: branch if SCC == 1",
   s_cbranch_execz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_EXECZ / RDNA3 ch. 16: branch if EXEC == 0",
   s_cbranch_execnz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_EXECNZ / RDNA3 ch. 16: branch if EXEC != 0",
+  s_cbranch_vccz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_VCCZ / RDNA3 ch. 16: branch if VCC == 0",
+  s_cbranch_vccnz: "AMD Vega ISA ch. 12 (SOPP) S_CBRANCH_VCCNZ / RDNA3 ch. 16: branch if VCC != 0",
   v_readfirstlane_b32:
     "AMD Vega ISA ch. 12 (VOP1) V_READFIRSTLANE_B32 / RDNA3 ch. 16 (VOP1): SDST = S0 of the first active lane (lane 0 if EXEC = 0); cross-lane, LLVM folds llvm.amdgcn.readfirstlane only for uniform operands",
   v_mbcnt_lo_u32_b32:
