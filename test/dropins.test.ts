@@ -156,12 +156,6 @@ describe("CUDA-signature drop-ins", () => {
     { call: "ptxl_match_any_sync(membermask, a)", form: { op: "match", mode: "any", type: "b32", dest: "d" } as Form, kinds: { a: { kind: "v" }, membermask: { kind: "v" } }, params: ["a", "membermask"] },
   ];
 
-  /** Calls the interpreter cannot run yet: clang's code uses an instruction with no record (targets/amdgpu/isa). */
-  const KNOWN_GAPS: Record<string, string> = {
-    "gfx900 ptxl_shfl_down_sync(membermask, a, b, 16)": "no instruction record for v_add_lshl_u32",
-    "gfx900 ptxl_shfl_down_sync(membermask, a, b)": "no instruction record for v_add_lshl_u32",
-  };
-
   it.skipIf(!CLANG)(
     `mean what CUDA means: ${MEANING.filter((m) => !m.refuted).length} drop-in calls (and a wrong width and HIP's __all_sync formula, refuted) run in the interpreter against the PTX reference on gfx900 (wave64, two warps per wave too) and gfx1100${CLANG ? "" : " (skipped: clang-19 missing)"}`,
     async () => {
@@ -180,12 +174,6 @@ describe("CUDA-signature drop-ins", () => {
         for (const [i, row] of rows.entries()) {
           const v = row.verdict;
           const what = `${mcpu} ${MEANING[i]!.call}`;
-          const gap = KNOWN_GAPS[what];
-          if (gap) {
-            // Not run: the interpreter lacks a record for what clang made of it (reported, not skipped).
-            expect(v.status === "unknown" ? v.why : v.status, what).toContain(gap);
-            continue;
-          }
           if (MEANING[i]!.refuted) {
             expect(v.status, what).toBe("refuted");
             continue;
