@@ -14,8 +14,8 @@
  * `crt/sm_80_rt.hpp` — `__reduce_*_sync` through `redux.sync`, signed and unsigned; confirmed
  * in `nvcc -ptx` of ../shared/cuda/c14_warp_reduce_scan.cu), one per overload width or
  * signedness, written in the shape of src/port/bind.ts `Call.ptx` (`%sN` registers of the
- * types given). nvcc writes `shfl.sync … d|p` with `p` unused; the `d` form here computes the
- * same `d`.
+ * types given) — `shfl.sync … d|p` as nvcc writes it (`p` unused), so that a header lowered
+ * from nvcc's PTX offers the same drop-ins.
  *
  * cooperative_groups (`cg::reduce`, `cg::tiled_partition<8>(…)`, …): not mapped. The calls
  * through a `cooperative_groups` name or an alias of it are found and reported as left
@@ -48,7 +48,7 @@ export type WarpIntrinsic =
   | { name: string; status: "left"; reason: string };
 
 const b32 = (n: number) => Array<string>(n).fill("b32");
-const SHFL = (mode: string): IntrinsicPtx[] => [{ text: `shfl.sync.${mode}.b32 %s0, %s1, %s2, %s3, %s4;`, types: b32(5) }];
+const SHFL = (mode: string): IntrinsicPtx[] => [{ text: `shfl.sync.${mode}.b32 %s0|%s1, %s2, %s3, %s4, %s5;`, types: ["b32", "pred", ...b32(4)] }];
 const VOTE = (mode: string): IntrinsicPtx[] => [{ text: `vote.sync.${mode}.pred %s0, %s1, %s2;`, types: ["pred", "pred", "b32"] }];
 const REDUX = (op: string, types: string[]): IntrinsicPtx[] => types.map((t) => ({ text: `redux.sync.${op}.${t} %s0, %s1, %s2;`, types: b32(3) }));
 

@@ -12,7 +12,7 @@
  * processor, because it is nothing but the CUDA header's own mapping onto one PTX instruction,
  * called as the header's `ptxl_<formId>` alias of that instruction (targets/hip/print.ts, the
  * exact PTX meaning, two CUDA warps per wave64):
- * - `__shfl*_sync`: `shfl.sync.{idx,up,down,bfly}.b32 d, var, lane, c, mask` with CUDA's
+ * - `__shfl*_sync`: `shfl.sync.{idx,up,down,bfly}.b32 d|p, var, lane, c, mask` (as nvcc writes it, `p` unused) with CUDA's
  *   `c = ((32 - width) << 8) | 0x1f` (idx, down, xor) or `(32 - width) << 8` (up)
  *   (`sm_30_intrinsics.hpp` lines 369-414, `int c = ((warpSize-width) << 8) | 0x1f;` with
  *   `warpSize` 32; computed here in unsigned arithmetic, the same bits without C++'s undefined
@@ -60,16 +60,18 @@ const INT64 = ["long", "unsigned long", "long long", "unsigned long long", "doub
 
 /** The shuffles: `T NAME(unsigned mask, T var, LANE, int width = 32)` over `shfl.sync.MODE.b32`. */
 function shfl(name: string, mode: "idx" | "up" | "down" | "bfly", lane: string): DropIn {
-  const alias = `ptxl_shfl_sync_${mode}_b32`;
+  // `d|p`, as nvcc writes it; p unused.
+  const alias = `ptxl_shfl_sync_${mode}_b32_dp`;
   const laneName = lane.split(" ").pop()!;
   const c = `((32u - (uint32_t)width) << 8)${mode === "up" ? "" : " | 0x1fu"}`;
-  const call = (v: string) => `${alias}(${v}, (uint32_t)${laneName}, ${c}, mask)`;
+  const call = (v: string) => `${alias}(${v}, (uint32_t)${laneName}, ${c}, mask, &p)`;
   const text: string[] = [];
-  for (const [t, v, back] of INT32) text.push(`${DEV} ${t} ${name}(unsigned mask, ${t} var, ${lane}, int width = 32) {\n  return ${back(call(v))};\n}`);
+  for (const [t, v, back] of INT32) text.push(`${DEV} ${t} ${name}(unsigned mask, ${t} var, ${lane}, int width = 32) {\n  bool p;\n  return ${back(call(v))};\n}`);
   for (const t of INT64)
     text.push(
       `${DEV} ${t} ${name}(unsigned mask, ${t} var, ${lane}, int width = 32) {\n` +
         `  const uint64_t v = __builtin_bit_cast(uint64_t, var);\n` +
+        `  bool p;\n` +
         `  const uint32_t hi = ${call("(uint32_t)(v >> 32)")};\n` +
         `  const uint32_t lo = ${call("(uint32_t)v")};\n` +
         `  return __builtin_bit_cast(${t}, ((uint64_t)hi << 32) | lo);\n}`,
