@@ -20,13 +20,10 @@
  */
 import type { Loc, OperandKind, PtxOperand, RoutineSpec, SourceName } from "../ir/ir.js";
 import { routineName, sourcesOf } from "../ir/ir.js";
-import { familyOf, formId, formWrites } from "../ir/forms.js";
-import type { WarpForm } from "../ir/warp_forms.js";
-import { warpInstName } from "../ir/warp_forms.js";
+import { formId, formWrites } from "../ir/forms.js";
 import type { ParsedModule } from "../ir/build.js";
 import { flattenModule, parseModule, specialRegister } from "../ir/build.js";
 import type { Statement } from "../ptx/ast.js";
-import { messages } from "../diag.js";
 import type { AsmOperand, AsmStatement, Scan, Token } from "./scan.js";
 
 /** The PTX context of the synthesized module: what nvcc -arch=sm_90 (CUDA 13) emits. */
@@ -299,8 +296,6 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
   const out: Reason[] = [];
   for (const d of mod.diagnostics) if (d.severity === "error") out.push({ loc: cLoc(d.loc), message: d.message });
   const family = new Map(mod.insts.map((fi) => [`${fi.loc.line}:${fi.loc.col}`, fi]));
-  // The warp-level family has no HIP functions yet (issue 15 item 4): its asm is left as it was.
-  for (const fi of mod.insts) if (familyOf(fi.form) === "warp") out.push({ loc: cLoc(fi.loc), message: messages.noLoweringYet("HIP", warpInstName(fi.form as WarpForm)) });
   const fn = mod.ast.items.find((x) => x.kind === "function");
   let count = 0;
   const walk = (stmts: Statement[]) => {

@@ -14,16 +14,20 @@
  *     RESULT NAME(SOURCES…[, bool *p])
  *
  * - SOURCES: the form's source operands in PTX order (`a, b[, c]` for szext and vshl/vshr,
- *   `a, membermask` for match.sync; src/ir/ir.ts `sourcesOf`), leaving out every one folded as
- *   an immediate. Each is a per-thread value: `unsigned int` (u32), or `unsigned long long`
- *   (u64) for the `a` of `match.*.sync.b64`. Selectors (`a.b0`, `d.h1`) are part of the form:
- *   the argument is the whole 32-bit register.
+ *   `a, membermask` for match.sync, vote.sync and redux.sync, `a, b, c, membermask` for
+ *   shfl.sync, none for activemask; src/ir/ir.ts `sourcesOf`), leaving out every one folded as
+ *   an immediate. Each is a per-thread value: `unsigned int` (u32), `unsigned long long`
+ *   (u64) for the `a` of `match.*.sync.b64`, `bool` for vote's predicate `a` (a `.pred`
+ *   temporary of the template). Selectors (`a.b0`, `d.h1`) are part of the form: the argument
+ *   is the whole 32-bit register.
  * - RESULT: `unsigned int` d when the form writes d (src/ir/forms.ts `formWrites`), else `void`
  *   (`match.all … _|p` and `_`). For a `d.dsel` merge the result is the whole merged register.
  * - `bool *p`, last, when the form writes the predicate p (`match.all … d|p` and `_|p`):
  *   the function stores p through it (`unsigned d = f(a, m, &p);`).
- * - A warp function (match.sync) is called by every thread of the warp with its own `a` and
- *   its 32-bit membermask, exactly where the asm ran.
+ * - A warp function (match.sync and the warp-level family: shfl.sync — `d|p` stores `p` through
+ *   `bool *p` —, vote.sync, whose `.pred` result is a `bool`, redux.sync, activemask,
+ *   bar.warp.sync) is called by every thread of the warp with its own sources and its 32-bit
+ *   membermask, exactly where the asm ran.
  * - Meaning: by default what the instruction computes where the asm ran before, on NVIDIA
  *   hardware through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa`
  *   only for vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it. The
