@@ -249,6 +249,7 @@ function summary(results: Ported[]): string {
   let rewritten = 0;
   let intrinsics = 0;
   let leftCalls = 0;
+  let leftWarp = 0;
   for (const { file, r } of results) {
     if (!r) continue;
     const rows: { loc: Loc; row: string[] }[] = [];
@@ -260,6 +261,7 @@ function summary(results: Ported[]): string {
     }
     for (const c of r.intrinsics) {
       if (c.status === "rewritten") intrinsics++;
+      else if (c.kind === "warp") leftWarp++;
       else leftCalls++;
       const what = c.status === "rewritten" ? `${c.name} → ${c.to}` : `${c.name}: ${c.reasons[0]!.message}`;
       rows.push({ loc: c.loc, row: [escapeLine(file), where(c.loc) + (c.macro ? ` (${c.macro})` : ""), c.status, escapeLine(what), c.to ?? ""] });
@@ -269,8 +271,11 @@ function summary(results: Ported[]): string {
   }
   const wrote = results.flatMap((x) => [x.output, x.headerPath].filter((p): p is string => p !== null));
   const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
-  const calls = (intrinsics ? `; ${plural(intrinsics, "CUDA warp intrinsic call")} rewritten` : "") + (leftCalls ? `; ${plural(leftCalls, "cooperative_groups call")} left` : "");
-  return `${n + intrinsics + leftCalls ? table.toString() + "\n" : ""}${n} asm statement${n === 1 ? "" : "s"}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote.length ? `; wrote ${wrote.map(escapeLine).join(", ")}` : ""}\n`;
+  const calls =
+    (intrinsics ? `; ${plural(intrinsics, "CUDA warp intrinsic call")} rewritten` : "") +
+    (leftWarp ? `; ${plural(leftWarp, "CUDA warp intrinsic call")} left` : "") +
+    (leftCalls ? `; ${plural(leftCalls, "cooperative_groups call")} left` : "");
+  return `${n + intrinsics + leftWarp + leftCalls ? table.toString() + "\n" : ""}${n} asm statement${n === 1 ? "" : "s"}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote.length ? `; wrote ${wrote.map(escapeLine).join(", ")}` : ""}\n`;
 }
 
 /** The `--json` document (docs/port.schema.json). */
