@@ -10,7 +10,7 @@
  *
  * `ptx`: the PTX instructions CUDA's own headers compile the intrinsic to (CUDA 13.0:
  * `sm_30_intrinsics.hpp` — `__shfl*_sync` through `__nvvm_shfl_{idx,up,down,bfly}_sync`, the
- * vote builtins, `__activemask` as `activemask.b32`; `crt/sm_70_rt.hpp` — `__match32/64_*`;
+ * vote builtins, `__activemask` as `activemask.b32`, `__syncwarp` through `__nvvm_bar_warp_sync`; `crt/sm_70_rt.hpp` — `__match32/64_*`;
  * `crt/sm_80_rt.hpp` — `__reduce_*_sync` through `redux.sync`, signed and unsigned; confirmed
  * in `nvcc -ptx` of ../shared/cuda/c14_warp_reduce_scan.cu), one per overload width or
  * signedness, written in the shape of src/port/bind.ts `Call.ptx` (`%sN` registers of the
@@ -85,6 +85,7 @@ export const CUDA_WARP_INTRINSICS: ReadonlyMap<string, WarpIntrinsic> = new Map(
       ["__reduce_and_sync", REDUX("and", ["b32"])],
       ["__reduce_or_sync", REDUX("or", ["b32"])],
       ["__reduce_xor_sync", REDUX("xor", ["b32"])],
+      ["__syncwarp", [{ text: "bar.warp.sync %s0;", types: ["b32"] }]],
     ] as [string, IntrinsicPtx[]][]
   ).map(([name, ptx]): [string, WarpIntrinsic] => [name, { name, status: "rewrite", to: `ptxl_${name.replace(/^__/, "")}`, ptx }]),
 );

@@ -2,7 +2,8 @@
  * @fileoverview The HIP header's CUDA-signature drop-ins (issue 15 item 4): `ptxl_shfl_sync`,
  * `ptxl_shfl_up_sync`, `ptxl_shfl_down_sync`, `ptxl_shfl_xor_sync`, `ptxl_ballot_sync`,
  * `ptxl_all_sync`, `ptxl_any_sync`, `ptxl_uni_sync`, `ptxl_activemask`,
- * `ptxl_reduce_{add,min,max,and,or,xor}_sync`, `ptxl_match_any_sync`, `ptxl_match_all_sync` —
+ * `ptxl_reduce_{add,min,max,and,or,xor}_sync`, `ptxl_match_any_sync`, `ptxl_match_all_sync`,
+ * `ptxl_syncwarp` —
  * what `ptx-lower port` renames each CUDA warp intrinsic call to (src/port/intrinsics.ts).
  *
  * Each takes CUDA's signature (CUDA 13.0 `sm_30_intrinsics.h` lines 127-191, `crt/sm_70_rt.h`
@@ -19,7 +20,8 @@
  *   shift of a negative value); `float` through its bits; 64-bit types as two 32-bit shuffles
  *   of the halves, as lines 454-540 do;
  * - vote (`__all/__any/__uni_sync` → `vote.sync.{all,any,uni}.pred`, 1 or 0; `__ballot_sync` →
- *   `vote.sync.ballot.b32`), `__activemask` → `activemask.b32` (lines 114-142);
+ *   `vote.sync.ballot.b32`), `__activemask` → `activemask.b32`, `__syncwarp(mask = 0xffffffff)`
+ *   → `bar.warp.sync` (lines 108-142; `sm_30_intrinsics.h` line 126 for the default);
  * - `__reduce_{add,min,max}_sync` → `redux.sync.*.u32` (unsigned) / `.s32` (int),
  *   `__reduce_{and,or,xor}_sync` → `redux.sync.*.b32` (`crt/sm_80_rt.hpp`; bitwise, as PTX says:
  *   not HIP's logical `&&`, warp-semantics.md A10);
@@ -131,6 +133,7 @@ export const DROP_INS: readonly DropIn[] = [
   reduce("ptxl_reduce_xor_sync", "xor"),
   match("ptxl_match_any_sync", "any"),
   match("ptxl_match_all_sync", "all"),
+  { name: "ptxl_syncwarp", cuda: "__syncwarp", what: "bar.warp.sync (mask defaults to all 32 lanes)", text: [`${DEV} void ptxl_syncwarp(unsigned mask = 0xffffffffu) {\n  ptxl_bar_warp_sync(mask);\n}`] },
 ];
 
 /** The header functions a drop-in calls (the `ptxl_<formId>` aliases), read from its text. */

@@ -14,6 +14,7 @@
  *     T __shfl_xor_sync(MaskT, T, int laneMask, int width = warpSize);
  *     int/unsigned int __reduce_{add,min,max}_sync(MaskT, int/unsigned int);
  *     unsigned int __reduce_{and,or,xor}_sync(MaskT, unsigned int);
+ *     void __syncwarp(); void __syncwarp(MaskT) (rocm-systems 00efd150);
  *   and amd_warp_functions.h (ROCm/clr commit 059a89ae): unsigned long long __activemask(),
  *   enabled with the same switch ("This arrangement also applies to the __activemask() builtin").
  * ROCm has no __uni_sync. The bodies only hold the mask check, so that a CUDA-style call
@@ -27,6 +28,8 @@
 #define PTXL_STUB_MASK(M) static_assert(__is_integral(M) && sizeof(M) == 8, "The mask must be a 64-bit integer (stub of ROCm >= 6.2)")
 
 PTXL_STUB_DEV unsigned long long __activemask();
+PTXL_STUB_DEV void __syncwarp();
+template <typename M> PTXL_STUB_DEV void __syncwarp(M mask) { PTXL_STUB_MASK(M); }
 
 template <typename M> PTXL_STUB_DEV unsigned long long __ballot_sync(M mask, int predicate) { PTXL_STUB_MASK(M); return 0; }
 template <typename M> PTXL_STUB_DEV int __all_sync(M mask, int predicate) { PTXL_STUB_MASK(M); return 0; }
