@@ -505,6 +505,24 @@ describe("the ported files compile", () => {
     }
   }, 240_000);
 
+  it.skipIf(!NVCC)(`for nvcc the ported files mean what the originals meant: the same PTX (nvcc -arch=sm_90 -ptx; the drop-ins are CUDA's intrinsics there)${NVCC ? "" : " (skipped: no nvcc)"}`, () => {
+    const inputs: [string, string][] = [
+      [join(ROOT, "examples", "warp_match.cu"), "warp_match.cu"],
+      [join(ROOT, "..", "shared", "cuda", "c14_warp_reduce_scan.cu"), "c14_warp_reduce_scan.cu"],
+    ];
+    for (const [orig, golden] of inputs) {
+      const ptx = (src: string) => {
+        const dir = tmp();
+        // Same file name: nvcc's internal symbols are named after it (and a hash of the text, normalized below).
+        writeFileSync(join(dir, golden), read(src));
+        const r = spawnSync(NVCC!, ["-arch=sm_90", "-ptx", golden, "-o", "x.ptx"], { cwd: dir, encoding: "utf8" });
+        expect(r.status, `${golden}: ${r.stderr}`).toBe(0);
+        return read(join(dir, "x.ptx")).replace(/(_INTERNAL_|_GLOBAL__N__)[0-9a-f]{8}_/g, "$1");
+      };
+      expect(ptx(join(PORT, "golden", golden)), golden).toBe(ptx(orig));
+    }
+  }, 240_000);
+
   it.skipIf(!CLANG || !HIP_HEADERS)(
     `as HIP (clang-19 -x hip --cuda-device-only -fsyntax-only, declarations from the calling convention) with no PTX text left${CLANG && HIP_HEADERS ? "" : " (skipped: clang-19 or /usr/include/hip/hip_runtime.h missing)"}`,
     async () => {
