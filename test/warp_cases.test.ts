@@ -99,6 +99,74 @@ describe("randomWarpCases", () => {
   });
 });
 
+describe("randomWarpCases: a census of the features issue 15 lists (a regression that stops generating one fails)", () => {
+  /** Whether the set bits of a u32 form one run (no hole). */
+  const contiguous = (m: number) => (((m + ((m & -m) >>> 0)) & m) === 0);
+  const cases = randomWarpCases(shflIdx, { b: V, c: V, membermask: V }, 21, 2000, true);
+  const census = new Map<string, number>();
+  const count = (k: string) => census.set(k, (census.get(k) ?? 0) + 1);
+  for (const c of cases) {
+    const act = lanesOf(c.active);
+    const r = warpReference(shflIdx, c);
+    if (new Set(c.b).size > 1) count("per-lane b");
+    if (new Set(c.c).size > 1) count("per-lane c");
+    for (const x of new Set(c.c)) count(`width ${32 - Number((x >> 8n) & 31n)}`);
+    if (c.b.some((x) => x >= 32n && x < 64n)) count("b in 32..63");
+    if (c.b.some((x) => x >= 0x80000000n)) count("negative b");
+    if (c.c.some((x) => (x & 0xe0n) !== 0n)) count("c bits 5-7");
+    if (c.c.some((x) => x >> 13n !== 0n)) count("c bits 13-31");
+    if (c.active !== 0xffffffff) count("exited lanes");
+    const mm = c.membermask!.map(Number);
+    if (act.some((l) => !contiguous(mm[l]! >>> 0))) count("holes in a membermask");
+    if (act.some((l) => mm[l]! !== 0 && (mm[l]! & ~c.active) !== 0)) count("a membermask naming exited lanes");
+    const values = new Set(act.map((l) => mm[l]!));
+    if (values.size > 1) {
+      // Divergent masks: consistent when every executing lane's named, active lanes share its mask.
+      const consistent = act.every((l) => lanesOf(mm[l]! & c.active).every((j) => mm[j] === mm[l]));
+      count(consistent ? "divergent masks, consistent groups" : "divergent masks, inconsistent");
+      if (!consistent && act.some((l) => r.p[l] === null && (!c.guard || c.guard[l]))) count("inconsistent: undefined results");
+    }
+    // An exited source: d undefined, p defined (executing lane).
+    if (act.some((l) => r.d[l] === null && r.p[l] !== null && (!c.guard || c.guard[l]))) count("exited or non-member source");
+    if (c.guard && c.guard.some((g, l) => !g && ((c.active >>> l) & 1))) count("guarded-off lanes");
+  }
+  const want: Record<string, number> = {
+    "per-lane b": 500,
+    "per-lane c": 500,
+    "b in 32..63": 200,
+    "negative b": 200,
+    "c bits 5-7": 200,
+    "c bits 13-31": 200,
+    "exited lanes": 800,
+    "holes in a membermask": 300,
+    "a membermask naming exited lanes": 300,
+    "divergent masks, consistent groups": 200,
+    "divergent masks, inconsistent": 50,
+    "inconsistent: undefined results": 50,
+    "exited or non-member source": 200,
+    "guarded-off lanes": 500,
+  };
+  for (let w = 1; w <= 32; w++) want[`width ${w}`] = 5;
+  it.each(Object.entries(want))("%s: at least %i of 2,000 warps", (k, n) => {
+    expect(census.get(k) ?? 0, `${k}: ${census.get(k) ?? 0}`).toBeGreaterThanOrEqual(n);
+  });
+
+  it("vote and redux: divergent membermasks in consistent groups and members that have exited, per form", () => {
+    for (const f of [{ op: "vote", sync: true, mode: "ballot", type: "b32", negA: false }, { op: "redux", reduxOp: "min", type: "s32" }] as WarpForm[]) {
+      let groups = 0;
+      let exited = 0;
+      for (const c of randomWarpCases(f, { membermask: V }, 22, 1000)) {
+        const act = lanesOf(c.active);
+        const mm = c.membermask!.map(Number);
+        if (new Set(act.map((l) => mm[l])).size > 1 && act.every((l) => lanesOf(mm[l]! & c.active).every((j) => mm[j] === mm[l]))) groups++;
+        if (act.some((l) => (mm[l]! & ~c.active) !== 0 && (mm[l]! >>> l) & 1)) exited++;
+      }
+      expect(groups, warpFormName(f)).toBeGreaterThan(100);
+      expect(exited, warpFormName(f)).toBeGreaterThan(100);
+    }
+  });
+});
+
 describe("warpVerifyKinds / warpMainKind", () => {
   it("give every form kinds for each of its sources, main kinds among them, and guarded ones", async () => {
     const { warpVerifyKinds, warpMainKind, warpSources } = await import("../src/ir/warp_forms.js");
