@@ -19,12 +19,12 @@ import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import Table from "cli-table3";
 import type { VerifyTarget } from "../src/check/verify.js";
 import type { WarpAllChunk, WarpAllRow } from "../src/check/warp_verify_all.js";
 import { warpAllChunks, warpAllSpecs, WORKER_JOB } from "../src/check/warp_verify_all.js";
+import { scriptArgs, scriptUsageError } from "./script_args.js";
 
 const MCPUS = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"] as const;
 const KINDS = ["amdgpu", "js", "c", "hip", "llvm"] as const;
@@ -32,35 +32,18 @@ const USAGE = `usage: npx tsx scripts/verify-all-warp.ts [--warps N] [--workers 
        [--target amdgpu,js,c,hip,llvm] [--mcpu all|gfx900,...] [--forms REGEX] [--chunk N]
        [--json FILE] [--no-build]`;
 
-function usageError(message: string): never {
-  process.stderr.write(`verify-all-warp: error: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      help: { type: "boolean", short: "h" },
-      warps: { type: "string", default: "10000" },
-      workers: { type: "string", default: String(availableParallelism()) },
-      seed: { type: "string", default: "1" },
-      target: { type: "string", default: KINDS.join(",") },
-      mcpu: { type: "string", default: "all" },
-      forms: { type: "string" },
-      chunk: { type: "string", default: "6" },
-      json: { type: "string" },
-      "no-build": { type: "boolean" },
-    },
-  });
-} catch (e) {
-  usageError((e as Error).message);
-}
-const { values } = parsed;
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const usageError = (message: string): never => scriptUsageError("verify-all-warp", USAGE, message);
+const values = scriptArgs("verify-all-warp", USAGE, {
+  warps: { type: "string", default: "10000" },
+  workers: { type: "string", default: String(availableParallelism()) },
+  seed: { type: "string", default: "1" },
+  target: { type: "string", default: KINDS.join(",") },
+  mcpu: { type: "string", default: "all" },
+  forms: { type: "string" },
+  chunk: { type: "string", default: "6" },
+  json: { type: "string" },
+  "no-build": { type: "boolean" },
+});
 const int = (name: "warps" | "workers" | "seed" | "chunk", min: number) => {
   const v = values[name]!;
   if (!/^\d+$/.test(v) || Number(v) < min) usageError(`--${name} must be an integer ≥ ${min}, not '${v}'`);
