@@ -24,6 +24,8 @@ import Table from "cli-table3";
 import type { VerifyTarget } from "../src/check/verify.js";
 import type { WarpAllChunk, WarpAllRow } from "../src/check/warp_verify_all.js";
 import { warpAllChunks, warpAllSpecs, WORKER_JOB } from "../src/check/warp_verify_all.js";
+import type { WarpForm } from "../src/ir/warp_forms.js";
+import { warpFormName } from "../src/ir/warp_forms.js";
 import { scriptArgs, scriptUsageError } from "./script_args.js";
 
 const MCPUS = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"] as const;
@@ -93,6 +95,7 @@ const chunks = warpAllChunks(specs, chunkSize);
 if (values.json) writeFileSync(values.json, "");
 
 const started = Date.now();
+const cpuStart = process.cpuUsage();
 const rows: WarpAllRow[] = [];
 let done = 0;
 let next = 0;
@@ -136,9 +139,11 @@ if (failed) {
   process.exit(1);
 }
 const seconds = (Date.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStart);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 
 // The table: one line per form; a cell per target: tested rows (fewest warps), refuted, unknown/skipped.
-const forms = [...new Set(rows.map((r) => r.form))];
+const forms = [...new Set(specs.map((s) => warpFormName(s.form as WarpForm)))].filter((f) => rows.some((r) => r.form === f));
 const table = new Table({ head: ["form", "routines", ...columns], style: { head: [], border: [] }, chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" } });
 const cell = (rs: WarpAllRow[]) => {
   const t = rs.filter((r) => r.status === "tested");
@@ -162,6 +167,7 @@ for (const w of whys.slice(0, 20)) process.stdout.write(`note: ${w}\n`);
 for (const r of rows.filter((x) => x.status === "refuted").slice(0, 5)) process.stdout.write(`\n${r.routine} [${r.target}] ${r.rule}\n${r.counterexample}\n`);
 process.stdout.write(
   `\n${specs.length} routines of ${forms.length} forms × ${columns.length} targets: ${rows.length} rows — ${count("tested")} tested, ${count("refuted")} refuted, ${count("unknown")} unknown, ${count("skipped")} skipped; ` +
-    `${warps} warps per routine (hip/llvm rows a tenth, at least 1,000); ${warpRuns} warp runs in ${seconds.toFixed(1)} s wall (${(warpRuns / seconds).toFixed(0)} warps/s, ${Math.min(workers, chunks.length)} workers, seed ${seed})\n`,
+    `${warps} warps per routine (hip/llvm rows a tenth, at least 1,000); ${warpRuns} row × warp checks (a row whose code is another's on the same wave size shares its run) ` +
+    `in ${seconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(0)} s CPU in this process (${(specs.length * warps / seconds).toFixed(0)} routine-warps/s; ${Math.min(workers, chunks.length)} workers, seed ${seed})\n`,
 );
 process.exit(count("refuted") > 0 ? 1 : 0);
