@@ -312,12 +312,22 @@ function execBits<V, B>(bv: BV<V, B>, exec: V, W: number): B[] {
   return out;
 }
 
+const roles = new WeakMap<IsaRecord, { srcIdx: number[]; dstIdx: number[] }>();
+/** The record's source and destination operand indices (once per record: `step` runs millions of times). */
+function operandRoles(rec: IsaRecord): { srcIdx: number[]; dstIdx: number[] } {
+  let r = roles.get(rec);
+  if (!r) {
+    r = { srcIdx: rec.ops.map((s, i) => (isRead(s) ? i : -1)).filter((i) => i >= 0), dstIdx: rec.ops.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0) };
+    roles.set(rec, r);
+  }
+  return r;
+}
+
 /** Executes one instruction; returns a branch target label or null. */
 function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null): string | null {
   const specs = rec.ops;
   if (inst.ops.length !== specs.length) throw new InterpError(`${inst.op}: ${inst.ops.length} operands, expected ${specs.length}`);
-  const srcIdx = specs.map((s, i) => (isRead(s) ? i : -1)).filter((i) => i >= 0);
-  const dstIdx = specs.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
+  const { srcIdx, dstIdx } = operandRoles(rec);
   const W = st.wave;
   const sem = rec.sem;
 
