@@ -26,6 +26,7 @@ import { reportWithVerdict } from "./report.js";
 import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
+import { probeVectors } from "../src/hw/hwgen.js";
 import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
@@ -450,8 +451,19 @@ function printText(stream: NodeJS.WriteStream, text: string): void {
   stream.write(escapeControls(text) + "\n");
 }
 
-export async function hwgenCommand(file: string, o: { output: string }): Promise<number> {
+export async function hwgenCommand(file: string | undefined, o: { output: string; probe?: boolean }): Promise<number> {
   if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
+  if (o.probe) {
+    if (file !== undefined) throw new UsageError("--probe writes the probe vectors: it takes no vector file");
+    const text = probeVectors();
+    if (o.output === "-") process.stdout.write(text);
+    else {
+      writeOutputs([{ path: o.output, text }], []);
+      printLine(process.stderr, `wrote ${o.output}: ${text.split("\n").length - 1} probe vectors`);
+    }
+    return 0;
+  }
+  if (file === undefined) throw new UsageError("hwgen needs a vector file (or --probe)");
   const input = await readInput(file);
   if ("error" in input) {
     printLine(process.stderr, input.error);

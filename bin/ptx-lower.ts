@@ -119,9 +119,10 @@ program
 program
   .command("hwgen")
   .description("write a CUDA program that runs each vector on an NVIDIA GPU and prints what it observed, as vectors")
-  .argument("<vectors>", "a .jsonl vector file (format: docs/vectors.md)")
+  .argument("[vectors]", "a .jsonl vector file (format: docs/vectors.md)")
   .requiredOption("-o, --output <file>", "the .cu file to write (- for standard output)")
-  .action(async (file: string, o) => {
+  .option("--probe", "instead: write probe vectors (.jsonl) for the open points of the shfl readings (b in 32..63 and negative, stray c bits), expected under both readings; run them with hwgen")
+  .action(async (file: string | undefined, o) => {
     process.exitCode = await hwgenCommand(file, o);
   });
 

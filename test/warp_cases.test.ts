@@ -99,6 +99,74 @@ describe("randomWarpCases", () => {
   });
 });
 
+describe("randomWarpCases: a census of the features issue 15 lists (a regression that stops generating one fails)", () => {
+  /** Whether the set bits of a u32 form one run (no hole). */
+  const contiguous = (m: number) => (((m + ((m & -m) >>> 0)) & m) === 0);
+  const cases = randomWarpCases(shflIdx, { b: V, c: V, membermask: V }, 21, 2000, true);
+  const census = new Map<string, number>();
+  const count = (k: string) => census.set(k, (census.get(k) ?? 0) + 1);
+  for (const c of cases) {
+    const act = lanesOf(c.active);
+    const r = warpReference(shflIdx, c);
+    if (new Set(c.b).size > 1) count("per-lane b");
+    if (new Set(c.c).size > 1) count("per-lane c");
+    for (const x of new Set(c.c)) count(`width ${32 - Number((x >> 8n) & 31n)}`);
+    if (c.b.some((x) => x >= 32n && x < 64n)) count("b in 32..63");
+    if (c.b.some((x) => x >= 0x80000000n)) count("negative b");
+    if (c.c.some((x) => (x & 0xe0n) !== 0n)) count("c bits 5-7");
+    if (c.c.some((x) => x >> 13n !== 0n)) count("c bits 13-31");
+    if (c.active !== 0xffffffff) count("exited lanes");
+    const mm = c.membermask!.map(Number);
+    if (act.some((l) => !contiguous(mm[l]! >>> 0))) count("holes in a membermask");
+    if (act.some((l) => mm[l]! !== 0 && (mm[l]! & ~c.active) !== 0)) count("a membermask naming exited lanes");
+    const values = new Set(act.map((l) => mm[l]!));
+    if (values.size > 1) {
+      // Divergent masks: consistent when every executing lane's named, active lanes share its mask.
+      const consistent = act.every((l) => lanesOf(mm[l]! & c.active).every((j) => mm[j] === mm[l]));
+      count(consistent ? "divergent masks, consistent groups" : "divergent masks, inconsistent");
+      if (!consistent && act.some((l) => r.p[l] === null && (!c.guard || c.guard[l]))) count("inconsistent: undefined results");
+    }
+    // An exited source: d undefined, p defined (executing lane).
+    if (act.some((l) => r.d[l] === null && r.p[l] !== null && (!c.guard || c.guard[l]))) count("exited or non-member source");
+    if (c.guard && c.guard.some((g, l) => !g && ((c.active >>> l) & 1))) count("guarded-off lanes");
+  }
+  const want: Record<string, number> = {
+    "per-lane b": 500,
+    "per-lane c": 500,
+    "b in 32..63": 200,
+    "negative b": 200,
+    "c bits 5-7": 200,
+    "c bits 13-31": 200,
+    "exited lanes": 800,
+    "holes in a membermask": 300,
+    "a membermask naming exited lanes": 300,
+    "divergent masks, consistent groups": 200,
+    "divergent masks, inconsistent": 50,
+    "inconsistent: undefined results": 50,
+    "exited or non-member source": 200,
+    "guarded-off lanes": 500,
+  };
+  for (let w = 1; w <= 32; w++) want[`width ${w}`] = 5;
+  it.each(Object.entries(want))("%s: at least %i of 2,000 warps", (k, n) => {
+    expect(census.get(k) ?? 0, `${k}: ${census.get(k) ?? 0}`).toBeGreaterThanOrEqual(n);
+  });
+
+  it("vote and redux: divergent membermasks in consistent groups and members that have exited, per form", () => {
+    for (const f of [{ op: "vote", sync: true, mode: "ballot", type: "b32", negA: false }, { op: "redux", reduxOp: "min", type: "s32" }] as WarpForm[]) {
+      let groups = 0;
+      let exited = 0;
+      for (const c of randomWarpCases(f, { membermask: V }, 22, 1000)) {
+        const act = lanesOf(c.active);
+        const mm = c.membermask!.map(Number);
+        if (new Set(act.map((l) => mm[l])).size > 1 && act.every((l) => lanesOf(mm[l]! & c.active).every((j) => mm[j] === mm[l]))) groups++;
+        if (act.some((l) => (mm[l]! & ~c.active) !== 0 && (mm[l]! >>> l) & 1)) exited++;
+      }
+      expect(groups, warpFormName(f)).toBeGreaterThan(100);
+      expect(exited, warpFormName(f)).toBeGreaterThan(100);
+    }
+  });
+});
+
 describe("warpVerifyKinds / warpMainKind", () => {
   it("give every form kinds for each of its sources, main kinds among them, and guarded ones", async () => {
     const { warpVerifyKinds, warpMainKind, warpSources } = await import("../src/ir/warp_forms.js");
@@ -111,5 +179,29 @@ describe("warpVerifyKinds / warpMainKind", () => {
       // The cases generator takes every one of them.
       for (const k of ks.slice(0, 3)) expect(randomWarpCases(f, k.kinds, 1, 3, k.guarded).length).toBe(3);
     }
+  });
+});
+
+describe("verify --all for the warp family, the CI sample (scripts/verify-all-warp.ts at scale)", () => {
+  it("one seeded routine of each form's main kinds × amdgpu (all five), js and c: 0 refuted, every row tested", async () => {
+    const { warpAllSpecs, runWarpAllChunk } = await import("../src/check/warp_verify_all.js");
+    const { Rng } = await import("../src/check/random.js");
+    const specs = warpAllSpecs();
+    // Every form has routines; activemask and bar.warp.sync have no main kind (no `a`).
+    expect(new Set(specs.map((s) => warpFormName(s.form as WarpForm))).size).toBe([...warpForms()].length);
+    const rng = new Rng(15);
+    const byForm = new Map<string, typeof specs>();
+    for (const s of specs) byForm.set(warpFormName(s.form as WarpForm), [...(byForm.get(warpFormName(s.form as WarpForm)) ?? []), s]);
+    const sample = [...byForm.values()].map((xs) => rng.pick(xs));
+    const targets = [...["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"].map((mcpu) => ({ kind: "amdgpu" as const, mcpu: mcpu as "gfx900" })), { kind: "js" as const }, { kind: "c" as const }];
+    const rows = await runWarpAllChunk({ specs: sample, targets, seed: 15, warps: 64 });
+    const refuted = rows.filter((r) => r.status === "refuted");
+    expect(refuted.map((r) => `${r.routine} [${r.target}] ${r.rule}\n${r.counterexample}`)).toEqual([]);
+    // redux .f32 (sm_100a) has no AMDGPU lowering yet: its AMDGPU rows are unknown with the reason; every other row is tested on every warp.
+    for (const r of rows) {
+      if (r.status === "unknown") expect(`${r.form} ${r.target} ${r.why}`).toMatch(/^redux\.sync\.\S*f32 amdgpu \S+ .*no AMDGPU lowering/);
+      else expect(r, `${r.routine} ${r.target}`).toMatchObject({ status: "tested", n: 64 });
+    }
+    for (const t of ["amdgpu gfx900", "amdgpu gfx1100", "js", "c"]) expect(new Set(rows.filter((r) => r.target === t).map((r) => r.form)).size, t).toBe(byForm.size);
   });
 });

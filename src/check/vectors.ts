@@ -46,6 +46,45 @@ export interface Vector {
   inst: FamilyInst;
 }
 
+/** What `vectorModule` puts around the instruction (hwgen's kernel); the checker's is empty. */
+export interface VectorKernel {
+  /** The entry's name (default `vector_wrapper`) and its parameter list text. */
+  entry?: string;
+  params?: string;
+  /** Lines before and after the instruction (the entry's other registers, loads, stores). */
+  before?: string[];
+  after?: string[];
+}
+
+/**
+ * The standalone PTX module a vector's instruction is read in (FORMAT.md): the vector's
+ * `module` header (absent: `.version 9.0` / `.target sm_90`), one `.entry` declaring the
+ * registers the `ptx` text names — `d`, `a`, `b`, `c`, `p`, `membermask`, `g`; vote's `a`, and
+ * its `d` but for `.ballot`, as `.pred`; a `.b64` `a` — and the instruction as written. Used by
+ * `readVectors` (to parse it) and by hwgen (src/hw/hwgen.ts: the kernel that runs it on a GPU).
+ */
+export function vectorModule(v: { ptx: string; module?: { version: string; target: string } }, k: VectorKernel = {}): string {
+  const is64 = /\.b64\b/.test(v.ptx);
+  // FORMAT.md: vote's a, and its d but for .ballot, are predicates.
+  const vote = /^\s*(@!?\w+\s+)?vote\b/.test(v.ptx);
+  const predD = vote && !/\.ballot\b/.test(v.ptx);
+  return [
+    `.version ${v.module ? v.module.version : "9.0"}`,
+    `.target ${v.module ? v.module.target : "sm_90"}`,
+    ".address_size 64",
+    `.visible .entry ${k.entry ?? "vector_wrapper"}(${k.params ?? ""})`,
+    "{",
+    `.reg .b32 ${predD ? "" : "d, "}${is64 || vote ? "" : "a, "}b, c, membermask;`,
+    ...(is64 ? [".reg .b64 a;"] : []),
+    `.reg .pred p, g${vote ? ", a" : ""}${predD ? ", d" : ""};`,
+    ...(k.before ?? []),
+    v.ptx,
+    ...(k.after ?? []),
+    "ret;",
+    "}",
+  ].join("\n");
+}
+
 /**
  * Reads a `.jsonl` vector file. Malformed lines and instructions ptx-lower rejects become
  * diagnostics (`file:line:1`), not exceptions.
@@ -84,23 +123,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
       bad(`vector ${v.id}: module must be {"version": "M.N", "target": "sm_XX"}`);
       return;
     }
-    const is64 = /\.b64\b/.test(v.ptx);
-    // FORMAT.md: vote's a, and its d but for .ballot, are predicates.
-    const vote = /^\s*(@!?\w+\s+)?vote\b/.test(v.ptx);
-    const predD = vote && !/\.ballot\b/.test(v.ptx);
-    const wrapped = [
-      `.version ${mh ? (mh.version as string) : "9.0"}`,
-      `.target ${mh ? (mh.target as string) : "sm_90"}`,
-      ".address_size 64",
-      ".visible .entry vector_wrapper()",
-      "{",
-      `.reg .b32 ${predD ? "" : "d, "}${is64 || vote ? "" : "a, "}b, c, membermask;`,
-      ...(is64 ? [".reg .b64 a;"] : []),
-      `.reg .pred p, g${vote ? ", a" : ""}${predD ? ", d" : ""};`,
-      v.ptx,
-      "ret;",
-      "}",
-    ].join("\n");
+    const wrapped = vectorModule({ ptx: v.ptx, ...(mh ? { module: mh as { version: string; target: string } } : {}) });
     const mod = parseModule(wrapped, file);
     const errs = mod.diagnostics.filter((d) => d.severity === "error");
     if (errs.length || mod.insts.length !== 1) {
@@ -284,7 +307,7 @@ const fmt = (x: bigint | null | undefined) => (x === null || x === undefined ? "
  * membermask (null where the form has none: the deprecated forms, activemask), the guard as "this lane's guard lets it execute" (null unguarded), the priors;
  * predicates (vote's a, a `.pred` d) as 0n/1n, an immediate predicate true when non-zero.
  */
-function warpLevelCase(v: Vector): WarpCase {
+export function warpLevelCase(v: Vector): WarpCase {
   const f = v.inst.form as WarpForm;
   const lanes = (name: SourceName): bigint[] => {
     const o = v.inst[name];

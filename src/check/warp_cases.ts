@@ -23,11 +23,11 @@
  */
 import type { OperandKind, SourceName } from "../ir/ir.js";
 import type { WarpForm } from "../ir/warp_forms.js";
-import { warpPredicateDest, warpSources } from "../ir/warp_forms.js";
+import { warpFormId, warpPredicateDest, warpSources } from "../ir/warp_forms.js";
 import type { CV } from "../sem/bv.js";
 import { concrete } from "../sem/bv.js";
 import { keepLane } from "../sem/guard.js";
-import { WARP, type WarpLanes, warpLevel } from "../sem/warp.js";
+import { type ShflReading, WARP, type WarpLanes, warpLevel } from "../sem/warp.js";
 import { Rng } from "./random.js";
 import { groupMasks, lanesOf, randomActive, randomGroups } from "./warps.js";
 
@@ -72,10 +72,27 @@ export function toWarpLanes(f: WarpForm, c: WarpCase): WarpLanes<CV, boolean> {
   };
 }
 
-/** The reference's result for a case: the semantics, and the guard rule for lanes that do not execute. */
-export function warpReference(f: WarpForm, c: WarpCase): WarpExpected {
+/** `warpReference`'s results by case and form: every target row of a routine compares with the same warps. */
+const referenceCache = new WeakMap<WarpCase, Map<string, WarpExpected>>();
+
+/**
+ * The reference's result for a case: the semantics, and the guard rule for lanes that do not
+ * execute (`reading`: shfl's reading of `b`/`c`, src/sem/warp.ts; the other one only for
+ * `hwgen --probe`). Computed once per (case, form) and kept while the case lives (do not mutate a
+ * case after asking).
+ */
+export function warpReference(f: WarpForm, c: WarpCase, reading: ShflReading = "isa"): WarpExpected {
+  let byForm = referenceCache.get(c);
+  if (!byForm) referenceCache.set(c, (byForm = new Map()));
+  const key = `${warpFormId(f)}/${reading}`;
+  let r = byForm.get(key);
+  if (!r) byForm.set(key, (r = computeReference(f, c, reading)));
+  return r;
+}
+
+function computeReference(f: WarpForm, c: WarpCase, reading: ShflReading): WarpExpected {
   const w = toWarpLanes(f, c);
-  const r = warpLevel(concrete, f, w);
+  const r = warpLevel(concrete, f, w, reading);
   const out: WarpExpected = { d: [], p: [] };
   for (let l = 0; l < WARP; l++) {
     const g = c.guard ? c.guard[l] : undefined;

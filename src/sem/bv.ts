@@ -154,7 +154,8 @@ export const concrete: BV<CV, boolean> = {
     return cv(signed(a), width);
   },
   concat: (hi, lo) => cv((hi.x << BigInt(lo.w)) | lo.x, hi.w + lo.w),
-  bitAt: (a, i) => ((a.x >> BigInt(i)) & 1n) === 1n,
+  // Up to 32 bits, on a Number (the checkers test lane bits of u32 masks in their inner loops).
+  bitAt: (a, i) => (a.w <= 32 ? i >= 0 && i < 32 && ((Number(a.x) >>> i) & 1) === 1 : ((a.x >> BigInt(i)) & 1n) === 1n),
   fromB: (b) => ({ w: 1, x: b ? 1n : 0n }),
   asBigint: (a) => a.x,
   asBool: (b) => b,

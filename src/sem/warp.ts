@@ -64,11 +64,20 @@ export interface WarpResult<V, B> {
   pDefined: B[];
 }
 
-/** The reference meaning of a warp-level form over one warp. */
-export function warpLevel<V, B>(bv: BV<V, B>, f: WarpForm, w: WarpLanes<V, B>): WarpResult<V, B> {
+/**
+ * How `shfl` reads `b` and `c` (warp-semantics.md open points A4, A5). `isa`, the reference:
+ * `b[4:0]`, clamp `c[4:0]`, segment mask `c[12:8]`. `wide`, the other reading, for the probe
+ * vectors of `hwgen --probe` only: the same pseudocode with the bits the ISA drops counting, on
+ * its 8-bit lane numbers — `b[7:0]`, clamp `c[7:0]`, segment mask `c[15:8]` (so `b` in 32…63
+ * or negative takes the source out of range or wraps, and stray `c` bits move the bounds).
+ */
+export type ShflReading = "isa" | "wide";
+
+/** The reference meaning of a warp-level form over one warp (`reading`: shfl's, default `isa`). */
+export function warpLevel<V, B>(bv: BV<V, B>, f: WarpForm, w: WarpLanes<V, B>, reading: ShflReading = "isa"): WarpResult<V, B> {
   switch (f.op) {
     case "shfl":
-      return shfl(bv, f.mode, w);
+      return shfl(bv, f.mode, w, reading);
     case "vote":
       return vote(bv, f.mode, f.negA, w);
     case "redux":
@@ -93,15 +102,16 @@ function noResult<V, B>(bv: BV<V, B>): WarpResult<V, B> {
  * shfl.sync / shfl, line by line from the ISA pseudocode (§9.7.9.6 "Semantics"). Lane
  * numbers are 8-bit values: `j` ranges over −31…62, compared signed for `.up`/`.down`.
  */
-function shfl<V, B>(bv: BV<V, B>, mode: "up" | "down" | "bfly" | "idx", w: WarpLanes<V, B>): WarpResult<V, B> {
+function shfl<V, B>(bv: BV<V, B>, mode: "up" | "down" | "bfly" | "idx", w: WarpLanes<V, B>, reading: ShflReading): WarpResult<V, B> {
   const W8 = 8;
+  const [bHi, clampHi, segHi] = reading === "isa" ? [4, 4, 12] : [7, 7, 15];
   const r: WarpResult<V, B> = { d: [], p: [], dDefined: [], pDefined: [] };
   for (let i = 0; i < WARP; i++) {
     const { wellFormed } = membership(bv, w, i);
     const lane = bv.k(i, W8);
-    const bval = bv.zext(bv.extract(w.b[i]!, 4, 0), W8);
-    const cval = bv.zext(bv.extract(w.c[i]!, 4, 0), W8);
-    const segmask = bv.zext(bv.extract(w.c[i]!, 12, 8), W8);
+    const bval = bv.zext(bv.extract(w.b[i]!, bHi, 0), W8);
+    const cval = bv.zext(bv.extract(w.c[i]!, clampHi, 0), W8);
+    const segmask = bv.zext(bv.extract(w.c[i]!, segHi, 8), W8);
     const maxLane = bv.or(bv.and(lane, segmask), bv.and(cval, bv.not(segmask)));
     const minLane = bv.and(lane, segmask);
     let j: V;

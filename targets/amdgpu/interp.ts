@@ -299,21 +299,45 @@ function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): vo
   }
 }
 
+/**
+ * `exec`'s bit per lane (`W` lanes). A concrete wave64 mask is read as two 32-bit halves (the
+ * same bits, cheaper to test); a symbolic one bit by bit, as before.
+ */
+function execBits<V, B>(bv: BV<V, B>, exec: V, W: number): B[] {
+  const out: B[] = [];
+  if (W === 64 && bv.asBigint(exec) !== undefined) {
+    const halves = [bv.extract(exec, 31, 0), bv.extract(exec, 63, 32)];
+    for (let lane = 0; lane < W; lane++) out.push(bv.bitAt(halves[lane >> 5]!, lane & 31));
+  } else for (let lane = 0; lane < W; lane++) out.push(bv.bitAt(exec, lane));
+  return out;
+}
+
+const roles = new WeakMap<IsaRecord, { srcIdx: number[]; dstIdx: number[] }>();
+/** The record's source and destination operand indices (once per record: `step` runs millions of times). */
+function operandRoles(rec: IsaRecord): { srcIdx: number[]; dstIdx: number[] } {
+  let r = roles.get(rec);
+  if (!r) {
+    r = { srcIdx: rec.ops.map((s, i) => (isRead(s) ? i : -1)).filter((i) => i >= 0), dstIdx: rec.ops.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0) };
+    roles.set(rec, r);
+  }
+  return r;
+}
+
 /** Executes one instruction; returns a branch target label or null. */
 function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null): string | null {
   const specs = rec.ops;
   if (inst.ops.length !== specs.length) throw new InterpError(`${inst.op}: ${inst.ops.length} operands, expected ${specs.length}`);
-  const srcIdx = specs.map((s, i) => (isRead(s) ? i : -1)).filter((i) => i >= 0);
-  const dstIdx = specs.map((s, i) => (s.out ? i : -1)).filter((i) => i >= 0);
+  const { srcIdx, dstIdx } = operandRoles(rec);
   const W = st.wave;
   const sem = rec.sem;
 
   if ("lane" in sem) {
     const exec = st.exec;
+    const ons = execBits(bv, exec, W);
     const results: V[][] = []; // per destination, per lane
     dstIdx.forEach(() => results.push([]));
     for (let lane = 0; lane < W; lane++) {
-      const on = bv.bitAt(exec, lane);
+      const on = ons[lane]!;
       if (bv.asBool(on) === false) continue;
       const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
       const out = sem.lane(bv, src, lane);
@@ -362,8 +386,9 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
 
   if ("cmp" in sem) {
     let mask = bv.k(0, W);
+    const ons = execBits(bv, st.exec, W);
     for (let lane = 0; lane < W; lane++) {
-      const on = bv.bitAt(st.exec, lane);
+      const on = ons[lane]!;
       if (bv.asBool(on) === false) continue;
       const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
       const c = bv.andB(on, sem.cmp(bv, src));

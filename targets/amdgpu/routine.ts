@@ -23,11 +23,11 @@
  * work on the mask and its producer and consumer need no v_cndmask / v_cmp to convert.
  */
 import type { Form } from "../../src/ir/forms.js";
-import { formWrites } from "../../src/ir/forms.js";
+import { familyOf, formWrites } from "../../src/ir/forms.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../../src/ir/ir.js";
 import { sourcesOf } from "../../src/ir/ir.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
-import { WARP_OPS, warpPredicateDest, warpPredicateSource, warpSources, warpWrites } from "../../src/ir/warp_forms.js";
+import { warpPredicateDest, warpPredicateSource } from "../../src/ir/warp_forms.js";
 import type { Mnemonic } from "./isa/index.js";
 import { record } from "./isa/index.js";
 import type { MInst, MLine, MOp } from "./minst.js";
@@ -37,33 +37,28 @@ import type { Boundary } from "./hazards.js";
 import { contractBoundary } from "./hazards.js";
 import { isInlineConstant } from "./regs.js";
 
-/**
- * A warp-level form (src/ir/warp_forms.ts). Until the family is registered (a member of the
- * `Form` union, issue 15) the contract reads its sources and results from that module, not
- * from the registry; afterwards the registry states the same (the family's `sources` and
- * `writes` are `warpSources` / `warpWrites`).
- */
-export function isWarpForm(f: Form | WarpForm): f is WarpForm {
-  return (WARP_OPS as readonly string[]).includes(f.op);
+/** A warp-level form: a member of the warp family (the registry, src/families/index.ts). */
+export function isWarpForm(f: Form): f is WarpForm {
+  return familyOf(f) === "warp";
 }
 
-/** The sources a routine's form reads, in PTX order. */
-export function routineSources(f: Form | WarpForm): SourceName[] {
-  return isWarpForm(f) ? warpSources(f) : sourcesOf(f);
+/** The sources a routine's form reads, in PTX order (the registry's). */
+export function routineSources(f: Form): SourceName[] {
+  return sourcesOf(f);
 }
 
-/** The results a routine's form writes. */
-export function routineWrites(f: Form | WarpForm): { d: boolean; p: boolean } {
-  return isWarpForm(f) ? warpWrites(f) : formWrites(f);
+/** The results a routine's form writes (the registry's). */
+export function routineWrites(f: Form): { d: boolean; p: boolean } {
+  return formWrites(f);
 }
 
 /** Sources that are predicates, held as lane masks (file comment): vote's `a`. */
-export function predicateSources(f: Form | WarpForm): SourceName[] {
+export function predicateSources(f: Form): SourceName[] {
   return isWarpForm(f) && warpPredicateSource(f) ? ["a"] : [];
 }
 
 /** `d` is a predicate, returned as a lane mask in vcc / vcc_lo (file comment). */
-export function predicateDest(f: Form | WarpForm): boolean {
+export function predicateDest(f: Form): boolean {
   return isWarpForm(f) && warpPredicateDest(f);
 }
 
