@@ -97,14 +97,13 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
 }
 
 /**
- * Why a target has no lowering of `f` yet (the warp-level family on HIP and LLVM IR, and its
- * redux .f32 forms on AMDGPU; issue 15), or null: `no AMDGPU lowering for shfl.sync yet (issue 15)`. Rows of such a routine
+ * Why a target has no lowering of `f` yet (the warp-level family on HIP and LLVM IR; issue 15), or null: `no AMDGPU lowering for shfl.sync yet (issue 15)`. Rows of such a routine
  * are `unknown` with this reason, vectors fail with it: never a crash, never skipped.
  */
 export function missingLowering(target: "AMDGPU" | "HIP" | "LLVM IR", f: Form): string | null {
   if (!isWarpLevel(f)) return null;
-  // AMDGPU has rules for every warp-level form but the sm_100a redux .f32 ones.
-  if (target === "AMDGPU" && !(f.op === "redux" && f.type === "f32")) return null;
+  // AMDGPU has rules for every warp-level form (redux .f32: targets/amdgpu/rules/redux_f32.ts).
+  if (target === "AMDGPU") return null;
   return messages.noLoweringYet(target, warpInstName(f));
 }
 

@@ -55,8 +55,7 @@ export const AMDGPU_RULES: RuleTable<AmdRules> = {
   szext: szextRules,
   match: matchRules,
   video: vshRules,
-  // The warp-level family (issue 15): targets/amdgpu/rules/warp.ts, every opcode's rules. The
-  // redux .f32 forms (sm_100a) have none yet: `missingLowering` names them.
+  // The warp-level family (issue 15): targets/amdgpu/rules/warp.ts, every opcode's rules.
   // Each opcode's rules apply to that opcode's forms only (their `when` assumes it).
   warp: Object.entries(WARP_AMD_RULES).flatMap(([op, rules]) =>
     (rules as readonly AmdRule<never>[]).map((r) => ({ ...r, when: (f: FormOf<"warp">, c: RuleCtx) => f.op === op && (r.when as (f: FormOf<"warp">, c: RuleCtx) => boolean)(f, c) })),

@@ -8,7 +8,7 @@
  * bitwise — never a logical &&, HIP's redux.and bug), and clears l from M (M & (M − 1), SCC =
  * M ≠ 0). A do-while: an empty M (no defined lane) still ends after one trip. A uniform `a`
  * is folded straight from its SGPR / immediate, once per member (add and xor count members).
- * `.f32` (sm_100a) has no rule here.
+ * `.f32` (sm_100a): redux_f32.ts, on integer keys over the same loop (`foldLoop`).
  */
 import type { ReduxForm } from "../../../src/ir/warp_forms.js";
 import type { Mnemonic } from "../isa/index.js";
@@ -39,10 +39,13 @@ function saluOf(f: IntRedux): { op: Mnemonic; identity: bigint } {
   }
 }
 
-/** The loop over the members M (clobbers M). */
-function reduxLoop(f: IntRedux, m: Builder, M: MOp): BodyResult {
-  const { op, identity } = saluOf(f);
-  const a = m.src("a");
+/**
+ * The s_ff1/v_readlane fold of `x` (a VGPR read per member, or a uniform SGPR / immediate
+ * folded once per member) over the members M with the SALU op from `identity`; M is copied,
+ * not clobbered. A do-while: an empty M still runs one trip (s_ff1 of 0 is −1, v_readlane's
+ * lane select takes its low 5/6 bits), whose value the callers never use.
+ */
+export function foldLoop(m: Builder, M: MOp, op: Mnemonic, identity: bigint, a: MOp): MOp {
   const acc = m.stmp();
   const l = m.stmp();
   const x = a.k === "v" ? m.stmp() : a;
@@ -58,7 +61,13 @@ function reduxLoop(f: IntRedux, m: Builder, M: MOp): BodyResult {
   m.emit("s_sub_u32", t, mem, imm(1));
   m.emit("s_and_b32", mem, mem, t);
   m.emit("s_cbranch_scc1", { k: "label", name: loop });
-  return { value: acc };
+  return acc;
+}
+
+/** The loop over the members M. */
+function reduxLoop(f: IntRedux, m: Builder, M: MOp): BodyResult {
+  const { op, identity } = saluOf(f);
+  return { value: foldLoop(m, M, op, identity, m.src("a")) };
 }
 
 const isInt = (f: ReduxForm): f is IntRedux => f.type !== "f32";
