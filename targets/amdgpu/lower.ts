@@ -137,7 +137,12 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
 export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
   const rules = applicableRules(spec, t, profile);
   if (rules.length === 0) throw new Error(`no AMDGPU rule for ${formName(spec.form)} on ${t.mcpu}`);
-  return selectCheapest(rules.map((r) => ({ prio: r.prio, value: lowerWithRule(spec, t, profile, r, boundaryKind) })), (x) => x.count);
+  const ctx: RuleCtx = { spec, t, profile };
+  const lowered = rules.map((r) => {
+    const x = lowerWithRule(spec, t, profile, r, boundaryKind);
+    return { prio: r.prio, value: { x, cost: r.cost ? r.cost(spec.form, ctx, x.count) : x.count } };
+  });
+  return selectCheapest(lowered, (v) => v.cost).x;
 }
 
 /** Static issue cycles of a sequence (labels are free). */

@@ -18,6 +18,7 @@ import type { Builder } from "../routine.js";
 import type { AmdRule } from "./rule.js";
 import type { BodyResult } from "./warp_common.js";
 import { divergentMask, uniformRoutine, waterfallRoutine } from "./warp_common.js";
+import { foldTree, loopCost } from "./redux_tree.js";
 
 type IntRedux = Exclude<ReduxForm, { type: "f32" }>;
 
@@ -79,6 +80,18 @@ export const reduxRules: AmdRule<ReduxForm>[] = [
     why: "Integer redux, uniform membermask: M = exec_lo ∩ mask (∩ guard), then the s_ff1/v_readlane loop (file comment), 6 cycles a member, then v_mov/v_cndmask of the accumulator into v0: measured (test/warp_amdgpu.test.ts) 8 cycles for one member to 196 for 32 on gfx10/gfx11, 10–198 on gfx9 (its boundary waits). Chosen over a DPP tree (set_inactive of the identity under WWM, row_shr 1/2/4/8, row_bcast, readlane 31: about 12–16 cycles plus the exec juggling on gfx9, different per generation) only because the tree is not written yet: for n ≥ 3 the tree would win.",
     when: (f, c) => isInt(f) && !divergentMask(f, c),
     emit: (f, m, c) => uniformRoutine(f, m, c, (M) => reduxLoop(f as IntRedux, m, M)),
+    cost: loopCost,
+  },
+  {
+    name: "redux_uniform_mask_dpp_tree",
+    prio: 0,
+    why: "Integer redux, uniform membermask, a divergent: the DPP butterfly of redux_tree.ts (holes and non-members the identity, the 32 lanes on while DPP reads, two v_readlanes and one SALU op joining the rows). Loop-free. Measured (test/warp_amdgpu.test.ts, random warps with full, partial and sparse masks): static 20 / dynamic 15–20 (mean 17.0) cycles on gfx10/gfx11, static 29 / dynamic 24–29 (mean 26.0) on gfx9 with its DPP and exec waits; guarded +1–2. The loop on the same warps: 8–196 (mean 100.8) on gfx10/gfx11, 10–198 (mean 102.8) on gfx9. Selection: the loop's cost is its static count + 6 cycles per further expected member (32 unless the membermask is an immediate: its population count), so the loop is kept for immediate masks of ≤ 3 lanes (gfx10/gfx11; a tie at 3 goes to the loop, defined first) or ≤ 4 (gfx9), and the tree is chosen otherwise.",
+    when: (f, c) => isInt(f) && !divergentMask(f, c) && c.spec.kinds.a?.kind !== "s" && c.spec.kinds.a?.kind !== "imm",
+    emit: (f, m, c) =>
+      uniformRoutine(f, m, c, (M) => {
+        const { op, identity } = saluOf(f as IntRedux);
+        return { value: foldTree(m, M, op, identity, m.src("a")) };
+      }),
   },
   {
     name: "redux_divergent_mask_waterfall",
@@ -86,5 +99,6 @@ export const reduxRules: AmdRule<ReduxForm>[] = [
     why: "Integer redux, per-lane membermask: the waterfall over its distinct values (warp_common.ts), the same loop per round on M = value ∩ E; exact for every defined lane. 4 + Σ(9 + 6n_r) over the rounds.",
     when: (f, c) => isInt(f) && divergentMask(f, c),
     emit: (f, m) => waterfallRoutine(m, (M) => reduxLoop(f as IntRedux, m, M)),
+    cost: loopCost,
   },
 ];
