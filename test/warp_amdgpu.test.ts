@@ -68,7 +68,7 @@ function kindsOf(f: WarpForm): { kinds: Kinds; guarded: boolean; main: boolean }
   if (f.op === "shfl") {
     const cs = f.mode === "up" ? [IMM(0n), IMM(0x1000n), S] : [IMM(0x1fn), IMM(0x101fn), IMM(0x1c1fn), S];
     for (const m of masks)
-      for (const b of [S, IMM(1n), IMM(3n), IMM(5n), IMM(8n), IMM(21n)]) for (const c of cs) add({ a: V, b, c, ...(m ? { membermask: m } : {}) }, false, isMain(m));
+      for (const b of [S, IMM(1n), IMM(3n), IMM(5n), IMM(8n), ...(isMain(m) ? [IMM(21n)] : [])]) for (const c of cs) add({ a: V, b, c, ...(m ? { membermask: m } : {}) }, false, isMain(m));
     add({ a: S, b: S, c: cs[0]!, ...(masks[0] ? { membermask: S } : {}) }, false, false);
     add({ a: V, b: V, c: V, ...(masks[0] ? { membermask: V } : {}) }, false, false);
     add({ a: V, b: S, c: cs[0]!, ...(masks[0] ? { membermask: V } : {}) }, true, false);
