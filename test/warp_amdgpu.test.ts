@@ -45,8 +45,8 @@ const IMM = (value: bigint): OperandKind => ({ kind: "imm", value });
  * issue's ≥ 2,000 is `PTXL_WARP_AMD_WARPS=2000` (about an hour here); the default keeps the
  * file near two minutes.
  */
-const MAIN_WARPS = Number(process.env.PTXL_WARP_AMD_WARPS ?? 60);
-const OTHER_WARPS = Math.max(50, Math.floor(MAIN_WARPS / 10));
+const MAIN_WARPS = Number(process.env.PTXL_WARP_AMD_WARPS ?? 50);
+const OTHER_WARPS = Math.max(30, Math.floor(MAIN_WARPS / 10));
 
 /** A routine spec of a warp form (not yet a member of the `Form` union: routine.ts `isWarpForm`). */
 export function warpSpec(f: WarpForm, kinds: Kinds, guarded: boolean): RoutineSpec {
