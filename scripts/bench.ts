@@ -25,7 +25,10 @@
  *    without its build).
  *
  *   npm run bench                                  # all three
- *   npm run bench -- --only quality|throughput|checker
+ * w. Warp-level (scripts/bench_warp.ts): per class, ours against llc-19 on llvm.amdgcn.* IR and
+ *    HIP 5.2's non-sync functions.
+ *
+ *   npm run bench -- --only quality|throughput|checker|warp
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
  */
 import "../src/compose.js";
@@ -68,6 +71,7 @@ import type { JsRoutine } from "../targets/js/run.js";
 import { callJs, loadJsModule } from "../targets/js/run.js";
 import { haveCc, runCRoutines } from "../targets/c/run.js";
 import { generatePtx } from "./gen-ptx.js";
+import { warpBench } from "./bench_warp.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const style = { head: [] as string[], border: [] as string[] };
@@ -598,6 +602,7 @@ async function main(): Promise<void> {
   if (!only || only === "quality") process.stdout.write((await quality(profile, mcpus)) + "\n");
   if (!only || only === "throughput") process.stdout.write((await throughput(sizes)) + "\n");
   if (!only || only === "checker") process.stdout.write((await checkerSpeed(profile)) + "\n");
+  if (!only || only === "warp") process.stdout.write((await warpBench(mcpus)) + "\n");
   process.stdout.write(`bench: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
 }
 

@@ -2,7 +2,7 @@
  * @fileoverview LLVM's hazard recognizer as the oracle for every routine of the form matrix
  * (issue 11 item 4(a) and the minimality check), per processor.
  *
- *   npx tsx scripts/hazard-oracle.ts [--mcpu gfx942|all] [--family szext|match|video|all]
+ *   npx tsx scripts/hazard-oracle.ts [--mcpu gfx942|all] [--family szext|match|video|warp|all]
  *        [--every N] [--pass post-RA-hazard-rec|si-insert-waitcnts] [--show N] [--json FILE]
  *        [--llvm-padded]
  *   npm run hazard:oracle -- --mcpu gfx942

@@ -660,7 +660,7 @@ describe.each(caseNames)("case %s", (name) => {
     for (const x of resolved) {
       expect.soft(laneDiffs(x, expectedWarp(x.spec.form, x.c)), `${x.where} on the reference`).toEqual([]);
       // The warp-level family: its AMDGPU routines run in the interpreter on the line's warp
-      // (its golden files are js and c only); redux .f32 has no AMDGPU lowering yet (issue 15).
+      // (its golden files are js and c only).
       if (missingLowering("AMDGPU", x.spec.form) !== null) continue;
       if (isWarpLevel(x.spec.form)) {
         for (const mcpu of MCPUS) {

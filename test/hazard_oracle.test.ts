@@ -17,6 +17,11 @@ import type { Mcpu } from "../targets/amdgpu/regs.js";
 import type { Inserted, OracleItem } from "../targets/amdgpu/mir.js";
 import { entryProducers, exitConsumers, findingText, isWait, minimality, mirToolsAvailable, oracle, pairings, parseShowInst, pseudoOf, runSequence, sequenceMir, waitVariants } from "../targets/amdgpu/mir.js";
 import { matrixOfSpecs, matrixRoutines, padWithLlvm, requiredBy } from "../scripts/hazard-oracle.js";
+import { waitcntDeletions, waitcntOracle } from "../scripts/waitcnt-oracle.js";
+import type { WarpForm } from "../src/ir/warp_forms.js";
+import { randomWarpCases } from "../src/check/warp_cases.js";
+import { hashString } from "../src/check/random.js";
+import { runWarpLevel } from "../targets/amdgpu/warp_exec.js";
 import { boundaryOf } from "../targets/amdgpu/routine.js";
 
 const have = mirToolsAvailable();
@@ -57,6 +62,35 @@ describe("translation pieces (no tools)", () => {
       [3, "s_waitcnt_depctr 0xfffe", null, 3],
     ]);
   });
+});
+
+describe("issue 15: si-insert-waitcnts over a seeded sample of the warp-level routines, all five mcpus", () => {
+  // One warp form in 3 (which one: the seed), both profiles, every applicable rule; the whole
+  // family is `npx tsx scripts/waitcnt-oracle.ts` (2741 routines × processors, 0 waits added).
+  const SEED = 0x15;
+  const specs = matrixOfSpecs(["warp"], 3, SEED % 3);
+  for (const mcpu of MCPUS)
+    itLlvm(`${mcpu}: no wait added beyond the entry S_WAITCNT 0; every s_waitcnt deleted is asked back by LLVM and refuted by our LDS model`, async () => {
+      const { items } = matrixRoutines(mcpu, specs, PROFILES);
+      expect(items.length).toBeGreaterThan(50);
+      const r = await waitcntOracle(mcpu, items);
+      expect(r.added.slice(0, 3)).toEqual([]);
+      expect(r.waits).toBeGreaterThan(20); // the ds_bpermute routines' lgkmcnt(0)
+      expect(r.notAskedBack.slice(0, 3)).toEqual([]);
+      // Our interpreter agrees: each wait replaced by s_nop 0 (the same wait state, so the
+      // hazard model is unmoved) fails on some warp with the LDS model's reason.
+      const withWait = items.filter((it) => waitcntDeletions(it.routine.lines).length > 0).slice(0, 12);
+      for (const it of withWait) {
+        const f = it.routine.spec.form as unknown as WarpForm;
+        const cases = randomWarpCases(f, it.routine.spec.kinds, hashString(it.label), 8, it.routine.spec.guarded);
+        for (const d of waitcntDeletions(it.routine.lines)) {
+          const lines = it.routine.lines.map((l, k): MLine => (k === d.line ? I("s_nop", [imm(0)]) : l));
+          const failures = cases.map((c) => runWarpLevel({ ...it.routine, lines }, f, c)).filter((x) => "failure" in x);
+          expect(failures.length, `${it.label} without line ${d.line}`).toBeGreaterThan(0);
+          expect((failures[0] as { failure: string }).failure, it.label).toMatch(/LdsWait|outstanding|s_waitcnt|lgkm/i);
+        }
+      }
+    }, 60_000);
 });
 
 describe("issue 11 item 4(a) on a seeded sample, all five mcpus: LLVM adds nothing, every wait minimal", () => {

@@ -42,9 +42,7 @@ describe("real modules", () => {
     const rep = await buildReport([mod], { mcpus: MCPUS, profile: "isa", check: { random: 0, warps: 40, seed: 1 } });
     const m = rep.modules[0]!;
     expect(m.occurrences.length).toBe(mod.insts.length);
-    // The one known gap: the sm_100a redux .f32 forms have no AMDGPU lowering yet (issue 15), an error row that says so.
-    const gap = (t: { target: string; verdict: { status: string; message?: string } }) => t.target.startsWith("amdgpu") && /^no AMDGPU lowering for \S+ yet \(issue 15\)$/.test(t.verdict.message ?? "");
-    const bad = m.routines.flatMap((r) => r.targets.filter((t) => (t.verdict.status === "error" && !(r.family === "warp" && gap(t))) || t.verdict.status === "refuted").map((t) => `${r.name} on ${t.target}: ${JSON.stringify(t.verdict)}`));
+    const bad = m.routines.flatMap((r) => r.targets.filter((t) => t.verdict.status === "error" || t.verdict.status === "refuted").map((t) => `${r.name} on ${t.target}: ${JSON.stringify(t.verdict)}`));
     expect(bad).toEqual([]);
     const warpRoutines = m.routines.filter((r) => r.family === "warp");
     for (const target of ["amdgpu", "js", "c"] as const) {

@@ -52,13 +52,12 @@ describe("warp.jsonl on the reference, JS and C", () => {
       expect([rep.passed, rep.failed, rep.skipped]).toEqual([369, 0, 0]);
     }, 120_000);
 
-  it("AMDGPU, every processor: all but the sm_100a redux .f32 vectors pass; those fail with the reason, not a crash", async () => {
+  it("AMDGPU, every processor: every vector passes, the 40 sm_100a redux .f32 ones included", async () => {
     const rep = await runVectors(vectors, "isa", { ref: false, amdgpu: ["gfx900", "gfx942", "gfx1100"], js: false, c: false });
     const f32 = vectors.filter((v) => v.inst.form.op === "redux" && (v.inst.form as { type?: string }).type === "f32");
     expect(f32.length).toBe(40);
-    expect(rep.failures.filter((f) => !f32.includes(f.vector)).map((f) => `${f.vector.id} [${f.target}] ${f.message}`)).toEqual([]);
-    expect(rep.failed).toBe(40);
-    expect(rep.failures.every((f) => f.message === "no AMDGPU lowering for redux.sync yet (issue 15)")).toBe(true);
+    expect(rep.failures.map((f) => `${f.vector.id} [${f.target}] ${f.message}`)).toEqual([]);
+    expect([rep.passed, rep.failed, rep.skipped]).toEqual([369, 0, 0]);
   }, 240_000);
 });
 
@@ -126,11 +125,10 @@ describe("verify: a seeded sample of the family on JS and C", () => {
     const rows = await verify(specs, [{ kind: "js" }, ...(cc.ok ? [{ kind: "c" } as const] : []), { kind: "amdgpu", mcpu: "gfx942" }], { seed: 3 });
     const portable = rows.filter((r) => r.target.kind !== "amdgpu");
     expect(portable.filter((r) => r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict).slice(0, 400)}`)).toEqual([]);
-    // AMDGPU: every rule tested and none refuted, but the sm_100a redux .f32 forms (no rule, said as such).
+    // AMDGPU: every rule tested and none refuted, the sm_100a redux .f32 forms included.
     const amd = rows.filter((r) => r.target.kind === "amdgpu");
-    const f32 = (r: (typeof amd)[number]) => r.spec.form.op === "redux" && (r.spec.form as { type?: string }).type === "f32";
-    expect(amd.filter((r) => !f32(r) && r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict).slice(0, 400)}`)).toEqual([]);
-    for (const r of amd.filter(f32)) expect(r.verdict).toEqual({ status: "unknown", why: "no AMDGPU lowering for redux.sync yet (issue 15)" });
+    expect(amd.some((r) => r.spec.form.op === "redux" && (r.spec.form as { type?: string }).type === "f32")).toBe(true);
+    expect(amd.filter((r) => r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict).slice(0, 400)}`)).toEqual([]);
   }, 180_000);
 });
 

@@ -55,8 +55,7 @@ export const AMDGPU_RULES: RuleTable<AmdRules> = {
   szext: szextRules,
   match: matchRules,
   video: vshRules,
-  // The warp-level family (issue 15): targets/amdgpu/rules/warp.ts, every opcode's rules. The
-  // redux .f32 forms (sm_100a) have none yet: `missingLowering` names them.
+  // The warp-level family (issue 15): targets/amdgpu/rules/warp.ts, every opcode's rules.
   // Each opcode's rules apply to that opcode's forms only (their `when` assumes it).
   warp: Object.entries(WARP_AMD_RULES).flatMap(([op, rules]) =>
     (rules as readonly AmdRule<never>[]).map((r) => ({ ...r, when: (f: FormOf<"warp">, c: RuleCtx) => f.op === op && (r.when as (f: FormOf<"warp">, c: RuleCtx) => boolean)(f, c) })),
@@ -138,7 +137,12 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
 export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
   const rules = applicableRules(spec, t, profile);
   if (rules.length === 0) throw new Error(`no AMDGPU rule for ${formName(spec.form)} on ${t.mcpu}`);
-  return selectCheapest(rules.map((r) => ({ prio: r.prio, value: lowerWithRule(spec, t, profile, r, boundaryKind) })), (x) => x.count);
+  const ctx: RuleCtx = { spec, t, profile };
+  const lowered = rules.map((r) => {
+    const x = lowerWithRule(spec, t, profile, r, boundaryKind);
+    return { prio: r.prio, value: { x, cost: r.cost ? r.cost(spec.form, ctx, x.count) : x.count } };
+  });
+  return selectCheapest(lowered, (v) => v.cost).x;
 }
 
 /** Static issue cycles of a sequence (labels are free). */

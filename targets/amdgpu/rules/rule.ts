@@ -44,4 +44,10 @@ export interface AmdRule<F extends RuleForm = Form> {
    * processor on it. Default: the hazard pass schedules and pads the emitted sequence.
    */
   waits?: "as-emitted";
+  /**
+   * The cost selection compares (issue cycles), when the static count misleads: a loop's
+   * expected dynamic count from its measured cycles per trip (redux.ts). Given the lowered
+   * routine's static count; default: that count.
+   */
+  cost?(f: F, c: RuleCtx, staticCount: number): number;
 }

@@ -88,12 +88,12 @@ export const shflRules: AmdRule<ShflForm>[] = [
   {
     name: "shfl_bfly_dpp",
     prio: 2,
-    why: ".bfly with an immediate b and an immediate c of CUDA's width-w shape (c = ((32 − w) << 8) | 0x1f) with b[4:0] < w, w ≤ 16: lane ^ b stays in the lane's segment, so p is true in every lane and d = a[lane ^ b] — one DPP move within a row of 16 (quad_perm for b < 4; row_xmask:b on gfx10+; row_half_mirror / row_mirror / row_ror:8 for 7 / 15 / 8 on gfx9), bound_ctrl clear so an exited source leaves the lane's own a (an undefined d) instead of 0. 1 cycle on gfx10/gfx11 (+1 for p = -1), 5 on gfx9 with the boundary's two DPP waits, against 7–15 for ds_bpermute. Unguarded, a divergent.",
+    why: ".bfly with an immediate b and an immediate c of CUDA's width-w shape (c = ((32 − w) << 8) | 0x1f) with b[4:0] < min(w, 16) (full width 32 included: lane ^ b for b < 16 stays in its row of 16): lane ^ b stays in the lane's segment, so p is true in every lane and d = a[lane ^ b] — one DPP move within a row of 16 (quad_perm for b < 4; row_xmask:b on gfx10+; row_half_mirror / row_mirror / row_ror:8 for 7 / 15 / 8 on gfx9), bound_ctrl clear so an exited source leaves the lane's own a (an undefined d) instead of 0. 1 cycle on gfx10/gfx11 (+1 for p = -1), 5 on gfx9 with the boundary's two DPP waits, against 7–15 for ds_bpermute. Unguarded, a divergent.",
     when: (f, c) => {
       const b = immOf(c, "b");
       const cc = immOf(c, "c");
       const w = cc === undefined ? null : cudaWidth(cc);
-      return f.mode === "bfly" && !c.spec.guarded && c.spec.kinds.a?.kind === "v" && b !== undefined && w !== null && w <= 16 && Number(b & 31n) < w && xorCtrl(Number(b & 31n), c.t.gen) !== null;
+      return f.mode === "bfly" && !c.spec.guarded && c.spec.kinds.a?.kind === "v" && b !== undefined && w !== null && Number(b & 31n) < Math.min(w, 16) && xorCtrl(Number(b & 31n), c.t.gen) !== null;
     },
     emit: (f, m, c) => {
       dppMove(m, xorCtrl(Number(immOf(c, "b")! & 31n), c.t.gen)!);
@@ -112,6 +112,38 @@ export const shflRules: AmdRule<ShflForm>[] = [
       return k >= 1 && k <= 15 && ((f.mode === "up" && (cc & 0x1f1fn) === 0x1000n) || (f.mode === "down" && (cc & 0x1f1fn) === 0x101fn));
     },
     emit: (f, m, c) => dppMove(m, (f.mode === "up" ? 0x110 : 0x100) + Number(immOf(c, "b")! & 31n)),
+  },
+  {
+    name: "shfl_bfly_permlanex16",
+    prio: 2,
+    why: ".bfly by an immediate b with b[4:0] in 16..31 and CUDA's full-width c (0x1f, segment mask 0) on gfx10/gfx11 (wave32): j = lane ^ b ≤ 31, so p is true everywhere and d = a[lane ^ b], which lies in the other row of 16 at index (lane & 15) ^ (b & 15) — one v_permlanex16_b32 whose lane selects are those indices (two s_mov_b32 of the nibble words: VOP3 takes one literal), fi = 1 (an exited source gives an undefined d either way; fi = 1 is where the manual's and LLVM's readings agree, isa/vop3.ts), bound_ctrl clear. Measured (test/warp_amdgpu.test.ts) 3–4 cycles (mean 3.3), against 7–11 (mean 8.5) for ds_bpermute and its LDS wait on the same processors. Unguarded, a divergent, d only or d|p (p = -1).",
+    when: (f, c) => {
+      const b = immOf(c, "b");
+      const cc = immOf(c, "c");
+      return f.mode === "bfly" && c.t.gen !== 9 && !c.spec.guarded && c.spec.kinds.a?.kind === "v" && b !== undefined && Number(b & 31n) >= 16 && cc !== undefined && (cc & 0x1f1fn) === 0x1fn;
+    },
+    emit: (f, m, c) => {
+      const x = Number(immOf(c, "b")! & 15n);
+      const nibbles = (base: number) => BigInt.asIntN(32, [0, 1, 2, 3, 4, 5, 6, 7].reduce((w, k) => w | (BigInt((base + k) ^ x) << BigInt(4 * k)), 0n));
+      const s1 = m.stmp();
+      const s2 = m.stmp();
+      m.emit("s_mov_b32", s1, imm(nibbles(0)));
+      m.emit("s_mov_b32", s2, imm(nibbles(8)));
+      m.emit("v_permlanex16_b32", m.layout.d, m.src("a"), s1, s2, imm(1), imm(0));
+      if (f.dest === "d|p") m.emit("s_mov_b32", VCC_LO, imm(-1));
+    },
+  },
+  {
+    name: "shfl_updown_dpp_wave_shift",
+    prio: 2,
+    why: ".up / .down by 1 with CUDA's full-width c (.up: c[12:8] = 0 and clamp 0; .down: clamp 31) on the gfx9 family (wave64, lanes 32–63 inactive): DPP wave_shr:1 / wave_shl:1 move every lane's source by one across the whole wave, bound_ctrl clear, so lane 0 (.up: no source) and lane 31 (.down: lane 32 has exec 0, an invalid source) keep their own a — exactly p false, d = own a; an exited source leaves an undefined d. Measured 5 cycles (the boundary's DPP waits) against ds_bpermute's 8–12 (mean 9.5) on gfx900/gfx90a and 9–15 (mean 11.6) on gfx942. d only; unguarded, a divergent.",
+    when: (f, c) => {
+      const b = immOf(c, "b");
+      const cc = immOf(c, "c");
+      if (c.t.gen !== 9 || f.dest === "d|p" || c.spec.guarded || c.spec.kinds.a?.kind !== "v" || b === undefined || cc === undefined || (b & 31n) !== 1n) return false;
+      return (f.mode === "up" && (cc & 0x1f1fn) === 0n) || (f.mode === "down" && (cc & 0x1f1fn) === 0x1fn);
+    },
+    emit: (f, m) => dppMove(m, f.mode === "up" ? 0x138 : 0x130),
   },
   {
     name: "shfl_bpermute",
@@ -169,6 +201,46 @@ export const shflRules: AmdRule<ShflForm>[] = [
       m.emit("ds_bpermute_b32", dst, addr, a, imm(0));
       waitLds(m);
       shflTail(f, m, dst, P);
+    },
+  },
+  {
+    name: "shfl_inrange_bpermute",
+    prio: 1,
+    why: ".idx / .bfly with an immediate c of clamp 31 and segment mask 0 (CUDA's full width, c = 0x1f), any b: maxLane = 31 and j = bval (.idx) or lane ^ bval (.bfly) is at most 31, so p is true in every lane and the source is j itself — the general rule's v_cmp / v_cndmask (and for .idx its v_mbcnt) fold away: j in VALU ops, v_lshlrev by 2, ds_bpermute_b32, s_waitcnt lgkmcnt(0); p = -1. Measured (test/warp_amdgpu.test.ts): 3–8 cycles (mean 4.6) on gfx10/gfx11, 4–8 (mean 5.3) on gfx900/gfx90a, 4–9 (mean 5.6) on gfx942 unguarded, against the general rule's means 8.5 / 9.5 / 11.6.",
+    when: (f, c) => {
+      const cc = immOf(c, "c");
+      return (f.mode === "idx" || f.mode === "bfly") && cc !== undefined && (cc & 0x1f1fn) === 0x1fn;
+    },
+    emit: (f, m) => {
+      const bval = low5(m, "b");
+      const j = m.vtmp();
+      if (f.mode === "bfly") {
+        const ln = m.vtmp();
+        m.emit("v_mbcnt_lo_u32_b32", ln, imm(-1), imm(0));
+        m.emit("v_xor_b32", j, ln, bval);
+        m.emit("v_lshlrev_b32", j, imm(2), j);
+      } else m.emit("v_lshlrev_b32", j, imm(2), bval);
+      const a = m.vgprOf("a");
+      const dst = m.layout.guard ? m.vtmp() : m.layout.d;
+      m.emit("ds_bpermute_b32", dst, j, a, imm(0));
+      waitLds(m);
+      shflTail(f, m, dst, imm(-1));
+    },
+  },
+  {
+    name: "shfl_idx_readlane_inrange",
+    prio: 1,
+    why: ".idx with a uniform (SGPR) b and CUDA's full-width c (clamp 31, segment mask 0): bval = b[4:0] ≤ 31 = maxLane, so p is true and d = a[bval] in every lane — s_and, v_readlane, v_mov (shfl_idx_readlane without its SCC select of p and v_cndmask). Measured 3–5 cycles (mean 3.6) on gfx10/gfx11, 5–8 (mean 7.3) on gfx900/gfx90a, 7–10 (mean 9.5) on gfx942 (its boundary waits), against shfl_idx_readlane's 3–5 more instructions.",
+    when: (f, c) => {
+      const cc = immOf(c, "c");
+      return f.mode === "idx" && c.spec.kinds.b?.kind === "s" && cc !== undefined && (cc & 0x1f1fn) === 0x1fn;
+    },
+    emit: (f, m) => {
+      const bl = m.stmp();
+      m.emit("s_and_b32", bl, m.src("b"), imm(31));
+      const x = m.stmp();
+      m.emit("v_readlane_b32", x, m.vgprOf("a"), bl);
+      shflTail(f, m, x, imm(-1));
     },
   },
   {

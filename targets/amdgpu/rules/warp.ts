@@ -8,6 +8,7 @@ import type { BarWarpForm, WarpForm } from "../../../src/ir/warp_forms.js";
 import type { AmdRule } from "./rule.js";
 import { activemaskRules } from "./activemask.js";
 import { reduxRules } from "./redux.js";
+import { reduxF32Rules } from "./redux_f32.js";
 import { shflRules } from "./shfl.js";
 import { voteRules } from "./vote.js";
 
@@ -22,7 +23,7 @@ export const barWarpRules: AmdRule<BarWarpForm>[] = [
 ];
 
 /** The warp-level rules, keyed by opcode. */
-export const WARP_AMD_RULES = { shfl: shflRules, vote: voteRules, redux: reduxRules, activemask: activemaskRules, "bar.warp": barWarpRules } as const;
+export const WARP_AMD_RULES = { shfl: shflRules, vote: voteRules, redux: [...reduxRules, ...reduxF32Rules], activemask: activemaskRules, "bar.warp": barWarpRules } as const;
 
 /** Every rule of a warp form's opcode, in definition order. */
 export function warpRulesOf(f: WarpForm): readonly AmdRule<WarpForm>[] {
