@@ -22,6 +22,9 @@
  *   the predefined `__AMDGCN_WAVEFRONT_SIZE`. This is a lowering (like an AMDGPU rule), not a
  *   semantics: the compiled code is checked against src/sem/match_sync.ts
  *   (targets/llvm/compiled.ts).
+ * - The warp-level family (shfl, vote, redux, activemask, bar.warp.sync; issue 15) is
+ *   per-thread code over the same builtins plus `ds_bpermute` and `readlane`, each thread over
+ *   its own membermask (`warpLevelBody`), checked against src/sem/warp.ts the same way.
  *
  * Compiles with `clang-19 -x hip --cuda-device-only -nogpulib [-nogpuinc] -O2
  * --offload-arch=M` for gfx900, gfx90a, gfx942, gfx1030 and gfx1100, with or without

@@ -5,7 +5,8 @@
  *   1. checked for hazards under LLVM's own function boundary (`checkHazards(…, LLVM_ENTRY)`:
  *      nothing pending at entry; src/check/llc_hazards.ts does the same for llc's code),
  *   2. run in the AMDGPU interpreter (targets/amdgpu/interp.ts) on the checker's inputs
- *      (src/check/inputs.ts, vsh_inputs.ts for scalar forms; src/check/warps.ts for warps)
+ *      (src/check/inputs.ts, vsh_inputs.ts for scalar forms; src/check/warps.ts for match.sync,
+ *      src/check/warp_cases.ts for the warp-level family: per-lane b/c, predicates as 0/1)
  *      and compared with the reference (src/check/scalar.ts `expectedScalar`,
  *      src/check/verify.ts `expectedWarp`),
  * with arguments in VGPRs and once more uniform (SGPRs). Warp functions on wave64 run in both
