@@ -319,8 +319,18 @@ function warpLevelBody(fn: CallableFn): string[] {
       return out;
     case "bar.warp":
       // No result (src/sem/warp.ts). Every thread that calls has arrived (a wavefront executes in
-      // lockstep); a wave barrier keeps the compiler from moving memory operations across it.
-      out.push("  (void)membermask;", "  __builtin_amdgcn_wave_barrier();");
+      // lockstep); the wave barrier keeps the compiler from moving code across it, but it is
+      // `IntrNoMem` to LLVM, so memory operations may still cross it. PTX's bar.warp.sync also
+      // orders memory among the participating threads (PTX ISA 9.7.13.2, "bar.warp.sync"), and
+      // they are all in this wavefront: a wavefront-scope release fence before and acquire
+      // fence after give that order (AMDGPUUsage, "Memory Model": wavefront scope needs no
+      // instruction, so the code is unchanged; ROCm's own __syncwarp does the same).
+      out.push(
+        "  (void)membermask;",
+        '  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");',
+        "  __builtin_amdgcn_wave_barrier();",
+        '  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");',
+      );
       return out;
   }
 }

@@ -172,7 +172,8 @@ function reduxIdentity(op: string, type: string): bigint {
  *     of each, folded where the lane is this thread's member (its members shifted to its half);
  *     `.f32` on bit patterns by the total-order key (NaNs skipped, or any NaN → 0x7fffffff
  *     under `.NaN`; `.abs` folds |x|), as warp-semantics.md §5 reads it;
- *   - activemask: ballot(true) of the own half; bar.warp.sync: `llvm.amdgcn.wave.barrier`.
+ *   - activemask: ballot(true) of the own half; bar.warp.sync: `llvm.amdgcn.wave.barrier` between
+ *     wavefront-scope release and acquire fences (memory order among the warp's threads).
  */
 function warpLevelFunction(fn: CallableFn): IrFunc {
   const f = fn.spec.form as WarpForm;
@@ -321,7 +322,9 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
       break;
     case "bar.warp":
       decls.add("declare void @llvm.amdgcn.wave.barrier() #1");
-      L.push("  call void @llvm.amdgcn.wave.barrier()");
+      // Memory order among the warp's threads, as PTX's bar.warp.sync gives it: wavefront-scope
+      // fences around the barrier (the barrier alone is `IntrNoMem`; see targets/hip/print.ts).
+      L.push('  fence syncscope("wavefront") release', "  call void @llvm.amdgcn.wave.barrier()", '  fence syncscope("wavefront") acquire');
       ret = ["  ret void"];
       break;
   }
