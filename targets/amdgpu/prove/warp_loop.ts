@@ -262,7 +262,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   if (rest.length) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
   // One query for the members of every lane and one for every lane's outputs (their terms are
   // the reference's own, so the lanes share them): fewer, larger queries solve faster here.
-  if (!process.env.PROVE_SPLIT) {
+  {
     const members = goals.filter((g) => g.what.endsWith("the loop's mask"));
     const lanesG = goals.filter((g) => /^lane \d+$/.test(g.what));
     const others = goals.filter((g) => !members.includes(g) && !lanesG.includes(g));
