@@ -195,7 +195,9 @@ function warpRun<V, B>(init: Init<V, B>, r: AmdRoutine, maxBack: number, bits: n
     for (let l = 0; l < LANES; l++) bads.push(...warpLaneBads(bv, f, w, paths.final, l));
     bads.push(...contractBads(bv, r, before, paths.final, (l) => (l < LANES ? w.activeB[l]! : bv.false)));
   }
-  return { before, paths, w, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
+  // With loops, only the executions that reach the end within the bound are looked at.
+  const reached = (b: Bad<B>) => (maxBack === 0 ? b : { ...b, cond: bv.andB(paths.done, b.cond) });
+  return { before, paths, w, bads: bads.map(reached).filter((b) => bv.asBool(b.cond) !== false) };
 }
 
 /**

@@ -128,11 +128,12 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const body = r.lines.slice(shape.label + 1, shape.branch) as Line[];
   const br = r.lines[shape.branch] as Line;
   const epi = r.lines.slice(shape.branch + 1);
-  if (f.op !== "redux") return { notApplicable: "the loop-fold invariant is the reference's reduction, which only redux has" };
   const bf = flow(body);
   const pf = flow(pro);
   if (bf.ds) return { notApplicable: "the loop body issues a DS instruction" };
-  if ([...bf.written].some((k) => /^v\d+$/.test(k) || k === "exec")) return { notApplicable: "the loop body writes a VGPR or exec (not a scalar fold)" };
+  if (bf.written.has("exec")) return { notApplicable: "the loop writes exec (a waterfall over lane groups: the warp-level prover has no induction for it yet)" };
+  if ([...bf.written].some((k) => /^v\d+$/.test(k))) return { notApplicable: "the loop body writes a VGPR (not a scalar fold)" };
+  if (f.op !== "redux") return { notApplicable: "the loop-fold invariant is the reference's reduction, which only redux has" };
   const carried = [...bf.readFirst].filter((k) => bf.written.has(k));
   const sgprs = carried.filter((k) => /^s\d+$/.test(k)).map((k) => Number(k.slice(1)));
   if (carried.length !== 2 || sgprs.length !== 2) return { notApplicable: `the loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator` };
