@@ -298,7 +298,8 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
   // log2(wave)-bit lane values proves on all values.
   const f = r.spec.form as unknown as WarpForm;
   const aReg = r.layout.src.a;
-  const di = !warpPredicateSource(f) && aReg && aReg.k !== "imm" ? shuffleOnly(r.lines, aReg) : "a is not a value register";
+  // (The reference must be a selection of a too: shfl's d = a[src]; a reduction's is not.)
+  const di = f.op !== "shfl" ? "the reference is not a selection of a" : aReg && aReg.k !== "imm" ? shuffleOnly(r.lines, aReg) : "a is not a value register";
   const bits = di === null ? (r.target.wave === 64 ? 6 : 5) : null;
   const init = symbolicInit(env);
   const q = warpRun(init, r, maxBack, bits, false, lanes);

@@ -207,6 +207,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   // Entry and exit on the routine's own inputs.
   const { st, before, w } = warpInit(init, r);
   const Sh = execPaths(bv, pro, st, { maxBack: 0 }).final!;
+  if (Sh.lds?.length) return { notApplicable: "a DS result is outstanding at the loop head (the lemma's head state has none)" };
   const M = Sh.sgpr.get(mem!)!;
   const aH = aLanes(bv, r, Sh);
   const none = aH.map(() => bv.false);
