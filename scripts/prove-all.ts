@@ -1,10 +1,10 @@
 /**
  * @fileoverview Proves the whole matrix — every form × operand kinds × rule (shadowed ones
  * included) × target (each AMDGPU mcpu; the PIR, which JS and C share) × profile — of the
- * three families, and prints a table per family × target × profile (proved / refuted /
+ * four families (szext, video, match, warp), and prints a table per family × target × profile (proved / refuted /
  * unknown / gaps, distinct queries solved) with the wall time.
  *
- *   npx tsx scripts/prove-all.ts [--family szext|video|match|all] [--workers N]
+ *   npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
  *        [--timeout MS] [--every N] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
  *
  * How it fits in minutes (design.md appendix): identical queries are proved once (query
@@ -12,7 +12,8 @@
  * wave size and the two profiles mostly share); video routines with selectors are covered by
  * the same routine without selectors through checked stage reductions (src/check/prove.ts
  * `reduceSelectors`); match loops share their loop lemma (affinity); the match bug-finder
- * runs only where a proof fails; every core runs a worker. `--out` gets one JSON line per
+ * runs only where a proof fails; every core runs a worker. The warp-level family (issue 15) is
+ * proved on AMDGPU by targets/amdgpu/prove/warp.ts and on the PIR by targets/portable/prove.ts. `--out` gets one JSON line per
  * form × kinds × rule × target × profile naming the proved query that covers it (its key and
  * label, and the stage reduction if one was used); a combination no rule covers is a gap.
  */
@@ -25,7 +26,7 @@ import { FAMILIES, familyOf, formName } from "../src/ir/forms.js";
 import type { ItemResult, ProveItem } from "../src/check/prove_worker.js";
 import { matrixRows, proveMany } from "../src/check/prove_worker.js";
 
-const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|all] [--workers N]
+const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
        [--timeout MS] [--every N] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
   --every N  prove one form in N of each family (a sample; 1 = all)`;
 

@@ -207,7 +207,7 @@ function sample(): ProveItem[] {
   add(m("all", "b32", "d|p", { a: v, membermask: v }), amdgpu("gfx1030"), "isa", ["match_all_divergent_via_any"]);
   add(m("all", "b32", "d|p", { a: v, membermask: v }, true), amdgpu("gfx1100"), "isa", ["match_all_divergent_via_any_guarded"]);
   add(m("any", "b64", "d", { a: v, membermask: v }), amdgpu("gfx942"), "isa", ["match_any_waterfall_salu_copy"]);
-  // The warp-level family (issue 15): PIR only (no AMDGPU rules yet), one routine of each rule
+  // The warp-level family (issue 15) on the PIR, one routine of each rule
   // that z3 proves within the budget — redux.add's 32-step sums time out and stay out (named
   // unknown by prove:all).
   const pir = { kind: "pir" } as const;
@@ -218,6 +218,17 @@ function sample(): ProveItem[] {
   add({ form: { op: "redux", reduxOp: "and", type: "b32" }, kinds: { a: v, membermask: v }, guarded: false }, pir, "isa");
   add({ form: { op: "activemask", type: "b32" }, kinds: {}, guarded: true }, pir, "isa");
   add({ form: { op: "bar.warp" }, kinds: { membermask: v }, guarded: false }, pir, "isa");
+  // ... and on AMDGPU (targets/amdgpu/prove/warp.ts): a DPP, a ds_bpermute and a v_readlane
+  // shuffle, a guarded SALU vote, activemask, bar.warp.sync, and redux's s_ff1/v_readlane loop
+  // by its inductive fold invariant (about 40 s of the budget).
+  const full32 = { kind: "imm", value: 0xffffffffn } as const;
+  add({ form: { op: "shfl", sync: true, mode: "bfly", type: "b32", dest: "d|p" }, kinds: { a: v, b: { kind: "imm", value: 3n }, c: idx, membermask: full32 }, guarded: false }, amdgpu("gfx1100"), "isa", ["shfl_bfly_dpp"]);
+  add({ form: { op: "shfl", sync: true, mode: "down", type: "b32", dest: "d|p" }, kinds: { a: v, b: s, c: idx, membermask: s }, guarded: false }, amdgpu("gfx900"), "sm90", ["shfl_bpermute"]);
+  add({ form: { op: "shfl", sync: true, mode: "idx", type: "b32", dest: "d|p" }, kinds: { a: v, b: s, c: { kind: "imm", value: 0x1fn }, membermask: s }, guarded: true }, amdgpu("gfx942"), "isa", ["shfl_idx_readlane"]);
+  add({ form: { op: "vote", sync: true, mode: "uni", type: "pred", negA: true }, kinds: { a: v, membermask: s }, guarded: true }, amdgpu("gfx1030"), "isa", ["vote_uniform_mask_salu"]);
+  add({ form: { op: "activemask", type: "b32" }, kinds: {}, guarded: true }, amdgpu("gfx1100"), "isa", ["activemask_exec"]);
+  add({ form: { op: "bar.warp" }, kinds: { membermask: v }, guarded: false }, amdgpu("gfx900"), "isa", ["bar_warp_sync_empty"]);
+  add({ form: { op: "redux", reduxOp: "add", type: "u32" }, kinds: { a: v, membermask: s }, guarded: false }, amdgpu("gfx900"), "isa", ["redux_uniform_mask_readlane_loop"]);
   return items;
 }
 
@@ -250,6 +261,17 @@ describe("a fixed sample of the matrix is proved", () => {
     const loops = results.filter((r) => ["match_any_waterfall", "match_all_divergent_via_any", "match_all_divergent_via_any_guarded"].includes(r.item.rule));
     expect(loops.length).toBe(4);
     for (const r of loops) if (r.verdict.verdict === "proved") expect(r.verdict.method).toMatch(/inductive waterfall invariant, 32 lanes, [56]-bit lane values/);
+  });
+
+  it("proves the AMDGPU warp-level sample, redux's loop by induction and the shuffles on small values of a", () => {
+    const warp = results.filter((r) => familyOf(r.item.spec.form) === "warp" && r.item.target.kind === "amdgpu");
+    expect(warp.length).toBe(7);
+    const method = (rule: string) => {
+      const v = warp.find((r) => r.item.rule === rule)!.verdict;
+      return v.verdict === "proved" ? v.method : `${v.verdict}`;
+    };
+    expect(method("redux_uniform_mask_readlane_loop")).toMatch(/inductive loop-fold invariant/);
+    expect(method("shfl_bpermute")).toMatch(/6-bit values of a/);
   });
 });
 

@@ -16,6 +16,8 @@ import type { Mcpu, Target } from "../regs.js";
 import { MCPUS, TARGETS } from "../regs.js";
 import type { AmdRule } from "../rules/rule.js";
 import { loopAffinity, proveAmdMatch } from "./match.js";
+import { proveAmdWarp } from "./warp.js";
+import { isWarpLevel } from "../../../src/check/verify.js";
 import type { AmdSelectorLemma } from "./scalar.js";
 import { availability, proveAmdScalar, proveSelectorLemma, reduceAmdSelectors, refutedStatic, routineText } from "./scalar.js";
 
@@ -44,18 +46,26 @@ export const amdgpuProver: ProverModel<AmdProveTarget> = {
     // the chip whatever its values (targets/amdgpu/hazards.ts), so it is refuted as such.
     const hz = checkHazards(r.lines, hazardTarget(t), r.boundary);
     if (hz.length) return refutedStatic(spec, target, profile, rule.name, r, `Hazard: ${hz.map(formatViolation).join("; ")}`, t0);
+    if (isWarpLevel(spec.form)) return await proveAmdWarp(env, r, profile, opts.timeoutMs, t0);
     return spec.form.op === "match" ? await proveAmdMatch(env, r, profile, opts, t0) : await proveAmdScalar(env, r, profile, opts.timeoutMs, t0);
   },
   keyText(spec, target, profile, rule) {
     const r = lowerWithRule(spec, processor(target), profile, rule as AmdRule);
     const gen = availability(r) ?? "";
-    const formPart = spec.form.op === "match" ? `${formId(spec.form)}` : "";
+    // A warp-level proof also reads the generation (the interpreter's gen-dependent records:
+    // ds_bpermute's lane wrap, DPP) and the hazard check, which is per processor.
+    const formPart = spec.form.op === "match" ? `${formId(spec.form)}` : isWarpLevel(spec.form) ? `${formId(spec.form)} gen${r.target.gen} ${warpHazards(r)}` : "";
     return `amd\n${formPart}\n${gen}\n${routineText(r)}`;
   },
   reduceSelectors: (spec, target, profile, rule, stage) => reduceAmdSelectors(spec, processor(target), profile, rule as AmdRule, stage),
   proveLemma: (env, lemma, timeoutMs) => proveSelectorLemma(env, lemma as AmdSelectorLemma, timeoutMs),
   affinity: (spec, target, profile, rule) => loopAffinity(lowerWithRule(spec, processor(target), profile, rule as AmdRule)),
 };
+
+/** The hazard check's verdict of a routine on its processor, as key text. */
+function warpHazards(r: AmdRoutine): string {
+  return checkHazards(r.lines, hazardTarget(r.target), r.boundary).map(formatViolation).join("; ");
+}
 
 /** The matrix's targets: every AMDGPU mcpu, then the PIR (which JS and C share). */
 export function matrixTargets(): readonly ProveTarget[] {

@@ -1,0 +1,297 @@
+/**
+ * @fileoverview The inductive proof of a warp-level routine whose one loop is a scalar fold
+ * over a lane mask (redux.sync's `s_ff1`/`v_readlane` loop over the members M = membermask ∩ E),
+ * recognised from its instructions, not from the rule's name (./warp.ts calls it first for
+ * every one-loop routine; where the shape does not fit it says why and ./warp.ts goes on).
+ *
+ * The shape. One do-while loop (match.ts `loopShape`) whose body is straight-line SALU/lane-read
+ * work: it writes no VGPR, no exec, no DS result, and reads before writing exactly two SGPRs
+ * it also writes — `mem`, the one the body maps to `mem & (mem − 1)` (its lowest set bit
+ * cleared; found by a query), and `acc`. a's register is written neither by the prologue nor by
+ * the body.
+ *
+ * The reduction over a set. For a lane set G (32 booleans), REF(G) is the reference's own fold
+ * (src/sem/warp.ts, `warpLevel`) of a's values at the loop head over G: lane 0's d of a warp
+ * whose membermask names all lanes and whose active and executing lanes are G, so its members
+ * are G. Nothing about the operation is restated here.
+ *
+ * The invariant at the loop head, indexed by l = the lowest set bit of mem (M = mem at the head
+ * the first time): I_l: mem = M ∩ [l, 32) with bit l set, and acc = REF(M ∩ [0, l)).
+ * The loop lemma (cached per loop, over a fully symbolic head state), one query per l ∈ 0..31:
+ * from any state with mem's bits below l clear, bit l set, bits above l arbitrary (m_t), and
+ * acc = REF({t < l : m_t}), one trip gives mem' = mem without bit l, acc' = REF({t < l : m_t} ∪
+ * {l}), and the back-edge is taken iff mem' ≠ 0; and from mem = 0 one trip leaves mem' = 0 and
+ * exits. Then by induction over the trips (each clears one bit: at most 32), from I_l with
+ * M ∩ [0, l) arbitrary, the loop exits with acc = REF(M) when M ≠ 0 (M ∩ [0, l'] = M ∩ [0, l) ∪ {l}
+ * when l' is the next bit; at exit no bit is left), and with mem = 0 when M = 0.
+ * The entry: the prologue's acc is REF(∅) (I_l holds at the first head with l = ff1(M)).
+ * The exit, per lane i: the state after the loop is the prologue's, with mem = 0, acc = REF(M)
+ * (M ≠ 0; else arbitrary), every other register the body writes arbitrary. Lane i's members
+ * under the reference are G_i (src/sem/members.ts `membership`); one query shows that where
+ * lane i executes with a defined d, G_i = M; so there acc = REF(G_i), which is the reference's
+ * d of lane i term for term, and the epilogue runs from that state for lane i's value. Guard-off
+ * lanes and the contract are checked on the summary state itself.
+ */
+import type { Profile } from "../../../src/ir/forms.js";
+import { formId } from "../../../src/ir/forms.js";
+import type { WarpForm } from "../../../src/ir/warp_forms.js";
+import type { SourceName } from "../../../src/ir/ir.js";
+import { membership } from "../../../src/sem/members.js";
+import { warpLevel } from "../../../src/sem/warp.js";
+import type { Bad, Init, Verdict } from "../../../src/check/prove_types.js";
+import { symbolicInit } from "../../../src/check/prove_types.js";
+import { hash } from "../../../src/check/prove_text.js";
+import { LANES } from "../../../src/check/prove_warp.js";
+import type { Bool, BitVec, Z3Env } from "../../../src/check/smt.js";
+import { solve } from "../../../src/check/smt.js";
+import type { AmdRoutine } from "../lower.js";
+import type { WaveState } from "../interp.js";
+import { InterpError } from "../interp.js";
+import { contractBads } from "../contract.js";
+import { record } from "../isa/index.js";
+import type { MLine, MOp } from "../minst.js";
+import { isLabel } from "../minst.js";
+import { cloneState, execPaths, initialState, readSource, showLine } from "./paths.js";
+import type { AmdWarp } from "./warp.js";
+import { warpInit, warpLaneBads } from "./warp.js";
+
+/** Why the shape does not fit, or the verdict. */
+export type LoopOutcome = { verdict: Verdict } | { notApplicable: string };
+
+/** The per-loop lemma results of this thread, by loop key. */
+const lemmas = new Map<string, Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean }>>();
+
+type Line = Exclude<MLine, { label: string }>;
+
+/** SGPR numbers an operand names (both of a pair), or `vcc`/`exec`/`v` markers. */
+function keysOf(o: MOp): string[] {
+  if (o.k === "s" || o.k === "v") return Array.from({ length: o.count }, (_, i) => `${o.k}${o.n + i}`);
+  if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "vcc_hi") return ["vcc"];
+  if (o.k === "exec" || o.k === "exec_lo" || o.k === "exec_hi") return ["exec"];
+  return [];
+}
+
+/** Registers a straight-line list writes, and those it reads before writing. */
+function flow(lines: readonly Line[]): { written: Set<string>; readFirst: Set<string>; ds: boolean } {
+  const written = new Set<string>();
+  const readFirst = new Set<string>();
+  let ds = false;
+  for (const l of lines) {
+    const rec = record(l.op);
+    if (rec.enc === "DS") ds = true;
+    const reads: string[] = [...(rec.uses ?? [])];
+    const writes: string[] = [...(rec.defs ?? [])];
+    rec.ops.forEach((s, i) => {
+      const ks = keysOf(l.ops[i]!);
+      if (!s.out || s.tied) reads.push(...ks);
+      if (s.out) writes.push(...ks);
+    });
+    for (const k of reads) if (!written.has(k)) readFirst.add(k);
+    for (const k of writes) written.add(k);
+  }
+  return { written, readFirst, ds };
+}
+
+/** a's lane values in `st` (a uniform or immediate a: the same value in every lane). */
+function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>): V[] {
+  const k = r.spec.kinds.a ?? { kind: "v" };
+  const lanes = Array.from({ length: LANES }, (_, l) => l);
+  if (k.kind === "imm") return lanes.map(() => bv.k(k.value & 0xffffffffn, 32));
+  return lanes.map((l) => readSource(bv, st, r.layout.src.a!, 32, l));
+}
+
+/** REF(G): the reference's fold of `a` over the lane set G (file comment). */
+function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
+  const ones = a.map(() => bv.k(0xffffffffn, 32));
+  return warpLevel(bv, f, { a, b: [], c: [], membermask: ones, active: G, executes: G }).d[0]!;
+}
+
+/** The back-edge condition of `br` in state `st`. */
+function branchTaken<V, B>(bv: Init<V, B>["bv"], br: Line, st: WaveState<V, B>): B {
+  const rec = record(br.op);
+  if (!("branch" in rec.sem)) throw new InterpError("loop does not end in a branch");
+  const no = (): never => {
+    throw new InterpError("branch reads an operand");
+  };
+  return rec.sem.branch(bv, { wave: st.wave, gen: st.gen, read: no, readLanes: no, write: no, writeLanes: no, exec: () => st.exec, setExec: no, scc: () => st.scc, setScc: no });
+}
+
+/**
+ * Proves a one-loop warp-level routine whose loop is a scalar fold over a lane mask (file
+ * comment), or says why the shape does not fit.
+ */
+export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profile, shape: { label: number; branch: number }, timeoutMs: number, t0: number): Promise<LoopOutcome> {
+  void profile;
+  const bv = env.bv;
+  const f = r.spec.form as unknown as WarpForm;
+  const pro = r.lines.slice(0, shape.label) as Line[];
+  const body = r.lines.slice(shape.label + 1, shape.branch) as Line[];
+  const br = r.lines[shape.branch] as Line;
+  const epi = r.lines.slice(shape.branch + 1);
+  const bf = flow(body);
+  const pf = flow(pro);
+  if (bf.ds) return { notApplicable: "the loop body issues a DS instruction" };
+  if (bf.written.has("exec")) return { notApplicable: "the loop writes exec (a waterfall over lane groups: the warp-level prover has no induction for it yet)" };
+  if ([...bf.written].some((k) => /^v\d+$/.test(k))) return { notApplicable: "the loop body writes a VGPR (not a scalar fold)" };
+  if (f.op !== "redux") return { notApplicable: "the loop-fold invariant is the reference's reduction, which only redux has" };
+  const carried = [...bf.readFirst].filter((k) => bf.written.has(k));
+  const sgprs = carried.filter((k) => /^s\d+$/.test(k)).map((k) => Number(k.slice(1)));
+  if (carried.length !== 2 || sgprs.length !== 2) return { notApplicable: `the loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator` };
+  const aKeys = r.layout.src.a ? keysOf(r.layout.src.a) : [];
+  if (aKeys.some((k) => bf.written.has(k) || pf.written.has(k))) return { notApplicable: "a's register is written before or in the loop" };
+
+  // Which carried SGPR is the mask: the body maps it to mem & (mem − 1).
+  const init = symbolicInit(env);
+  const W = r.target.wave;
+  const probe = initialState(init, r, init.mk("probe.exec", W));
+  const probeOut = execPaths(bv, body, cloneState(probe), { maxBack: 0 }).final!;
+  let mem: number | undefined;
+  for (const n of sgprs) {
+    const x = probe.sgpr.get(n)!;
+    const res = await solve(env, [bv.notB(bv.eq(probeOut.sgpr.get(n)!, bv.and(x, bv.sub(x, bv.k(1, 32)))))], timeoutMs);
+    if (res.status === "unsat") mem = n;
+  }
+  if (mem === undefined) return { notApplicable: "no carried SGPR loses its lowest set bit per trip" };
+  const acc = sgprs.find((n) => n !== mem)!;
+
+  // The loop lemma (file comment), cached per loop.
+  const key = hash([W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
+  let lemma = lemmas.get(key);
+  const cached = !!lemma;
+  if (!lemma) {
+    lemma = (async () => {
+      const t1 = performance.now();
+      let queries = 0;
+      const fail = (reason: string, fault?: boolean) => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
+      for (let l = -1; l < 32; l++) {
+        const li = symbolicInit(env);
+        const S = initialState(li, r, li.mk("h.exec", W));
+        const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
+        const bitsAbove = (k: number) => {
+          let x = bv.k(0, 32);
+          for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
+          return x;
+        };
+        const a = aLanes(bv, r, S);
+        const goals: Bool[] = [];
+        if (l < 0) {
+          // mem = 0: one trip, mem stays 0 and the loop exits.
+          S.sgpr.set(mem!, bv.k(0, 32));
+          const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
+          goals.push(bv.eq(S1.sgpr.get(mem!)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
+        } else {
+          S.sgpr.set(mem!, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
+          const G = m.map((x, t) => (t < l ? x : bv.false));
+          S.sgpr.set(acc, refOver(bv, f, a, G));
+          const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
+          const mem1 = bitsAbove(l);
+          const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
+          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, f, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+        }
+        queries++;
+        const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("lemma", l, res.status, Math.round(res.ms));
+        if (res.status === "sat") return fail(`loop lemma fails at ${l < 0 ? "mem = 0" : `lowest bit ${l}`} (not proved, not a counterexample)`);
+        if (res.status === "unknown") return fail(`loop lemma (${l < 0 ? "mem = 0" : `lowest bit ${l}`}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
+      }
+      return { ok: true, reason: "", queries, ms: performance.now() - t1 };
+    })();
+    lemmas.set(key, lemma);
+  }
+  const lem = await lemma;
+  if (!lem.ok) {
+    if (lem.fault) lemmas.delete(key);
+    return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: lem.reason, ...(lem.fault ? { fault: true } : {}) } };
+  }
+
+  // Entry and exit on the routine's own inputs.
+  const { st, before, w } = warpInit(init, r);
+  const Sh = execPaths(bv, pro, st, { maxBack: 0 }).final!;
+  if (Sh.lds?.length) return { notApplicable: "a DS result is outstanding at the loop head (the lemma's head state has none)" };
+  const M = Sh.sgpr.get(mem!)!;
+  const aH = aLanes(bv, r, Sh);
+  const none = aH.map(() => bv.false);
+  const summary = (accVal: BitVec): WaveState<BitVec, Bool> => {
+    const S = cloneState(Sh);
+    for (const k of bf.written) {
+      if (/^s\d+$/.test(k)) S.sgpr.set(Number(k.slice(1)), init.mk(`x.${k}`, 32));
+      if (k === "vcc") S.vcc = init.mk("x.vcc", W);
+    }
+    S.scc = init.mkB("x.scc");
+    S.sgpr.set(mem!, bv.k(0, 32));
+    S.sgpr.set(acc, accVal);
+    return S;
+  };
+  const epilogue = (S: WaveState<BitVec, Bool>) => {
+    const fin = execPaths(bv, epi, S, { maxBack: 0 });
+    if (!fin.final || bv.asBool(fin.stuck) !== false) throw new InterpError("the epilogue has a loop");
+    return fin.final;
+  };
+  const bitsM = Array.from({ length: LANES }, (_, t) => bv.bitAt(M, t));
+  // Guard-off lanes and the contract are checked for every value of acc (a fresh symbol), which
+  // covers the summary's; a defined lane's value from REF(G_i) (see below).
+  let finX: WaveState<BitVec, Bool>;
+  try {
+    finX = epilogue(summary(init.mk("x.acc", 32)));
+  } catch (e) {
+    if (!(e instanceof InterpError)) throw e;
+    return { notApplicable: `the epilogue: ${e.message}` };
+  }
+  type Goal = { what: string; bad: Bool; assume?: Bool[] };
+  const goals: Goal[] = [{ what: "the loop entry (acc = the fold over no lane)", bad: bv.notB(bv.eq(Sh.sgpr.get(acc)!, refOver(bv, f, aH, none))) }];
+  const offOrContract: Bad<Bool>[] = contractBads(bv, r, before, finX, (l) => (l < LANES ? w.activeB[l]! : bv.false));
+  const lanesOf = new Map<number, Bool[]>();
+  for (const b of offOrContract) if (b.lane !== undefined && b.lane < LANES) lanesOf.set(b.lane, [...(lanesOf.get(b.lane) ?? []), b.cond]);
+  for (let i = 0; i < LANES; i++) {
+    const Gi = membership(bv, w.lanes, i).members;
+    const on = bv.andB(w.lanes.executes[i]!, w.ref.dDefined[i]!);
+    const same = bv.all(Gi.map((g, t) => bv.eqB(g, bitsM[t]!)));
+    goals.push({ what: `lane ${i}'s members are the loop's mask`, bad: bv.andB(on, bv.notB(same)) });
+    let finI: WaveState<BitVec, Bool>;
+    try {
+      // Where lane i executes with a defined d, G_i = M (the query above) and G_i holds lane i,
+      // so M ≠ 0 and the summary's acc is REF(M) = REF(G_i): the on-condition is checked there.
+      finI = epilogue(summary(refOver(bv, f, aH, Gi)));
+    } catch (e) {
+      if (!(e instanceof InterpError)) throw e;
+      return { notApplicable: `the epilogue: ${e.message}` };
+    }
+    const onBads = warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finI, i).filter((b) => b.what.startsWith("Value mismatch"));
+    const offBads = warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finX, i).filter((b) => !b.what.startsWith("Value mismatch"));
+    goals.push({ what: `lane ${i}`, bad: bv.any([...onBads, ...offBads].map((b) => b.cond).concat(lanesOf.get(i) ?? [])), assume: [bv.implies(on, same)] });
+  }
+  const rest = offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
+  if (rest.length) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
+  // One query for the members of every lane and one for every lane's outputs (their terms are
+  // the reference's own, so the lanes share them): fewer, larger queries solve faster here.
+  {
+    const members = goals.filter((g) => g.what.endsWith("the loop's mask"));
+    const lanesG = goals.filter((g) => /^lane \d+$/.test(g.what));
+    const others = goals.filter((g) => !members.includes(g) && !lanesG.includes(g));
+    goals.length = 0;
+    goals.push(...others, { what: "every lane's members are the loop's mask", bad: bv.any(members.map((g) => g.bad)) }, { what: "every lane's outputs", bad: bv.any(lanesG.map((g) => g.bad)), assume: lanesG.flatMap((g) => g.assume ?? []) });
+  }
+  let n = 0;
+  const t2 = performance.now();
+  for (const g of goals) {
+    if (bv.asBool(g.bad) === false) continue;
+    n++;
+    const res = await solve(env, [...(g.assume ?? []), g.bad], timeoutMs);
+    if (process.env.PROVE_DEBUG) console.log("exit", g.what, res.status, Math.round(res.ms));
+    if (res.status === "unsat") continue;
+    // Not a counterexample by itself (the summary abstracts the loop): the caller's unrolled
+    // search may still refute; here it is unknown.
+    return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: res.status === "sat" ? `loop-fold exit query fails at ${g.what} (not proved, not a counterexample)` : `loop-fold exit query (${g.what}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, ...(res.fault ? { fault: true } : {}) } };
+  }
+  const lemmaText = cached ? `loop lemma ${key.slice(0, 8)} (shared)` : `loop lemma ${key.slice(0, 8)}: ${lem.queries} queries ${(lem.ms / 1000).toFixed(1)} s`;
+  return {
+    verdict: {
+      verdict: "proved",
+      ms: performance.now() - t0,
+      method: `z3 inductive loop-fold invariant (acc = the reference's fold over the retired lanes of the mask s${mem}), 32 lanes, full-width values (${lemmaText}; exit ${n} queries ${((performance.now() - t2) / 1000).toFixed(1)} s)`,
+      queries: (cached ? 0 : lem.queries) + n,
+    },
+  };
+}
+
+export type { SourceName };
