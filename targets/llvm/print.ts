@@ -48,7 +48,11 @@ import { warpPredicateDest } from "../../src/ir/warp_forms.js";
 import { isWarpLevel } from "../../src/check/verify.js";
 import type { ArgImms, IrFunc } from "./ir.js";
 import { derivedIr, irConst, irModule } from "./ir.js";
-import type { CallableFn, CallablePrintOptions, RoutineLike } from "./callable.js";
+import type {
+  CallableFn,
+  CallablePrintOptions,
+  RoutineLike,
+} from "./callable.js";
 import { callableFunctions, immOf, profileSensitive } from "./callable.js";
 
 /**
@@ -93,6 +97,28 @@ const MATCH_DECLS = [
   "declare i32 @llvm.amdgcn.wavefrontsize() #2",
 ];
 
+/**
+ * The wave's exec (`%exec`, i64) and the base lane of the calling thread's CUDA warp (`%base`,
+ * `%base64`: 32 in the upper half of a wave64, else 0; `%mbcnt` the thread's lane in the wave),
+ * the prelude of every warp function (match.sync and the warp-level family).
+ */
+const WARP_BASE_LINES = [
+  "  %exec = call i64 @llvm.amdgcn.ballot.i64(i1 true)",
+  "  %wavesize = call i32 @llvm.amdgcn.wavefrontsize()",
+  "  %wave64 = icmp eq i32 %wavesize, 64",
+  "  %mbcnt.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
+  "  %mbcnt = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %mbcnt.lo)",
+  "  %half = and i32 %mbcnt, 32",
+  "  %base = select i1 %wave64, i32 %half, i32 0",
+  "  %base64 = zext i32 %base to i64",
+];
+
+/** The executing lanes of the thread's own CUDA warp (`%active`, i32), after WARP_BASE_LINES. */
+const WARP_ACTIVE_LINES = [
+  "  %exec.warp = lshr i64 %exec, %base64",
+  "  %active = trunc i64 %exec.warp to i32",
+];
+
 /** The waterfall function of a match form (see the file overview). */
 function matchFunction(fn: CallableFn): IrFunc {
   const f = fn.spec.form as MatchForm;
@@ -111,36 +137,47 @@ function matchFunction(fn: CallableFn): IrFunc {
     "  %ballot = call i64 @llvm.amdgcn.ballot.i64(i1 %eq)",
     "  br i1 %eq, label %exit, label %loop",
     "exit:",
-    "  %exec = call i64 @llvm.amdgcn.ballot.i64(i1 true)",
-    "  %wavesize = call i32 @llvm.amdgcn.wavefrontsize()",
-    "  %wave64 = icmp eq i32 %wavesize, 64",
-    "  %mbcnt.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-    "  %mbcnt = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %mbcnt.lo)",
-    "  %half = and i32 %mbcnt, 32",
-    "  %base = select i1 %wave64, i32 %half, i32 0",
-    "  %base64 = zext i32 %base to i64",
+    ...WARP_BASE_LINES,
     "  %ballot.warp = lshr i64 %ballot, %base64",
     "  %equal = trunc i64 %ballot.warp to i32",
-    "  %exec.warp = lshr i64 %exec, %base64",
-    "  %active = trunc i64 %exec.warp to i32",
+    ...WARP_ACTIVE_LINES,
     "  %members = and i32 %membermask, %active",
   );
   const ret = llvmReturnType(fn);
-  if (f.mode === "any") L.push("  %d = and i32 %equal, %members", "  ret i32 %d");
+  if (f.mode === "any")
+    L.push("  %d = and i32 %equal, %members", "  ret i32 %d");
   else {
-    L.push("  %equal.members = and i32 %equal, %members", "  %p = icmp eq i32 %equal.members, %members", "  %d = select i1 %p, i32 %members, i32 0");
-    if (fn.writes.d && fn.writes.p) L.push("  %r0 = insertvalue { i32, i1 } undef, i32 %d, 0", "  %r1 = insertvalue { i32, i1 } %r0, i1 %p, 1", "  ret { i32, i1 } %r1");
+    L.push(
+      "  %equal.members = and i32 %equal, %members",
+      "  %p = icmp eq i32 %equal.members, %members",
+      "  %d = select i1 %p, i32 %members, i32 0",
+    );
+    if (fn.writes.d && fn.writes.p)
+      L.push(
+        "  %r0 = insertvalue { i32, i1 } undef, i32 %d, 0",
+        "  %r1 = insertvalue { i32, i1 } %r0, i1 %p, 1",
+        "  ret { i32, i1 } %r1",
+      );
     else if (fn.writes.d) L.push("  ret i32 %d");
     else if (fn.writes.p) L.push("  ret i1 %p");
     else L.push("  ret void");
   }
   const params = fn.params.map((p) => `i${p.width} %${p.name}`).join(", ");
-  const results = fn.writes.d && fn.writes.p ? [32, 1] : fn.writes.d ? [32] : fn.writes.p ? [1] : [];
+  const results =
+    fn.writes.d && fn.writes.p
+      ? [32, 1]
+      : fn.writes.d
+        ? [32]
+        : fn.writes.p
+          ? [1]
+          : [];
   return {
     name: fn.name,
     args: fn.params.map((p) => ({ name: p.name, width: p.width })),
     results,
-    text: withLinkage(`; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${ret} @${fn.name}(${params}) #0 {\n${L.join("\n")}\n}\n`),
+    text: withLinkage(
+      `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${ret} @${fn.name}(${params}) #0 {\n${L.join("\n")}\n}\n`,
+    ),
     decls: [`declare i${aw} @${rfl}(i${aw}) #1`, ...MATCH_DECLS],
   };
 }
@@ -182,19 +219,15 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
   for (const n of ["a", "b", "c", "membermask"] as const) {
     const x = immOf(fn.spec, n);
     if (x === undefined) continue;
-    L.push(n === "a" && f.op === "vote" ? `  %a = or i1 ${x !== 0n ? "true" : "false"}, false` : `  %${n} = or ${irConst(x & 0xffffffffn, 32)}, 0`);
+    L.push(
+      n === "a" && f.op === "vote"
+        ? `  %a = or i1 ${x !== 0n ? "true" : "false"}, false`
+        : `  %${n} = or ${irConst(x & 0xffffffffn, 32)}, 0`,
+    );
   }
   L.push(
-    "  %exec = call i64 @llvm.amdgcn.ballot.i64(i1 true)",
-    "  %wavesize = call i32 @llvm.amdgcn.wavefrontsize()",
-    "  %wave64 = icmp eq i32 %wavesize, 64",
-    "  %mbcnt.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-    "  %mbcnt = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %mbcnt.lo)",
-    "  %half = and i32 %mbcnt, 32",
-    "  %base = select i1 %wave64, i32 %half, i32 0",
-    "  %base64 = zext i32 %base to i64",
-    "  %exec.warp = lshr i64 %exec, %base64",
-    "  %active = trunc i64 %exec.warp to i32",
+    ...WARP_BASE_LINES,
+    ...WARP_ACTIVE_LINES,
     // The wave's lanes as i64: on wave32 the low half only, zero-extended (llc then reads exec_lo;
     // a 64-bit read of exec on wave32 would take exec_hi, which wave32 does not use).
     "  %exec.lo = trunc i64 %exec to i32",
@@ -202,7 +235,9 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
     "  %lanes.wave = select i1 %wave64, i64 %exec, i64 %exec.lo64",
   );
   const deprecated = "sync" in f && !f.sync;
-  const membersLine = deprecated ? "  %members = or i32 %active, 0" : "  %members = and i32 %membermask, %active";
+  const membersLine = deprecated
+    ? "  %members = or i32 %active, 0"
+    : "  %members = and i32 %membermask, %active";
   let ret: string[];
   switch (f.op) {
     case "shfl": {
@@ -219,10 +254,28 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
         "  %maxLane = or i32 %minLane, %cval.free",
       );
       // .up: the ISA's signed j = lane − bval ≥ maxLane is bval + maxLane ≤ lane (maxLane ≥ 0).
-      if (f.mode === "up") L.push("  %j = sub i32 %lane, %bval", "  %up.limit = add i32 %bval, %maxLane", "  %pval = icmp ule i32 %up.limit, %lane");
-      else if (f.mode === "down") L.push("  %j = add i32 %lane, %bval", "  %pval = icmp ule i32 %j, %maxLane");
-      else if (f.mode === "bfly") L.push("  %j = xor i32 %lane, %bval", "  %pval = icmp ule i32 %j, %maxLane");
-      else L.push("  %bval.free = and i32 %bval, %notseg", "  %j = or i32 %minLane, %bval.free", "  %pval = icmp ule i32 %j, %maxLane");
+      if (f.mode === "up")
+        L.push(
+          "  %j = sub i32 %lane, %bval",
+          "  %up.limit = add i32 %bval, %maxLane",
+          "  %pval = icmp ule i32 %up.limit, %lane",
+        );
+      else if (f.mode === "down")
+        L.push(
+          "  %j = add i32 %lane, %bval",
+          "  %pval = icmp ule i32 %j, %maxLane",
+        );
+      else if (f.mode === "bfly")
+        L.push(
+          "  %j = xor i32 %lane, %bval",
+          "  %pval = icmp ule i32 %j, %maxLane",
+        );
+      else
+        L.push(
+          "  %bval.free = and i32 %bval, %notseg",
+          "  %j = or i32 %minLane, %bval.free",
+          "  %pval = icmp ule i32 %j, %maxLane",
+        );
       L.push(
         "  %src = select i1 %pval, i32 %j, i32 %lane",
         "  %src.wave = add i32 %base, %src",
@@ -231,7 +284,11 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
       );
       ret =
         f.dest === "d|p"
-          ? ["  %r0 = insertvalue { i32, i1 } undef, i32 %d, 0", "  %r1 = insertvalue { i32, i1 } %r0, i1 %pval, 1", "  ret { i32, i1 } %r1"]
+          ? [
+              "  %r0 = insertvalue { i32, i1 } undef, i32 %d, 0",
+              "  %r1 = insertvalue { i32, i1 } %r0, i1 %pval, 1",
+              "  ret { i32, i1 } %r1",
+            ]
           : ["  ret i32 %d"];
       break;
     }
@@ -245,23 +302,42 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
         "  %ballot = and i32 %ballot.warp, %members",
       );
       if (f.mode === "ballot") ret = ["  ret i32 %ballot"];
-      else if (f.mode === "all") ret = ["  %all = icmp eq i32 %ballot, %members", "  ret i1 %all"];
-      else if (f.mode === "any") ret = ["  %any = icmp ne i32 %ballot, 0", "  ret i1 %any"];
-      else ret = ["  %all = icmp eq i32 %ballot, %members", "  %none = icmp eq i32 %ballot, 0", "  %uni = or i1 %all, %none", "  ret i1 %uni"];
+      else if (f.mode === "all")
+        ret = ["  %all = icmp eq i32 %ballot, %members", "  ret i1 %all"];
+      else if (f.mode === "any")
+        ret = ["  %any = icmp ne i32 %ballot, 0", "  ret i1 %any"];
+      else
+        ret = [
+          "  %all = icmp eq i32 %ballot, %members",
+          "  %none = icmp eq i32 %ballot, 0",
+          "  %uni = or i1 %all, %none",
+          "  ret i1 %uni",
+        ];
       break;
     }
     case "redux": {
       decls.add("declare i32 @llvm.amdgcn.readlane.i32(i32, i32) #1");
       decls.add("declare i64 @llvm.cttz.i64(i64, i1) #2");
-      L.push(membersLine, "  %members64 = zext i32 %members to i64", "  %mine = shl i64 %members64, %base64");
+      L.push(
+        membersLine,
+        "  %members64 = zext i32 %members to i64",
+        "  %mine = shl i64 %members64, %base64",
+      );
       const f32 = f.type === "f32";
-      const init = f32 ? "2147483647" : irConst(reduxIdentity(f.reduxOp, f.type), 32).slice(4);
+      const init = f32
+        ? "2147483647"
+        : irConst(reduxIdentity(f.reduxOp, f.type), 32).slice(4);
       L.push(
         "  br label %loop",
         "loop:",
         "  %lanes = phi i64 [ %lanes.wave, %entry ], [ %lanes.next, %body ]",
         `  %acc = phi i32 [ ${init}, %entry ], [ %acc.next, %body ]`,
-        ...(f32 ? ["  %have = phi i1 [ false, %entry ], [ %have.next, %body ]", "  %saw = phi i1 [ false, %entry ], [ %saw.next, %body ]"] : []),
+        ...(f32
+          ? [
+              "  %have = phi i1 [ false, %entry ], [ %have.next, %body ]",
+              "  %saw = phi i1 [ false, %entry ], [ %saw.next, %body ]",
+            ]
+          : []),
         "  %done = icmp eq i64 %lanes, 0",
         "  br i1 %done, label %exit, label %body",
         "body:",
@@ -286,7 +362,9 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
           "  %nan = icmp ugt i32 %x.mag, 2139095040",
           ...key("x"),
           ...key("acc"),
-          f.reduxOp === "min" ? "  %better = icmp ult i32 %x.key, %acc.key" : "  %better = icmp ult i32 %acc.key, %x.key",
+          f.reduxOp === "min"
+            ? "  %better = icmp ult i32 %x.key, %acc.key"
+            : "  %better = icmp ult i32 %acc.key, %x.key",
           "  %not.nan = xor i1 %nan, true",
           "  %number = and i1 %mine.bit, %not.nan",
           "  %first = xor i1 %have, true",
@@ -299,7 +377,9 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
           "  br label %loop",
           "exit:",
           "  %none = xor i1 %have, true",
-          ...(f.NaN ? ["  %canonical = or i1 %saw, %none"] : ["  %canonical = or i1 %none, false"]),
+          ...(f.NaN
+            ? ["  %canonical = or i1 %saw, %none"]
+            : ["  %canonical = or i1 %none, false"]),
           "  %d = select i1 %canonical, i32 2147483647, i32 %acc",
         );
       } else {
@@ -312,7 +392,13 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
                   `  %step.lt = icmp ${f.type === "s32" ? "slt" : "ult"} i32 ${f.reduxOp === "min" ? "%x, %acc" : "%acc, %x"}`,
                   "  %step = select i1 %step.lt, i32 %x, i32 %acc",
                 ];
-        L.push(...step, "  %acc.next = select i1 %mine.bit, i32 %step, i32 %acc", "  br label %loop", "exit:", "  %d = or i32 %acc, 0");
+        L.push(
+          ...step,
+          "  %acc.next = select i1 %mine.bit, i32 %step, i32 %acc",
+          "  br label %loop",
+          "exit:",
+          "  %d = or i32 %acc, 0",
+        );
       }
       ret = ["  ret i32 %d"];
       break;
@@ -324,24 +410,38 @@ function warpLevelFunction(fn: CallableFn): IrFunc {
       decls.add("declare void @llvm.amdgcn.wave.barrier() #1");
       // Memory order among the warp's threads, as PTX's bar.warp.sync gives it: wavefront-scope
       // fences around the barrier (the barrier alone is `IntrNoMem`; see targets/hip/print.ts).
-      L.push('  fence syncscope("wavefront") release', "  call void @llvm.amdgcn.wave.barrier()", '  fence syncscope("wavefront") acquire');
+      L.push(
+        '  fence syncscope("wavefront") release',
+        "  call void @llvm.amdgcn.wave.barrier()",
+        '  fence syncscope("wavefront") acquire',
+      );
       ret = ["  ret void"];
       break;
   }
   const params = fn.params.map((p) => `i${p.width} %${p.name}`).join(", ");
   const rt = llvmReturnType(fn);
-  const results = fn.writes.d && fn.writes.p ? [32, 1] : fn.writes.d ? [warpPredicateDest(f) ? 1 : 32] : [];
+  const results =
+    fn.writes.d && fn.writes.p
+      ? [32, 1]
+      : fn.writes.d
+        ? [warpPredicateDest(f) ? 1 : 32]
+        : [];
   return {
     name: fn.name,
     args: fn.params.map((p) => ({ name: p.name, width: p.width })),
     results,
-    text: withLinkage(`; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${rt} @${fn.name}(${params}) #0 {\n${[...L, ...ret].join("\n")}\n}\n`),
+    text: withLinkage(
+      `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`}\ndefine ${rt} @${fn.name}(${params}) #0 {\n${[...L, ...ret].join("\n")}\n}\n`,
+    ),
     decls: [...decls],
   };
 }
 
 /** The IR function of one callable function: derived for scalar forms, the waterfall for match. */
-export function llvmFunction(fn: CallableFn, profile: CallablePrintOptions["profile"] = "isa"): IrFunc {
+export function llvmFunction(
+  fn: CallableFn,
+  profile: CallablePrintOptions["profile"] = "isa",
+): IrFunc {
   const f = fn.spec.form;
   if (f.op === "match") return matchFunction(fn);
   if (isWarpLevel(f)) return warpLevelFunction(fn);
@@ -351,7 +451,10 @@ export function llvmFunction(fn: CallableFn, profile: CallablePrintOptions["prof
     if (x !== undefined) imms[s] = x;
   }
   const ir = derivedIr(fn.name, f as SzextForm | VshForm, profile, {}, imms);
-  return { ...ir, text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`} (derived from the reference)\n${withLinkage(ir.text)}` };
+  return {
+    ...ir,
+    text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`} (derived from the reference)\n${withLinkage(ir.text)}`,
+  };
 }
 
 /**
@@ -362,22 +465,54 @@ export function llvmFunction(fn: CallableFn, profile: CallablePrintOptions["prof
  * function (see the file overview).
  * @returns the module text. Errors: none expected (derivation covers every scalar form).
  */
-export function printLlvmModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
+export function printLlvmModule(
+  routines: readonly RoutineLike[],
+  opts: CallablePrintOptions = {},
+): string {
   const profile = opts.profile ?? "isa";
   const callable = callableFunctions(routines);
   const fns = callable.map((fn) => llvmFunction(fn, profile));
-  const banner = (opts.banner ?? "").split("\n").filter((l) => l !== "").map((l) => `; ${l.replace(/[\r\n]/g, " ")}`);
+  const banner = (opts.banner ?? "")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => `; ${l.replace(/[\r\n]/g, " ")}`);
   const warp = fns.some((f) => f.decls.some((d) => d.includes("ballot")));
-  const attrs = warp ? ["attributes #0 = { convergent nounwind }", "attributes #1 = { convergent nounwind willreturn memory(none) }", "attributes #2 = { nounwind willreturn memory(none) }"] : [];
+  const attrs = warp
+    ? [
+        "attributes #0 = { convergent nounwind }",
+        "attributes #1 = { convergent nounwind willreturn memory(none) }",
+        "attributes #2 = { nounwind willreturn memory(none) }",
+      ]
+    : [];
   const video = callable.filter(profileSensitive);
   const flags = video.length
     ? [
-        "; vshl/vshr: the meaning of the " + profile + " semantics profile; linking a module of another profile that defines the same name is an error.",
+        "; vshl/vshr: the meaning of the " +
+          profile +
+          " semantics profile; linking a module of another profile that defines the same name is an error.",
         `!llvm.module.flags = !{${video.map((_, i) => `!${i}`).join(", ")}}`,
-        ...video.map((fn, i) => `!${i} = !{i32 1, !"ptx-lower.semantics.${fn.name}", !"${profile}"}`),
+        ...video.map(
+          (fn, i) =>
+            `!${i} = !{i32 1, !"ptx-lower.semantics.${fn.name}", !"${profile}"}`,
+        ),
       ]
     : [];
-  const extra = [...attrs, ...(attrs.length && flags.length ? [""] : []), ...flags].join("\n");
-  const head = [`target datalayout = "${AMDGCN_DATALAYOUT}"`, `target triple = "${AMDGCN_TRIPLE}"`, ""];
-  return [...banner, ...(banner.length ? [""] : []), ...head, irModule(fns, extra).trimEnd()].join("\n") + "\n";
+  const extra = [
+    ...attrs,
+    ...(attrs.length && flags.length ? [""] : []),
+    ...flags,
+  ].join("\n");
+  const head = [
+    `target datalayout = "${AMDGCN_DATALAYOUT}"`,
+    `target triple = "${AMDGCN_TRIPLE}"`,
+    "",
+  ];
+  return (
+    [
+      ...banner,
+      ...(banner.length ? [""] : []),
+      ...head,
+      irModule(fns, extra).trimEnd(),
+    ].join("\n") + "\n"
+  );
 }
