@@ -5,7 +5,10 @@
  */
 import type { MatchForm } from "../ir/forms.js";
 import { formWrites } from "../ir/forms.js";
-import type { RoutineSpec } from "../ir/ir.js";
+import type { RoutineSpec, SourceName } from "../ir/ir.js";
+import type { WarpForm } from "../ir/warp_forms.js";
+import { warpPredicateSource, warpSources } from "../ir/warp_forms.js";
+import type { WarpLanes } from "../sem/warp.js";
 import type { BV, CV } from "../sem/bv.js";
 import type { MatchResult } from "../sem/match_sync.js";
 import type { Bad } from "./prove_types.js";
@@ -89,3 +92,40 @@ export function warpSpecLines(f: MatchForm, w: Warp<CV, boolean>): string[] {
   return out;
 }
 
+/**
+ * The reference's lanes (`WarpLanes`, 32 of each) of a warp-level routine's sources as both
+ * provers read them (targets/amdgpu/prove/warp.ts and targets/portable/prove.ts): `src32(name)`
+ * a u32 source's 32 lanes (an immediate in every lane, the prover's own contract otherwise),
+ * `predicateA()` vote's `a` as a lane mask (bit l = lane l; both contracts carry it so), an
+ * immediate predicate `a` its bit 0 in every lane; `active` and `executes` per lane (`executes`
+ * = active ∩ guard). Sources the form lacks are empty (b, c) or null (membermask).
+ */
+export function proverWarpLanes<V, B>(
+  bv: BV<V, B>,
+  f: WarpForm,
+  kinds: RoutineSpec["kinds"],
+  src32: (name: SourceName) => V[],
+  predicateA: () => V,
+  active: B[],
+  executes: B[],
+): WarpLanes<V, B> {
+  const lanes = Array.from({ length: active.length }, (_, l) => l);
+  const sources = warpSources(f);
+  let a: V[];
+  if (warpPredicateSource(f)) {
+    const k = kinds.a ?? { kind: "v" };
+    if (k.kind === "imm") a = lanes.map(() => bv.k((k.value & 1n) !== 0n ? 1 : 0, 1));
+    else {
+      const m = predicateA();
+      a = lanes.map((l) => bv.extract(m, l, l));
+    }
+  } else a = sources.includes("a") ? src32("a") : lanes.map(() => bv.k(0, 32));
+  return {
+    a,
+    b: sources.includes("b") ? src32("b") : [],
+    c: sources.includes("c") ? src32("c") : [],
+    membermask: sources.includes("membermask") ? src32("membermask") : null,
+    active,
+    executes,
+  };
+}

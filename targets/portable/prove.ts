@@ -26,7 +26,7 @@ import { PIR, concreteInit, modelValues, symbolicInit } from "../../src/check/pr
 import { fmt, header, inputLines, referenceLines } from "../../src/check/prove_text.js";
 import type { Fp } from "../../src/check/prove_fp.js";
 import type { Warp } from "../../src/check/prove_warp.js";
-import { LANES, TaintError, resultBads, warpInputLines, warpSpecLines } from "../../src/check/prove_warp.js";
+import { LANES, TaintError, resultBads, warpInputLines, warpSpecLines, proverWarpLanes } from "../../src/check/prove_warp.js";
 import type { Z3Env } from "../../src/check/smt.js";
 import { solve } from "../../src/check/smt.js";
 import type { ProverModel } from "../../src/target/prover.js";
@@ -319,19 +319,8 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
   const activeB = lanes.map((l) => bv.bitAt(active, l));
   const g = spec.guarded ? (args.g as B[]) : undefined;
   const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g[l]!)) : activeB;
-  let a: V[];
-  if (f.op === "vote") {
-    const k = spec.kinds.a ?? { kind: "v" };
-    a = k.kind === "imm" ? lanes.map(() => bv.k(k.value !== 0n ? 1 : 0, 1)) : lanes.map((l) => bv.extract(args.a as V, l, l));
-  } else a = sources.includes("a") ? src32("a") : lanes.map(() => bv.k(0, 32));
-  const w: WarpLanes<V, B> = {
-    a,
-    b: sources.includes("b") ? src32("b") : [],
-    c: sources.includes("c") ? src32("c") : [],
-    membermask: sources.includes("membermask") ? src32("membermask") : null,
-    active: activeB,
-    executes,
-  };
+  const w = proverWarpLanes(bv, f, spec.kinds, src32, () => args.a as V, activeB, executes);
+
   const ref = warpLevel(bv, f, w);
   const out = evalPir(fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
   const bads: Bad<B>[] = [];

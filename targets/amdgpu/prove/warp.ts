@@ -45,7 +45,7 @@ import { warpLevel } from "../../../src/sem/warp.js";
 import type { Bad, Init, Verdict } from "../../../src/check/prove_types.js";
 import { amdgpu, concreteInit, modelValues, symbolicInit } from "../../../src/check/prove_types.js";
 import { fmt, header } from "../../../src/check/prove_text.js";
-import { LANES } from "../../../src/check/prove_warp.js";
+import { LANES, proverWarpLanes } from "../../../src/check/prove_warp.js";
 import type { Bool, BitVec, Z3Env } from "../../../src/check/smt.js";
 import { solve } from "../../../src/check/smt.js";
 import type { AmdRoutine } from "../lower.js";
@@ -97,23 +97,8 @@ export function amdWarpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V
     g = lanes.map((l) => bv.bitAt(gm, l));
   }
   const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g![l]!)) : activeB;
-  let a: V[];
-  if (warpPredicateSource(f)) {
-    const k = r.spec.kinds.a ?? { kind: "v" };
-    if (k.kind === "imm") a = lanes.map(() => bv.k((k.value & 1n) !== 0n ? 1 : 0, 1));
-    else {
-      const m = readSource(bv, st, r.layout.src.a!, W, 0);
-      a = lanes.map((l) => bv.extract(m, l, l));
-    }
-  } else a = sources.includes("a") ? src32("a") : lanes.map(() => bv.k(0, 32));
-  const w: WarpLanes<V, B> = {
-    a,
-    b: sources.includes("b") ? src32("b") : [],
-    c: sources.includes("c") ? src32("c") : [],
-    membermask: sources.includes("membermask") ? src32("membermask") : null,
-    active: activeB,
-    executes,
-  };
+  const w = proverWarpLanes(bv, f, r.spec.kinds, src32, () => readSource(bv, st, r.layout.src.a!, W, 0), activeB, executes);
+
   const out: AmdWarp<V, B> = { active, activeB, lanes: w, ref: warpLevel(bv, f, w) };
   if (g) {
     out.g = g;
