@@ -842,6 +842,13 @@ describe("ptx-lower port (the command)", () => {
     const rq = await portSource(q, "q.cu", { header: declarations });
     expect(rq.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.macro}`)).toEqual(["1:14 __shfl_xor_sync W"]);
     expect(rq.text).toContain("#define W(x) ptxl_shfl_xor_sync(0xffffffffu, x, 1)\nint f(int v) { return ns::__shfl_sync(1u, v, 0) + W(v); }\n");
+    // `::NAME(` with nothing naming a scope before the `::` is the global function, CUDA's
+    // intrinsic itself: renamed like an unqualified call (`::ptxl_…` names the header's
+    // global drop-in). `a::b::NAME(` and `T<int>::NAME(` stay someone else's.
+    const g = "int f(int v) { return ::__shfl_up_sync(1u, v, 1) + (::__any_sync(1u, v)) + a::b::__all_sync(1u, v) + T<int>::__shfl_sync(1u, v, 0); }\n";
+    const rg = await portSource(g, "g.cu", { header: declarations });
+    expect(rg.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.status}`)).toEqual(["1:25 __shfl_up_sync rewritten", "1:55 __any_sync rewritten"]);
+    expect(rg.text).toContain("int f(int v) { return ::ptxl_shfl_up_sync(1u, v, 1) + (::ptxl_any_sync(1u, v)) + a::b::__all_sync(1u, v) + T<int>::__shfl_sync(1u, v, 0); }\n");
   });
 
   it("a binary file, a directory, standard input named twice: a clear error, exit 1, nothing written", async () => {

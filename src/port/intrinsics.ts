@@ -128,8 +128,10 @@ function closing(scan: Scan, open: number): number {
 /**
  * The calls of CUDA warp intrinsics in a scanned source (code and `#define` bodies; not in
  * comments, literals or groups the preprocessor skips, which the scanner dropped): a name of
- * `CUDA_WARP_INTRINSICS` followed by `(`, not a member (`.`, `->`), not qualified (`::`) and
- * not declared or defined there (a type or a name right before it). In source order.
+ * `CUDA_WARP_INTRINSICS` followed by `(`, not a member (`.`, `->`), not qualified by a scope
+ * (`ns::`, `T<int>::`; a bare `::NAME(` is the global function, CUDA's intrinsic, and is found:
+ * its rename `::ptxl_NAME(` names the header's global drop-in) and not declared or defined
+ * there (a type or a name right before it). In source order.
  */
 export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
   const { tokens, source } = scan;
@@ -143,7 +145,11 @@ export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
     const prev = tokens[k - 1];
     if (prev && prev.macro === tk.macro) {
       if (prev.text === "." || (prev.text === ">" && tokens[k - 2]?.text === "-")) continue;
-      if (prev.text === "::") continue;
+      // `X::NAME(` / `T<…>::NAME(` is someone else's function; a bare `::NAME(` is the global one, CUDA's.
+      if (prev.text === "::") {
+        const scope = tokens[k - 2];
+        if (scope && scope.macro === tk.macro && ((scope.kind === "ident" && !BEFORE_CALL.has(scope.text)) || scope.text === ">")) continue;
+      }
       if (prev.kind === "ident" && !BEFORE_CALL.has(prev.text)) continue;
     }
     const close = closing(scan, k + 1);
