@@ -842,6 +842,23 @@ describe("ptx-lower port (the command)", () => {
     const rq = await portSource(q, "q.cu", { header: declarations });
     expect(rq.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.macro}`)).toEqual(["1:14 __shfl_xor_sync W"]);
     expect(rq.text).toContain("#define W(x) ptxl_shfl_xor_sync(0xffffffffu, x, 1)\nint f(int v) { return ns::__shfl_sync(1u, v, 0) + W(v); }\n");
+    // `::NAME(` with nothing naming a scope before the `::` is the global function, CUDA's
+    // intrinsic itself: renamed like an unqualified call (`::ptxl_…` names the header's
+    // global drop-in). `a::b::NAME(` and `T<int>::NAME(` stay someone else's.
+    const g = "int f(int v) { return ::__shfl_up_sync(1u, v, 1) + (::__any_sync(1u, v)) + a::b::__all_sync(1u, v) + T<int>::__shfl_sync(1u, v, 0); }\n";
+    const rg = await portSource(g, "g.cu", { header: declarations });
+    expect(rg.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.status}`)).toEqual(["1:25 __shfl_up_sync rewritten", "1:55 __any_sync rewritten"]);
+    expect(rg.text).toContain("int f(int v) { return ::ptxl_shfl_up_sync(1u, v, 1) + (::ptxl_any_sync(1u, v)) + a::b::__all_sync(1u, v) + T<int>::__shfl_sync(1u, v, 0); }\n");
+    // The name used but not called where it stands: left unchanged and reported, never silently.
+    const u = "#define SH __shfl_sync\nauto p = &__shfl_down_sync;\nint (*q)(unsigned, int, int, int) = __shfl_xor_sync;\nint f(int v) { return __shfl_sync<int>(1u, v, 0) + s.__ballot_sync + x::__any_sync; }\n";
+    const ru = await portSource(u, "u.cu", { header: declarations });
+    expect(ru.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.status} ${c.macro} ${c.reasons.map((r) => r.message.slice(0, 10)).join()}`)).toEqual([
+      "1:12 __shfl_sync left SH not a call",
+      "2:11 __shfl_down_sync left null not a call",
+      "3:37 __shfl_xor_sync left null not a call",
+      "4:23 __shfl_sync left null not a call",
+    ]);
+    expect(ru.text).toBe(u);
   });
 
   it("a binary file, a directory, standard input named twice: a clear error, exit 1, nothing written", async () => {

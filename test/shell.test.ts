@@ -257,14 +257,17 @@ describe("banners record the command as it ran", () => {
 
 describe("routine comments name the function's own parameters", () => {
   it("every JS and C `contract:` lists exactly the parameters of the function after it (folded immediates are none)", async () => {
-    for (const name of ["szext", "match", "video"]) {
+    for (const name of ["szext", "match", "video", "warp"]) {
       const mod = parseModule(readFileSync(join(ROOT, "test", "cases", `${name}.ptx`), "utf8"), `${name}.ptx`);
       const js = (await lowerModule(mod, { target: "js", profile: "isa" })).text;
       // A long parameter list is wrapped over lines (prettier, with a trailing comma).
       const pairs = [...js.matchAll(/contract: \((.*?)\) →[^]*?export function (\w+)\(([^)]*)\)/g)];
       expect(pairs.length).toBeGreaterThan(3);
       const list = (ps: string) => ps.split(",").map((p) => p.trim()).filter((p) => p !== "").join(", ");
-      for (const [, contract, fn, params] of pairs) expect(contract!.replace(/ \(u32 or u32\[32\]\)|\[\d+\]/g, ""), fn).toBe(list(params!));
+      for (const [, contract, fn, params] of pairs) expect(contract!.replace(/ \(u32 or u32\[32\]\)| \(u32 lane mask\)|\[\d+\]/g, ""), fn).toBe(list(params!));
+      // `active`, the executing lanes, is said to be a lane mask where the function takes it (match, warp).
+      for (const [, contract, fn] of pairs) if (/\bactive\b/.test(contract!)) expect(contract, fn).toMatch(/(^|, )active \(u32 lane mask\)(,|$)/);
+      if (name === "match" || name === "warp") expect(pairs.some(([, contract]) => /\bactive\b/.test(contract!))).toBe(true);
       // C prints the same routine headers over the same parameters.
       const c = (await lowerModule(mod, { target: "c", profile: "isa" })).text;
       expect([...c.matchAll(/contract: .*/g)].map((m) => m[0])).toEqual([...js.matchAll(/contract: .*/g)].map((m) => m[0]));

@@ -126,10 +126,29 @@ function closing(scan: Scan, open: number): number {
 }
 
 /**
+ * Whether the name at token `k` is CUDA's (a call when `(` follows): not a member (`.`, `->`),
+ * not qualified by a scope (`X::NAME`, `T<…>::NAME`; a bare `::NAME` is the global one, CUDA's),
+ * not declared there (a type or a name right before it).
+ */
+function calledOrUsedHere(tokens: Scan["tokens"], k: number): boolean {
+  const tk = tokens[k]!;
+  const prev = tokens[k - 1];
+  if (!prev || prev.macro !== tk.macro) return true;
+  if (prev.text === "." || (prev.text === ">" && tokens[k - 2]?.text === "-")) return false;
+  if (prev.text === "::") {
+    const scope = tokens[k - 2];
+    return !(scope && scope.macro === tk.macro && ((scope.kind === "ident" && !BEFORE_CALL.has(scope.text)) || scope.text === ">"));
+  }
+  return !(prev.kind === "ident" && !BEFORE_CALL.has(prev.text));
+}
+
+/**
  * The calls of CUDA warp intrinsics in a scanned source (code and `#define` bodies; not in
  * comments, literals or groups the preprocessor skips, which the scanner dropped): a name of
- * `CUDA_WARP_INTRINSICS` followed by `(`, not a member (`.`, `->`), not qualified (`::`) and
- * not declared or defined there (a type or a name right before it). In source order.
+ * `CUDA_WARP_INTRINSICS` followed by `(`, not a member (`.`, `->`), not qualified by a scope
+ * (`ns::`, `T<int>::`; a bare `::NAME(` is the global function, CUDA's intrinsic, and is found:
+ * its rename `::ptxl_NAME(` names the header's global drop-in) and not declared or defined
+ * there (a type or a name right before it). In source order.
  */
 export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
   const { tokens, source } = scan;
@@ -140,17 +159,39 @@ export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
     if (!intrinsic) continue;
     const open = tokens[k + 1];
     if (open?.text !== "(" || open.macro !== tk.macro) continue;
-    const prev = tokens[k - 1];
-    if (prev && prev.macro === tk.macro) {
-      if (prev.text === "." || (prev.text === ">" && tokens[k - 2]?.text === "-")) continue;
-      if (prev.text === "::") continue;
-      if (prev.kind === "ident" && !BEFORE_CALL.has(prev.text)) continue;
-    }
+    if (!calledOrUsedHere(tokens, k)) continue;
     const close = closing(scan, k + 1);
     const last = close < 0 ? k : close;
     calls.push({ intrinsic, name: tk.text, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[last]!.end - 1) + 1, nameEnd: source.origOf(tk.end - 1) + 1, macro: tk.macro });
   }
   return calls;
+}
+
+/** Why a CUDA warp intrinsic's name that is not called where it stands is left. */
+export const NOT_A_CALL_LEFT =
+  "not a call (its address taken, template arguments, a macro body naming it alone): left unchanged; a HIP build needs a definition of the name (HIP 5.2 has none)";
+
+/**
+ * The other uses of a CUDA warp intrinsic's name in a scanned source, which the port leaves
+ * and reports (`NOT_A_CALL_LEFT`): the name not followed by `(` (`&__shfl_down_sync`, `f =
+ * __ballot_sync;`, `__shfl_sync<int>(…)`, `#define SHFL __shfl_sync`), where it would be a
+ * call by `warpIntrinsicCalls`'s other rules (not a member, not qualified by a scope, not
+ * declared there). In source order.
+ */
+export function warpIntrinsicUses(scan: Scan): IntrinsicCall[] {
+  const { tokens, source } = scan;
+  const uses: IntrinsicCall[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const tk = tokens[k]!;
+    const known = tk.kind === "ident" ? CUDA_WARP_INTRINSICS.get(tk.text) : undefined;
+    if (!known) continue;
+    const next = tokens[k + 1];
+    if (next?.text === "(" && next.macro === tk.macro) continue;
+    if (!calledOrUsedHere(tokens, k)) continue;
+    const end = source.origOf(tk.end - 1) + 1;
+    uses.push({ intrinsic: { name: tk.text, status: "left", reason: NOT_A_CALL_LEFT }, name: tk.text, loc: source.loc(tk.start), start: source.origOf(tk.start), end, nameEnd: end, macro: tk.macro });
+  }
+  return uses;
 }
 
 /**

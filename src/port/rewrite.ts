@@ -102,7 +102,7 @@ import type { AsmStatement, Scan } from "./scan.js";
 import { macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, routinesModule } from "./bind.js";
-import { COOPERATIVE_GROUPS_LEFT, CUDA_WARP_INTRINSICS, cooperativeGroupsCalls, warpIntrinsicCalls } from "./intrinsics.js";
+import { COOPERATIVE_GROUPS_LEFT, CUDA_WARP_INTRINSICS, cooperativeGroupsCalls, warpIntrinsicCalls, warpIntrinsicUses } from "./intrinsics.js";
 
 /** Options of `portSource`. */
 export interface PortOptions {
@@ -379,9 +379,9 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
   }
   statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  // Calls of CUDA warp intrinsics (renamed) and of cooperative_groups (left): src/port/intrinsics.ts.
+  // Calls of CUDA warp intrinsics (renamed), their names used otherwise and cooperative_groups calls (left): src/port/intrinsics.ts.
   const warpCalls = warpIntrinsicCalls(scan);
-  const intrinsics: PortIntrinsic[] = [...warpCalls, ...cooperativeGroupsCalls(scan)]
+  const intrinsics: PortIntrinsic[] = [...warpCalls, ...warpIntrinsicUses(scan), ...cooperativeGroupsCalls(scan)]
     .map((c): PortIntrinsic => {
       const rewrite = c.intrinsic?.status === "rewrite" ? c.intrinsic : null;
       const reason = c.intrinsic === null ? COOPERATIVE_GROUPS_LEFT : c.intrinsic.status === "left" ? c.intrinsic.reason : null;

@@ -30,14 +30,14 @@ function portableContract(spec: RoutineSpec, fn: PirFunction): string {
   if (familyOf(spec.form).name === "warp") {
     // The warp-level family: predicates are u32 lane masks (targets/portable/rules/warp.ts).
     const lane = (p: PirFunction["params"][number], pred: boolean) => (pred ? `${p.name} (u32 lane mask)` : p.type.t === "arr" ? `${p.name}[${p.type.n}]` : p.name);
-    const ps = fn.params.map((p) => lane(p, p.type.t !== "arr" && ((p.name === "a" && spec.form.op === "vote") || p.name === "dPrior"))).join(", ");
+    const ps = fn.params.map((p) => lane(p, p.type.t !== "arr" && ((p.name === "a" && spec.form.op === "vote") || p.name === "dPrior" || p.name === "active"))).join(", ");
     const rs = fn.results.map((r) => (r.type.t === "arr" ? `${r.name}[${r.type.n}]` : `${r.name} (u32 lane mask)`));
     const folded = Object.values(spec.kinds).some((k) => k?.kind === "imm");
     const keeps = ["dPrior", "pPrior"].filter((n) => fn.params.some((p) => p.name === n));
     return `contract: (${ps}) → ${rs.length ? `{${rs.join(", ")}}` : "nothing"}; ${spec.guarded && keeps.length ? `lanes with g false keep ${keeps.join("/")}; ` : ""}lanes outside active or with an undefined result may hold any value${folded ? " (immediates folded into the routine)" : ""}`;
   }
   const params = fn.params
-    .map((p) => (warp && p.name === "membermask" ? "membermask (u32 or u32[32])" : p.type.t === "arr" ? `${p.name}[${p.type.n}]` : p.name))
+    .map((p) => (warp && p.name === "membermask" ? "membermask (u32 or u32[32])" : warp && p.name === "active" ? "active (u32 lane mask)" : p.type.t === "arr" ? `${p.name}[${p.type.n}]` : p.name))
     .join(", ");
   const folded = Object.values(spec.kinds).some((k) => k?.kind === "imm");
   if (!warp)

@@ -9,7 +9,7 @@
  */
 /*
  * match_any_sync_b32__v_v: match.any.sync.b32  —  rule match_any_loop_eqmask
- * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask (u32 or u32[32]), active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:31:2  match.any.sync.b32 	d, a, m;
  */
@@ -58,7 +58,7 @@ export function match_any_sync_b32__v_v(a, membermask, active) {
 
 /*
  * match_any_sync_b64__v_imm0xffffffff: match.any.sync.b64  —  rule match_any_loop_eqmask
- * contract: (a[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/match.ptx:41:2  match.any.sync.b64 	d, a, 0xffffffff;
  */
@@ -89,7 +89,7 @@ export function match_any_sync_b64__v_imm0xffffffff(a, active) {
 
 /*
  * match_all_sync_b32_dp__v_imm65535: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
- * contract: (a[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/match.ptx:54:2  match.all.sync.b32 	d|p, a, 0x0000ffff;
  */
@@ -126,7 +126,7 @@ export function match_all_sync_b32_dp__v_imm65535(a, active) {
 
 /*
  * match_all_sync_b64__v_v: match.all.sync.b64 d  —  rule match_all_loop_eqmask
- * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask (u32 or u32[32]), active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:64:2  match.all.sync.b64 	d, a, m;
  */
@@ -173,7 +173,7 @@ export function match_all_sync_b64__v_v(a, membermask, active) {
 
 /*
  * match_all_sync_b32_p__v_v: match.all.sync.b32 _|p  —  rule match_all_loop_eqmask
- * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask (u32 or u32[32]), active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:73:2  match.all.sync.b32 	_|p, a, m;
  */
@@ -224,7 +224,7 @@ export function match_all_sync_b32_p__v_v(a, membermask, active) {
 
 /*
  * match_all_sync_b32_dp__v_v__g: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
- * contract: (a[32], membermask (u32 or u32[32]), active, g[32], dPrior[32], pPrior[32]) → {d[32], p[32]}; lanes with g false keep dPrior/pPrior; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask (u32 or u32[32]), active (u32 lane mask), g[32], dPrior[32], pPrior[32]) → {d[32], p[32]}; lanes with g false keep dPrior/pPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:88:5  @g match.all.sync.b32 	d|p, a, m;
  */
@@ -311,7 +311,7 @@ export function match_all_sync_b32_dp__v_v__g(
 
 /*
  * match_all_sync_b32_dp__v_s: match.all.sync.b32 d|p  —  rule match_all_loop_eqmask
- * contract: (a[32], membermask (u32 or u32[32]), active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask (u32 or u32[32]), active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:102:2  match.all.sync.b32 	%r4|%p1, %r3, %r1;
  */
@@ -353,7 +353,7 @@ export function match_all_sync_b32_dp__v_s(a, membermask, active) {
 
 /*
  * match_any_sync_b32__v_s__g: match.any.sync.b32  —  rule match_any_loop_eqmask
- * contract: (a[32], membermask (u32 or u32[32]), active, g[32], dPrior[32]) → {d[32], p[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask (u32 or u32[32]), active (u32 lane mask), g[32], dPrior[32]) → {d[32], p[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/match.ptx:105:7  @%p2 match.any.sync.b32 	%r5, %r3, %r1;
  */

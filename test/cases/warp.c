@@ -15,7 +15,7 @@
 #define PTX_LOWER_shfl_sync_idx_b32__v_v_imm31_v
 /*
  * shfl_sync_idx_b32__v_v_imm31_v: shfl.sync.idx.b32  —  rule shfl_lane_select
- * contract: (a[32], b[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], b[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:25:2  shfl.sync.idx.b32 	d, a, b, 0x1f, m;
  */
@@ -42,7 +42,7 @@ static inline void shfl_sync_idx_b32__v_v_imm31_v(const uint32_t a[32],
 #define PTX_LOWER_shfl_sync_idx_b32__v_v_imm4127_v
 /*
  * shfl_sync_idx_b32__v_v_imm4127_v: shfl.sync.idx.b32  —  rule shfl_lane_select
- * contract: (a[32], b[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], b[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:30:2  shfl.sync.idx.b32 	d, a, b, 0x101f, m;
  */
@@ -69,7 +69,7 @@ shfl_sync_idx_b32__v_v_imm4127_v(const uint32_t a[32], const uint32_t b[32],
 #define PTX_LOWER_shfl_sync_down_b32_dp__v_imm1_imm31_v
 /*
  * shfl_sync_down_b32_dp__v_imm1_imm31_v: shfl.sync.down.b32 d|p  —  rule shfl_lane_select
- * contract: (a[32], membermask[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:40:2  shfl.sync.down.b32 	d|p, a, 1, 0x1f, m;
  */
@@ -95,7 +95,7 @@ static inline void shfl_sync_down_b32_dp__v_imm1_imm31_v(
 #define PTX_LOWER_shfl_sync_up_b32_dp__v_imm1_imm4096_v
 /*
  * shfl_sync_up_b32_dp__v_imm1_imm4096_v: shfl.sync.up.b32 d|p  —  rule shfl_lane_select
- * contract: (a[32], membermask[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:50:2  shfl.sync.up.b32 	d|p, a, 1, 0x1000, m;
  */
@@ -121,7 +121,7 @@ static inline void shfl_sync_up_b32_dp__v_imm1_imm4096_v(
 #define PTX_LOWER_shfl_sync_bfly_b32__v_imm16_imm31_imm0xffffffff
 /*
  * shfl_sync_bfly_b32__v_imm16_imm31_imm0xffffffff: shfl.sync.bfly.b32  —  rule shfl_lane_select
- * contract: (a[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:58:2  shfl.sync.bfly.b32 	d, a, 16, 0x1f, 0xffffffff;
  */
@@ -144,7 +144,7 @@ static inline void shfl_sync_bfly_b32__v_imm16_imm31_imm0xffffffff(
 #define PTX_LOWER_vote_sync_ballot_b32__v_v
 /*
  * vote_sync_ballot_b32__v_v: vote.sync.ballot.b32  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:70:2  vote.sync.ballot.b32 	d, a, m;
  */
@@ -164,7 +164,7 @@ static inline void vote_sync_ballot_b32__v_v(uint32_t a,
 #define PTX_LOWER_vote_sync_all_pred__v_v
 /*
  * vote_sync_all_pred__v_v: vote.sync.all.pred  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask)) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:82:2  vote.sync.all.pred 	d, a, m;
  */
@@ -188,7 +188,7 @@ static inline uint32_t vote_sync_all_pred__v_v(uint32_t a,
 #define PTX_LOWER_vote_sync_any_pred__v_v
 /*
  * vote_sync_any_pred__v_v: vote.sync.any.pred  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask)) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:89:2  vote.sync.any.pred 	d, a, m;
  */
@@ -212,7 +212,7 @@ static inline uint32_t vote_sync_any_pred__v_v(uint32_t a,
 #define PTX_LOWER_vote_sync_ballot_b32__v_v__g
 /*
  * vote_sync_ballot_b32__v_v__g: vote.sync.ballot.b32  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active, g[32], dPrior[32]) → {d[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask), g[32], dPrior[32]) → {d[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:101:5  @g vote.sync.ballot.b32 	d, a, m;
  */
@@ -238,7 +238,7 @@ vote_sync_ballot_b32__v_v__g(uint32_t a, const uint32_t membermask[32],
 #define PTX_LOWER_redux_sync_add_u32__v_v
 /*
  * redux_sync_add_u32__v_v: redux.sync.add.u32  —  rule redux_fold_members
- * contract: (a[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:110:2  redux.sync.add.u32 	d, a, m;
  */
@@ -261,7 +261,7 @@ static inline void redux_sync_add_u32__v_v(const uint32_t a[32],
 #define PTX_LOWER_redux_sync_min_s32__v_imm0xffffffff
 /*
  * redux_sync_min_s32__v_imm0xffffffff: redux.sync.min.s32  —  rule redux_fold_members
- * contract: (a[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:118:2  redux.sync.min.s32 	d, a, 0xffffffff;
  */
@@ -286,7 +286,7 @@ static inline void redux_sync_min_s32__v_imm0xffffffff(const uint32_t a[32],
 #define PTX_LOWER_redux_sync_and_b32__v_v
 /*
  * redux_sync_and_b32__v_v: redux.sync.and.b32  —  rule redux_fold_members
- * contract: (a[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:126:2  redux.sync.and.b32 	d, a, m;
  */
@@ -309,7 +309,7 @@ static inline void redux_sync_and_b32__v_v(const uint32_t a[32],
 #define PTX_LOWER_activemask_b32__
 /*
  * activemask_b32__: activemask.b32  —  rule activemask_executing
- * contract: (active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:134:2  activemask.b32 	d;
  */
@@ -325,7 +325,7 @@ static inline void activemask_b32__(uint32_t active, uint32_t d[32]) {
 #define PTX_LOWER_bar_warp_sync__v
 /*
  * bar_warp_sync__v: bar.warp.sync  —  rule bar_warp_sync_nothing
- * contract: (membermask[32], active) → nothing; lanes outside active or with an undefined result may hold any value
+ * contract: (membermask[32], active (u32 lane mask)) → nothing; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:141:2  bar.warp.sync 	m;
  */

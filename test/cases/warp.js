@@ -9,7 +9,7 @@
  */
 /*
  * shfl_sync_idx_b32__v_v_imm31_v: shfl.sync.idx.b32  —  rule shfl_lane_select
- * contract: (a[32], b[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], b[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:25:2  shfl.sync.idx.b32 	d, a, b, 0x1f, m;
  */
@@ -69,7 +69,7 @@ export function shfl_sync_idx_b32__v_v_imm31_v(a, b, membermask, active) {
 
 /*
  * shfl_sync_idx_b32__v_v_imm4127_v: shfl.sync.idx.b32  —  rule shfl_lane_select
- * contract: (a[32], b[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], b[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:30:2  shfl.sync.idx.b32 	d, a, b, 0x101f, m;
  */
@@ -130,7 +130,7 @@ export function shfl_sync_idx_b32__v_v_imm4127_v(a, b, membermask, active) {
 
 /*
  * shfl_sync_down_b32_dp__v_imm1_imm31_v: shfl.sync.down.b32 d|p  —  rule shfl_lane_select
- * contract: (a[32], membermask[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:40:2  shfl.sync.down.b32 	d|p, a, 1, 0x1f, m;
  */
@@ -182,7 +182,7 @@ export function shfl_sync_down_b32_dp__v_imm1_imm31_v(a, membermask, active) {
 
 /*
  * shfl_sync_up_b32_dp__v_imm1_imm4096_v: shfl.sync.up.b32 d|p  —  rule shfl_lane_select
- * contract: (a[32], membermask[32], active) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32], p[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:50:2  shfl.sync.up.b32 	d|p, a, 1, 0x1000, m;
  */
@@ -234,7 +234,7 @@ export function shfl_sync_up_b32_dp__v_imm1_imm4096_v(a, membermask, active) {
 
 /*
  * shfl_sync_bfly_b32__v_imm16_imm31_imm0xffffffff: shfl.sync.bfly.b32  —  rule shfl_lane_select
- * contract: (a[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:58:2  shfl.sync.bfly.b32 	d, a, 16, 0x1f, 0xffffffff;
  */
@@ -270,7 +270,7 @@ export function shfl_sync_bfly_b32__v_imm16_imm31_imm0xffffffff(a, active) {
 
 /*
  * vote_sync_ballot_b32__v_v: vote.sync.ballot.b32  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:70:2  vote.sync.ballot.b32 	d, a, m;
  */
@@ -311,7 +311,7 @@ export function vote_sync_ballot_b32__v_v(a, membermask, active) {
 
 /*
  * vote_sync_all_pred__v_v: vote.sync.all.pred  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask)) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:82:2  vote.sync.all.pred 	d, a, m;
  */
@@ -357,7 +357,7 @@ export function vote_sync_all_pred__v_v(a, membermask, active) {
 
 /*
  * vote_sync_any_pred__v_v: vote.sync.any.pred  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask)) → {d (u32 lane mask)}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:89:2  vote.sync.any.pred 	d, a, m;
  */
@@ -403,7 +403,7 @@ export function vote_sync_any_pred__v_v(a, membermask, active) {
 
 /*
  * vote_sync_ballot_b32__v_v__g: vote.sync.ballot.b32  —  rule vote_ballot_members
- * contract: (a (u32 lane mask), membermask[32], active, g[32], dPrior[32]) → {d[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
+ * contract: (a (u32 lane mask), membermask[32], active (u32 lane mask), g[32], dPrior[32]) → {d[32]}; lanes with g false keep dPrior; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:101:5  @g vote.sync.ballot.b32 	d, a, m;
  */
@@ -464,7 +464,7 @@ export function vote_sync_ballot_b32__v_v__g(a, membermask, active, g, dPrior) {
 
 /*
  * redux_sync_add_u32__v_v: redux.sync.add.u32  —  rule redux_fold_members
- * contract: (a[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:110:2  redux.sync.add.u32 	d, a, m;
  */
@@ -513,7 +513,7 @@ export function redux_sync_add_u32__v_v(a, membermask, active) {
 
 /*
  * redux_sync_min_s32__v_imm0xffffffff: redux.sync.min.s32  —  rule redux_fold_members
- * contract: (a[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
+ * contract: (a[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value (immediates folded into the routine)
  * serves:
  *   test/cases/warp.ptx:118:2  redux.sync.min.s32 	d, a, 0xffffffff;
  */
@@ -553,7 +553,7 @@ export function redux_sync_min_s32__v_imm0xffffffff(a, active) {
 
 /*
  * redux_sync_and_b32__v_v: redux.sync.and.b32  —  rule redux_fold_members
- * contract: (a[32], membermask[32], active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (a[32], membermask[32], active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:126:2  redux.sync.and.b32 	d, a, m;
  */
@@ -602,7 +602,7 @@ export function redux_sync_and_b32__v_v(a, membermask, active) {
 
 /*
  * activemask_b32__: activemask.b32  —  rule activemask_executing
- * contract: (active) → {d[32]}; lanes outside active or with an undefined result may hold any value
+ * contract: (active (u32 lane mask)) → {d[32]}; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:134:2  activemask.b32 	d;
  */
@@ -622,7 +622,7 @@ export function activemask_b32__(active) {
 
 /*
  * bar_warp_sync__v: bar.warp.sync  —  rule bar_warp_sync_nothing
- * contract: (membermask[32], active) → nothing; lanes outside active or with an undefined result may hold any value
+ * contract: (membermask[32], active (u32 lane mask)) → nothing; lanes outside active or with an undefined result may hold any value
  * serves:
  *   test/cases/warp.ptx:141:2  bar.warp.sync 	m;
  */
