@@ -163,6 +163,24 @@ describe("ptx-lower CLI", () => {
     expect(r.out).toContain("wrong-expectation");
   });
 
+  it("check counts vector × target row, and prints no skipped count when nothing was skipped", () => {
+    const dir = tmp();
+    const vectors = join(dir, "v.jsonl");
+    writeFileSync(
+      vectors,
+      [
+        JSON.stringify({ id: "good", ptx: "szext.clamp.s32 d, a, b;", in: { a: "0x000000f0", b: "0x00000005" }, out: { d: "0xfffffff0" } }),
+        JSON.stringify({ id: "wrong-expectation", ptx: "szext.clamp.s32 d, a, b;", in: { a: "0x000000f0", b: "0x00000005" }, out: { d: "0x00000010" } }),
+      ].join("\n") + "\n",
+    );
+    // Five processors: each vector on five rows; the wrong one fails on every row (and the lines say which).
+    const r = cli(["check", vectors, "--target", "amdgpu", "--mcpu", "all"]);
+    expect(r.code).toBe(1);
+    const lines = r.out.trim().split("\n");
+    expect(lines.at(-1)).toBe("5 passed, 5 failed");
+    expect(lines.filter((l) => l.includes("FAIL wrong-expectation [amdgpu gfx")).length).toBeGreaterThanOrEqual(5);
+  });
+
   it("README's first command works as written (lower --target all, then verify)", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const first = /```sh\n(.*)\n/.exec(readme)![1]!;

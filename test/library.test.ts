@@ -64,9 +64,11 @@ describe("one target vocabulary", () => {
     const partial = await runVectors(vectors, "isa", { js: true });
     expect([partial.passed, partial.failed, partial.failures]).toEqual([1, 0, []]);
     const list = await runVectors(vectors, "isa", [{ kind: "ref" }, { kind: "amdgpu", mcpu: "gfx942" }, { kind: "js" }]);
-    expect([list.passed, list.failed]).toEqual([1, 0]);
+    // Counts are of vector × target row: one vector on three rows.
+    expect([list.passed, list.failed, list.rows]).toEqual([3, 0, ["ref", "amdgpu gfx942", "js"]]);
+    expect(list.vectors).toEqual({ passed: 1, failed: 0, skipped: 0 });
     const all = await runVectors(vectors, "isa");
-    expect([all.passed, all.failed]).toEqual([1, 0]);
+    expect([all.passed, all.failed, all.rows.length]).toEqual([8, 0, 8]);
     await expect(runVectors(vectors, "isa", { amdgpu: ["gfx1"] } as never)).rejects.toThrow(/^runVectors: targets\.amdgpu must be/);
     await expect(runVectors("x" as never, "isa")).rejects.toThrow(TypeError);
   });

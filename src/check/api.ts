@@ -121,7 +121,8 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
  * Runs every vector that holds under `profile` on the chosen targets; a vector passes when
  * every target agrees with its `out`. `targets` is a list of targets (`{ kind: "ref" }`,
  * `{ kind: "amdgpu", mcpu }`, `{ kind: "js" }`, `{ kind: "c" }`), or a `CheckTargets` object
- * whose missing fields are "do not run"; omitted: every target (all processors).
+ * whose missing fields are "do not run"; omitted: every target (all processors). The counts are
+ * of vector × target row (`VectorReport`: `rows`, and `vectors` for the per-vector outcome).
  * @throws TypeError for a wrong argument.
  */
 export async function runVectors(vectors: Vector[], profile: Profile, targets?: Partial<CheckTargets> | readonly LibraryTarget[]): Promise<VectorReport> {

@@ -368,10 +368,22 @@ export interface VectorFailure {
   message: string;
 }
 
+/**
+ * What `runVectors` found. The counts are of vector × target row: `rows` names the target
+ * rows run (`ref`, `amdgpu gfx942` — both register layouts of a vector in one row —, `js`,
+ * `c`, `hip gfx1030`, `llvm gfx90a`, …), so `--target all` over N vectors counts N × 18. A
+ * failure of the portable IR's own meaning counts against the js and c rows it feeds; an
+ * internal error against every row. `skipped`: the vectors of the other profile, on every
+ * row, and every vector on a row whose tool is absent (a note says which).
+ */
 export interface VectorReport {
   passed: number;
   failed: number;
   skipped: number;
+  /** The target rows counted, in the order they ran. */
+  rows: string[];
+  /** The same outcome per vector: a vector passes when every row agrees with its `out`. */
+  vectors: { passed: number; failed: number; skipped: number };
   failures: VectorFailure[];
   /** Why some targets did not run (e.g. no C compiler). */
   notes: string[];
@@ -385,9 +397,29 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
   const failures: VectorFailure[] = [];
   const notes: string[] = [];
   const failed = new Set<Vector>();
+  // The rows, and per vector the rows it failed on (a failure's target names its row, with a
+  // qualifier after " (" for the uniform-source layout).
+  const rows: string[] = [
+    ...(targets.ref ? ["ref"] : []),
+    ...targets.amdgpu.map((m) => `amdgpu ${m}`),
+    ...(targets.js ? ["js"] : []),
+    ...(targets.c ? ["c"] : []),
+    ...(targets.hip ?? []).map((m) => `hip ${m}`),
+    ...(targets.llvm ?? []).map((m) => `llvm ${m}`),
+  ];
+  const rowsSkipped = new Set<string>();
+  const failedRows = new Map<Vector, Set<string>>();
+  const rowsOf = (target: string): string[] => {
+    if (target === "all") return rows;
+    if (target === "portable IR") return rows.filter((r) => r === "js" || r === "c");
+    const row = target.split(" (")[0]!;
+    return rows.includes(row) ? [row] : [];
+  };
   const fail = (vector: Vector, target: string, message: string) => {
     failed.add(vector);
     failures.push({ vector, target, message });
+    if (!failedRows.has(vector)) failedRows.set(vector, new Set());
+    for (const r of rowsOf(target)) failedRows.get(vector)!.add(r);
   };
   const run = vectors.filter((v) => !v.semantics || v.semantics === profile);
   const skipped = vectors.length - run.length;
@@ -446,7 +478,10 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
   for (const kind of [...(targets.js ? ["js"] : []), ...(targets.c ? ["c"] : []), ...(portable.length ? ["portable IR"] : [])] as VectorService["kind"][]) {
     if (!portable.length) break;
     const r = await service(kind).run(portable.map((x) => x.run));
-    if ("skipped" in r) notes.push(`C target skipped: ${r.skipped}`);
+    if ("skipped" in r) {
+      notes.push(`C target skipped: ${r.skipped}`);
+      rowsSkipped.add("c");
+    }
     else if (kind === "portable IR") r.outs.forEach((out, i) => "failure" in out && fail(portable[i]!.v, kind, out.failure));
     else r.outs.forEach((out, i) => check(portable[i]!.v, kind, out));
   }
@@ -462,10 +497,24 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
         for (const x of compiled) fail(x.v, `${kind} ${mcpu}`, `internal error: ${(e as Error).message}`);
         continue;
       }
-      if ("skipped" in r) notes.push(`${kind} ${mcpu} skipped: ${r.skipped}`);
+      if ("skipped" in r) {
+        notes.push(`${kind} ${mcpu} skipped: ${r.skipped}`);
+        rowsSkipped.add(`${kind} ${mcpu}`);
+      }
       else r.outs.forEach((out, i) => check(compiled[i]!.v, `${kind} ${mcpu}`, out));
     }
-  return { passed: run.length - failed.size, failed: failed.size, skipped, failures, notes };
+  const ran = rows.filter((r) => !rowsSkipped.has(r));
+  let failedPairs = 0;
+  for (const rs of failedRows.values()) failedPairs += [...rs].filter((r) => !rowsSkipped.has(r)).length;
+  return {
+    passed: run.length * ran.length - failedPairs,
+    failed: failedPairs,
+    skipped: skipped * rows.length + run.length * rowsSkipped.size,
+    rows,
+    vectors: { passed: run.length - failed.size, failed: failed.size, skipped },
+    failures,
+    notes,
+  };
 }
 
 /** A scalar vector's inputs as a checker case. */
