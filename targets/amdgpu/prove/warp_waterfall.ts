@@ -302,13 +302,30 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
   }
 
   /** The inner loop's summary (file comment); `G`: REF over G instead of M; `onM` sees M. */
+  // REF(M) by M's term (z3 terms are hash-consed: the rounds of E_l and of the forced run
+  // for lane l build the same M) and a's lane values (unchanged registers: the same objects).
+  const refs = new Map<string, { a: BitVec[]; ref: BitVec }>();
+  const refOfM = (a: BitVec[], M: BitVec): BitVec => {
+    const key = `${M.id()}`;
+    const hit = refs.get(key);
+    if (hit && hit.a.every((x, t) => x === a[t])) return hit.ref;
+    const ref = refOver(bv, f, a, Array.from({ length: LANES }, (_, t) => bv.bitAt(M, t)));
+    refs.set(key, { a, ref });
+    return ref;
+  };
+  /**
+   * The inner loop's summary (file comment); `onM` sees M. `G`: where lane i's members G_i
+   * stand for M (the exit, under "lane i is defined", where M = G_i ∋ i, so M ≠ 0): the
+   * state with acc = REF(G_i), not merged with the one trip of M = 0.
+   */
   const innerSummary = (Si: St, G?: Bool[], onM?: (M: BitVec) => void): St => {
     const M = Si.sgpr.get(fold!.mem)!;
     onM?.(M);
-    const T1 = straight(bv, fold!.body, cloneState(Si));
     const Sx = cloneState(Si);
     Sx.sgpr.set(fold!.mem, bv.k(0, 32));
-    Sx.sgpr.set(fold!.acc, refOver(bv, f, aLanes(bv, r, Si), G ?? Array.from({ length: LANES }, (_, t) => bv.bitAt(M, t))));
+    Sx.sgpr.set(fold!.acc, G ? refOver(bv, f, aLanes(bv, r, Si), G) : refOfM(aLanes(bv, r, Si), M));
+    if (G) return Sx;
+    const T1 = straight(bv, fold!.body, cloneState(Si));
     return mergeState(bv, bv.eq(M, bv.k(0, 32)), T1, Sx);
   };
   /** One round from `S` (copied): sm forced to `sm` when given; the inner loop summarised. */
@@ -382,58 +399,41 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
       setLane(S, l, E.get(l)!.map((e, i) => bv.ite(retired, e, bv.ite(in0[l]!, fresh[i]!, old[i]!))));
     }
     const subset = (x: BitVec, y: BitVec) => bv.eq(bv.and(x, bv.not(y)), bv.k(0, W));
-    const classes = (x: BitVec): Bool => {
-      const cs: Bool[] = [];
-      for (const i of lanes0)
-        for (const j of lanes0) {
-          if (j <= i) continue;
-          cs.push(bv.implies(bv.all([in0[i]!, in0[j]!, bv.eq(K(S_h, i), K(S_h, j))]), bv.eqB(lane(x, i), lane(x, j))));
-        }
-      return bv.all(cs);
-    };
-    const inv = bv.andB(subset(rem, rem0), classes(rem));
+    const inv = subset(rem, rem0);
     const real = round(S);
     const S1 = real.out;
     const c = branchTaken(bv, outerBr, S1);
     const rem1 = S1.exec;
-    // The remaining lanes, split by the lowest lane f of rem (the one v_readfirstlane reads):
-    // there sm = K_f, so the round is the one with sm forced to K_f.
-    const remGoal = (cc: Bool, r1: BitVec) => bv.orB(bv.andB(cc, bv.notB(bv.all([subset(r1, rem0), classes(r1), subset(r1, rem), bv.notB(bv.eq(r1, rem))]))), bv.andB(bv.notB(cc), bv.notB(bv.eq(r1, bv.k(0, W)))));
-    // Transitivity of the key's equality through K_f, stated for the solver (each instance is
-    // valid, so assuming it restricts nothing): on bit-blasted 32-bit keys it is what the
-    // union-of-classes query needs, and finds slowly by itself.
-    const trans = (f: number): Bool[] => {
-      const hints: Bool[] = [];
-      const eqK = (i: number, j: number) => bv.eq(K(S_h, i), K(S_h, j));
-      for (const i of lanes0)
-        for (const j of lanes0) {
-          if (j <= i || i === f || j === f) continue;
-          hints.push(bv.implies(bv.andB(eqK(i, j), eqK(i, f)), eqK(j, f)), bv.implies(bv.andB(eqK(i, j), eqK(j, f)), eqK(i, f)));
-        }
-      return hints;
-    };
-    const goals: { what: string; bad: Bool; hints?: Bool[]; alone?: boolean }[] = [{ what: "no lane remaining", bad: bv.andB(bv.eq(rem, bv.k(0, W)), bv.orB(c, bv.notB(bv.eq(rem1, bv.k(0, W))))) }];
+    // Each goal: `bad` under the invariant and the assertions `given` (kept apart, so that the
+    // solver's value propagation sees them as units). The remaining lanes, split by the lowest
+    // lane f of rem (the one v_readfirstlane reads): there sm = K_f, and the round is the one
+    // with sm forced to K_f.
+    const goals: { what: string; bad: Bool; given: Bool[] }[] = [{ what: "no lane remaining", bad: bv.orB(c, bv.notB(bv.eq(rem1, bv.k(0, W)))), given: [bv.eq(rem, bv.k(0, W))] }];
     const forcedOf = new Map<number, St>();
-    let below: Bool = bv.true;
+    const firsts: Bool[] = [];
     for (const l of lanes0) {
       const forced = round(S, { sm: K(S, l) }).out;
       forcedOf.set(l, forced);
-      const lowest = bv.andB(lane(rem, l), below);
-      below = bv.andB(below, bv.notB(lane(rem, l)));
-      goals.push({ what: `the remaining lanes when lane ${l} is the first (rem' ⊆ rem0, a union of key classes, rem' ⊊ rem; none at the exit)`, bad: bv.andB(lowest, bv.orB(bv.notB(bv.eq(real.sm, K(S, l))), remGoal(branchTaken(bv, outerBr, forced), forced.exec))), hints: trans(l) });
+      const r1 = forced.exec;
+      const cf = branchTaken(bv, outerBr, forced);
+      const progress = bv.orB(bv.andB(cf, bv.notB(bv.andB(subset(r1, rem), bv.notB(bv.eq(r1, rem))))), bv.andB(bv.notB(cf), bv.notB(bv.eq(r1, bv.k(0, W)))));
+      goals.push({ what: `the remaining lanes when lane ${l} is the first (rem' ⊊ rem; none at the exit)`, bad: bv.orB(bv.notB(bv.eq(real.sm, K(S, l))), progress), given: [lane(rem, l), ...firsts] });
+      firsts.push(bv.notB(lane(rem, l)));
     }
     const eqs = (xs: BitVec[], ys: BitVec[]) => bv.all(xs.map((x, i) => bv.eq(x, ys[i]!)));
     for (const l of allLanes) {
       const stays = bv.notB(eqs(laneRegs(S1, l), laneRegs(S, l)));
       if (!lanes0.includes(l)) {
-        goals.push({ what: `lane ${l} (outside the executing lanes)`, bad: stays });
+        goals.push({ what: `lane ${l} (outside the executing lanes)`, bad: stays, given: [] });
         continue;
       }
-      const retiredNow = bv.andB(lane(rem, l), bv.notB(lane(rem1, l)));
+      const retiredNow = [lane(rem, l), bv.notB(lane(rem1, l))];
       const Kl = K(S, l);
-      const forced = forcedOf.get(l)!;
-      const bad = bv.any([bv.andB(retiredNow, bv.notB(bv.eq(real.sm, Kl))), bv.all([retiredNow, bv.eq(real.sm, Kl), bv.notB(eqs(laneRegs(forced, l), E.get(l)!))]), bv.andB(bv.notB(lane(rem, l)), stays)]);
-      goals.push({ what: `lane ${l} of the round`, bad, alone: true });
+      goals.push(
+        { what: `lane ${l} retired by the round reads its own key`, bad: bv.notB(bv.eq(real.sm, Kl)), given: retiredNow },
+        { what: `lane ${l} retired by the round holds E_${l}`, bad: bv.notB(eqs(laneRegs(forcedOf.get(l)!, l), E.get(l)!)), given: [...retiredNow, bv.eq(real.sm, Kl)] },
+        { what: `lane ${l} outside rem keeps its values`, bad: stays, given: [bv.notB(lane(rem, l))] },
+      );
     }
 
     // The exit (file comment).
@@ -490,15 +490,11 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
   if (process.env.PROVE_DEBUG) console.log("waterfall built", Math.round(performance.now() - t0), "ms");
   let n = 0;
   const t2 = performance.now();
-  const all = [...built.goals.map((g) => ({ ...g, assume: [built.inv, ...(g.hints ?? [])] })), ...built.exitGoals];
+  const all = [...built.goals.map((g) => ({ ...g, assume: [built.inv, ...g.given] })), ...built.exitGoals];
   for (const g of all) {
     if (bv.asBool(g.bad) === false) continue;
     n++;
-    // A lane's round query usually holds without the invariant (its terms are E_l's): tried
-    // first without it, which is faster, and with it where that fails.
-    let res = "alone" in g && g.alone ? await solve(env, [g.bad], timeoutMs) : null;
-    if (res && res.status !== "unsat") n++;
-    if (!res || res.status !== "unsat") res = await solve(env, [...(g.assume ?? []), g.bad], timeoutMs);
+    const res = await solve(env, [...(g.assume ?? []), g.bad], timeoutMs);
     if (process.env.PROVE_DEBUG) console.log("waterfall", g.what, res.status, Math.round(res.ms));
     if (res.status === "unsat") continue;
     return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: res.status === "sat" ? `waterfall query fails at ${g.what} (not proved, not a counterexample)` : `waterfall query (${g.what}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, ...(res.fault ? { fault: true } : {}) } };
