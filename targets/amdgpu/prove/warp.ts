@@ -28,10 +28,13 @@
  *   - one loop that is a scalar fold over a lane mask (redux's s_ff1/v_readlane loop): the
  *     inductive proof of ./warp_loop.ts (the invariant: the accumulator is the reference's
  *     fold over the retired lanes of the mask);
- *   - any other loop (the waterfall over a divergent membermask, with the fold loop nested for
- *     redux): no induction yet, so `unknown`, named with the reason; a bug-finder runs first —
- *     every loop unrolled over a warp of BUG_LANES possibly active lanes — and refutes what it
- *     can. A query past the per-query timeout is `unknown`, named with the query.
+ *   - the waterfall over a divergent membermask (with the fold loop nested for redux): the
+ *     inductive proof of ./warp_waterfall.ts (the invariant: the retired lanes hold their
+ *     round's values), tried first for every routine with a loop;
+ *   - any other loop, or one those inductions do not prove: `unknown`, named with the reason;
+ *     a bug-finder runs first — every loop unrolled over a warp of BUG_LANES possibly active
+ *     lanes — and refutes what it can. A query past the per-query timeout is `unknown`, named
+ *     with the query.
  * A refutation is reported only once the model has been re-run concretely and fails there.
  */
 import type { Profile } from "../../../src/ir/forms.js";

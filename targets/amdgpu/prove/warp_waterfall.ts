@@ -35,32 +35,37 @@
  * The outer loop (match.ts's waterfall induction, keyed by K instead of a). S_h: the state at
  * the first head, rem0 = its exec (the executing lanes E). For a lane l of rem0, E_l(R) is lane
  * l of the lane-wise register R (a VGPR the round writes, or vcc's bit l) after one round from
- * S_h with exec = {l} and sm = K_l (what `v_readfirstlane` reads with exec = {l}, set so that
- * E_l's terms are the very terms a round from any head computes for lane l's key). The
- * invariant I(S) at the head, rem = exec: (1) rem ⊆ rem0, and rem is a union of K-classes of
- * rem0 (K_i = K_j ⇒ i, j both in or both out); (2) in each retired lane l ∈ rem0 ∖ rem every
+ * S_h with exec = {l} and sm = K_l (what `v_readfirstlane` reads with exec = {l}; set, so that
+ * E_l's terms are the very terms a round from any head computes for a lane of key K_l — a
+ * definition, so any term is sound; this one makes the queries cheap). The invariant I(S) at
+ * the head, rem = exec: (1) rem ⊆ rem0; (2) in each retired lane l ∈ rem0 ∖ rem every
  * lane-wise register R holds E_l(R), in each lane outside rem0 its value in S_h, in the lanes
  * of rem anything; (3) the SGPRs the round writes and SCC anything; every other register its
- * value in S_h. I(S_h) holds (nothing retired). Queries, over a fully symbolic I-state S and
- * one round S → S1 (inner loop summarised; rem1 = exec of S1; c = the back-edge):
- *   - I ∧ c ⇒ rem1 ⊆ rem0, rem1 a union of classes, rem1 ⊊ rem (progress: ≤ 32 rounds);
- *     I ∧ ¬c ⇒ rem1 = ∅;
- *   - per lane l: a lane of rem the round retires (l ∈ rem ∖ rem1) has sm = K_l, and then —
- *     in the round with sm forced to K_l, which is the same round — R holds E_l(R) after it;
- *     a lane outside rem keeps every lane-wise register.
+ * value in S_h. I(S_h) holds (nothing retired). Unlike match.ts's, the invariant needs no
+ * key classes: a lane's value depends on its own key only, not on which lanes share it.
+ * Queries, over a fully symbolic I-state S and one round S → S1 (inner loop summarised;
+ * rem1 = exec of S1; c = the back-edge), each split by cases the solver then sees as units:
+ *   - rem = ∅ ⇒ ¬c ∧ rem1 = ∅; and per lane f, when f is the lowest lane of rem: sm = K_f,
+ *     and in the round with sm forced to K_f (which is then the same round) c ⇒ rem1 ⊊ rem
+ *     and ¬c ⇒ rem1 = ∅ (so rem1 ⊆ rem0, and a round retires a lane: ≤ 32 rounds);
+ *   - per lane l: a lane of rem the round retires (l ∈ rem ∖ rem1) has sm = K_l (its v_cmp
+ *     bit), and then — in the round with sm forced to K_l, the same round — R holds E_l(R)
+ *     after it; a lane outside rem keeps every lane-wise register.
  * Together: I ∧ c ⇒ I(S1) (the newly retired lanes hold E, the others keep theirs), and
  * I ∧ ¬c ⇒ every lane of rem0 holds E_l at exit. The exit: the epilogue runs from S_h with
  * exec = ∅, E_l in each lane of rem0, S_h's values elsewhere, the round's SGPRs and SCC
  * arbitrary; per lane i the outputs are checked against the reference (./warp.ts
  * `warpLaneBads`: d / p where defined, the prior values where the guard is off) and once the
  * contract (exec restored, registers outside the scratch window unchanged). With an inner loop
- * lane i's value is taken from E'_i, E_i's round with REF over G_i (lane i's members under the
- * reference, src/sem/members.ts `membership`) in place of REF(M): one query shows M = G_i
- * wherever lane i executes with a defined d, so there E'_i = E_i, and REF(G_i) is the
- * reference's d of lane i term for term.
+ * lane i's value is taken from E'_i, E_i's round with the inner loop's exit state
+ * acc = REF(G_i) (G_i: lane i's members under the reference, src/sem/members.ts
+ * `membership`) in place of its summary: one query per lane shows M = G_i wherever lane i
+ * executes with a defined d, and there G_i holds lane i, so M ≠ 0, the summary is its
+ * acc = REF(M) = REF(G_i) state and E'_i = E_i; REF(G_i) is the reference's d of lane i term
+ * for term.
  *
- * Values stay full width: the key is not only compared (the round ANDs it with E), so the
- * small-key reduction of match.ts does not apply. A failing query is `unknown`, never a
+ * Values stay full width: the key is not only compared (the round ANDs it with E), and with
+ * the invariant above nothing needs a reduction. A failing query is `unknown`, never a
  * refutation (the invariant may be too weak): ./warp.ts's bug-finder refutes.
  */
 import type { Profile } from "../../../src/ir/forms.js";
