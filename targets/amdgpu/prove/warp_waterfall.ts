@@ -454,8 +454,6 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     const finX = epilogue(cloneState(Sx));
     const exitGoals: { what: string; bad: Bool; assume?: Bool[] }[] = [];
     const contract: Bad<Bool>[] = contractBads(bv, r, before, finX, (l) => (l < LANES ? w.activeB[l]! : bv.false));
-    const byLane = new Map<number, Bool[]>();
-    for (const b of contract) if (b.lane !== undefined && b.lane < LANES) byLane.set(b.lane, [...(byLane.get(b.lane) ?? []), b.cond]);
     const members: { what: string; bad: Bool }[] = [];
     for (let i = 0; i < LANES; i++) {
       const onBads = (fin: St) => warpLaneBads(bv, f, w, fin, i).filter((b) => b.what.startsWith("Value mismatch"));
@@ -478,7 +476,11 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
         on = onBads(epilogue(Sxi));
         assume = [bv.implies(defined, same)];
       }
-      exitGoals.push({ what: `lane ${i} at the exit`, bad: bv.any([...on, ...offBads].map((b) => b.cond).concat(byLane.get(i) ?? [])), assume });
+      // One query per condition: each is a conjunction whose lane conditions (executes,
+      // defined, guard off) the solver's value propagation then sees as units.
+      for (const b of on) exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: b.cond, assume });
+      for (const b of offBads) exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: b.cond });
+      for (const b of contract.filter((b) => b.lane === i)) exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: b.cond });
     }
     exitGoals.unshift(...members);
     const rest = contract.filter((b) => b.lane === undefined || b.lane >= LANES);
