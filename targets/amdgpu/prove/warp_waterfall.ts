@@ -85,7 +85,7 @@ import { InterpError } from "../interp.js";
 import { contractBads } from "../contract.js";
 import { record } from "../isa/index.js";
 import type { MLine, MOp } from "../minst.js";
-import { isLabel } from "../minst.js";
+import { isLabel, printOp } from "../minst.js";
 import { cloneState, execPaths, initialState, mergeState, readSource, showLine } from "./paths.js";
 import type { AmdWarp } from "./warp.js";
 import { warpInit, warpLaneBads } from "./warp.js";
@@ -202,7 +202,16 @@ function foldLemma(env: Z3Env, r: AmdRoutine, pre: Line[], fold: Fold, br: Line,
   const f = r.spec.form as unknown as WarpForm;
   const W = r.target.wave;
   const { mem, acc, body } = fold;
-  const key = hash(["waterfall-fold", W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...pre.map(showLine), ".", ...body.map(showLine), showLine(br)].join("\n"));
+  // The key: the lines with registers renamed in order of first appearance (a's kept), as
+  // match.ts's loop key — every register but a's starts symbolic and is treated alike, so a
+  // consistent renaming maps the lemma's queries to the lemma's queries, and routines whose
+  // rounds differ only in register allocation (guarded or not) share one lemma.
+  const fixed = new Set(r.layout.src.a ? keys(r.layout.src.a) : []);
+  const names = new Map<string, string>();
+  const name = (k: string) => (fixed.has(k) ? k.toUpperCase() : names.get(k) ?? (names.set(k, `${k[0]}'${names.size}`), names.get(k)!));
+  const canon = (l: Line) => `${l.op}${l.enc ? "_" + l.enc : ""} ${l.ops.map((o) => (o.k === "s" || o.k === "v" ? keys(o).map(name).join(":") : printOp(o))).join(",")}`;
+  const text = [...pre.map(canon), ".", ...body.map(canon), canon(br)];
+  const key = hash(["waterfall-fold", W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? keys(r.layout.src.a).map(name).join(":") : "", name(`s${mem}`), name(`s${acc}`), ...text].join("\n"));
   const hit = lemmas.get(key);
   if (hit) return { key, lemma: hit, cached: true };
   const lemma = (async (): Promise<Lemma> => {
