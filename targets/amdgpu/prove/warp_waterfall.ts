@@ -138,6 +138,22 @@ function straight(bv: Z3Env["bv"], lines: readonly MLine[], st: St): St {
   return p.final;
 }
 
+/**
+ * Throws unless `after` holds `before`'s very terms in every register outside `written`
+ * (register keys of ./warp_loop.ts `flow`): the summaries keep those registers, so a write
+ * the flow analysis missed must not go unseen.
+ */
+function keeps(before: St, after: St, written: Set<string>, what: string): void {
+  const same = (k: string, x: unknown, y: unknown) => {
+    if (!written.has(k) && x !== y) throw new InterpError(`${what} writes ${k}, which its flow analysis misses`);
+  };
+  for (const [n, v] of before.vgpr) v.forEach((x, l) => same(`v${n}`, x, after.vgpr.get(n)![l]));
+  for (const [n, x] of before.sgpr) same(`s${n}`, x, after.sgpr.get(n));
+  same("exec", before.exec, after.exec);
+  same("vcc", before.vcc, after.vcc);
+  same("scc", before.scc, after.scc);
+}
+
 /** REF(G): the reference's fold of `a` over the lane set G (file comment). */
 function refOver(bv: Z3Env["bv"], f: WarpForm, a: BitVec[], G: Bool[]): BitVec {
   const ones = a.map(() => bv.k(0xffffffffn, 32));
@@ -332,6 +348,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
    * stand for M (the exit, under "lane i is defined", where M = G_i ∋ i, so M ≠ 0): the
    * state with acc = REF(G_i), not merged with the one trip of M = 0.
    */
+  const innerWritten = flow(innerBody).written;
   const innerSummary = (Si: St, G?: Bool[], onM?: (M: BitVec) => void): St => {
     const M = Si.sgpr.get(fold!.mem)!;
     onM?.(M);
@@ -340,6 +357,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     Sx.sgpr.set(fold!.acc, G ? refOver(bv, f, aLanes(bv, r, Si), G) : refOfM(aLanes(bv, r, Si), M));
     if (G) return Sx;
     const T1 = straight(bv, fold!.body, cloneState(Si));
+    keeps(Si, T1, innerWritten, "the inner loop");
     return mergeState(bv, bv.eq(M, bv.k(0, 32)), T1, Sx);
   };
   /** One round from `S` (copied): sm forced to `sm` when given; the inner loop summarised. */
@@ -416,6 +434,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     const inv = subset(rem, rem0);
     const real = round(S);
     const S1 = real.out;
+    keeps(S, S1, rf.written, "the round");
     const c = branchTaken(bv, outerBr, S1);
     const rem1 = S1.exec;
     // Each goal: `bad` under the invariant and the assertions `given` (kept apart, so that the
