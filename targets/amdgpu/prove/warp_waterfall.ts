@@ -30,7 +30,11 @@
  * rounds, the epilogue), and the exit state's D registers, which the contract may observe,
  * are arbitrary in the loop summary below (D ⊆ the SGPRs the round writes; vcc never in D).
  * So the summary and the machine agree on everything but dead registers: the same lane
- * results, the same control flow.
+ * results, the same control flow. The lemma is cached per loop under its lines with the
+ * registers renamed in order of first appearance (a's kept), as match.ts's loop facts: every
+ * other register starts symbolic, so a consistent renaming maps its queries to themselves.
+ * The summaries keep the registers the flow analysis does not list as written; that the
+ * round's and one trip's terms leave every other register's term untouched is checked.
  *
  * The outer loop (match.ts's waterfall induction, keyed by K instead of a). S_h: the state at
  * the first head, rem0 = its exec (the executing lanes E). For a lane l of rem0, E_l(R) is lane
