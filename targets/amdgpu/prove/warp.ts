@@ -28,10 +28,13 @@
  *   - one loop that is a scalar fold over a lane mask (redux's s_ff1/v_readlane loop): the
  *     inductive proof of ./warp_loop.ts (the invariant: the accumulator is the reference's
  *     fold over the retired lanes of the mask);
- *   - any other loop (the waterfall over a divergent membermask, with the fold loop nested for
- *     redux): no induction yet, so `unknown`, named with the reason; a bug-finder runs first —
- *     every loop unrolled over a warp of BUG_LANES possibly active lanes — and refutes what it
- *     can. A query past the per-query timeout is `unknown`, named with the query.
+ *   - the waterfall over a divergent membermask (with the fold loop nested for redux): the
+ *     inductive proof of ./warp_waterfall.ts (the invariant: the retired lanes hold their
+ *     round's values), tried first for every routine with a loop;
+ *   - any other loop, or one those inductions do not prove: `unknown`, named with the reason;
+ *     a bug-finder runs first — every loop unrolled over a warp of BUG_LANES possibly active
+ *     lanes — and refutes what it can. A query past the per-query timeout is `unknown`, named
+ *     with the query.
  * A refutation is reported only once the model has been re-run concretely and fails there.
  */
 import type { Profile } from "../../../src/ir/forms.js";
@@ -61,6 +64,7 @@ import type { Mnemonic } from "../isa/index.js";
 import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { proveScalarLoop } from "./warp_loop.js";
+import { proveWaterfall } from "./warp_waterfall.js";
 
 /** The bug-finder's warp (./warp.ts, loops): lanes that may be active (the others exited). */
 const BUG_LANES = 4;
@@ -259,6 +263,9 @@ export function shuffleOnly(lines: readonly MLine[], aReg: MOp): string | null {
  * failure is a verdict.
  */
 export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, timeoutMs: number, t0: number): Promise<Verdict> {
+  // A waterfall over a divergent key (./warp_waterfall.ts): its induction first.
+  const wf = r.lines.some(isLabel) ? await proveWaterfall(env, r, profile, timeoutMs, t0) : null;
+  if (wf && "verdict" in wf && wf.verdict.verdict === "proved") return wf.verdict;
   const shape = loopShape(r.lines);
   let loopNote = "";
   if (shape.kind === "one") {
@@ -268,6 +275,7 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
     if ("verdict" in v && v.verdict.verdict === "proved") return v.verdict;
     loopNote = "verdict" in v && v.verdict.verdict === "unknown" ? v.verdict.reason : "notApplicable" in v ? `no induction: ${v.notApplicable}` : "";
   } else if (shape.kind === "unsupported") loopNote = `no induction: loop shape ${shape.why}`;
+  if (wf && "verdict" in wf) loopNote = wf.verdict.verdict === "unknown" ? wf.verdict.reason : loopNote;
   const loops = r.lines.filter((l) => "label" in l).length;
   // Loops the induction did not prove: only a refutation can come of them here — the
   // bug-finder, every loop unrolled over a warp of BUG_LANES possibly active lanes (each trip

@@ -72,7 +72,7 @@ function keysOf(o: MOp): string[] {
 }
 
 /** Registers a straight-line list writes, and those it reads before writing. */
-function flow(lines: readonly Line[]): { written: Set<string>; readFirst: Set<string>; ds: boolean } {
+export function flow(lines: readonly Line[]): { written: Set<string>; readFirst: Set<string>; ds: boolean } {
   const written = new Set<string>();
   const readFirst = new Set<string>();
   let ds = false;
@@ -107,7 +107,7 @@ function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
 }
 
 /** The back-edge condition of `br` in state `st`. */
-function branchTaken<V, B>(bv: Init<V, B>["bv"], br: Line, st: WaveState<V, B>): B {
+export function branchTaken<V, B>(bv: Init<V, B>["bv"], br: Line, st: WaveState<V, B>): B {
   const rec = record(br.op);
   if (!("branch" in rec.sem)) throw new InterpError("loop does not end in a branch");
   const no = (): never => {
