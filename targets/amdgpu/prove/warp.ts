@@ -322,7 +322,12 @@ function warpCounterexample(r: AmdRoutine, profile: Profile, c: WarpRun<CV, bool
   const w = c.w;
   const lane = hit.lane ?? 0;
   const bits = (xs: boolean[]) => xs.map((x) => (x ? "1" : "0")).join("");
-  const out = [header(r.spec.form, amdgpu(r.target.mcpu), r.rule, profile, performance.now() - t0), `ERROR: ${hit.what}`, "", "Example:"];
+  const out = [header(r.spec.form, amdgpu(r.target.mcpu), r.rule, profile, performance.now() - t0), `ERROR: ${hit.what}`];
+  // Every other condition the same input breaks (one wrong lane index breaks d and p alike;
+  // which of them z3's model shows first is the solver's choice).
+  const also = c.bads.filter((b) => b !== hit && b.cond === true).map((b) => b.what);
+  if (also.length) out.push(`  also: ${also.slice(0, 6).join("; ")}${also.length > 6 ? `; … (${also.length - 6} more)` : ""}`);
+  out.push("", "Example:");
   out.push(`  active = ${fmt(w.active)}: ${bits(w.activeB)} (lane 0 first)`);
   if (w.g) out.push(`  guard = ${bits(w.g)}`);
   const kind = (n: SourceName) => r.spec.kinds[n]?.kind ?? "v";
