@@ -5,7 +5,7 @@
  * unknown / gaps, distinct queries solved) with the wall time.
  *
  *   npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
- *        [--timeout MS] [--every N] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
+ *        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
  *
  * How it fits in minutes (design.md appendix): identical queries are proved once (query
  * keys: the emitted lines or PIR, contract layout, wave size and spec terms — the mcpus of a
@@ -24,11 +24,13 @@ import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formName } from "../src/ir/forms.js";
 import type { ItemResult, ProveItem } from "../src/check/prove_worker.js";
-import { matrixRows, proveMany } from "../src/check/prove_worker.js";
+import { itemLabel, matrixRows, proveMany } from "../src/check/prove_worker.js";
 
 const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
-       [--timeout MS] [--every N] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
-  --every N  prove one form in N of each family (a sample; 1 = all)`;
+       [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
+  --every N     prove one form in N of each family (a sample; 1 = all)
+  --only REGEX  prove only the combinations whose label (routine rule target profile,
+                e.g. "shfl_sync_up_b32__v_s_imm0_v shfl_bpermute gfx900 isa") matches`;
 
 function usageError(message: string): never {
   process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
@@ -44,6 +46,7 @@ try {
       workers: { type: "string" },
       timeout: { type: "string", default: "60000" },
       every: { type: "string", default: "1" },
+      only: { type: "string" },
       out: { type: "string", default: "prove-all.jsonl" },
       "bug-lanes": { type: "string", default: "16" },
       "bug-timeout": { type: "string", default: "60000" },
@@ -63,6 +66,12 @@ for (const k of ["workers", "timeout", "every", "bug-lanes", "bug-timeout"] as c
   if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) usageError(`--${k} must be a positive integer, not '${v}'`);
 }
 
+let only: RegExp | null = null;
+try {
+  only = values.only === undefined ? null : new RegExp(values.only);
+} catch (e) {
+  usageError(`--only: ${(e as Error).message}`);
+}
 const families: Family[] = values.family === "all" ? [...FAMILIES] : [values.family as Family];
 const workers = Number(values.workers ?? availableParallelism());
 const every = Number(values.every);
@@ -70,10 +79,13 @@ const t0 = performance.now();
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
 const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
 
-const rows = families.flatMap((f) => matrixRows(f, every));
+const rows = families.flatMap((f) => matrixRows(f, every)).filter((r) => !only || r.rules.some((rule) => only.test(itemLabel({ spec: r.spec, target: r.target, profile: r.profile, rule }))));
 const items: ProveItem[] = [];
 const gaps = rows.filter((r) => r.rules.length === 0);
-for (const r of rows) for (const rule of r.rules) items.push({ spec: r.spec, target: r.target, profile: r.profile, rule });
+for (const r of rows) for (const rule of r.rules) {
+  const it: ProveItem = { spec: r.spec, target: r.target, profile: r.profile, rule };
+  if (!only || only.test(itemLabel(it))) items.push(it);
+}
 process.stderr.write(`prove-all: ${families.join(", ")}: ${rows.length} routine × target × profile rows, ${items.length} rule combinations, ${gaps.length} gaps; ${workers} workers\n`);
 
 // One line per combination, naming the query that covers it — appended as results arrive,
@@ -156,7 +168,7 @@ const n = (v: string) => results.filter((r) => r.verdict.verdict === v).length;
 out.push("");
 out.push(`${results.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
 out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
-out.push(`wall time ${wall.toFixed(1)} s on ${workers} workers (every ${every} form${every > 1 ? "s: a sample" : ""}); details in ${values.out}`);
+out.push(`wall time ${wall.toFixed(1)} s on ${workers} workers (every ${every} form${every > 1 ? "s: a sample" : ""}${only ? `, only ${only.source}` : ""}); details in ${values.out}`);
 const bad = results.filter((r) => r.verdict.verdict !== "proved");
 const seen = new Set<string>();
 for (const r of bad) {

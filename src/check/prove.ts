@@ -95,11 +95,12 @@ export function queryKey(spec: RoutineSpec, target: ProveTarget, profile: Profil
 }
 
 /**
- * Items with equal non-empty affinity should run in one worker (match routines sharing a
- * loop, whose lemma cache is per thread); "" for none, or when the lowering fails.
+ * Items with equal non-empty affinity should run in one worker (match and warp-level
+ * routines sharing a loop, whose lemma caches are per thread: targets/amdgpu/prove/match.ts,
+ * warp_loop.ts); "" for none, or when the lowering fails.
  */
 export function proveAffinity(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule): string {
-  if (spec.form.op !== "match") return "";
+  if (spec.form.op !== "match" && familyOf(spec.form).name !== "warp") return "";
   try {
     return withModel(target, (m, t) => m.affinity(spec, t, profile, rule));
   } catch {

@@ -7,8 +7,9 @@
  * Identical queries are proved once (`share`, on by default): items whose query keys are
  * equal (src/check/prove.ts `queryKey`: the same emitted lines or PIR, contract layout, wave
  * size and spec terms) share one proof, and every item's result names the item whose proof
- * covers it. Items with the same affinity (match routines sharing a loop) go to the same
- * worker where possible, so a target's per-loop lemma cache (targets/amdgpu/prove/match.ts) is reused.
+ * covers it. Items with the same affinity (match or warp-level routines sharing a loop) go to
+ * the same worker where possible, so a target's per-loop lemma cache
+ * (targets/amdgpu/prove/match.ts, warp_loop.ts) is reused.
  *
  * This module also serves the worker side: a thread started with `workerData.ptxProver`
  * (entry src/compose_worker.ts, which registers the targets first) serves proof requests.
@@ -90,9 +91,9 @@ export async function itemKey(item: ProveItem): Promise<string> {
   }
 }
 
-/** Items that should run in the same worker: match routines sharing a loop. */
+/** Items that should run in the same worker: match or warp-level routines sharing a loop. */
 async function affinityOf(item: ProveItem): Promise<string> {
-  if (item.spec.form.op !== "match") return "";
+  if (item.spec.form.op !== "match" && familyOf(item.spec.form).name !== "warp") return "";
   try {
     return proveAffinity(item.spec, item.target, item.profile, await resolveRule(item));
   } catch {

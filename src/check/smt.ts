@@ -28,8 +28,8 @@ export interface Z3Env {
   ctx: Z3Context;
   bv: Z3BV;
   /**
-   * Between proofs: after `weight` units of work (about 100 scalar proofs) force a garbage
-   * collection. z3-solver frees terms only from JS finalizers, and V8 sees little JS garbage
+   * Between proofs: after `weight` units of work (about 100 scalar proofs), or once
+   * `RECYCLE_HELD` terms are held, force a garbage collection. z3-solver frees terms only from JS finalizers, and V8 sees little JS garbage
    * while the WASM heap (2 GB at most) fills, so without this a long run aborts with
    * "Cannot enlarge memory arrays". (The Context is kept: dropping one lets its finalizer
    * delete it before its terms' finalizers run, a use-after-free in z3-solver.)
@@ -55,6 +55,15 @@ async function gcFunction(): Promise<(() => void) | null> {
 
 let loading: Promise<Z3Env> | null = null;
 
+/**
+ * `recycle` also collects once this many terms are held, whatever the weight: z3's tactic
+ * solver rebuilds and regrows its table of every live term on each check (the SAT tactic's
+ * `compact_memory`, then the bit-blaster's inserts), so a check costs more the more terms
+ * earlier proofs left alive. A warp-level proof builds 10k–500k terms (recycling after each
+ * halved the CPU time of 20 shfl_bpermute proofs), a scalar one a few hundred.
+ */
+const RECYCLE_HELD = 20_000;
+
 /** The thread's z3 (initialised on first use: ~0.2–0.3 s). */
 export function loadZ3(): Promise<Z3Env> {
   if (!loading) {
@@ -69,7 +78,7 @@ export function loadZ3(): Promise<Z3Env> {
         bv: new Z3BV(ctx),
         recycle: async (weight) => {
           load += weight;
-          if (load < 100) return;
+          if (load < 100 && env.bv.held < RECYCLE_HELD) return;
           load = 0;
           env.bv.release();
           gc?.();
@@ -120,10 +129,21 @@ export class Z3BV implements BV<BitVec, Bool> {
   hold<T extends object>(x: T): T {
     return this.keep(x);
   }
+  /** How many terms are held (built since the last release). */
+  get held(): number {
+    return this.live.length;
+  }
   /** Drops the terms held since the last release (call between proofs only). */
   release(): void {
     this.live = [];
+    this.numerals.clear();
   }
+  /**
+   * The numerals built since the last release, by width and value: a proof builds the same
+   * lane numbers and masks thousands of times (a lane select compares an index with every
+   * lane number), and one term per value serves them all (a third of a shfl proof's build).
+   */
+  private readonly numerals = new Map<string, BitVec>();
 
   constructor(readonly ctx: Z3Context) {
     this.true = ctx.Bool.val(true);
@@ -143,9 +163,13 @@ export class Z3BV implements BV<BitVec, Bool> {
 
   k(value: bigint | number, width: number): BitVec {
     const x = BigInt(value) & MASK(width);
+    const key = `${width}:${x}`;
+    const had = this.numerals.get(key);
+    if (had) return had;
     const t = this.keep(this.ctx.BitVec.val(x, width));
     this.known.set(t, x);
     this.widths.set(t, width);
+    this.numerals.set(key, t);
     return t;
   }
   width(x: BitVec): number {
@@ -375,7 +399,7 @@ export class Z3BV implements BV<BitVec, Bool> {
     const a = this.cv(x);
     if (a) return this.kb(concrete.bitAt(a, i));
     if (i >= this.lowOf(x)) return this.false;
-    return this.keep(this.keep(this.ctx.Extract(i, i, x)).eq(this.keep(this.ctx.BitVec.val(1, 1))));
+    return this.keep(this.keep(this.ctx.Extract(i, i, x)).eq(this.k(1, 1)));
   }
   fromB(b: Bool): BitVec {
     if (b === this.true) return this.k(1, 1);

@@ -17,6 +17,8 @@ import { MCPUS, TARGETS } from "../regs.js";
 import type { AmdRule } from "../rules/rule.js";
 import { loopAffinity, proveAmdMatch } from "./match.js";
 import { proveAmdWarp } from "./warp.js";
+import { waitFreeLines } from "./paths.js";
+import { isLabel } from "../minst.js";
 import { isWarpLevel } from "../../../src/check/verify.js";
 import type { AmdSelectorLemma } from "./scalar.js";
 import { availability, proveAmdScalar, proveSelectorLemma, reduceAmdSelectors, refutedStatic, routineText } from "./scalar.js";
@@ -55,7 +57,9 @@ export const amdgpuProver: ProverModel<AmdProveTarget> = {
     // A warp-level proof also reads the generation (the interpreter's gen-dependent records:
     // ds_bpermute's lane wrap, DPP) and the hazard check, which is per processor.
     const formPart = spec.form.op === "match" ? `${formId(spec.form)}` : isWarpLevel(spec.form) ? `${formId(spec.form)} gen${r.target.gen} ${warpHazards(r)}` : "";
-    return `amd\n${formPart}\n${gen}\n${routineText(r)}`;
+    // A loop-free warp-level routine's proof reads its lines but for the hazard waits (./paths.ts `waitFreeLines`).
+    const proved = isWarpLevel(spec.form) && !r.lines.some(isLabel) ? { ...r, lines: waitFreeLines(r.lines) } : r;
+    return `amd\n${formPart}\n${gen}\n${routineText(proved)}`;
   },
   reduceSelectors: (spec, target, profile, rule, stage) => reduceAmdSelectors(spec, processor(target), profile, rule as AmdRule, stage),
   proveLemma: (env, lemma, timeoutMs) => proveSelectorLemma(env, lemma as AmdSelectorLemma, timeoutMs),

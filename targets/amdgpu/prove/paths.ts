@@ -206,6 +206,25 @@ function branchIO<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> {
   };
 }
 
+/**
+ * `lines` without the instructions that only take issue slots: records without value
+ * semantics that wait for no counter (`s_nop`, `s_delay_alu`, `s_waitcnt_depctr`; not
+ * `s_waitcnt`, whose lgkmcnt the LDS wait model reads). The interpreter steps over them
+ * reading and writing no state (./interp.ts `run`: their cycles are counted, nothing else), so
+ * a loop-free routine runs in `execPaths` exactly as these lines do — what lets the warp-level
+ * query key (./model.ts `keyText`) share one proof between processors that differ only in
+ * hazard waits. Those waits are checked per processor before any proof (./model.ts `prove`:
+ * targets/amdgpu/hazards.ts), and each key carries its own routine's hazard verdict.
+ */
+export function waitFreeLines(lines: readonly MLine[]): MLine[] {
+  return lines.filter((l) => {
+    if (isLabel(l)) return true;
+    const rec = record(l.op);
+    // (One with the wrong operand count stays: the interpreter refuses it.)
+    return !("none" in rec.sem) || rec.lgkmcnt !== undefined || l.ops.length !== rec.ops.length;
+  });
+}
+
 /** One line as printed in traces and query keys: `label:` or `op[_enc] operands`. */
 export function showLine(l: MLine): string {
   if (isLabel(l)) return `${l.label}:`;

@@ -225,12 +225,26 @@ function regKeys(o: MOp): string[] {
  * (`move: "copy"`: v_mov, s_mov, v_readlane's value), either data arm of a select (v_cndmask,
  * s_cselect), the fetched source and the kept old value of a DPP form of a move, the `data0`
  * of a cross-lane DS permute — never as a lane index, address, lane mask, condition or an
- * operand of anything else. Flow-insensitive (a register once tainted stays tainted), to a
- * fixed point: conservative.
+ * operand of anything else, and never as implicit state an instruction reads (`uses`: exec,
+ * scc, vcc; so a copy of a into exec is refused at the next VALU).
+ *
+ * Taint only grows: an instruction that reads a tainted register taints everything it writes
+ * (explicit and implicit), and nothing is untainted (a VALU write is exec-masked, so the old
+ * value may survive in some lanes). Where every branch goes forward (loop-free code), one pass
+ * in program order is flow-sensitive and sound: a path reaching line i runs only lines before
+ * i, so the set at line i contains every register that may hold a value of a there on any
+ * path — a register read before a's value reaches it (b's v0 in ds_bpermute's index, later
+ * ds_bpermute's destination) is no use of a. With a back-edge, the pass repeats over the whole
+ * code to a fixed point (flow-insensitive: the set at every line is the final one).
  * @returns null when a only moves, else the first offending use.
  */
 export function shuffleOnly(lines: readonly MLine[], aReg: MOp): string | null {
   const taint = new Set(regKeys(aReg));
+  const labelAt = new Map<string, number>();
+  lines.forEach((l, i) => {
+    if (isLabel(l)) labelAt.set(l.label, i);
+  });
+  const backEdge = lines.some((l, i) => !isLabel(l) && l.ops.some((o) => o.k === "label" && (labelAt.get(o.name) ?? Infinity) <= i));
   for (let changed = true; changed; ) {
     changed = false;
     for (const l of lines) {
@@ -238,6 +252,9 @@ export function shuffleOnly(lines: readonly MLine[], aReg: MOp): string | null {
       const rec = record(l.op);
       const ins = rec.ops.map((s, i) => (s.out && !s.tied ? -1 : i)).filter((i) => i >= 0);
       const tainted = ins.filter((i) => regKeys(l.ops[i]!).some((k) => taint.has(k)));
+      const where = `${l.op} ${l.ops.map(printOp).join(", ")}`;
+      const implicit = (rec.uses ?? []).find((k) => taint.has(k));
+      if (implicit) return `${where}: reads ${implicit}, which may hold a value of a`;
       if (!tainted.length) continue;
       const baseMove = l.op.endsWith("_dpp") ? record(l.op.slice(0, -4) as Mnemonic).move : undefined;
       const data = new Set<number>();
@@ -246,14 +263,12 @@ export function shuffleOnly(lines: readonly MLine[], aReg: MOp): string | null {
       else if (rec.move === "select") ins.filter((i) => !rec.ops[i]!.out).slice(0, 2).forEach((i) => data.add(i));
       else if (baseMove === "copy") [named("vdst"), named("src0")].forEach((i) => data.add(i));
       else if (rec.enc === "DS" && rec.crossLane) data.add(named("data0"));
-      const where = `${l.op} ${l.ops.map(printOp).join(", ")}`;
       const bad = tainted.find((i) => !data.has(i));
       if (bad !== undefined) return `${where}: a value of a is ${data.size ? "its lane index, address or mask" : `an operand of ${l.op}, which does not only move it`}`;
-      for (let i = 0; i < rec.ops.length; i++) {
-        if (!rec.ops[i]!.out) continue;
-        for (const k of regKeys(l.ops[i]!)) if (!taint.has(k)) (taint.add(k), (changed = true));
-      }
+      const outs = [...rec.ops.flatMap((s, i) => (s.out ? regKeys(l.ops[i]!) : [])), ...(rec.defs ?? [])];
+      for (const k of outs) if (!taint.has(k)) (taint.add(k), (changed = true));
     }
+    if (!backEdge) break;
   }
   return null;
 }
@@ -330,7 +345,12 @@ function warpCounterexample(r: AmdRoutine, profile: Profile, c: WarpRun<CV, bool
   const w = c.w;
   const lane = hit.lane ?? 0;
   const bits = (xs: boolean[]) => xs.map((x) => (x ? "1" : "0")).join("");
-  const out = [header(r.spec.form, amdgpu(r.target.mcpu), r.rule, profile, performance.now() - t0), `ERROR: ${hit.what}`, "", "Example:"];
+  const out = [header(r.spec.form, amdgpu(r.target.mcpu), r.rule, profile, performance.now() - t0), `ERROR: ${hit.what}`];
+  // Every other condition the same input breaks (one wrong lane index breaks d and p alike;
+  // which of them z3's model shows first is the solver's choice).
+  const also = c.bads.filter((b) => b !== hit && b.cond === true).map((b) => b.what);
+  if (also.length) out.push(`  also: ${also.slice(0, 6).join("; ")}${also.length > 6 ? `; … (${also.length - 6} more)` : ""}`);
+  out.push("", "Example:");
   out.push(`  active = ${fmt(w.active)}: ${bits(w.activeB)} (lane 0 first)`);
   if (w.g) out.push(`  guard = ${bits(w.g)}`);
   const kind = (n: SourceName) => r.spec.kinds[n]?.kind ?? "v";
