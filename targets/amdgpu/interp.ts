@@ -256,15 +256,6 @@ function vgprLanes<V, B>(st: WaveState<V, B>, n: number): V[] {
   return x;
 }
 
-/** Reads operand `o` in one lane (`w` bits): VGPRs per lane, anything else uniform. */
-function readLane<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number, lane: number): V {
-  if (o.k !== "v") return readUniform(bv, st, o, w);
-  const lo = vgprLanes(st, o.n)[lane]!;
-  const x = o.count === 1 ? lo : bv.concat(vgprLanes(st, o.n + 1)[lane]!, lo);
-  if (bv.width(x) !== w) throw new InterpError(`operand ${printOp(o)} is ${bv.width(x)} bits, expected ${w}`);
-  return x;
-}
-
 function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): void {
   switch (o.k) {
     case "s":
@@ -301,16 +292,23 @@ function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): vo
 
 /**
  * `exec`'s bit per lane (`W` lanes). A concrete wave64 mask is read as two 32-bit halves (the
- * same bits, cheaper to test); a symbolic one bit by bit, as before.
+ * same bits, cheaper to test); a symbolic one bit by bit, as before. The bits of the last
+ * masks seen are kept (values are immutable: the same `exec` object has the same bits), since
+ * `exec` changes rarely while every VALU instruction reads it.
  */
 function execBits<V, B>(bv: BV<V, B>, exec: V, W: number): B[] {
+  const key = typeof exec === "object" && exec !== null ? (exec as object) : null;
+  const hit = key ? execBitsCache.get(key) : undefined;
+  if (hit && hit.bv === bv && hit.bits.length === W) return hit.bits as B[];
   const out: B[] = [];
   if (W === 64 && bv.asBigint(exec) !== undefined) {
     const halves = [bv.extract(exec, 31, 0), bv.extract(exec, 63, 32)];
     for (let lane = 0; lane < W; lane++) out.push(bv.bitAt(halves[lane >> 5]!, lane & 31));
   } else for (let lane = 0; lane < W; lane++) out.push(bv.bitAt(exec, lane));
+  if (key) execBitsCache.set(key, { bv, bits: out });
   return out;
 }
+const execBitsCache = new WeakMap<object, { bv: unknown; bits: unknown[] }>();
 
 const roles = new WeakMap<IsaRecord, { srcIdx: number[]; dstIdx: number[] }>();
 /** The record's source and destination operand indices (once per record: `step` runs millions of times). */
@@ -321,6 +319,45 @@ function operandRoles(rec: IsaRecord): { srcIdx: number[]; dstIdx: number[] } {
     roles.set(rec, r);
   }
   return r;
+}
+
+/**
+ * A per-lane source operand, read once per instruction (instead of once per lane):
+ * a VGPR's lane arrays (`lo`, and `hi` for a pair), or the uniform value of anything else.
+ */
+type LaneSource<V> = { uni: V } | { lo: V[]; hi: V[] | null; o: MOp; w: number };
+
+function laneSource<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number): LaneSource<V> {
+  if (o.k !== "v") return { uni: readUniform(bv, st, o, w) };
+  return { lo: vgprLanes(st, o.n), hi: o.count === 1 ? null : vgprLanes(st, o.n + 1), o, w };
+}
+
+/** Lane `lane` of a source (a VGPR (pair) of the wrong width is an error). */
+function laneValue<V, B>(bv: BV<V, B>, s: LaneSource<V>, lane: number): V {
+  if ("uni" in s) return s.uni;
+  const x = s.hi === null ? s.lo[lane]! : bv.concat(s.hi[lane]!, s.lo[lane]!);
+  if (bv.width(x) !== s.w) throw new InterpError(`operand ${printOp(s.o)} is ${bv.width(x)} bits, expected ${s.w}`);
+  return x;
+}
+
+/**
+ * The lane mask with bit `lane` = `bits[lane]` (1-bit values; holes: 0). When every bit is
+ * concrete the mask is the constant they spell; otherwise the fold `mask | zext(bit) << lane`.
+ */
+function gatherMask<V, B>(bv: BV<V, B>, bits: V[], W: number): V {
+  let k = 0n;
+  let allConcrete = true;
+  bits.forEach((bit, lane) => {
+    const x = bv.asBigint(bit);
+    if (x === undefined) allConcrete = false;
+    else if (x) k |= 1n << BigInt(lane);
+  });
+  if (allConcrete) return bv.k(k, W);
+  let mask = bv.k(0, W);
+  bits.forEach((bit, lane) => {
+    mask = bv.or(mask, bv.shl(bv.zext(bit, W), bv.k(lane, W)));
+  });
+  return mask;
 }
 
 /** Executes one instruction; returns a branch target label or null. */
@@ -334,69 +371,101 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
   if ("lane" in sem) {
     const exec = st.exec;
     const ons = execBits(bv, exec, W);
+    const nd = dstIdx.length;
     const results: V[][] = []; // per destination, per lane
-    dstIdx.forEach(() => results.push([]));
+    for (let k = 0; k < nd; k++) results.push([]);
+    // The sources are read at the first active lane (none is read when no lane is active).
+    let srcs: LaneSource<V>[] | null = null;
+    const src: V[] = new Array<V>(srcIdx.length);
     for (let lane = 0; lane < W; lane++) {
       const on = ons[lane]!;
-      if (bv.asBool(on) === false) continue;
-      const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
-      const out = sem.lane(bv, src, lane);
-      dstIdx.forEach((di, k) => {
+      const onK = bv.asBool(on);
+      if (onK === false) continue;
+      srcs ??= srcIdx.map((i) => laneSource(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
+      for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
+      const out = sem.lane(bv, src.slice(), lane);
+      for (let k = 0; k < nd; k++) {
+        const di = dstIdx[k]!;
         const o = inst.ops[di]!;
         // A lane-mask destination (a carry out): this lane's bit, gathered below.
         if (specs[di]!.w === "wave") {
           results[k]![lane] = bv.ite(on, out[k]!, bv.k(0, 1));
-          return;
+          continue;
         }
         if (o.k !== "v") throw new InterpError(`${inst.op}: destination ${printOp(o)} must be a VGPR`);
         const r = out[k]!;
-        if (bv.asBool(on) === true) results[k]![lane] = r;
+        if (onK === true) results[k]![lane] = r;
         else {
           // Symbolic exec bit: the lane keeps its old value where the bit is 0.
           const old = o.count === 1 ? vgprLanes(st, o.n)[lane]! : bv.concat(vgprLanes(st, o.n + 1)[lane]!, vgprLanes(st, o.n)[lane]!);
           results[k]![lane] = bv.ite(on, r, old);
         }
-      });
+      }
     }
-    dstIdx.forEach((di, k) => {
+    for (let k = 0; k < nd; k++) {
+      const di = dstIdx[k]!;
       if (specs[di]!.w === "wave") {
         // Each active lane's bit; 0 in inactive lanes (as a VOPC mask).
-        let mask = bv.k(0, W);
-        results[k]!.forEach((bit, lane) => {
-          mask = bv.or(mask, bv.shl(bv.zext(bit, W), bv.k(lane, W)));
-        });
+        const mask = gatherMask(bv, results[k]!, W);
         writeUniform(bv, st, inst.ops[di]!, mask);
         writes?.push({ what: printOp(inst.ops[di]!), value: mask });
-        return;
+        continue;
       }
       const o = inst.ops[di]! as { k: "v"; n: number; count: 1 | 2 };
       for (let part = 0; part < o.count; part++) {
         const n = o.n + part;
         if (!st.vgpr.has(n)) st.vgpr.set(n, new Array<V>(W).fill(bv.k(0, 32)));
-        const lanes = [...vgprLanes(st, n)];
+        const lanes = vgprLanes(st, n).slice();
         results[k]!.forEach((r, lane) => {
           lanes[lane] = o.count === 1 ? r : bv.extract(r, 32 * part + 31, 32 * part);
         });
         st.vgpr.set(n, lanes);
         writes?.push({ what: `v${n}`, value: lanes });
       }
-    });
+    }
     return null;
   }
 
   if ("cmp" in sem) {
-    let mask = bv.k(0, W);
     const ons = execBits(bv, st.exec, W);
+    let srcs: LaneSource<V>[] | null = null;
+    const src: V[] = new Array<V>(srcIdx.length);
+    // Each active lane's compare as its bit of the mask (0 in inactive lanes).
+    const bits: B[] = [];
     for (let lane = 0; lane < W; lane++) {
       const on = ons[lane]!;
       if (bv.asBool(on) === false) continue;
-      const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
-      const c = bv.andB(on, sem.cmp(bv, src));
-      mask = bv.or(mask, bv.ite(c, bv.k(1n << BigInt(lane), W), bv.k(0, W)));
+      srcs ??= srcIdx.map((i) => laneSource(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
+      for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
+      bits[lane] = bv.andB(on, sem.cmp(bv, src.slice()));
     }
+    let k = 0n;
+    let allConcrete = true;
+    bits.forEach((c, lane) => {
+      const x = bv.asBool(c);
+      if (x === undefined) allConcrete = false;
+      else if (x) k |= 1n << BigInt(lane);
+    });
+    let mask = bv.k(allConcrete ? k : 0n, W);
+    if (!allConcrete)
+      bits.forEach((c, lane) => {
+        mask = bv.or(mask, bv.ite(c, bv.k(1n << BigInt(lane), W), bv.k(0, W)));
+      });
     const dst = inst.ops[dstIdx[0]!]!;
     writeUniform(bv, st, dst, mask);
     writes?.push({ what: printOp(dst), value: mask });
+    return null;
+  }
+
+  if ("none" in sem) return null;
+  if ("scalar" in sem) {
+    const src = srcIdx.map((i) => readUniform(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
+    const r = sem.scalar(bv, src, st.scc);
+    dstIdx.forEach((di, k) => {
+      writeUniform(bv, st, inst.ops[di]!, r.d[k]!);
+      writes?.push({ what: printOp(inst.ops[di]!), value: r.d[k]! });
+    });
+    if (r.scc !== undefined) st.scc = r.scc;
     return null;
   }
 
@@ -432,14 +501,6 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
     vcc: () => st.vcc,
   };
 
-  if ("none" in sem) return null;
-  if ("scalar" in sem) {
-    const src = srcIdx.map((i) => io.read(i));
-    const r = sem.scalar(bv, src, st.scc);
-    dstIdx.forEach((di, k) => io.write(di, r.d[k]!));
-    if (r.scc !== undefined) st.scc = r.scc;
-    return null;
-  }
   if ("wave" in sem) {
     sem.wave(bv, io);
     return null;
