@@ -106,10 +106,13 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
     const hazards = hazardsOf(code, opts.hazards);
     if (hazards.length) return { status: "hazard", hazards, steps: 0, cycles: 0, waitCycles: 0, trace: [] };
   }
-  const labels = new Map<string, number>();
-  code.forEach((l, i) => {
-    if (isLabel(l)) labels.set(l.label, i);
-  });
+  let labels = labelCache.get(code);
+  if (!labels) {
+    labels = new Map<string, number>();
+    for (const [i, l] of code.entries()) if (isLabel(l)) labels.set(l.label, i);
+    labelCache.set(code, labels);
+  }
+  const io = waveIo(bv, st);
   const trace: StepTrace<V>[] = [];
   let steps = 0;
   let cycles = 0;
@@ -125,17 +128,17 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
     const c = issueCyclesOf(rec, line);
     cycles += c;
     if ("none" in rec.sem) waitCycles += c;
-    const writes: StepTrace<V>["writes"] = [];
+    const writes: StepTrace<V>["writes"] | null = opts.trace ? [] : null;
     ldsBefore(rec, line, st);
     let target: string | null;
     try {
-      target = step(bv, rec, line, st, opts.trace ? writes : null);
+      target = step(bv, rec, line, st, writes, io);
     } catch (e) {
       if (e instanceof InterpRefusal) throw new InterpError(`${line.op}: ${e.message}`);
       throw e;
     }
     ldsAfter(rec, line, st);
-    if (opts.trace) trace.push({ inst: line, writes });
+    if (writes) trace.push({ inst: line, writes });
     if (target !== null) {
       const to = labels.get(target);
       if (to === undefined) throw new InterpError(`unknown label ${target}`);
@@ -144,6 +147,9 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
   }
   return { status: "ok", steps, cycles, waitCycles, trace };
 }
+
+/** Label positions per code array (a routine is run many times; its lines are not mutated). */
+const labelCache = new WeakMap<readonly MLine[], Map<string, number>>();
 
 const instText = (l: MInst) => `${l.op}${l.enc ? `_${l.enc}` : ""} ${l.ops.map(printOp).join(", ")}`.trimEnd();
 
@@ -360,8 +366,53 @@ function gatherMask<V, B>(bv: BV<V, B>, bits: V[], W: number): V {
   return mask;
 }
 
+/** The instruction a run's `WaveIO` serves (set by `step` before a `wave` or `branch` record runs). */
+interface IoSlot<V> {
+  inst: MInst;
+  specs: IsaRecord["ops"];
+  writes: StepTrace<V>["writes"] | null;
+}
+
+/** One `WaveIO` per run (made once, not per instruction): its operand indices are `cur`'s instruction's. */
+function waveIo<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> & { cur: IoSlot<V> } {
+  const W = st.wave;
+  const cur: IoSlot<V> = { inst: { op: "s_nop", ops: [], rule: "" } as MInst, specs: [], writes: null };
+  return {
+    cur,
+    wave: W,
+    gen: st.gen,
+    read: (i) => readUniform(bv, st, cur.inst.ops[i]!, widthOf(cur.specs[i]!.w, W)),
+    readLanes: (i) => {
+      const o = cur.inst.ops[i]!;
+      if (o.k !== "v") return new Array<V>(W).fill(readUniform(bv, st, o, widthOf(cur.specs[i]!.w, W)));
+      return vgprLanes(st, o.n);
+    },
+    write: (i, x) => {
+      writeUniform(bv, st, cur.inst.ops[i]!, x);
+      cur.writes?.push({ what: printOp(cur.inst.ops[i]!), value: x });
+    },
+    writeLanes: (i, lanes) => {
+      const o = cur.inst.ops[i]!;
+      if (o.k !== "v" || o.count !== 1) throw new InterpError(`${cur.inst.op}: operand ${printOp(o)} must be a VGPR`);
+      if (lanes.length !== W) throw new InterpError(`${cur.inst.op}: ${lanes.length} lanes written, expected ${W}`);
+      st.vgpr.set(o.n, lanes);
+      cur.writes?.push({ what: `v${o.n}`, value: lanes });
+    },
+    exec: () => st.exec,
+    setExec: (x) => {
+      st.exec = x;
+      cur.writes?.push({ what: "exec", value: x });
+    },
+    scc: () => st.scc,
+    setScc: (b) => {
+      st.scc = b;
+    },
+    vcc: () => st.vcc,
+  };
+}
+
 /** Executes one instruction; returns a branch target label or null. */
-function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null): string | null {
+function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null, io: WaveIO<V, B> & { cur: IoSlot<V> }): string | null {
   const specs = rec.ops;
   if (inst.ops.length !== specs.length) throw new InterpError(`${inst.op}: ${inst.ops.length} operands, expected ${specs.length}`);
   const { srcIdx, dstIdx } = operandRoles(rec);
@@ -469,37 +520,10 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
     return null;
   }
 
-  const io: WaveIO<V, B> = {
-    wave: W,
-    gen: st.gen,
-    read: (i) => readUniform(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)),
-    readLanes: (i) => {
-      const o = inst.ops[i]!;
-      if (o.k !== "v") return new Array<V>(W).fill(readUniform(bv, st, o, widthOf(specs[i]!.w, W)));
-      return vgprLanes(st, o.n);
-    },
-    write: (i, x) => {
-      writeUniform(bv, st, inst.ops[i]!, x);
-      writes?.push({ what: printOp(inst.ops[i]!), value: x });
-    },
-    writeLanes: (i, lanes) => {
-      const o = inst.ops[i]!;
-      if (o.k !== "v" || o.count !== 1) throw new InterpError(`${inst.op}: operand ${printOp(o)} must be a VGPR`);
-      if (lanes.length !== W) throw new InterpError(`${inst.op}: ${lanes.length} lanes written, expected ${W}`);
-      st.vgpr.set(o.n, lanes);
-      writes?.push({ what: `v${o.n}`, value: lanes });
-    },
-    exec: () => st.exec,
-    setExec: (x) => {
-      st.exec = x;
-      writes?.push({ what: "exec", value: x });
-    },
-    scc: () => st.scc,
-    setScc: (b) => {
-      st.scc = b;
-    },
-    vcc: () => st.vcc,
-  };
+  // The run's WaveIO, pointed at this instruction.
+  io.cur.inst = inst;
+  io.cur.specs = specs;
+  io.cur.writes = writes;
 
   if ("wave" in sem) {
     sem.wave(bv, io);
