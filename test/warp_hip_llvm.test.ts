@@ -98,9 +98,9 @@ describe.skipIf(missing !== undefined)("warp-level functions in the hip header a
     const routines = forms.map((f) => routine(f, Object.fromEntries(warp.sources(f).map((s) => [s, V]))));
     const rows = await verifyCompiled(routines, { targets: ["hip", "llvm"], mcpus: ["gfx942", "gfx1100"], warps: 12, seed: 5 });
     expect(notTested(rows)).toEqual([]);
-    // Per function: 12 warps per layout; gfx942 also runs two independent CUDA warps per wave64.
+    // Per function: 12 warps per layout; gfx942 also runs them two independent CUDA warps per wave64 (6 waves).
     for (const r of rows.filter((r) => !r.fn.startsWith("ptxl_")))
-      expect(r.parts, `${r.row} ${r.fn}`).toEqual(r.mcpu === "gfx942" ? { vgpr: 12, "vgpr/two-warps": 24, sgpr: 12, "sgpr/two-warps": 24 } : { vgpr: 12, sgpr: 12 });
+      expect(r.parts, `${r.row} ${r.fn}`).toEqual(r.mcpu === "gfx942" ? { vgpr: 12, "vgpr/two-warps": 12, sgpr: 12, "sgpr/two-warps": 12 } : { vgpr: 12, sgpr: 12 });
   }, 240_000);
 
   it("refutes a shuffle that forgets its warp's base (two warps per wave64) and a vote.all with HIP's __all_sync mask bug", async () => {
@@ -137,13 +137,13 @@ describe.skipIf(missing !== undefined)("warp-level functions in the hip header a
       for (const s of ch) expect(owner.get(callableName(s)) ?? i, callableName(s)).toBe(i), owner.set(callableName(s), i);
     });
     expect(owner.size).toBeLessThan(specs.length);
-    // The warp count: 1,200 warps, all of them or 1,000; n counts warps compared over the layouts (wave64: 1 + 2 + 1 + 2 per warp).
+    // The warp count: 1,200 warps, all of them or 1,000; n counts warps compared over the layouts (wave64: vgpr and sgpr, one and two warps per wave).
     const act = warpAllSpecs((name) => name === "activemask.b32");
     const targets = [{ kind: "hip" as const, mcpu: "gfx90a" as const }, { kind: "llvm" as const, mcpu: "gfx1100" as const }];
     for (const [share, w] of [["all", 1200], ["tenth", 1000]] as const) {
       const rows = await runWarpAllChunk({ specs: act, targets, seed: 3, warps: 1200, compiledWarps: share });
       expect(rows.length).toBe(4);
-      for (const r of rows) expect(r, `${share} ${r.target} ${r.rule}`).toMatchObject({ status: "tested", warps: w, n: r.target.startsWith("hip") ? 6 * w : 2 * w });
+      for (const r of rows) expect(r, `${share} ${r.target} ${r.rule}`).toMatchObject({ status: "tested", warps: w, n: r.target.startsWith("hip") ? 4 * w : 2 * w });
     }
     // The same code on another processor of its wave size and generation is not run again: its refutation names the run it came from.
     const shfl: WarpForm = { op: "shfl", sync: true, mode: "idx", type: "b32", dest: "d" };

@@ -89,7 +89,7 @@ export interface CompiledRow {
   parts: Record<string, number>;
   /** Hazard waits (`s_nop`, `s_waitcnt_depctr`) the compiler put in the code, over both layouts. */
   waits: number;
-  /** Warp functions: the random warps run in each part (`parts` counts warps compared: twice as many in a two-warp part). */
+  /** Warp functions: the random warps run in each part (`parts` counts warps compared; an odd count's two-warp part has one more). */
   warps?: number;
 }
 
@@ -242,9 +242,11 @@ function uniformWaves(w: WarpWaves): { uniform: AnyWarpCase[]; uniformHi: AnyWar
 }
 
 /**
- * Runs one extracted warp function on the warps of `waves`. `twoWarps` (wave64 only): lanes
- * 0–31 hold warp i and lanes 32–63 warp i + 1 (for `sgpr` the same uniform a and membermask,
- * independent active masks); otherwise lanes 32–63 are inactive. Returns the number of warps
+ * Runs one extracted warp function on the warps of `waves`. `twoWarps` (wave64 only): each
+ * wave holds two of them, warp i in lanes 0–31 and warp i + 1 in lanes 32–63 (i even; for
+ * `sgpr` the same uniform a and membermask, independent active masks; an odd count pairs the
+ * last warp with the first), so every warp runs once in a two-warp wave, half of them in the
+ * upper half; otherwise one warp per wave, lanes 32–63 inactive. Returns the number of warps
  * compared, or the first counterexample.
  */
 function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, waves: WarpWaves, sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
@@ -252,7 +254,7 @@ function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, waves: WarpWa
   const plain = waves.plain;
   const { uniform, uniformHi } = cf.variant === "sgpr" ? uniformWaves(waves) : { uniform: plain, uniformHi: null };
   let n = 0;
-  for (let i = 0; i < plain.length; i++) {
+  for (let i = 0; i < plain.length; i += twoWarps ? 2 : 1) {
     const lo = uniform[i]!;
     const hi = !twoWarps ? undefined : uniformHi ? uniformHi[i]! : plain[(i + 1) % plain.length]!;
     const { perLane, exec } = warpWave(cf, mcpu, lo, hi);
