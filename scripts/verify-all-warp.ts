@@ -6,13 +6,18 @@
  *
  *   npx tsx scripts/verify-all-warp.ts [--warps 10000] [--workers N] [--seed 1]
  *        [--target amdgpu,js,c,hip,llvm] [--mcpu all|gfx942,...] [--forms REGEX] [--chunk 6]
- *        [--json rows.jsonl] [--no-build]
+ *        [--compiled-warps all|tenth] [--json rows.jsonl] [--no-build]
  *
  * Speed: the chunks run in worker threads (`--workers`, default the CPU count) on the compiled
  * package (it runs `npm run build` first unless `--no-build`): tsx's transform wraps every
  * closure in a naming helper, which made the interpreter's inner loops 2–3× slower. The rows
- * are src/check/warp_verify_all.ts's, i.e. `verify`'s (src/check/verify.ts); hip and llvm rows
- * run a tenth of the warps, at least 1,000 (targets/llvm/verify.ts), as in the CLI.
+ * are src/check/warp_verify_all.ts's, i.e. `verify`'s (src/check/verify.ts). The hip and llvm
+ * rows run all `--warps` warps here (`--compiled-warps all`, the default: the Done-when counts
+ * every row), each in both argument layouts and, on wave64, with one and with two CUDA warps
+ * per wave; `--compiled-warps tenth` runs a tenth, at least 1,000, as the CLI's `verify` does
+ * (there the hip/llvm rows sit beside the fragments' and a tenth keeps `verify` quick). A
+ * form's routines that share a hip/llvm function are chunked together, so that it is
+ * compiled and run once per processor.
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
@@ -26,13 +31,14 @@ import type { WarpAllChunk, WarpAllRow } from "../src/check/warp_verify_all.js";
 import { warpAllChunks, warpAllSpecs, WORKER_JOB } from "../src/check/warp_verify_all.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import { warpFormName } from "../src/ir/warp_forms.js";
+import { callableName } from "../targets/llvm/verify.js";
 import { scriptArgs, scriptUsageError } from "./script_args.js";
 
 const MCPUS = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"] as const;
 const KINDS = ["amdgpu", "js", "c", "hip", "llvm"] as const;
 const USAGE = `usage: npx tsx scripts/verify-all-warp.ts [--warps N] [--workers N] [--seed N]
        [--target amdgpu,js,c,hip,llvm] [--mcpu all|gfx900,...] [--forms REGEX] [--chunk N]
-       [--json FILE] [--no-build]`;
+       [--compiled-warps all|tenth] [--json FILE] [--no-build]`;
 
 const usageError = (message: string): never => scriptUsageError("verify-all-warp", USAGE, message);
 const values = scriptArgs("verify-all-warp", USAGE, {
@@ -43,6 +49,7 @@ const values = scriptArgs("verify-all-warp", USAGE, {
   mcpu: { type: "string", default: "all" },
   forms: { type: "string" },
   chunk: { type: "string", default: "6" },
+  "compiled-warps": { type: "string", default: "all" },
   json: { type: "string" },
   "no-build": { type: "boolean" },
 });
@@ -55,6 +62,8 @@ const warps = int("warps", 1);
 const workers = int("workers", 1);
 const seed = int("seed", 0);
 const chunkSize = int("chunk", 1);
+const compiledWarps = values["compiled-warps"]!;
+if (compiledWarps !== "all" && compiledWarps !== "tenth") usageError(`--compiled-warps takes all or tenth, not '${compiledWarps}'`);
 const kinds = values.target.split(",");
 for (const k of kinds) if (!(KINDS as readonly string[]).includes(k)) usageError(`--target takes ${KINDS.join(", ")} (comma-separated), not '${k}'`);
 const mcpus = values.mcpu === "all" ? [...MCPUS] : values.mcpu.split(",");
@@ -91,7 +100,8 @@ if (!existsSync(workerFile)) {
 
 const specs = warpAllSpecs((name) => !formRe || formRe.test(name));
 if (!specs.length) usageError(`--forms '${values.forms}' matches no form`);
-const chunks = warpAllChunks(specs, chunkSize);
+const compiledRows = kinds.includes("hip") || kinds.includes("llvm");
+const chunks = warpAllChunks(specs, chunkSize, compiledRows ? callableName : undefined);
 if (values.json) writeFileSync(values.json, "");
 
 const started = Date.now();
@@ -111,7 +121,7 @@ function drive(): Promise<void> {
         return;
       }
       const id = next++;
-      const chunk: WarpAllChunk & { id: number } = { id, specs: chunks[id]!, targets, seed, warps };
+      const chunk: WarpAllChunk & { id: number } = { id, specs: chunks[id]!, targets, seed, warps, compiledWarps: compiledWarps as "all" | "tenth" };
       w.postMessage(chunk);
     };
     w.on("message", (m: { id: number; rows?: WarpAllRow[]; error?: string }) => {
@@ -142,7 +152,7 @@ const seconds = (Date.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuStart);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 
-// The table: one line per form; a cell per target: tested rows (fewest warps), refuted, unknown/skipped.
+// The table: one line per form; a cell per target: tested rows (≥ the fewest random warps of one), refuted, unknown/skipped.
 const forms = [...new Set(specs.map((s) => warpFormName(s.form as WarpForm)))].filter((f) => rows.some((r) => r.form === f));
 const table = new Table({ head: ["form", "routines", ...columns], style: { head: [], border: [] }, chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" } });
 const cell = (rs: WarpAllRow[]) => {
@@ -150,7 +160,7 @@ const cell = (rs: WarpAllRow[]) => {
   const bad = rs.filter((r) => r.status === "refuted").length;
   const other = rs.length - t.length - bad;
   const parts = [];
-  if (t.length) parts.push(`${t.length} ≥${Math.min(...t.map((r) => r.n!))}`);
+  if (t.length) parts.push(`${t.length} ≥${Math.min(...t.map((r) => r.warps ?? r.n!))}`);
   if (bad) parts.push(`${bad} REFUTED`);
   if (other) parts.push(`${other} ${rs.find((r) => r.status !== "tested" && r.status !== "refuted")!.status}`);
   return parts.join(", ") || "-";
@@ -167,7 +177,8 @@ for (const w of whys.slice(0, 20)) process.stdout.write(`note: ${w}\n`);
 for (const r of rows.filter((x) => x.status === "refuted").slice(0, 5)) process.stdout.write(`\n${r.routine} [${r.target}] ${r.rule}\n${r.counterexample}\n`);
 process.stdout.write(
   `\n${specs.length} routines of ${forms.length} forms × ${columns.length} targets: ${rows.length} rows — ${count("tested")} tested, ${count("refuted")} refuted, ${count("unknown")} unknown, ${count("skipped")} skipped; ` +
-    `${warps} warps per routine (hip/llvm rows a tenth, at least 1,000); ${warpRuns} row × warp checks (a row whose code is another's on the same wave size shares its run) ` +
+    `${warps} warps per routine (a cell: tested rows ≥ the fewest random warps of one; hip/llvm rows ${compiledWarps === "all" ? "all of them" : "a tenth, at least 1,000"}, each in both argument layouts and on wave64 with one and two warps per wave); ` +
+    `${warpRuns} row × warp checks (a row whose code is another's on the same wave size shares its run) ` +
     `in ${seconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(0)} s CPU in this process (${(specs.length * warps / seconds).toFixed(0)} routine-warps/s; ${Math.min(workers, chunks.length)} workers, seed ${seed})\n`,
 );
 process.exit(count("refuted") > 0 ? 1 : 0);

@@ -186,8 +186,8 @@ describe("CUDA-signature drop-ins", () => {
           }
           expect(v.status, `${what}: ${v.status === "refuted" ? v.counterexample : v.status === "tested" ? "" : v.why}`).toBe("tested");
           expect(row.parts.vgpr, MEANING[i]!.call).toBe(200);
-          // Two CUDA warps per wave64: 200 waves, 400 warps.
-          if (TARGETS[mcpu].wave === 64) expect(row.parts["vgpr/two-warps"]).toBe(400);
+          // Two CUDA warps per wave64: the 200 warps in 100 waves.
+          if (TARGETS[mcpu].wave === 64) expect(row.parts["vgpr/two-warps"]).toBe(200);
         }
       }
     },

@@ -28,7 +28,10 @@ import { printHipModule } from "../targets/hip/print.js";
 import { clangArgs, compileHip } from "../targets/hip/compile.js";
 import { printLlvmModule } from "../targets/llvm/print.js";
 import { callableFunctions } from "../targets/llvm/callable.js";
-import { checkCompiled, verifyCompiled } from "../targets/llvm/compiled.js";
+import { checkCompiled, checkCompiledSets, verifyCompiled } from "../targets/llvm/compiled.js";
+import { callableName } from "../targets/llvm/verify.js";
+import { runWarpAllChunk, warpAllChunks, warpAllSpecs } from "../src/check/warp_verify_all.js";
+import "../src/compose.js";
 import type { CompiledRow } from "../targets/llvm/compiled.js";
 import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import { readVectors, runVectors } from "../src/check/vectors.js";
@@ -95,9 +98,9 @@ describe.skipIf(missing !== undefined)("warp-level functions in the hip header a
     const routines = forms.map((f) => routine(f, Object.fromEntries(warp.sources(f).map((s) => [s, V]))));
     const rows = await verifyCompiled(routines, { targets: ["hip", "llvm"], mcpus: ["gfx942", "gfx1100"], warps: 12, seed: 5 });
     expect(notTested(rows)).toEqual([]);
-    // Per function: 12 warps per layout; gfx942 also runs two independent CUDA warps per wave64.
+    // Per function: 12 warps per layout; gfx942 also runs them two independent CUDA warps per wave64 (6 waves).
     for (const r of rows.filter((r) => !r.fn.startsWith("ptxl_")))
-      expect(r.parts, `${r.row} ${r.fn}`).toEqual(r.mcpu === "gfx942" ? { vgpr: 12, "vgpr/two-warps": 24, sgpr: 12, "sgpr/two-warps": 24 } : { vgpr: 12, sgpr: 12 });
+      expect(r.parts, `${r.row} ${r.fn}`).toEqual(r.mcpu === "gfx942" ? { vgpr: 12, "vgpr/two-warps": 12, sgpr: 12, "sgpr/two-warps": 12 } : { vgpr: 12, sgpr: 12 });
   }, 240_000);
 
   it("refutes a shuffle that forgets its warp's base (two warps per wave64) and a vote.all with HIP's __all_sync mask bug", async () => {
@@ -121,6 +124,38 @@ describe.skipIf(missing !== undefined)("warp-level functions in the hip header a
     const [v] = checkCompiled("hip", "gfx1100", await compileHip(wholeMask, fns.slice(1), "gfx1100"), [], { warps: 150 });
     expect(v!.verdict.status).toBe("refuted");
     expect((v!.verdict as { counterexample: string }).counterexample).toMatch(/vote\.sync\.all\.pred .* d = 0x0, reference 0x1\n  warp: .*membermask = /s);
+  }, 120_000);
+
+  it("verify --all's hip/llvm rows: every warp with compiledWarps all (a tenth, at least 1,000, by default); a function's routines chunked together; repeated code run once", async () => {
+    // Chunks: a form's routines that share a callable function are never split.
+    const specs = warpAllSpecs((name) => name === "shfl.sync.idx.b32");
+    const chunks = warpAllChunks(specs, 6, callableName);
+    expect(chunks.flat().length).toBe(specs.length);
+    const owner = new Map<string, number>();
+    chunks.forEach((ch, i) => {
+      expect(ch.length).toBeLessThanOrEqual(6);
+      for (const s of ch) expect(owner.get(callableName(s)) ?? i, callableName(s)).toBe(i), owner.set(callableName(s), i);
+    });
+    expect(owner.size).toBeLessThan(specs.length);
+    // The warp count: 1,200 warps, all of them or 1,000; n counts warps compared over the layouts (wave64: vgpr and sgpr, one and two warps per wave).
+    const act = warpAllSpecs((name) => name === "activemask.b32");
+    const targets = [{ kind: "hip" as const, mcpu: "gfx90a" as const }, { kind: "llvm" as const, mcpu: "gfx1100" as const }];
+    for (const [share, w] of [["all", 1200], ["tenth", 1000]] as const) {
+      const rows = await runWarpAllChunk({ specs: act, targets, seed: 3, warps: 1200, compiledWarps: share });
+      expect(rows.length).toBe(4);
+      for (const r of rows) expect(r, `${share} ${r.target} ${r.rule}`).toMatchObject({ status: "tested", warps: w, n: r.target.startsWith("hip") ? 4 * w : 2 * w });
+    }
+    // The same code on another processor of its wave size and generation is not run again: its refutation names the run it came from.
+    const shfl: WarpForm = { op: "shfl", sync: true, mode: "idx", type: "b32", dest: "d" };
+    const V = { kind: "v" as const };
+    const rs = [routine(shfl, { a: V, b: V, c: V, membermask: V })];
+    const fns = callableFunctions(rs).filter((f) => !f.alias);
+    const noBase = printHipModule(rs).replace("((ptxl_warp_base_() + j) << 2)", "(j << 2)");
+    const set = await compileHip(noBase, fns, "gfx942");
+    const [[a], [b]] = checkCompiledSets("hip", [{ mcpu: "gfx942", set, sregs: [] }, { mcpu: "gfx90a", set, sregs: [] }], { warps: 100, seed: 9 });
+    expect(a!.verdict.status).toBe("refuted");
+    expect((a!.verdict as { counterexample: string }).counterexample).toMatch(/^shfl\.sync\.idx\.b32 \[\S+, vgpr, two warps per wave64\] on gfx942/);
+    expect(b!.verdict).toEqual({ ...a!.verdict, counterexample: `(the run of hip gfx942 ${set.functions[0]!.symbol}, whose code is the same)\n${(a!.verdict as { counterexample: string }).counterexample}` });
   }, 120_000);
 
   it("--prove: the warp-level functions are unknown, with the reason", async () => {

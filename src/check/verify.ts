@@ -58,6 +58,8 @@ export interface VerifyRow {
   /** Largest dynamic count seen; for match, also the largest excess over the bound. */
   dynMax?: number;
   overBound?: number;
+  /** Random warps run per layout, where the target says (hip/llvm: each in every argument and wave64 layout). */
+  warps?: number;
   verdict: Verdict;
 }
 
@@ -69,6 +71,8 @@ export interface VerifyOptions {
   warps?: number;
   /** Fewer, form-specific scalar cases (≥ 1,000 per video form): for whole-family runs. */
   compact?: boolean;
+  /** The warps the hip/llvm rows run: a tenth, at least 1,000 (default), or all (targets/llvm/verify.ts). */
+  compiledWarps?: "tenth" | "all";
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -87,7 +91,7 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
   };
   for (const { spec, profile, warps } of specs) {
     const cases: VerifyJob["cases"] = familyOf(spec.form).cases(spec, { seed, random: opts.random, compact: opts.compact, warps: warps ?? opts.warps });
-    for (const t of targets) rows.push(...(await serviceOf(t).verify({ spec, profile, target: t, cases, cache })));
+    for (const t of targets) rows.push(...(await serviceOf(t).verify({ spec, profile, target: t, cases, cache, compiledWarps: opts.compiledWarps })));
     opts.onProgress?.(++done, total);
     // Run the batched rows (JS, C) in batches, so that cases do not pile up in memory.
     for (const svc of services) if ((svc.pending?.() ?? 0) >= 600) await svc.flush!();

@@ -29,8 +29,10 @@ export interface WarpAllRow {
   rule: string;
   chosen: boolean;
   status: "tested" | "refuted" | "proved" | "unknown" | "skipped";
-  /** Warps run (tested), or the index of the refuting warp. */
+  /** Warps compared (tested: over every layout the target runs), or the index of the refuting warp. */
   n?: number;
+  /** Random warps run (per layout, where the target says: hip/llvm). */
+  warps?: number;
   why?: string;
   counterexample?: string;
   dynMax?: number;
@@ -42,6 +44,8 @@ export interface WarpAllChunk {
   targets: VerifyTarget[];
   seed: number;
   warps: number;
+  /** The warps the hip/llvm rows run: a tenth, at least 1,000 (`verify`'s default), or all. */
+  compiledWarps?: "tenth" | "all";
 }
 
 /**
@@ -64,17 +68,27 @@ export function warpAllSpecs(keep: (name: string, f: WarpForm) => boolean = () =
 
 /**
  * Splits `specs` into chunks of at most `size` routines of one form each (a form's routines
- * together: the hip/llvm rows compile one header/module per chunk and processor).
+ * together: the hip/llvm rows compile one header/module per chunk and processor). With
+ * `group`, routines of one form with the same group (the hip/llvm rows' callable function:
+ * `callableName`, whose kinds collapse) go in one chunk, in first-occurrence order, so that
+ * the function is compiled and run once; a group larger than `size` is a chunk of its own.
  */
-export function warpAllChunks(specs: RoutineSpec[], size: number): RoutineSpec[][] {
+export function warpAllChunks(specs: RoutineSpec[], size: number, group?: (s: RoutineSpec) => string): RoutineSpec[][] {
   const out: RoutineSpec[][] = [];
-  let cur: RoutineSpec[] | null = null;
-  let id = "";
+  const forms = new Map<string, Map<string, RoutineSpec[]>>();
   for (const s of specs) {
     const fid = warpFormId(s.form as WarpForm);
-    if (!cur || cur.length >= size || fid !== id) out.push((cur = []));
-    cur.push(s);
-    id = fid;
+    if (!forms.has(fid)) forms.set(fid, new Map());
+    const gs = forms.get(fid)!;
+    const g = group ? group(s) : String(gs.size);
+    gs.set(g, [...(gs.get(g) ?? []), s]);
+  }
+  for (const gs of forms.values()) {
+    let cur: RoutineSpec[] | null = null;
+    for (const g of gs.values()) {
+      if (!cur || (cur.length && cur.length + g.length > size)) out.push((cur = []));
+      cur.push(...g);
+    }
   }
   return out;
 }
@@ -88,7 +102,7 @@ export async function runWarpAllChunk(chunk: WarpAllChunk): Promise<WarpAllRow[]
   const rows = await verify(
     chunk.specs.map((spec) => ({ spec, profile: PROFILES[0]!, warps: chunk.warps })),
     chunk.targets,
-    { seed: chunk.seed, warps: chunk.warps },
+    { seed: chunk.seed, warps: chunk.warps, compiledWarps: chunk.compiledWarps },
   );
   return rows.map((r) => {
     const v = r.verdict;
@@ -101,7 +115,7 @@ export async function runWarpAllChunk(chunk: WarpAllChunk): Promise<WarpAllRow[]
       status: v.status,
       ...(r.dynMax !== undefined ? { dynMax: r.dynMax } : {}),
     };
-    if (v.status === "tested") return { ...base, n: v.n };
+    if (v.status === "tested") return { ...base, n: v.n, warps: r.warps ?? v.n };
     if (v.status === "refuted") return { ...base, n: v.n, counterexample: v.counterexample };
     if (v.status === "unknown" || v.status === "skipped") return { ...base, why: v.why };
     return base;

@@ -20,6 +20,8 @@ export interface VerifyJob {
   cases: ScalarCase[] | (MatchCase | WarpCase)[];
   /** Verdicts by the target's identity of a lowering (identical code gives the same verdict), per verify call. */
   cache: Map<string, unknown>;
+  /** The warps the hip/llvm rows run of `cases` (`VerifyOptions.compiledWarps`). */
+  compiledWarps?: "tenth" | "all";
 }
 
 export interface VerifyService {

@@ -106,10 +106,13 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
     const hazards = hazardsOf(code, opts.hazards);
     if (hazards.length) return { status: "hazard", hazards, steps: 0, cycles: 0, waitCycles: 0, trace: [] };
   }
-  const labels = new Map<string, number>();
-  code.forEach((l, i) => {
-    if (isLabel(l)) labels.set(l.label, i);
-  });
+  let labels = labelCache.get(code);
+  if (!labels) {
+    labels = new Map<string, number>();
+    for (const [i, l] of code.entries()) if (isLabel(l)) labels.set(l.label, i);
+    labelCache.set(code, labels);
+  }
+  const io = waveIo(bv, st);
   const trace: StepTrace<V>[] = [];
   let steps = 0;
   let cycles = 0;
@@ -125,17 +128,17 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
     const c = issueCyclesOf(rec, line);
     cycles += c;
     if ("none" in rec.sem) waitCycles += c;
-    const writes: StepTrace<V>["writes"] = [];
+    const writes: StepTrace<V>["writes"] | null = opts.trace ? [] : null;
     ldsBefore(rec, line, st);
     let target: string | null;
     try {
-      target = step(bv, rec, line, st, opts.trace ? writes : null);
+      target = step(bv, rec, line, st, writes, io);
     } catch (e) {
       if (e instanceof InterpRefusal) throw new InterpError(`${line.op}: ${e.message}`);
       throw e;
     }
     ldsAfter(rec, line, st);
-    if (opts.trace) trace.push({ inst: line, writes });
+    if (writes) trace.push({ inst: line, writes });
     if (target !== null) {
       const to = labels.get(target);
       if (to === undefined) throw new InterpError(`unknown label ${target}`);
@@ -144,6 +147,9 @@ export function run<V, B>(bv: BV<V, B>, code: readonly MLine[], st: WaveState<V,
   }
   return { status: "ok", steps, cycles, waitCycles, trace };
 }
+
+/** Label positions per code array (a routine is run many times; its lines are not mutated). */
+const labelCache = new WeakMap<readonly MLine[], Map<string, number>>();
 
 const instText = (l: MInst) => `${l.op}${l.enc ? `_${l.enc}` : ""} ${l.ops.map(printOp).join(", ")}`.trimEnd();
 
@@ -256,15 +262,6 @@ function vgprLanes<V, B>(st: WaveState<V, B>, n: number): V[] {
   return x;
 }
 
-/** Reads operand `o` in one lane (`w` bits): VGPRs per lane, anything else uniform. */
-function readLane<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number, lane: number): V {
-  if (o.k !== "v") return readUniform(bv, st, o, w);
-  const lo = vgprLanes(st, o.n)[lane]!;
-  const x = o.count === 1 ? lo : bv.concat(vgprLanes(st, o.n + 1)[lane]!, lo);
-  if (bv.width(x) !== w) throw new InterpError(`operand ${printOp(o)} is ${bv.width(x)} bits, expected ${w}`);
-  return x;
-}
-
 function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): void {
   switch (o.k) {
     case "s":
@@ -301,16 +298,23 @@ function writeUniform<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, x: V): vo
 
 /**
  * `exec`'s bit per lane (`W` lanes). A concrete wave64 mask is read as two 32-bit halves (the
- * same bits, cheaper to test); a symbolic one bit by bit, as before.
+ * same bits, cheaper to test); a symbolic one bit by bit, as before. The bits of the last
+ * masks seen are kept (values are immutable: the same `exec` object has the same bits), since
+ * `exec` changes rarely while every VALU instruction reads it.
  */
 function execBits<V, B>(bv: BV<V, B>, exec: V, W: number): B[] {
+  const key = typeof exec === "object" && exec !== null ? (exec as object) : null;
+  const hit = key ? execBitsCache.get(key) : undefined;
+  if (hit && hit.bv === bv && hit.bits.length === W) return hit.bits as B[];
   const out: B[] = [];
   if (W === 64 && bv.asBigint(exec) !== undefined) {
     const halves = [bv.extract(exec, 31, 0), bv.extract(exec, 63, 32)];
     for (let lane = 0; lane < W; lane++) out.push(bv.bitAt(halves[lane >> 5]!, lane & 31));
   } else for (let lane = 0; lane < W; lane++) out.push(bv.bitAt(exec, lane));
+  if (key) execBitsCache.set(key, { bv, bits: out });
   return out;
 }
+const execBitsCache = new WeakMap<object, { bv: unknown; bits: unknown[] }>();
 
 const roles = new WeakMap<IsaRecord, { srcIdx: number[]; dstIdx: number[] }>();
 /** The record's source and destination operand indices (once per record: `step` runs millions of times). */
@@ -323,8 +327,92 @@ function operandRoles(rec: IsaRecord): { srcIdx: number[]; dstIdx: number[] } {
   return r;
 }
 
+/**
+ * A per-lane source operand, read once per instruction (instead of once per lane):
+ * a VGPR's lane arrays (`lo`, and `hi` for a pair), or the uniform value of anything else.
+ */
+type LaneSource<V> = { uni: V } | { lo: V[]; hi: V[] | null; o: MOp; w: number };
+
+function laneSource<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number): LaneSource<V> {
+  if (o.k !== "v") return { uni: readUniform(bv, st, o, w) };
+  return { lo: vgprLanes(st, o.n), hi: o.count === 1 ? null : vgprLanes(st, o.n + 1), o, w };
+}
+
+/** Lane `lane` of a source (a VGPR (pair) of the wrong width is an error). */
+function laneValue<V, B>(bv: BV<V, B>, s: LaneSource<V>, lane: number): V {
+  if ("uni" in s) return s.uni;
+  const x = s.hi === null ? s.lo[lane]! : bv.concat(s.hi[lane]!, s.lo[lane]!);
+  if (bv.width(x) !== s.w) throw new InterpError(`operand ${printOp(s.o)} is ${bv.width(x)} bits, expected ${s.w}`);
+  return x;
+}
+
+/**
+ * The lane mask with bit `lane` = `bits[lane]` (1-bit values; holes: 0). When every bit is
+ * concrete the mask is the constant they spell; otherwise the fold `mask | zext(bit) << lane`.
+ */
+function gatherMask<V, B>(bv: BV<V, B>, bits: V[], W: number): V {
+  let k = 0n;
+  let allConcrete = true;
+  bits.forEach((bit, lane) => {
+    const x = bv.asBigint(bit);
+    if (x === undefined) allConcrete = false;
+    else if (x) k |= 1n << BigInt(lane);
+  });
+  if (allConcrete) return bv.k(k, W);
+  let mask = bv.k(0, W);
+  bits.forEach((bit, lane) => {
+    mask = bv.or(mask, bv.shl(bv.zext(bit, W), bv.k(lane, W)));
+  });
+  return mask;
+}
+
+/** The instruction a run's `WaveIO` serves (set by `step` before a `wave` or `branch` record runs). */
+interface IoSlot<V> {
+  inst: MInst;
+  specs: IsaRecord["ops"];
+  writes: StepTrace<V>["writes"] | null;
+}
+
+/** One `WaveIO` per run (made once, not per instruction): its operand indices are `cur`'s instruction's. */
+function waveIo<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> & { cur: IoSlot<V> } {
+  const W = st.wave;
+  const cur: IoSlot<V> = { inst: { op: "s_nop", ops: [], rule: "" } as MInst, specs: [], writes: null };
+  return {
+    cur,
+    wave: W,
+    gen: st.gen,
+    read: (i) => readUniform(bv, st, cur.inst.ops[i]!, widthOf(cur.specs[i]!.w, W)),
+    readLanes: (i) => {
+      const o = cur.inst.ops[i]!;
+      if (o.k !== "v") return new Array<V>(W).fill(readUniform(bv, st, o, widthOf(cur.specs[i]!.w, W)));
+      return vgprLanes(st, o.n);
+    },
+    write: (i, x) => {
+      writeUniform(bv, st, cur.inst.ops[i]!, x);
+      cur.writes?.push({ what: printOp(cur.inst.ops[i]!), value: x });
+    },
+    writeLanes: (i, lanes) => {
+      const o = cur.inst.ops[i]!;
+      if (o.k !== "v" || o.count !== 1) throw new InterpError(`${cur.inst.op}: operand ${printOp(o)} must be a VGPR`);
+      if (lanes.length !== W) throw new InterpError(`${cur.inst.op}: ${lanes.length} lanes written, expected ${W}`);
+      st.vgpr.set(o.n, lanes);
+      cur.writes?.push({ what: `v${o.n}`, value: lanes });
+    },
+    exec: () => st.exec,
+    setExec: (x) => {
+      st.exec = x;
+      cur.writes?.push({ what: "exec", value: x });
+    },
+    scc: () => st.scc,
+    setScc: (b) => {
+      st.scc = b;
+    },
+    vcc: () => st.vcc,
+  };
+}
+
 /** Executes one instruction; returns a branch target label or null. */
-function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null): string | null {
+function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, B>, writes: StepTrace<V>["writes"] | null, io: WaveIO<V, B> & { cur: IoSlot<V> }): string | null {
   const specs = rec.ops;
   if (inst.ops.length !== specs.length) throw new InterpError(`${inst.op}: ${inst.ops.length} operands, expected ${specs.length}`);
   const { srcIdx, dstIdx } = operandRoles(rec);
@@ -334,112 +422,109 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
   if ("lane" in sem) {
     const exec = st.exec;
     const ons = execBits(bv, exec, W);
+    const nd = dstIdx.length;
     const results: V[][] = []; // per destination, per lane
-    dstIdx.forEach(() => results.push([]));
+    for (let k = 0; k < nd; k++) results.push([]);
+    // The sources are read at the first active lane (none is read when no lane is active).
+    let srcs: LaneSource<V>[] | null = null;
+    const src: V[] = new Array<V>(srcIdx.length);
     for (let lane = 0; lane < W; lane++) {
       const on = ons[lane]!;
-      if (bv.asBool(on) === false) continue;
-      const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
-      const out = sem.lane(bv, src, lane);
-      dstIdx.forEach((di, k) => {
+      const onK = bv.asBool(on);
+      if (onK === false) continue;
+      srcs ??= srcIdx.map((i) => laneSource(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
+      for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
+      const out = sem.lane(bv, src.slice(), lane);
+      for (let k = 0; k < nd; k++) {
+        const di = dstIdx[k]!;
         const o = inst.ops[di]!;
         // A lane-mask destination (a carry out): this lane's bit, gathered below.
         if (specs[di]!.w === "wave") {
           results[k]![lane] = bv.ite(on, out[k]!, bv.k(0, 1));
-          return;
+          continue;
         }
         if (o.k !== "v") throw new InterpError(`${inst.op}: destination ${printOp(o)} must be a VGPR`);
         const r = out[k]!;
-        if (bv.asBool(on) === true) results[k]![lane] = r;
+        if (onK === true) results[k]![lane] = r;
         else {
           // Symbolic exec bit: the lane keeps its old value where the bit is 0.
           const old = o.count === 1 ? vgprLanes(st, o.n)[lane]! : bv.concat(vgprLanes(st, o.n + 1)[lane]!, vgprLanes(st, o.n)[lane]!);
           results[k]![lane] = bv.ite(on, r, old);
         }
-      });
+      }
     }
-    dstIdx.forEach((di, k) => {
+    for (let k = 0; k < nd; k++) {
+      const di = dstIdx[k]!;
       if (specs[di]!.w === "wave") {
         // Each active lane's bit; 0 in inactive lanes (as a VOPC mask).
-        let mask = bv.k(0, W);
-        results[k]!.forEach((bit, lane) => {
-          mask = bv.or(mask, bv.shl(bv.zext(bit, W), bv.k(lane, W)));
-        });
+        const mask = gatherMask(bv, results[k]!, W);
         writeUniform(bv, st, inst.ops[di]!, mask);
         writes?.push({ what: printOp(inst.ops[di]!), value: mask });
-        return;
+        continue;
       }
       const o = inst.ops[di]! as { k: "v"; n: number; count: 1 | 2 };
       for (let part = 0; part < o.count; part++) {
         const n = o.n + part;
         if (!st.vgpr.has(n)) st.vgpr.set(n, new Array<V>(W).fill(bv.k(0, 32)));
-        const lanes = [...vgprLanes(st, n)];
+        const lanes = vgprLanes(st, n).slice();
         results[k]!.forEach((r, lane) => {
           lanes[lane] = o.count === 1 ? r : bv.extract(r, 32 * part + 31, 32 * part);
         });
         st.vgpr.set(n, lanes);
         writes?.push({ what: `v${n}`, value: lanes });
       }
-    });
+    }
     return null;
   }
 
   if ("cmp" in sem) {
-    let mask = bv.k(0, W);
     const ons = execBits(bv, st.exec, W);
+    let srcs: LaneSource<V>[] | null = null;
+    const src: V[] = new Array<V>(srcIdx.length);
+    // Each active lane's compare as its bit of the mask (0 in inactive lanes).
+    const bits: B[] = [];
     for (let lane = 0; lane < W; lane++) {
       const on = ons[lane]!;
       if (bv.asBool(on) === false) continue;
-      const src = srcIdx.map((i) => readLane(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W), lane));
-      const c = bv.andB(on, sem.cmp(bv, src));
-      mask = bv.or(mask, bv.ite(c, bv.k(1n << BigInt(lane), W), bv.k(0, W)));
+      srcs ??= srcIdx.map((i) => laneSource(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
+      for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
+      bits[lane] = bv.andB(on, sem.cmp(bv, src.slice()));
     }
+    let k = 0n;
+    let allConcrete = true;
+    bits.forEach((c, lane) => {
+      const x = bv.asBool(c);
+      if (x === undefined) allConcrete = false;
+      else if (x) k |= 1n << BigInt(lane);
+    });
+    let mask = bv.k(allConcrete ? k : 0n, W);
+    if (!allConcrete)
+      bits.forEach((c, lane) => {
+        mask = bv.or(mask, bv.ite(c, bv.k(1n << BigInt(lane), W), bv.k(0, W)));
+      });
     const dst = inst.ops[dstIdx[0]!]!;
     writeUniform(bv, st, dst, mask);
     writes?.push({ what: printOp(dst), value: mask });
     return null;
   }
 
-  const io: WaveIO<V, B> = {
-    wave: W,
-    gen: st.gen,
-    read: (i) => readUniform(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)),
-    readLanes: (i) => {
-      const o = inst.ops[i]!;
-      if (o.k !== "v") return new Array<V>(W).fill(readUniform(bv, st, o, widthOf(specs[i]!.w, W)));
-      return vgprLanes(st, o.n);
-    },
-    write: (i, x) => {
-      writeUniform(bv, st, inst.ops[i]!, x);
-      writes?.push({ what: printOp(inst.ops[i]!), value: x });
-    },
-    writeLanes: (i, lanes) => {
-      const o = inst.ops[i]!;
-      if (o.k !== "v" || o.count !== 1) throw new InterpError(`${inst.op}: operand ${printOp(o)} must be a VGPR`);
-      if (lanes.length !== W) throw new InterpError(`${inst.op}: ${lanes.length} lanes written, expected ${W}`);
-      st.vgpr.set(o.n, lanes);
-      writes?.push({ what: `v${o.n}`, value: lanes });
-    },
-    exec: () => st.exec,
-    setExec: (x) => {
-      st.exec = x;
-      writes?.push({ what: "exec", value: x });
-    },
-    scc: () => st.scc,
-    setScc: (b) => {
-      st.scc = b;
-    },
-    vcc: () => st.vcc,
-  };
-
   if ("none" in sem) return null;
   if ("scalar" in sem) {
-    const src = srcIdx.map((i) => io.read(i));
+    const src = srcIdx.map((i) => readUniform(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
     const r = sem.scalar(bv, src, st.scc);
-    dstIdx.forEach((di, k) => io.write(di, r.d[k]!));
+    dstIdx.forEach((di, k) => {
+      writeUniform(bv, st, inst.ops[di]!, r.d[k]!);
+      writes?.push({ what: printOp(inst.ops[di]!), value: r.d[k]! });
+    });
     if (r.scc !== undefined) st.scc = r.scc;
     return null;
   }
+
+  // The run's WaveIO, pointed at this instruction.
+  io.cur.inst = inst;
+  io.cur.specs = specs;
+  io.cur.writes = writes;
+
   if ("wave" in sem) {
     sem.wave(bv, io);
     return null;

@@ -19,7 +19,7 @@
  * `refuted` and the first counterexample.
  */
 import type { Profile } from "../../src/ir/forms.js";
-import { formName } from "../../src/ir/forms.js";
+import { formId, formName } from "../../src/ir/forms.js";
 import type { CV } from "../../src/sem/bv.js";
 import { concrete } from "../../src/sem/bv.js";
 import { guardOn } from "../../src/sem/guard.js";
@@ -89,6 +89,8 @@ export interface CompiledRow {
   parts: Record<string, number>;
   /** Hazard waits (`s_nop`, `s_waitcnt_depctr`) the compiler put in the code, over both layouts. */
   waits: number;
+  /** Warp functions: the random warps run in each part (`parts` counts warps compared; an odd count's two-warp part has one more). */
+  warps?: number;
 }
 
 const hex = (x: bigint) => `0x${x.toString(16)}`;
@@ -214,22 +216,47 @@ export function warpWave(cf: CompiledFunction, mcpu: Mcpu, lo: AnyWarpCase, hi?:
 }
 
 /**
- * Runs one extracted warp function on `cases`. `twoWarps` (wave64 only): lanes 0–31 hold case
- * i and lanes 32–63 case i + 1 (for `sgpr` the same uniform a and membermask, independent
- * active masks); otherwise lanes 32–63 are inactive. Returns the number of warps compared,
- * or the first counterexample.
+ * A warp function's random warps and the waves made from them, shared by every layout,
+ * processor and function with the same form, kinds, seed and count (so is each warp's
+ * reference, which `warpReference` keeps per case object): `plain` (unguarded: the function is
+ * the instruction without its guard, the caller's `if`), `uniform` (what `sgpr` passes: lane
+ * 0's sources in every lane) and `uniformHi` (the upper warp of an `sgpr` two-warp wave:
+ * warp i + 1 with warp i's uniform sources, its own active mask).
  */
-function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, cases: AnyWarpCase[], sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
+interface WarpWaves {
+  plain: AnyWarpCase[];
+  uniform?: AnyWarpCase[];
+  uniformHi?: AnyWarpCase[];
+}
+
+function uniformWaves(w: WarpWaves): { uniform: AnyWarpCase[]; uniformHi: AnyWarpCase[] } {
+  const n = w.plain.length;
+  w.uniform ??= w.plain.map(uniformCase);
+  const uni = w.uniform;
+  w.uniformHi ??= w.plain.map((_, i) => {
+    const lo = uni[i]!;
+    const hi = w.plain[(i + 1) % n]!;
+    return "b" in lo ? ({ ...hi, a: lo.a, b: lo.b, c: lo.c, membermask: lo.membermask } as WarpCase) : { ...hi, a: lo.a, membermask: lo.membermask };
+  });
+  return { uniform: uni, uniformHi: w.uniformHi };
+}
+
+/**
+ * Runs one extracted warp function on the warps of `waves`. `twoWarps` (wave64 only): each
+ * wave holds two of them, warp i in lanes 0–31 and warp i + 1 in lanes 32–63 (i even; for
+ * `sgpr` the same uniform a and membermask, independent active masks; an odd count pairs the
+ * last warp with the first), so every warp runs once in a two-warp wave, half of them in the
+ * upper half; otherwise one warp per wave, lanes 32–63 inactive. Returns the number of warps
+ * compared, or the first counterexample.
+ */
+function runWarp(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, waves: WarpWaves, sregs: number[], twoWarps: boolean): { n: number; cx?: string } {
   const f = cf.fn.spec.form;
+  const plain = waves.plain;
+  const { uniform, uniformHi } = cf.variant === "sgpr" ? uniformWaves(waves) : { uniform: plain, uniformHi: null };
   let n = 0;
-  for (let i = 0; i < cases.length; i++) {
-    // Unguarded: the function is the instruction without its guard (the caller's `if`).
-    let lo: AnyWarpCase = { ...cases[i]!, guard: null };
-    let hi: AnyWarpCase | undefined = twoWarps ? { ...cases[(i + 1) % cases.length]!, guard: null } : undefined;
-    if (cf.variant === "sgpr") {
-      lo = uniformCase(lo);
-      if (hi) hi = "b" in lo ? ({ ...hi, a: lo.a, b: lo.b, c: lo.c, membermask: lo.membermask } as WarpCase) : { ...hi, a: lo.a, membermask: lo.membermask };
-    }
+  for (let i = 0; i < plain.length; i += twoWarps ? 2 : 1) {
+    const lo = uniform[i]!;
+    const hi = !twoWarps ? undefined : uniformHi ? uniformHi[i]! : plain[(i + 1) % plain.length]!;
     const { perLane, exec } = warpWave(cf, mcpu, lo, hi);
     const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs);
     if ("failure" in out) return { n, cx: `${out.failure} (warp ${lo.label})` };
@@ -277,44 +304,111 @@ export interface CompiledCheckOptions {
  * (`inregRegisters`, needed for the llvm target's `sgpr` wrappers).
  */
 export function checkCompiled(target: "hip" | "llvm", mcpu: Mcpu, set: CompiledSet, sregs: number[], opts: CompiledCheckOptions = {}): CompiledRow[] {
+  return checkCompiledSets(target, [{ mcpu, set, sregs }], opts)[0]!;
+}
+
+/** One compile of a header or module for a processor, as `checkCompiledSets` takes it. */
+export interface CompiledFor {
+  mcpu: Mcpu;
+  set: CompiledSet;
+  sregs: number[];
+}
+
+/**
+ * `checkCompiled` over several compiles (processors) of the same functions: the rows of
+ * `compiles[i]` in `[i]`, each in its set's function order. The work is function by
+ * function across the compiles, so that a function's inputs (its warps, made once for its
+ * form, kinds, seed and count, and their references) serve every processor, and a run of
+ * code that is the same as one already run (same instructions up to label names, wave size,
+ * ISA generation, argument registers, inputs and layout: the alias `ptxl_<formId>` and the
+ * routine whose sources are all parameters; gfx900 and gfx90a, which often get the same code)
+ * is not repeated: its result is reused (a counterexample then names the run it came from).
+ */
+export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly CompiledFor[], opts: CompiledCheckOptions = {}): CompiledRow[][] {
   const profile = opts.profile ?? "isa";
   const seed = opts.seed ?? 1;
-  const byFn = new Map<CallableFn, CompiledFunction[]>();
-  for (const cf of set.functions) byFn.set(cf.fn, [...(byFn.get(cf.fn) ?? []), cf]);
-  const rows: CompiledRow[] = [];
-  for (const [fn, cfs] of byFn) {
-    const row: CompiledRow = { target, mcpu, row: `${target} ${mcpu}`, fn: fn.name, form: formName(fn.spec.form), verdict: { status: "tested", n: 0 }, parts: {}, waits: 0 };
-    rows.push(row);
-    const warp = isWarpFn(fn);
-    const scalar = warp ? [] : compiledScalarCases(fn, seed);
-    const nw = opts.warps ?? 1000;
-    const warps: AnyWarpCase[] = !warp ? [] : isWarpLevel(fn.spec.form) ? randomWarpCases(fn.spec.form as WarpForm, fn.spec.kinds, seed, nw) : randomWarps(fn.spec.form as never, fn.spec.kinds, seed, nw);
-    let n = 0;
-    for (const cf of cfs) {
-      const bad = unrunnable(cf, mcpu);
-      if (bad) {
-        row.verdict = bad.status === "unknown" ? { status: "unknown", why: bad.why } : { status: "refuted", n, counterexample: bad.why };
-        break;
+  const nw = opts.warps ?? 1000;
+  const out: CompiledRow[][] = compiles.map(() => []);
+  const names: string[] = [];
+  for (const c of compiles) for (const cf of c.set.functions) if (!names.includes(cf.fn.name)) names.push(cf.fn.name);
+  const inputs = new Map<string, ScalarCase[] | WarpWaves>();
+  for (const name of names) {
+    for (const [ci, c] of compiles.entries()) {
+      const cfs = c.set.functions.filter((cf) => cf.fn.name === name);
+      if (!cfs.length) continue;
+      const fn = cfs[0]!.fn;
+      const { mcpu, sregs } = c;
+      const row: CompiledRow = { target, mcpu, row: `${target} ${mcpu}`, fn: fn.name, form: formName(fn.spec.form), verdict: { status: "tested", n: 0 }, parts: {}, waits: 0 };
+      out[ci]!.push(row);
+      const warp = isWarpFn(fn);
+      // The inputs of the function's form and kinds (the last few kept: the loop is function-major).
+      const inputKey = `${warp ? "warp" : "scalar"}|${formId(fn.spec.form)}|${JSON.stringify(fn.spec.kinds, bigintText)}|${seed}|${nw}`;
+      let input = inputs.get(inputKey);
+      if (!input) {
+        if (inputs.size >= 2) inputs.delete(inputs.keys().next().value!);
+        input = !warp
+          ? compiledScalarCases(fn, seed)
+          : {
+              plain: ((isWarpLevel(fn.spec.form) ? randomWarpCases(fn.spec.form as WarpForm, fn.spec.kinds, seed, nw) : randomWarps(fn.spec.form as never, fn.spec.kinds, seed, nw)) as AnyWarpCase[]).map((w) =>
+                w.guard === null ? w : { ...w, guard: null },
+              ),
+            };
+        inputs.set(inputKey, input);
       }
-      const lines = cf.lines as MLine[];
-      row.waits += waitsOf(lines);
-      const layouts = warp && TARGETS[mcpu].wave === 64 ? [false, true] : [false];
-      let failed = false;
-      for (const two of layouts) {
-        const r = warp ? runWarp(cf, lines, mcpu, warps, sregs, two) : runScalar(cf, lines, mcpu, profile, scalar, sregs);
-        row.parts[`${cf.variant}${two ? "/two-warps" : ""}`] = r.n;
-        n += r.n;
-        if (r.cx) {
-          row.verdict = { status: "refuted", n, counterexample: `${r.cx}\n  code (${cf.symbol}):\n${listing(lines)}` };
-          failed = true;
+      let n = 0;
+      for (const cf of cfs) {
+        const bad = unrunnable(cf, mcpu);
+        if (bad) {
+          row.verdict = bad.status === "unknown" ? { status: "unknown", why: bad.why } : { status: "refuted", n, counterexample: bad.why };
           break;
         }
+        const lines = cf.lines as MLine[];
+        row.waits += waitsOf(lines);
+        const layouts = warp && TARGETS[mcpu].wave === 64 ? [false, true] : [false];
+        let failed = false;
+        for (const two of layouts) {
+          const runKey = [TARGETS[mcpu].wave, TARGETS[mcpu].gen, profile, inputKey, cf.variant, two, JSON.stringify(cf.args), cf.dReg, cf.pReg, sregs.join(","), codeKey(lines)].join("|");
+          const here = `${target} ${mcpu} ${cf.symbol}`;
+          let r = runCache.get(runKey);
+          if (!r) {
+            const res = warp ? runWarp(cf, lines, mcpu, input as WarpWaves, sregs, two) : runScalar(cf, lines, mcpu, profile, input as ScalarCase[], sregs);
+            r = { ...res, by: here };
+            if (runCache.size >= 20_000) runCache.clear();
+            runCache.set(runKey, r);
+          }
+          row.parts[`${cf.variant}${two ? "/two-warps" : ""}`] = r.n;
+          n += r.n;
+          if (r.cx) {
+            const from = r.by === here ? "" : `(the run of ${r.by}, whose code is the same)\n`;
+            row.verdict = { status: "refuted", n, counterexample: `${from}${r.cx}\n  code (${cf.symbol}):\n${listing(lines)}` };
+            failed = true;
+            break;
+          }
+        }
+        if (failed) break;
       }
-      if (failed) break;
+      if (warp) row.warps = (input as WarpWaves).plain.length;
+      if (row.verdict.status === "tested") row.verdict = { status: "tested", n };
     }
-    if (row.verdict.status === "tested") row.verdict = { status: "tested", n };
   }
-  return rows;
+  return out;
+}
+
+const bigintText = (_k: string, x: unknown) => (typeof x === "bigint" ? x.toString() : x);
+
+/** Results of runs by what determines them (see `checkCompiledSets`), per thread. */
+const runCache = new Map<string, { n: number; cx?: string; by: string }>();
+
+/** The identity of extracted code for `runCache`: every instruction and operand, labels renamed by first appearance. */
+function codeKey(lines: MLine[]): string {
+  const ids = new Map<string, number>();
+  const id = (name: string) => {
+    if (!ids.has(name)) ids.set(name, ids.size);
+    return `L${ids.get(name)}`;
+  };
+  return lines
+    .map((l) => (isLabel(l) ? `${id(l.label)}:` : `${l.op}${l.enc ? `_${l.enc}` : ""} ${l.ops.map((o) => (o.k === "label" ? id(o.name) : JSON.stringify(o, bigintText))).join(",")}`))
+    .join(";");
 }
 
 function listing(lines: MLine[]): string {

@@ -35,8 +35,8 @@ import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import { inregRegisters } from "../amdgpu/oracle/llvm.js";
 import type { CallableFn, RoutineLike } from "./callable.js";
 import { callableFunctions, collapseSpec } from "./callable.js";
-import type { CompiledFunction, CompiledRow, CompiledSet } from "./compiled.js";
-import { checkCompiled, COMPILERS, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
+import type { CompiledFor, CompiledFunction, CompiledRow, CompiledSet } from "./compiled.js";
+import { checkCompiledSets, COMPILERS, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
 import { printHipModule } from "../hip/print.js";
 import { compileHip } from "../hip/compile.js";
 import { printLlvmModule } from "./print.js";
@@ -88,9 +88,10 @@ const groupKey = (t: VerifyTarget, profile: Profile) => `${t.kind}|${"mcpu" in t
 /**
  * The `verify` service of the `hip` or `llvm` target (see the file overview). Warp functions
  * run on a tenth of the job's random warps (`--warps`), at least 1,000 (all of them where the
- * job has fewer), in both argument
- * layouts and both wave64 layouts; scalar functions on the checker's cases, grown to ≥ 1,000 where the immediates
- * leave room (`compiledScalarCases`).
+ * job has fewer), or all of them where the job says so (`compiledWarps: "all"`:
+ * `compiledWarpCount`), in both argument layouts and both wave64 layouts; scalar functions
+ * on the checker's cases, grown to ≥ 1,000 where the immediates leave room
+ * (`compiledScalarCases`).
  */
 export function compiledVerify(kind: CompiledKind): VerifyService {
   let pending: Pending[] = [];
@@ -132,6 +133,9 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
         const k = groupKey(p.job.target, p.job.profile);
         groups.set(k, [...(groups.get(k) ?? []), p]);
       }
+      // Compile every group, then check the compiles of one profile and warp count together
+      // (`checkCompiledSets`: inputs made once per function, identical code run once).
+      const ready: { ps: Pending[]; all: Pending["rows"]; c: CompiledFor; profile: Profile; warps: number }[] = [];
       for (const ps of groups.values()) {
         const all = ps.flatMap((p) => p.rows);
         if (!tools.ok) {
@@ -141,29 +145,44 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
         const { mcpu } = ps[0]!.job.target as { mcpu: Mcpu };
         const profile = ps[0]!.job.profile;
         const routines = ps.map((p) => ({ name: callableName(p.job.spec), spec: p.job.spec }));
-        // A tenth of the fragments' warps, at least 1,000 — or all of them where the job has
-        // fewer (a lean budget: report's robustness run) — since each warp runs 4 times (two
-        // argument layouts × two wave64 layouts) in code several times longer than a fragment.
-        const warpsOf = (n: number) => Math.max(Math.min(1000, n), Math.floor(n / 10));
-        const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? warpsOf(p.job.cases.length) : 0)));
-        let set: CompiledSet;
-        let sregs: number[];
+        const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? compiledWarpCount(p.job.cases.length, p.job.compiledWarps ?? "tenth") : 0)));
         try {
-          ({ set, sregs } = await compileFor(kind, routines, mcpu, profile));
+          const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
+          ready.push({ ps, all, c: { mcpu, set, sregs }, profile, warps });
         } catch (e) {
           for (const r of all) r.row.verdict = { status: "refuted", n: 0, counterexample: `${kind} ${mcpu}: the ${kind === "hip" ? "header" : "module"} does not compile: ${(e as Error).message}` };
-          continue;
         }
-        const byFn = new Map(checkCompiled(kind, mcpu, set, sregs, { profile, warps }).map((r) => [r.fn, r]));
-        for (const r of all) {
-          const c = byFn.get(r.fn);
-          r.row.verdict = c ? toVerdict(c.verdict) : { status: "unknown", why: `${r.fn}: not among the compiled functions` };
-          const count = countOf(set, r.fn);
-          if (count !== undefined) r.row.count = count;
-        }
+      }
+      for (const key of new Set(ready.map((g) => `${g.profile}|${g.warps}`))) {
+        const gs = ready.filter((g) => `${g.profile}|${g.warps}` === key);
+        const rowsOf = checkCompiledSets(
+          kind,
+          gs.map((g) => g.c),
+          { profile: gs[0]!.profile, warps: gs[0]!.warps },
+        );
+        gs.forEach((g, i) => {
+          const byFn = new Map(rowsOf[i]!.map((r) => [r.fn, r]));
+          for (const r of g.all) {
+            const c = byFn.get(r.fn);
+            r.row.verdict = c ? toVerdict(c.verdict) : { status: "unknown", why: `${r.fn}: not among the compiled functions` };
+            if (c?.warps !== undefined) r.row.warps = c.warps;
+            const count = countOf(g.c.set, r.fn);
+            if (count !== undefined) r.row.count = count;
+          }
+        });
       }
     },
   };
+}
+
+/**
+ * The random warps a hip/llvm row runs of a job's `n` (each in both argument layouts and, on
+ * wave64, both wave layouts, in code several times longer than a fragment): `all` of them, or
+ * (`tenth`, `verify`'s default) a tenth, at least 1,000 — all of them where the job has fewer
+ * (a lean budget: report's robustness run).
+ */
+export function compiledWarpCount(n: number, share: "tenth" | "all"): number {
+  return share === "all" ? n : Math.max(Math.min(1000, n), Math.floor(n / 10));
 }
 
 /** Combines the verdicts of a function's layouts (`vgpr`, `sgpr`): refuted if one is, proved if all are. */
