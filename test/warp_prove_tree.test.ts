@@ -84,6 +84,44 @@ describe("redux.add by the DPP butterfly: proved on the unit vectors; broken tre
     }, 120_000);
 });
 
+describe("redux.min/.max by the DPP butterfly: proved on ⊥/⊤ lane values (the threshold reduction); broken trees refuted", () => {
+  const MIN_S32: WarpForm = { op: "redux", reduxOp: "min", type: "s32" };
+  const MAX_U32: WarpForm = { op: "redux", reduxOp: "max", type: "u32" };
+  it("proves redux.min.s32 (gfx1030) and redux.max.u32 (gfx942)", async () => {
+    for (const [f, mcpu] of [
+      [MIN_S32, "gfx1030"],
+      [MAX_U32, "gfx942"],
+    ] as const) {
+      const v = await proveRoutine(warpSpec(f, KINDS, false), amdgpu(mcpu), "isa", tree, { timeoutMs: 60_000 });
+      expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("proved");
+      if (v.verdict === "proved") expect(v.method).toMatch(/threshold reduction/);
+    }
+  }, 120_000);
+  const twice = edited(tree, "broken_tree_stage_repeated", (lines) => {
+    for (const l of lines) if (ops(l)?.op.endsWith("_dpp") && ops(l)!.ops[3]!.k === "imm" && (ops(l)!.ops[3] as { value: bigint }).value === 0x4en) ops(l)!.ops[3] = imm(0xb1);
+  });
+  // max.u32's holes hold 0xffffffff (⊤), not its identity 0.
+  const holes = edited(tree, "broken_tree_holes_top", (lines) => {
+    const i = lines.findIndex((l) => ops(l)?.op === "v_mov_b32" && ops(l)!.ops[1]!.k === "imm");
+    ops(lines[i]!)!.ops[1] = imm(-1);
+  });
+  // min.s32 folded with the unsigned v_min_u32 / s_min_u32: two orders, so not a lattice
+  // polynomial in one — the full-width query refutes it.
+  const unsigned = edited(tree, "broken_tree_unsigned_min", (lines) => {
+    for (const l of lines) if (ops(l)) ops(l)!.op = ops(l)!.op.replace("min_i32", "min_u32") as never;
+  });
+  for (const [b, f, mcpu] of [
+    [twice, MIN_S32, "gfx942"],
+    [holes, MAX_U32, "gfx1030"],
+    [unsigned, MIN_S32, "gfx1030"],
+  ] as const)
+    it(`refutes ${b.name} (${mcpu})`, async () => {
+      const v = await proveRoutine(warpSpec(f, KINDS, false), amdgpu(mcpu), "isa", b, { timeoutMs: 60_000 });
+      expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("refuted");
+      if (v.verdict === "refuted") expect(`${v.reason}\n${v.counterexample}`).toMatch(/Value mismatch: d in lane \d+/);
+    }, 120_000);
+});
+
 describe("redux.add on the PIR (JS, C): proved on the unit vectors; a broken fold refuted", () => {
   const spec = warpSpec(ADD, KINDS, false);
   const rule = portableRulesFor(spec)[0]!;

@@ -61,10 +61,10 @@ import type { Mnemonic } from "../isa/index.js";
 import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { proveScalarLoop } from "./warp_loop.js";
-import { linearOnly } from "./warp_tree.js";
+import { latticeInit, latticeOnly, linearOnly, orderValue } from "./warp_tree.js";
 
 /** a's values in a proof: full width (null), `n`-bit, or 0 and the unit vectors ("unit"). */
-export type Bits = number | "unit" | null;
+export type Bits = number | "unit" | "order" | null;
 
 /** The bug-finder's warp (./warp.ts, loops): lanes that may be active (the others exited). */
 const BUG_LANES = 4;
@@ -151,6 +151,8 @@ export function warpInit<V, B>(init: Init<V, B>, r: AmdRoutine, bits: Bits = nul
     const unit = (l: number) => init.bv.ite(init.bv.eq(k, init.bv.k(l, 7)), init.bv.k(1, 32), init.bv.k(0, 32));
     if (aReg.k === "v") st.vgpr.set(aReg.n, st.vgpr.get(aReg.n)!.map((_, l) => unit(l)));
     else if (aReg.k === "s") st.sgpr.set(aReg.n, unit(0));
+  } else if (bits === "order" && aReg?.k === "v") {
+    st.vgpr.set(aReg.n, st.vgpr.get(aReg.n)!.map((x, l) => (l < LANES ? orderValue(init, `a.ord.${l}`, (r.spec.form as unknown as WarpForm as { type?: string }).type === "s32") : x)));
   } else if (typeof bits === "number" && aReg?.k === "v") {
     const lanes = st.vgpr.get(aReg.n)!;
     for (let l = 0; l < lanes.length; l++) lanes[l] = init.bv.zext(init.mk(`a.small.${l}`, bits), 32);
@@ -298,10 +300,20 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
   // The linear-form reduction (./warp_tree.ts): a redux.add whose values of a are only added
   // and moved is proved on a = 0 and the unit vectors.
   const lin = f.op === "redux" && f.reduxOp === "add" && !bug && aReg && aReg.k !== "imm" ? linearOnly(r.lines, aReg) : "not a loop-free redux.add";
-  const bits: Bits = di === null ? (r.target.wave === 64 ? 6 : 5) : lin === null ? "unit" : null;
+  let bits: Bits = di === null ? (r.target.wave === 64 ? 6 : 5) : lin === null ? "unit" : null;
   const init = symbolicInit(env);
-  const q = warpRun(init, r, maxBack, bits, false, lanes);
-  let goals = laneGoals(q.bads, (xs) => env.bv.any(xs as Bool[]));
+  // The order-type reduction (./warp_tree.ts): a loop-free redux.min/.max whose every
+  // condition is order-only in a (checked on the run itself) is proved on a's values in a
+  // small set; else the full-width run.
+  let bads: Bad<Bool>[] | null = null;
+  if (bits === null && !bug && f.op === "redux" && (f.reduxOp === "min" || f.reduxOp === "max") && aReg?.k === "v") {
+    const o = warpRun(latticeInit(init, f.type === "s32"), r, 0, "order");
+    const why = latticeOnly(o.bads);
+    if (process.env.PROVE_DEBUG) console.log("lattice:", why ?? "yes");
+    if (why === null) [bits, bads] = ["order", o.bads.map((b) => ({ ...b, cond: b.cond.b }))];
+  }
+  bads ??= warpRun(init, r, maxBack, bits, false, lanes).bads;
+  let goals = laneGoals(bads, (xs) => env.bv.any(xs as Bool[]));
   if (bug) goals = [{ what: `any lane (bug-finder: ${BUG_LANES} lanes, loops unrolled to ${maxBack} trips)`, bad: env.bv.any(goals.map((g) => g.bad)) }];
   if (process.env.PROVE_DEBUG) console.log("built", Math.round(performance.now() - t0), "ms; di:", di);
   let n = 0;
@@ -318,7 +330,7 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
     return replayWarp(r, profile, values, maxBack, bits, t0, lanes) ?? { verdict: "unknown", ms: performance.now() - t0, reason: `z3 model did not replay concretely (${g.what})` };
   }
   if (bug) return { verdict: "unknown", ms: performance.now() - t0, reason: `${loopNote}; bug-finder (${BUG_LANES} lanes, full width): no bug` };
-  const vals = bits === null ? "full-width values" : bits === "unit" ? "a = 0 and the unit vectors (linear in a, ./warp_tree.ts)" : `${bits}-bit values of a (data-independent)`;
+  const vals = bits === null ? "full-width values" : bits === "unit" ? "a = 0 and the unit vectors (linear in a, ./warp_tree.ts)" : bits === "order" ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction, ./warp_tree.ts)" : `${bits}-bit values of a (data-independent)`;
   return { verdict: "proved", ms: performance.now() - t0, method: `z3 warp-level, 32 lanes, ${vals}, loop-free, ${n} queries`, queries: n };
 }
 
