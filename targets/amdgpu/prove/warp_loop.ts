@@ -32,7 +32,7 @@
  * d of lane i term for term, and the epilogue runs from that state for lane i's value. Guard-off
  * lanes and the contract are checked on the summary state itself.
  */
-import type { Profile } from "../../../src/ir/forms.js";
+import type { Form, Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
 import type { WarpForm } from "../../../src/ir/warp_forms.js";
 import type { SourceName } from "../../../src/ir/ir.js";
@@ -139,6 +139,16 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   if (carried.length !== 2 || sgprs.length !== 2) return { notApplicable: `the loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator` };
   const aKeys = r.layout.src.a ? keysOf(r.layout.src.a) : [];
   if (aKeys.some((k) => bf.written.has(k) || pf.written.has(k))) return { notApplicable: "a's register is written before or in the loop" };
+  // The folded values (file comment): the VGPR the body's one v_readlane reads, when it is
+  // not a's (a lane-wise prologue value, .f32's keys), folded by the integer form g; else a.
+  const reads = body.filter((l) => l.op === "v_readlane_b32");
+  const fv = reads.length === 1 && reads[0]!.ops[1]!.k === "v" && !(r.layout.src.a?.k === "v" && r.layout.src.a.n === reads[0]!.ops[1]!.n) ? (reads[0]!.ops[1] as Extract<MOp, { k: "v" }>) : null;
+  let foldForm: WarpForm = f;
+  if (fv) {
+    if (f.op !== "redux" || f.type !== "f32") return { notApplicable: `the loop folds ${showLine({ op: "v_mov_b32", ops: [fv] } as Line).split(" ")[1]}, not a` };
+    foldForm = { op: "redux", reduxOp: f.reduxOp, type: "u32" };
+  }
+  const folded = <V, B>(bv: Init<V, B>["bv"], st: WaveState<V, B>): V[] => (fv ? Array.from({ length: LANES }, (_, l) => readSource(bv, st, fv, 32, l)) : aLanes(bv, r, st));
 
   // Which carried SGPR is the mask: the body maps it to mem & (mem − 1).
   const init = symbolicInit(env);
@@ -155,7 +165,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const acc = sgprs.find((n) => n !== mem)!;
 
   // The loop lemma (file comment), cached per loop.
-  const key = hash([W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
+  const key = hash([W, r.target.gen, formId(r.spec.form), formId(foldForm as unknown as Form), fv ? `v${fv.n}` : "a", JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
   let lemma = lemmas.get(key);
   const cached = !!lemma;
   if (!lemma) {
@@ -172,7 +182,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
           for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
           return x;
         };
-        const a = aLanes(bv, r, S);
+        const a = folded(bv, S);
         const goals: Bool[] = [];
         if (l < 0) {
           // mem = 0: one trip, mem stays 0 and the loop exits.
@@ -182,11 +192,11 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
         } else {
           S.sgpr.set(mem!, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
           const G = m.map((x, t) => (t < l ? x : bv.false));
-          S.sgpr.set(acc, refOver(bv, f, a, G));
+          S.sgpr.set(acc, refOver(bv, foldForm, a, G));
           const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
           const mem1 = bitsAbove(l);
           const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
-          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, f, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
         }
         queries++;
         const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
@@ -209,7 +219,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const Sh = execPaths(bv, pro, st, { maxBack: 0 }).final!;
   if (Sh.lds?.length) return { notApplicable: "a DS result is outstanding at the loop head (the lemma's head state has none)" };
   const M = Sh.sgpr.get(mem!)!;
-  const aH = aLanes(bv, r, Sh);
+  const aH = folded(bv, Sh);
   const none = aH.map(() => bv.false);
   const summary = (accVal: BitVec): WaveState<BitVec, Bool> => {
     const S = cloneState(Sh);
@@ -238,11 +248,26 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
     return { notApplicable: `the epilogue: ${e.message}` };
   }
   type Goal = { what: string; bad: Bool; assume?: Bool[] };
-  const goals: Goal[] = [{ what: "the loop entry (acc = the fold over no lane)", bad: bv.notB(bv.eq(Sh.sgpr.get(acc)!, refOver(bv, f, aH, none))) }];
+  const goals: Goal[] = [{ what: "the loop entry (acc = the fold over no lane)", bad: bv.notB(bv.eq(Sh.sgpr.get(acc)!, refOver(bv, foldForm, aH, none))) }];
   const offOrContract: Bad<Bool>[] = contractBads(bv, r, before, finX, (l) => (l < LANES ? w.activeB[l]! : bv.false));
   const lanesOf = new Map<number, Bool[]>();
   for (const b of offOrContract) if (b.lane !== undefined && b.lane < LANES) lanesOf.set(b.lane, [...(lanesOf.get(b.lane) ?? []), b.cond]);
-  for (let i = 0; i < LANES; i++) {
+  // The folded values are not a (.f32's keys): every lane's outputs from the summary itself,
+  // acc = REF_g(M) where M ≠ 0, arbitrary where M = 0 (the file comment); the members of a lane
+  // need not be M (the key loop's M drops the NaN members), the epilogue's fix-up decides.
+  if (fv) {
+    let finM: WaveState<BitVec, Bool>;
+    try {
+      finM = epilogue(summary(bv.ite(bv.eq(M, bv.k(0, 32)), init.mk("x.acc", 32), refOver(bv, foldForm, aH, bitsM))));
+    } catch (e) {
+      if (!(e instanceof InterpError)) throw e;
+      return { notApplicable: `the epilogue: ${e.message}` };
+    }
+    const laneBads = Array.from({ length: LANES }, (_, i) => warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finM, i)).flat();
+    const contract = contractBads(bv, r, before, finM, (l) => (l < LANES ? w.activeB[l]! : bv.false));
+    goals.push({ what: "every lane's outputs", bad: bv.any([...laneBads, ...contract].map((b) => b.cond)) });
+  }
+  for (let i = 0; i < LANES && !fv; i++) {
     const Gi = membership(bv, w.lanes, i).members;
     const on = bv.andB(w.lanes.executes[i]!, w.ref.dDefined[i]!);
     const same = bv.all(Gi.map((g, t) => bv.eqB(g, bitsM[t]!)));
@@ -260,11 +285,11 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
     const offBads = warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finX, i).filter((b) => !b.what.startsWith("Value mismatch"));
     goals.push({ what: `lane ${i}`, bad: bv.any([...onBads, ...offBads].map((b) => b.cond).concat(lanesOf.get(i) ?? [])), assume: [bv.implies(on, same)] });
   }
-  const rest = offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
+  const rest = fv ? [] : offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
   if (rest.length) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
   // One query for the members of every lane and one for every lane's outputs (their terms are
   // the reference's own, so the lanes share them): fewer, larger queries solve faster here.
-  {
+  if (!fv) {
     const members = goals.filter((g) => g.what.endsWith("the loop's mask"));
     const lanesG = goals.filter((g) => /^lane \d+$/.test(g.what));
     const others = goals.filter((g) => !members.includes(g) && !lanesG.includes(g));
