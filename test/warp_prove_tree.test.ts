@@ -159,3 +159,23 @@ describe("redux.add on the PIR (JS, C): proved on the unit vectors; a broken fol
     if (v.verdict === "refuted") expect(v.reason).toMatch(/Value mismatch \(d\[\d+\]\)/);
   }, 120_000);
 });
+
+describe("redux.min.f32 by the key loop: the loop lemma over the keys and the key chain prove it; a wrong key transform is refuted", () => {
+  const spec = warpSpec(MIN_F32, KINDS, false);
+  it("proves redux.min.f32 (gfx1030): loop lemma, key chain, exit", async () => {
+    const v = await proveRoutine(spec, amdgpu("gfx1030"), "isa", keyLoop, { timeoutMs: 60_000 });
+    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("proved");
+    if (v.verdict === "proved") expect(v.method).toMatch(/loop lemma [0-9a-f]+: 33 queries .*key chain 33 queries/);
+  }, 600_000);
+  // The key without its sign flip (a ^ (a >>s 31), not a ^ ((a >>s 31) | 0x80000000)): the
+  // u32 order of these keys is not the reference's, and the decode is wrong.
+  const wrongKey = edited(keyLoop, "broken_key_no_sign_flip", (lines) => {
+    const i = lines.findIndex((l) => ops(l)?.op === "v_or_b32" && ops(l)!.ops[1]!.k === "imm" && (ops(l)!.ops[1] as { value: bigint }).value === -0x80000000n && ops(l)!.ops[0]!.k === "v" && (ops(l)!.ops[2] as { n?: number }).n === (ops(l)!.ops[0] as { n: number }).n);
+    ops(lines[i]!)!.ops[1] = imm(0);
+  });
+  it("refutes a key loop whose key transform lacks the sign flip (gfx942)", async () => {
+    const v = await proveRoutine(spec, amdgpu("gfx942"), "isa", wrongKey, { timeoutMs: 60_000 });
+    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("refuted");
+    if (v.verdict === "refuted") expect(`${v.reason}\n${v.counterexample}`).toMatch(/Value mismatch: d in lane \d+/);
+  }, 300_000);
+});
