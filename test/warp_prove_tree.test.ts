@@ -1,7 +1,9 @@
 /**
  * The redux proofs past the plain query's reach (issue 15): the linear-form reduction of
  * `redux.add` (targets/amdgpu/prove/warp_tree.ts on AMDGPU's DPP butterfly, `pirLinearOnly` on
- * the PIR) and the `.f32` key loop's induction over its keys (targets/amdgpu/prove/warp_loop.ts).
+ * the PIR), the threshold (min/max) and bit-slice (and/or/xor) reductions of the butterfly
+ * (warp_tree.ts `LatticeBV`), and the `.f32` key loop's induction over its keys and the key
+ * chain (targets/amdgpu/prove/warp_loop.ts).
  * Each proves one routine, and a broken variant of it is refuted with a counterexample that
  * replays concretely; the checks that license the reduction reject what they must. The
  * expected verdicts and reasons are the variants' own, never read off the prover.
@@ -66,7 +68,11 @@ describe("redux.add by the DPP butterfly: proved on the unit vectors; broken tre
   // The second stage reads lane i^1 again (quad_perm [1,0,3,2], not [2,3,0,1]): each lane's
   // pair is counted twice and lanes i^2, i^3 never.
   const twice = edited(tree, "broken_tree_stage_repeated", (lines) => {
-    for (const l of lines) if (ops(l)?.op.endsWith("_dpp") && ops(l)!.ops[3]!.k === "imm" && (ops(l)!.ops[3] as { value: bigint }).value === 0x4en) ops(l)!.ops[3] = imm(0xb1);
+    for (const l of lines) {
+      const x = ops(l);
+      const c = x?.op === "v_mov_b32_dpp" ? 2 : 3; // dpp_ctrl: after vdst, src0 (and src1)
+      if (x?.op.endsWith("_dpp") && x.ops[c]!.k === "imm" && (x.ops[c] as { value: bigint }).value === 0x4en) x.ops[c] = imm(0xb1);
+    }
   });
   // The holes (non-members, exited lanes) hold 1, not add's identity 0.
   const holes = edited(tree, "broken_tree_holes_not_identity", (lines) => {
@@ -84,9 +90,10 @@ describe("redux.add by the DPP butterfly: proved on the unit vectors; broken tre
     }, 120_000);
 });
 
-describe("redux.min/.max by the DPP butterfly: proved on ⊥/⊤ lane values (the threshold reduction); broken trees refuted", () => {
+describe("redux.min/.max and .and/.or/.xor by the DPP butterfly: proved on two lane values (the threshold and bit-slice reductions); broken trees refuted", () => {
   const MIN_S32: WarpForm = { op: "redux", reduxOp: "min", type: "s32" };
   const MAX_U32: WarpForm = { op: "redux", reduxOp: "max", type: "u32" };
+  const XOR: WarpForm = { op: "redux", reduxOp: "xor", type: "b32" };
   it("proves redux.min.s32 (gfx1030) and redux.max.u32 (gfx942)", async () => {
     for (const [f, mcpu] of [
       [MIN_S32, "gfx1030"],
@@ -98,7 +105,11 @@ describe("redux.min/.max by the DPP butterfly: proved on ⊥/⊤ lane values (th
     }
   }, 120_000);
   const twice = edited(tree, "broken_tree_stage_repeated", (lines) => {
-    for (const l of lines) if (ops(l)?.op.endsWith("_dpp") && ops(l)!.ops[3]!.k === "imm" && (ops(l)!.ops[3] as { value: bigint }).value === 0x4en) ops(l)!.ops[3] = imm(0xb1);
+    for (const l of lines) {
+      const x = ops(l);
+      const c = x?.op === "v_mov_b32_dpp" ? 2 : 3; // dpp_ctrl: after vdst, src0 (and src1)
+      if (x?.op.endsWith("_dpp") && x.ops[c]!.k === "imm" && (x.ops[c] as { value: bigint }).value === 0x4en) x.ops[c] = imm(0xb1);
+    }
   });
   // max.u32's holes hold 0xffffffff (⊤), not its identity 0.
   const holes = edited(tree, "broken_tree_holes_top", (lines) => {
@@ -110,7 +121,13 @@ describe("redux.min/.max by the DPP butterfly: proved on ⊥/⊤ lane values (th
   const unsigned = edited(tree, "broken_tree_unsigned_min", (lines) => {
     for (const l of lines) if (ops(l)) ops(l)!.op = ops(l)!.op.replace("min_i32", "min_u32") as never;
   });
+  it("proves redux.xor.b32 (gfx1030) by the bit-slice reduction", async () => {
+    const v = await proveRoutine(warpSpec(XOR, KINDS, false), amdgpu("gfx1030"), "isa", tree, { timeoutMs: 60_000 });
+    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("proved");
+    if (v.verdict === "proved") expect(v.method).toMatch(/bit-slice reduction/);
+  }, 120_000);
   for (const [b, f, mcpu] of [
+    [twice, XOR, "gfx942"],
     [twice, MIN_S32, "gfx942"],
     [holes, MAX_U32, "gfx1030"],
     [unsigned, MIN_S32, "gfx1030"],

@@ -306,8 +306,8 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
   // condition is order-only in a (checked on the run itself) is proved on a's values in a
   // small set; else the full-width run.
   let bads: Bad<Bool>[] | null = null;
-  if (bits === null && !bug && f.op === "redux" && (f.reduxOp === "min" || f.reduxOp === "max") && aReg?.k === "v") {
-    const o = warpRun(latticeInit(init, f.type === "s32"), r, 0, "order");
+  if (bits === null && !bug && f.op === "redux" && f.type !== "f32" && f.reduxOp !== "add" && aReg?.k === "v") {
+    const o = warpRun(latticeInit(init, f.type === "s32", f.reduxOp === "min" || f.reduxOp === "max" ? "lattice" : "bitwise"), r, 0, "order");
     const why = latticeOnly(o.bads);
     if (process.env.PROVE_DEBUG) console.log("lattice:", why ?? "yes");
     if (why === null) [bits, bads] = ["order", o.bads.map((b) => ({ ...b, cond: b.cond.b }))];
@@ -330,7 +330,7 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
     return replayWarp(r, profile, values, maxBack, bits, t0, lanes) ?? { verdict: "unknown", ms: performance.now() - t0, reason: `z3 model did not replay concretely (${g.what})` };
   }
   if (bug) return { verdict: "unknown", ms: performance.now() - t0, reason: `${loopNote}; bug-finder (${BUG_LANES} lanes, full width): no bug` };
-  const vals = bits === null ? "full-width values" : bits === "unit" ? "a = 0 and the unit vectors (linear in a, ./warp_tree.ts)" : bits === "order" ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction, ./warp_tree.ts)" : `${bits}-bit values of a (data-independent)`;
+  const vals = bits === null ? "full-width values" : bits === "unit" ? "a = 0 and the unit vectors (linear in a, ./warp_tree.ts)" : bits === "order" ? (f.op === "redux" && (f.reduxOp === "min" || f.reduxOp === "max") ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction, ./warp_tree.ts)" : "a's values 0 and 0xffffffff (bitwise in a, the bit-slice reduction, ./warp_tree.ts)") : `${bits}-bit values of a (data-independent)`;
   return { verdict: "proved", ms: performance.now() - t0, method: `z3 warp-level, 32 lanes, ${vals}, loop-free, ${n} queries`, queries: n };
 }
 

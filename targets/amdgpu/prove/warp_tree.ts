@@ -60,6 +60,17 @@
  * unchanged. So proving the routine for a's lanes 0–31 in {⊥, ⊤} (one bit each,
  * `orderValue`; lanes 32–63 of a wave64 keep full-width symbols, `c`: a use of them among the
  * polynomials is `bad`) proves it for all values; a counterexample found there is a real input.
+ *
+ * The bit-slice reduction, for a loop-free `redux.and` / `.or` / `.xor` (the same algebra in
+ * its "bitwise" mode). A value built from a's values and a-independent values by and, or, xor,
+ * not and choices under a-independent conditions (`lat` there) has, in each bit i, a value
+ * that is one and the same boolean function of bit i of its operands — of a's lanes and of the
+ * a-independent values (constants, old values) alike. Every other use of a value of a (a
+ * comparison, an add, a shift, a bit of it as a condition) is `bad`, and the run must end as
+ * above (`c`, or C ∧ ¬(X = Y)). A counterexample differs in some bit i of X and Y; replacing
+ * each lane a_l by a'_l = (bit i of a_l ? 0xffffffff : 0) keeps bit i of every input, so bit i
+ * of X and Y, and C: it is a counterexample with a's lanes in {0, 0xffffffff} (`orderValue`,
+ * unsigned).
  */
 import type { MOp, MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
@@ -185,6 +196,7 @@ export class LatticeBV<V, B> implements BV<OV<V>, OB<B>> {
   constructor(
     readonly inner: BV<V, B>,
     readonly signed: boolean,
+    readonly mode: "lattice" | "bitwise" = "lattice",
   ) {
     this.true = { b: inner.true, k: "c" };
     this.false = { b: inner.false, k: "c" };
@@ -199,9 +211,14 @@ export class LatticeBV<V, B> implements BV<OV<V>, OB<B>> {
   private pure(xs: OV<V>[], v: V): OV<V> {
     return { v, k: xs.every((x) => x.k === "c") ? "c" : "bad" };
   }
+  /** and/or/xor/not: in the bit-slice mode a tracked value (`lat`) of tracked or a-independent operands. */
+  private bitwise(xs: OV<V>[], v: V): OV<V> {
+    if (this.mode !== "bitwise" || xs.some((x) => x.k === "bad") || xs.every((x) => x.k === "c")) return this.pure(xs, v);
+    return { v, k: "lat" };
+  }
   private order(x: OV<V>, y: OV<V>, b: B, signed: boolean): OB<B> {
     if (x.k === "c" && y.k === "c") return { b, k: "c" };
-    if (signed === this.signed && this.latOrEnd(x) && this.latOrEnd(y)) return { b, k: "cmp", p: x, q: y };
+    if (this.mode === "lattice" && signed === this.signed && this.latOrEnd(x) && this.latOrEnd(y)) return { b, k: "cmp", p: x, q: y };
     return { b, k: "bad" };
   }
   private conn(x: OB<B>, y: OB<B>, b: B, or: boolean): OB<B> {
@@ -222,10 +239,10 @@ export class LatticeBV<V, B> implements BV<OV<V>, OB<B>> {
   add(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.add(x.v, y.v)); }
   sub(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.sub(x.v, y.v)); }
   mul(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.mul(x.v, y.v)); }
-  and(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.and(x.v, y.v)); }
-  or(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.or(x.v, y.v)); }
-  xor(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.xor(x.v, y.v)); }
-  not(x: OV<V>) { return this.pure([x], this.inner.not(x.v)); }
+  and(x: OV<V>, y: OV<V>) { return this.bitwise([x, y], this.inner.and(x.v, y.v)); }
+  or(x: OV<V>, y: OV<V>) { return this.bitwise([x, y], this.inner.or(x.v, y.v)); }
+  xor(x: OV<V>, y: OV<V>) { return this.bitwise([x, y], this.inner.xor(x.v, y.v)); }
+  not(x: OV<V>) { return this.bitwise([x], this.inner.not(x.v)); }
   neg(x: OV<V>) { return this.pure([x], this.inner.neg(x.v)); }
   shl(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.shl(x.v, y.v)); }
   lshr(x: OV<V>, y: OV<V>) { return this.pure([x, y], this.inner.lshr(x.v, y.v)); }
@@ -250,7 +267,7 @@ export class LatticeBV<V, B> implements BV<OV<V>, OB<B>> {
     if (c.k !== "c") return { v, k: "bad" };
     if (t.k === "bad" || e.k === "bad") return { v, k: "bad" };
     if (t.k === "c" && e.k === "c") return { v, k: "c" };
-    return { v, k: this.latOrEnd(t) && this.latOrEnd(e) ? "lat" : "mix" };
+    return { v, k: this.mode === "bitwise" || (this.latOrEnd(t) && this.latOrEnd(e)) ? "lat" : "mix" };
   }
   iteB(c: OB<B>, t: OB<B>, e: OB<B>): OB<B> {
     const known = this.inner.asBool(c.b);
@@ -286,8 +303,8 @@ export class LatticeBV<V, B> implements BV<OV<V>, OB<B>> {
 }
 
 /** An `Init` whose values are lattice-tracked (`LatticeBV`); `ordered` makes a's values (`orderValue`). */
-export function latticeInit<V, B>(init: Init<V, B>, signed: boolean): Init<OV<V>, OB<B>> & { ordered(name: string, signed: boolean): OV<V> } {
-  const bv = new LatticeBV(init.bv, signed);
+export function latticeInit<V, B>(init: Init<V, B>, signed: boolean, mode: "lattice" | "bitwise" = "lattice"): Init<OV<V>, OB<B>> & { ordered(name: string, signed: boolean): OV<V> } {
+  const bv = new LatticeBV(init.bv, signed, mode);
   return {
     bv,
     mk: (name, w) => ({ v: init.mk(name, w), k: "c" }),
