@@ -32,6 +32,7 @@ const MIN_F32: WarpForm = { op: "redux", reduxOp: "min", type: "f32", abs: false
 const KINDS = { a: { kind: "v" as const }, membermask: { kind: "s" as const } };
 const tree = reduxRules.find((r) => r.name === "redux_uniform_mask_dpp_tree")! as unknown as AmdRule;
 const keyLoop = reduxF32Rules.find((r) => r.name === "redux_f32_uniform_mask_key_loop")! as unknown as AmdRule;
+const keyTree = reduxF32Rules.find((r) => r.name === "redux_f32_uniform_mask_key_dpp_tree")! as unknown as AmdRule;
 
 /** A variant of `rule` whose emitted lines are edited by `edit` (before the hazard pass). */
 function edited(rule: AmdRule, name: string, edit: (lines: MLine[]) => void): AmdRule {
@@ -192,6 +193,27 @@ describe("redux.min.f32 by the key loop: the loop lemma over the keys and the ke
   });
   it("refutes a key loop whose key transform lacks the sign flip (gfx942)", async () => {
     const v = await proveRoutine(spec, amdgpu("gfx942"), "isa", wrongKey, { timeoutMs: 60_000 });
+    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("refuted");
+    if (v.verdict === "refuted") expect(`${v.reason}\n${v.counterexample}`).toMatch(/Value mismatch: d in lane \d+/);
+  }, 300_000);
+});
+
+describe(".f32 by the key tree: the threshold reduction on the keys and the key chain prove it; a key tree with ⊤ holes is refuted", () => {
+  const MAX_F32: WarpForm = { op: "redux", reduxOp: "max", type: "f32", abs: false, NaN: true };
+  const spec = warpSpec(MAX_F32, KINDS, false);
+  it("proves redux.min.f32 (gfx1030)", async () => {
+    const v = await proveRoutine(warpSpec(MIN_F32, KINDS, false), amdgpu("gfx1030"), "isa", keyTree, { timeoutMs: 60_000 });
+    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("proved");
+    if (v.verdict === "proved") expect(v.method).toMatch(/key tree: the fold of v\d+ \(keys\) by the threshold reduction.*key chain \(33 queries/);
+  }, 600_000);
+  // The holes (NaN members, non-members, exited lanes) hold 0xffffffff, the top of the key
+  // order, not max's identity 0: a hole wins the fold.
+  const holes = edited(keyTree, "broken_key_tree_holes_top", (lines) => {
+    const i = lines.findIndex((l) => ops(l)?.op === "v_mov_b32" && ops(l)!.ops[1]!.k === "imm" && (ops(l)!.ops[1] as { value: bigint }).value === 0n);
+    ops(lines[i]!)!.ops[1] = imm(-1);
+  });
+  it("refutes a key tree whose holes hold the top key (gfx1030)", async () => {
+    const v = await proveRoutine(spec, amdgpu("gfx1030"), "isa", holes, { timeoutMs: 60_000 });
     expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("refuted");
     if (v.verdict === "refuted") expect(`${v.reason}\n${v.counterexample}`).toMatch(/Value mismatch: d in lane \d+/);
   }, 300_000);

@@ -61,7 +61,7 @@ import type { Mnemonic } from "../isa/index.js";
 import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { proveScalarLoop } from "./warp_loop.js";
-import { latticeInit, latticeOnly, linearOnly, orderValue } from "./warp_tree.js";
+import { latticeInit, latticeOnly, linearOnly, orderValue, proveKeyTree } from "./warp_tree.js";
 
 /** a's values in a proof: full width (null), `n`-bit, or 0 and the unit vectors ("unit"). */
 export type Bits = number | "unit" | "order" | null;
@@ -300,6 +300,12 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
   // The linear-form reduction (./warp_tree.ts): a redux.add whose values of a are only added
   // and moved is proved on a = 0 and the unit vectors.
   const lin = f.op === "redux" && f.reduxOp === "add" && !bug && aReg && aReg.k !== "imm" ? linearOnly(r.lines, aReg) : "not a loop-free redux.add";
+  // A .f32 redux that folds keys without a loop (./warp_tree.ts `proveKeyTree`).
+  if (!bug && f.op === "redux" && f.type === "f32") {
+    const v = await proveKeyTree(env, r, timeoutMs, t0);
+    if (v?.verdict === "proved") return v;
+    if (v && "reason" in v) loopNote = v.reason;
+  }
   let bits: Bits = di === null ? (r.target.wave === 64 ? 6 : 5) : lin === null ? "unit" : null;
   const init = symbolicInit(env);
   // The order-type reduction (./warp_tree.ts): a loop-free redux.min/.max whose every
@@ -323,7 +329,7 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
     if (process.env.PROVE_DEBUG) console.log(g.what, res.status, Math.round(res.ms));
     if (res.status === "unsat") continue;
     if (res.status === "unknown") {
-      const why = bug ? `${loopNote}; bug-finder (${BUG_LANES} lanes): ${res.reason ?? "unknown"}` : `${res.reason ?? "unknown"} on the query for ${g.what} (loop-free, per-query timeout ${timeoutMs / 1000} s)`;
+      const why = bug ? `${loopNote}; bug-finder (${BUG_LANES} lanes): ${res.reason ?? "unknown"}` : `${loopNote ? `${loopNote}; ` : ""}${res.reason ?? "unknown"} on the query for ${g.what} (loop-free, per-query timeout ${timeoutMs / 1000} s)`;
       return { verdict: "unknown", ms: performance.now() - t0, reason: why, ...(res.fault ? { fault: true } : {}) };
     }
     const values = modelValues(env, res.model!, init.symbols);

@@ -112,8 +112,8 @@ function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>):
   return lanes.map((l) => readSource(bv, st, r.layout.src.a!, 32, l));
 }
 
-/** REF(G): the reference's fold of `a` over the lane set G (file comment). */
-function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
+/** REF(G): the reference's fold of `a` over the lane set G (file comment; ./warp_tree.ts uses it too). */
+export function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
   const ones = a.map(() => bv.k(0xffffffffn, 32));
   return warpLevel(bv, f, { a, b: [], c: [], membermask: ones, active: G, executes: G }).d[0]!;
 }
@@ -371,7 +371,7 @@ const chains = new Map<string, Promise<{ ok: boolean; reason: string; queries: n
  * H_0 holds, and H_j → H_{j+1} for every input and every T (fresh booleans): 33 queries, each
  * one lane's step of both folds. So H_32(T) holds for every T; `H` builds it for a given T.
  */
-async function keyChain(
+export async function keyChain(
   env: Z3Env,
   r: AmdRoutine,
   f: Extract<WarpForm, { op: "redux" }>,

@@ -77,7 +77,18 @@ import { isLabel, printOp } from "../minst.js";
 import type { Mnemonic } from "../isa/index.js";
 import { record } from "../isa/index.js";
 import type { BV } from "../../../src/sem/bv.js";
-import type { Init } from "../../../src/check/prove_types.js";
+import type { Init, Verdict } from "../../../src/check/prove_types.js";
+import { symbolicInit } from "../../../src/check/prove_types.js";
+import type { WarpForm } from "../../../src/ir/warp_forms.js";
+import { membership } from "../../../src/sem/members.js";
+import { LANES } from "../../../src/check/prove_warp.js";
+import type { BitVec, Bool, Z3Env } from "../../../src/check/smt.js";
+import { solve } from "../../../src/check/smt.js";
+import type { AmdRoutine } from "../lower.js";
+import { contractBads } from "../contract.js";
+import { cloneState, execPaths } from "./paths.js";
+import { warpInit, warpLaneBads } from "./warp.js";
+import { keyChain, refOver } from "./warp_loop.js";
 
 /** The sums whose data output is affine in affine operands (file comment); their other outputs are carries. */
 const SUMS = new Set<string>(["v_add_u32", "v_add_nc_u32", "v_add_co_u32", "s_add_u32"]);
@@ -332,4 +343,119 @@ export function orderValue<V, B>(init: Init<V, B>, name: string, signed: boolean
 export function latticeOnly<B>(bads: readonly { what: string; cond: OB<B> }[]): string | null {
   const b = bads.find((x) => x.cond.k !== "c" && x.cond.k !== "neq");
   return b ? `${b.what}: its condition is not a lattice condition in a (${b.cond.k})` : null;
+}
+
+// ---------------------------------------------------------------------------------------
+// The .f32 key tree: a VALU key prologue, the butterfly over the keys, the decode
+
+/**
+ * Proves a loop-free `.f32` redux that folds keys (rules/redux_f32.ts on the butterfly), or
+ * null where the shape does not fit (the caller goes on). The prologue P is the lines before
+ * the first write of exec; the rest R. Two steps:
+ *   A. (the threshold reduction in u32 order on the keys) R run, on the lattice-tracked
+ *      algebra, from P's state with a VGPR kv written by P replaced by ⊥/⊤ key lanes: some
+ *      SGPR s left `lat` at the end equals REF_g(kv's lanes, the lanes of an SGPR m written by P)
+ *      wherever m ≠ 0 (g: the u32 min/max, ./warp_loop.ts `refOver`). Proved for every value
+ *      of kv and of the rest of P's state, so for the value P gives kv.
+ *   B. (the exit, as for the key loop: ./warp_loop.ts `keyChain`) the plain run's conditions,
+ *      with s's final term (the tree's fold) replaced by ite(m = 0, x, REF_g(keys, U(G_i)))
+ *      for lane i's outputs and by a fresh x elsewhere (sound: A, and "for every x" covers the
+ *      fold's value), under the key chain's H_32(G_i) and "where lane i executes with a defined
+ *      d, m = lane i's number members".
+ */
+export async function proveKeyTree(env: Z3Env, r: AmdRoutine, timeoutMs: number, t0: number): Promise<Verdict | null> {
+  const f = r.spec.form as unknown as WarpForm;
+  const aReg = r.layout.src.a;
+  if (f.op !== "redux" || f.type !== "f32" || aReg?.k !== "v" || r.lines.some((l) => isLabel(l))) return null;
+  const lines = r.lines as Exclude<MLine, { label: string }>[];
+  const writesExec = (l: (typeof lines)[number]) => record(l.op).ops.some((s, i) => s.out && keysOf(l.ops[i]!).includes("exec"));
+  const cut = lines.findIndex(writesExec);
+  if (cut <= 0) return null;
+  const P = lines.slice(0, cut);
+  const R = lines.slice(cut);
+  const outs = (k: "v" | "s") => [...new Set(P.flatMap((l) => record(l.op).ops.flatMap((s, i) => (s.out && l.ops[i]!.k === k ? [(l.ops[i] as { n: number }).n] : []))))];
+  const g: WarpForm = { op: "redux", reduxOp: f.reduxOp, type: "u32" };
+  const bv = env.bv;
+  const base = symbolicInit(env);
+  // A, for each key and mask candidate.
+  let found: { kv: number; s: number; m: number; queries: number } | null = null;
+  let queries = 0;
+  for (const kv of outs("v")) {
+    const li = latticeInit(base, false);
+    const lb = li.bv;
+    const { st } = warpInit(li, r);
+    const Sc = execPaths(lb, P, st, { maxBack: 0 }).final!;
+    const lanes = Sc.vgpr.get(kv)!;
+    const keys = lanes.slice(0, LANES).map((_, l) => li.ordered(`k.ord.${l}`, false));
+    keys.forEach((k, l) => (lanes[l] = k));
+    const fin = execPaths(lb, R, Sc, { maxBack: 0 }).final;
+    if (!fin) continue;
+    for (const [s, x] of fin.sgpr) {
+      if (x.k !== "lat") continue;
+      for (const m of outs("s")) {
+        const M = Sc.sgpr.get(m)!;
+        const bits = keys.map((_, l) => lb.bitAt(M, l));
+        const bad = lb.andB(lb.notB(lb.eq(M, lb.k(0, 32))), lb.notB(lb.eq(x, refOver(lb, g, keys, bits))));
+        if (latticeOnly([{ what: "the fold", cond: bad }]) !== null) continue;
+        queries++;
+        const res = await solve(env, [bad.b], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("key tree A", `v${kv} s${s} s${m}`, res.status, Math.round(res.ms));
+        if (res.status === "unsat") {
+          found = { kv, s, m, queries };
+          break;
+        }
+      }
+      if (found) break;
+    }
+    if (found) break;
+  }
+  if (!found) return null;
+  // B.
+  const init = symbolicInit(env);
+  const { st, before, w } = warpInit(init, r);
+  const Sc = execPaths(bv, P, cloneState(st), { maxBack: 0 }).final!;
+  const fin = execPaths(bv, lines, st, { maxBack: 0 }).final!;
+  const fold = fin.sgpr.get(found.s)!;
+  const M = Sc.sgpr.get(found.m)!;
+  const keysH = Sc.vgpr.get(found.kv)!.slice(0, LANES);
+  const chain = await keyChain(env, r, f, g, P, { k: "v", n: found.kv, count: 1 }, M, keysH, Sc, timeoutMs);
+  if (!chain.ok) return { verdict: "unknown", ms: performance.now() - t0, reason: chain.reason, ...(chain.fault ? { fault: true } : {}) };
+  const x = init.mk("x.acc", 32);
+  const sub = (b: Bool, to: BitVec) => env.ctx.substitute(b, [fold, to]) as Bool;
+  const bitsM = keysH.map((_, l) => bv.bitAt(M, l));
+  const sameQ: Bool[] = [];
+  const laneBads: Bool[] = [];
+  const assume: Bool[] = [];
+  const hs = new Map<string, Bool>();
+  const contract = contractBads(bv, r, before, fin, (l) => (l < LANES ? w.activeB[l]! : bv.false));
+  for (let i = 0; i < LANES; i++) {
+    const Gi = membership(bv, w.lanes, i).members;
+    const on = bv.andB(w.lanes.executes[i]!, w.ref.dDefined[i]!);
+    const U = Gi.map((gl, l) => bv.andB(gl, chain.number[l]!));
+    const same = bv.all(U.map((u, l) => bv.eqB(u, bitsM[l]!)));
+    sameQ.push(bv.andB(on, bv.notB(same)));
+    const acc = bv.ite(bv.eq(M, bv.k(0, 32)), x, refOver(bv, g, keysH, U));
+    for (const b of warpLaneBads(bv, f, w, fin, i)) laneBads.push(sub(b.cond, b.what.startsWith("Value mismatch") ? acc : x));
+    const gk = Gi.map((y) => y.id()).join(",");
+    if (!hs.has(gk)) hs.set(gk, chain.H(Gi));
+    assume.push(bv.implies(on, same), hs.get(gk)!);
+  }
+  const goals = [
+    { what: "every lane's number members are the mask", bad: bv.any(sameQ), assume: [] as Bool[] },
+    { what: "every lane's outputs", bad: bv.any(laneBads), assume },
+    { what: "the contract", bad: bv.any(contract.map((b) => sub(b.cond, x))), assume: [] as Bool[] },
+  ];
+  for (const goal of goals) {
+    queries++;
+    const res = await solve(env, [...goal.assume, goal.bad], timeoutMs);
+    if (process.env.PROVE_DEBUG) console.log("key tree B", goal.what, res.status, Math.round(res.ms));
+    if (res.status !== "unsat")
+      return { verdict: "unknown", ms: performance.now() - t0, reason: res.status === "sat" ? `key tree: ${goal.what} fails (not proved, not a counterexample)` : `key tree (${goal.what}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, ...(res.fault ? { fault: true } : {}) };
+  }
+  return {
+    verdict: "proved",
+    ms: performance.now() - t0,
+    method: `z3 key tree: the fold of v${found.kv} (keys) by the threshold reduction (s${found.s} = the reference's u32 fold over s${found.m}), the exit by the key chain (${chain.queries} queries ${(chain.ms / 1000).toFixed(1)} s), 32 lanes, full-width values, ${queries} more queries`,
+    queries: queries + chain.queries,
+  };
 }
