@@ -25,6 +25,11 @@
  *     activemask, bar.warp.sync): straight symbolic execution, one query per lane (its outputs
  *     and its lane of every register the contract watches) and one for the rest; where a's
  *     values only move (a shuffle, `shuffleOnly`), on log2(wave)-bit values of a;
+ *   - loop-free redux (the DPP butterfly), whose full-width queries are past the timeout: on
+ *     a's values reduced by ./warp_tree.ts, each reduction checked on the routine and the
+ *     reference — add on 0 and the unit vectors (linear in a), min/max on ⊥/⊤ (a lattice
+ *     polynomial: the threshold reduction), and/or/xor on 0/0xffffffff (bit slices), .f32 by
+ *     the key tree (the keys' fold by the threshold reduction, the exit by the key chain);
  *   - one loop that is a scalar fold over a lane mask (redux's s_ff1/v_readlane loop): the
  *     inductive proof of ./warp_loop.ts (the invariant: the accumulator is the reference's
  *     fold over the retired lanes of the mask);
