@@ -199,6 +199,66 @@ export function pirDataIndependence(fn: PirFunction): string | null {
   }
 }
 
+/**
+ * The linear-form check of a PIR routine (the argument: targets/amdgpu/prove/warp_tree.ts's
+ * file comment, and `provePirWarpLevel`): values of `a` (its elements or itself) reach only
+ * 32-bit `add`/`sub` (with each other or with values independent of a), either arm of a select
+ * whose condition does not depend on a, variables, stores into a result array at an
+ * a-independent index and the returned values; never an index, a condition, a comparison or any
+ * other operation. Then every result is, the other inputs fixed, c_0 + Σ c_i·a_i mod 2^32.
+ * Names are tracked flow-insensitively, to a fixed point (a join of affine values is affine).
+ * @returns null when linear, else the first offending use.
+ */
+export function pirLinearOnly(fn: PirFunction): string | null {
+  const names = new Set<string>(["a"]);
+  for (;;) {
+    const before = names.size;
+    const memo = new Map<number, boolean>();
+    const taint = (e: PExpr): boolean => {
+      const hit = memo.get(e.id);
+      if (hit !== undefined) return hit;
+      let t: boolean;
+      if (e.op === "const") t = false;
+      else if (e.op === "ref") t = names.has(e.name);
+      else if (e.op === "elem") {
+        if (taint(e.index)) throw new TaintError(`a value of a used as an index (%${e.id})`);
+        t = names.has(e.array);
+      } else if (e.op === "select") {
+        if (taint(e.c)) throw new TaintError(`a value of a used as a condition (%${e.id})`);
+        t = [taint(e.x), taint(e.y)].includes(true);
+      } else if ((e.op === "add" || e.op === "sub") && widthOf(e.type) === 32) t = [taint(e.x), taint(e.y)].includes(true);
+      else {
+        if (kids(e).some(taint)) throw new TaintError(`a value of a reaches ${e.op} (%${e.id})`);
+        t = false;
+      }
+      memo.set(e.id, t);
+      return t;
+    };
+    try {
+      const walk = (stmts: PStmt[]): void => {
+        for (const st of stmts) {
+          if (st.s === "let" || st.s === "var" || st.s === "set") {
+            if (taint(st.value)) names.add(st.name);
+          } else if (st.s === "store") {
+            if (taint(st.index)) throw new TaintError(`a value of a used as an index of ${st.array}`);
+            if (taint(st.value)) names.add(st.array);
+          } else if (st.s === "return") Object.values(st.values).forEach(taint);
+          else if (st.s === "if") {
+            if (taint(st.c)) throw new TaintError("a value of a used as a condition");
+            walk(st.then);
+            walk(st.else);
+          } else if (st.s === "for") walk(st.body);
+        }
+      };
+      walk(fn.body);
+    } catch (e) {
+      if (e instanceof TaintError) return e.message;
+      throw e;
+    }
+    if (names.size === before) return null;
+  }
+}
+
 function pirWarpRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, bits: number | null = null): PirWarpRun<V, B> {
   const bv = init.bv;
   const f = spec.form as MatchForm;
@@ -303,10 +363,17 @@ interface PirWarpLevelRun<V, B> {
  * that executes and whose result the ISA defines must get it; a lane whose guard is false must
  * keep its prior d and p; no result may be poison.
  */
-function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction): PirWarpLevelRun<V, B> {
+function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, unit = false): PirWarpLevelRun<V, B> {
   const bv = init.bv;
   const f = spec.form as WarpForm;
   const args = pirArgs(init, fn);
+  // The linear-form reduction (`provePirWarpLevel`): a = 0 or a unit vector, lane k of a.unit.
+  const pa = fn.params.find((p) => p.name === "a");
+  if (unit && pa) {
+    const k = init.mk("a.unit", 6);
+    const one = (i: number) => bv.ite(bv.eq(k, bv.k(i, 6)), bv.k(1, 32), bv.k(0, 32));
+    args.a = pa.type.t === "arr" ? Array.from({ length: pa.type.n }, (_, i) => one(i)) : one(0);
+  }
   const lanes = Array.from({ length: LANES }, (_, l) => l);
   const sources = warpSources(f);
   const src32 = (name: SourceName): V[] => {
@@ -359,10 +426,18 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
   return { args, ref, lanes: w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
 }
 
-/** Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), full-width values: one query. */
+/**
+ * Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), full-width
+ * values, one query per lane. A `redux.add` whose values of a are only added and chosen
+ * (`pirLinearOnly`) is proved on a = 0 and the unit vectors: its results and the reference's
+ * (src/sem/warp.ts `reduceInt`, Σ over the members) are affine in a, and an affine function mod
+ * 2^32 that vanishes there vanishes everywhere (targets/amdgpu/prove/warp_tree.ts's argument).
+ */
 async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
   const init = symbolicInit(env);
-  const q = pirWarpLevelRun(init, spec, fn);
+  const f = spec.form as WarpForm;
+  const unit = f.op === "redux" && f.reduxOp === "add" && spec.kinds.a?.kind !== "imm" && pirLinearOnly(fn) === null;
+  const q = pirWarpLevelRun(init, spec, fn, unit);
   if (q.bads.length === 0) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes; every condition folded to false; covers js and c)", queries: 0 };
   // One query per lane (the lanes' conditions share the inputs, not each other's terms): a
   // reduction's 32-step folds make the all-lanes query too large for the per-query timeout.
@@ -377,9 +452,9 @@ async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile
       break;
     }
   }
-  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes one query each, full-width values, poison-tracked; covers js and c)", queries: groups.size };
+  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes one query each, ${unit ? "a = 0 and the unit vectors (linear in a)" : "full-width values"}, poison-tracked; covers js and c)`, queries: groups.size };
   const values = modelValues(env, res.model!, init.symbols);
-  const c = pirWarpLevelRun(concreteInit(values), spec, fn);
+  const c = pirWarpLevelRun(concreteInit(values), spec, fn, unit);
   const hit = c.bads.find((b) => b.cond === true);
   if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
   const ms = performance.now() - t0;

@@ -25,6 +25,11 @@
  *     activemask, bar.warp.sync): straight symbolic execution, one query per lane (its outputs
  *     and its lane of every register the contract watches) and one for the rest; where a's
  *     values only move (a shuffle, `shuffleOnly`), on log2(wave)-bit values of a;
+ *   - loop-free redux (the DPP butterfly), whose full-width queries are past the timeout: on
+ *     a's values reduced by ./warp_tree.ts, each reduction checked on the routine and the
+ *     reference — add on 0 and the unit vectors (linear in a), min/max on ⊥/⊤ (a lattice
+ *     polynomial: the threshold reduction), and/or/xor on 0/0xffffffff (bit slices), .f32 by
+ *     the key tree (the keys' fold by the threshold reduction, the exit by the key chain);
  *   - one loop that is a scalar fold over a lane mask (redux's s_ff1/v_readlane loop): the
  *     inductive proof of ./warp_loop.ts (the invariant: the accumulator is the reference's
  *     fold over the retired lanes of the mask);
@@ -65,6 +70,10 @@ import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { proveScalarLoop } from "./warp_loop.js";
 import { proveWaterfall } from "./warp_waterfall.js";
+import { latticeInit, latticeOnly, linearOnly, orderValue, proveKeyTree } from "./warp_tree.js";
+
+/** a's values in a proof: full width (null), `n`-bit, or 0 and the unit vectors ("unit"). */
+export type Bits = number | "unit" | "order" | null;
 
 /** The bug-finder's warp (./warp.ts, loops): lanes that may be active (the others exited). */
 const BUG_LANES = 4;
@@ -138,17 +147,25 @@ export function warpLaneBads<V, B>(bv: Init<V, B>["bv"], f: WarpForm, w: AmdWarp
 
 /**
  * The initial state and the warp of a routine (exec = the symbolic active mask, upper wave64
- * half 0). `bits`: a's register holds `bits`-bit values in every lane (the small-value reduction).
+ * half 0). `bits`: a's register holds `bits`-bit values in every lane (the small-value reduction),
+ * or for "unit" a unit vector or 0 (the linear-form reduction, ./warp_tree.ts).
  */
-export function warpInit<V, B>(init: Init<V, B>, r: AmdRoutine, bits: number | null = null, activeLanes = LANES): { st: WaveState<V, B>; before: WaveState<V, B>; w: AmdWarp<V, B> } {
+export function warpInit<V, B>(init: Init<V, B>, r: AmdRoutine, bits: Bits = null, activeLanes = LANES): { st: WaveState<V, B>; before: WaveState<V, B>; w: AmdWarp<V, B> } {
   let active = init.mk("active", 32);
   if (activeLanes < LANES) active = init.bv.and(active, init.bv.k((1n << BigInt(activeLanes)) - 1n, 32));
   const st = initialState(init, r, init.bv.zext(active, r.target.wave));
   const aReg = r.layout.src.a;
-  if (bits !== null && aReg?.k === "v") {
+  if (bits === "unit" && aReg && aReg.k !== "imm") {
+    const k = init.mk("a.unit", 7);
+    const unit = (l: number) => init.bv.ite(init.bv.eq(k, init.bv.k(l, 7)), init.bv.k(1, 32), init.bv.k(0, 32));
+    if (aReg.k === "v") st.vgpr.set(aReg.n, st.vgpr.get(aReg.n)!.map((_, l) => unit(l)));
+    else if (aReg.k === "s") st.sgpr.set(aReg.n, unit(0));
+  } else if (bits === "order" && aReg?.k === "v") {
+    st.vgpr.set(aReg.n, st.vgpr.get(aReg.n)!.map((x, l) => (l < LANES ? orderValue(init, `a.ord.${l}`, (r.spec.form as unknown as WarpForm as { type?: string }).type === "s32") : x)));
+  } else if (typeof bits === "number" && aReg?.k === "v") {
     const lanes = st.vgpr.get(aReg.n)!;
     for (let l = 0; l < lanes.length; l++) lanes[l] = init.bv.zext(init.mk(`a.small.${l}`, bits), 32);
-  } else if (bits !== null && aReg?.k === "s") st.sgpr.set(aReg.n, init.bv.zext(init.mk("a.small", bits), 32));
+  } else if (typeof bits === "number" && aReg?.k === "s") st.sgpr.set(aReg.n, init.bv.zext(init.mk("a.small", bits), 32));
   const before = cloneState(st);
   return { st, before, w: amdWarpOf(init, r, before, active) };
 }
@@ -164,7 +181,7 @@ interface WarpRun<V, B> {
  * One whole run (predicated execution, back-edges up to `maxBack`), the reference and every
  * condition; `activeLanes` < 32: the upper lanes exited (the bug-finder's warp).
  */
-function warpRun<V, B>(init: Init<V, B>, r: AmdRoutine, maxBack: number, bits: number | null, trace = false, activeLanes = LANES): WarpRun<V, B> {
+function warpRun<V, B>(init: Init<V, B>, r: AmdRoutine, maxBack: number, bits: Bits, trace = false, activeLanes = LANES): WarpRun<V, B> {
   const bv = init.bv;
   const f = r.spec.form as unknown as WarpForm;
   const { st, before, w } = warpInit(init, r, bits, activeLanes);
@@ -308,10 +325,29 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
   const aReg = r.layout.src.a;
   // (The reference must be a selection of a too: shfl's d = a[src]; a reduction's is not.)
   const di = f.op !== "shfl" ? "the reference is not a selection of a" : aReg && aReg.k !== "imm" ? shuffleOnly(r.lines, aReg) : "a is not a value register";
-  const bits = di === null ? (r.target.wave === 64 ? 6 : 5) : null;
+  // The linear-form reduction (./warp_tree.ts): a redux.add whose values of a are only added
+  // and moved is proved on a = 0 and the unit vectors.
+  const lin = f.op === "redux" && f.reduxOp === "add" && !bug && aReg && aReg.k !== "imm" ? linearOnly(r.lines, aReg) : "not a loop-free redux.add";
+  // A .f32 redux that folds keys without a loop (./warp_tree.ts `proveKeyTree`).
+  if (!bug && f.op === "redux" && f.type === "f32") {
+    const v = await proveKeyTree(env, r, timeoutMs, t0);
+    if (v?.verdict === "proved") return v;
+    if (v && "reason" in v) loopNote = v.reason;
+  }
+  let bits: Bits = di === null ? (r.target.wave === 64 ? 6 : 5) : lin === null ? "unit" : null;
   const init = symbolicInit(env);
-  const q = warpRun(init, r, maxBack, bits, false, lanes);
-  let goals = laneGoals(q.bads, (xs) => env.bv.any(xs as Bool[]));
+  // The order-type reduction (./warp_tree.ts): a loop-free redux.min/.max whose every
+  // condition is order-only in a (checked on the run itself) is proved on a's values in a
+  // small set; else the full-width run.
+  let bads: Bad<Bool>[] | null = null;
+  if (bits === null && !bug && f.op === "redux" && f.type !== "f32" && f.reduxOp !== "add" && aReg?.k === "v") {
+    const o = warpRun(latticeInit(init, f.type === "s32", f.reduxOp === "min" || f.reduxOp === "max" ? "lattice" : "bitwise"), r, 0, "order");
+    const why = latticeOnly(o.bads);
+    if (process.env.PROVE_DEBUG) console.log("lattice:", why ?? "yes");
+    if (why === null) [bits, bads] = ["order", o.bads.map((b) => ({ ...b, cond: b.cond.b }))];
+  }
+  bads ??= warpRun(init, r, maxBack, bits, false, lanes).bads;
+  let goals = laneGoals(bads, (xs) => env.bv.any(xs as Bool[]));
   if (bug) goals = [{ what: `any lane (bug-finder: ${BUG_LANES} lanes, loops unrolled to ${maxBack} trips)`, bad: env.bv.any(goals.map((g) => g.bad)) }];
   if (process.env.PROVE_DEBUG) console.log("built", Math.round(performance.now() - t0), "ms; di:", di);
   let n = 0;
@@ -321,19 +357,19 @@ export async function proveAmdWarp(env: Z3Env, r: AmdRoutine, profile: Profile, 
     if (process.env.PROVE_DEBUG) console.log(g.what, res.status, Math.round(res.ms));
     if (res.status === "unsat") continue;
     if (res.status === "unknown") {
-      const why = bug ? `${loopNote}; bug-finder (${BUG_LANES} lanes): ${res.reason ?? "unknown"}` : `${res.reason ?? "unknown"} on the query for ${g.what} (loop-free, per-query timeout ${timeoutMs / 1000} s)`;
+      const why = bug ? `${loopNote}; bug-finder (${BUG_LANES} lanes): ${res.reason ?? "unknown"}` : `${loopNote ? `${loopNote}; ` : ""}${res.reason ?? "unknown"} on the query for ${g.what} (loop-free, per-query timeout ${timeoutMs / 1000} s)`;
       return { verdict: "unknown", ms: performance.now() - t0, reason: why, ...(res.fault ? { fault: true } : {}) };
     }
     const values = modelValues(env, res.model!, init.symbols);
     return replayWarp(r, profile, values, maxBack, bits, t0, lanes) ?? { verdict: "unknown", ms: performance.now() - t0, reason: `z3 model did not replay concretely (${g.what})` };
   }
   if (bug) return { verdict: "unknown", ms: performance.now() - t0, reason: `${loopNote}; bug-finder (${BUG_LANES} lanes, full width): no bug` };
-  const vals = bits === null ? "full-width values" : `${bits}-bit values of a (data-independent)`;
+  const vals = bits === null ? "full-width values" : bits === "unit" ? "a = 0 and the unit vectors (linear in a, ./warp_tree.ts)" : bits === "order" ? (f.op === "redux" && (f.reduxOp === "min" || f.reduxOp === "max") ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction, ./warp_tree.ts)" : "a's values 0 and 0xffffffff (bitwise in a, the bit-slice reduction, ./warp_tree.ts)") : `${bits}-bit values of a (data-independent)`;
   return { verdict: "proved", ms: performance.now() - t0, method: `z3 warp-level, 32 lanes, ${vals}, loop-free, ${n} queries`, queries: n };
 }
 
 /** Re-runs a model concretely; the Alive2-style counterexample, or null when it does not fail. */
-export function replayWarp(r: AmdRoutine, profile: Profile, values: Map<string, bigint | boolean>, maxBack: number, bits: number | null, t0: number, lanes = LANES): Verdict | null {
+export function replayWarp(r: AmdRoutine, profile: Profile, values: Map<string, bigint | boolean>, maxBack: number, bits: Bits, t0: number, lanes = LANES): Verdict | null {
   const c = warpRun(concreteInit(values), r, maxBack, bits, true, lanes);
   const hit = c.bads.find((b) => b.cond === true);
   if (!hit) return null;

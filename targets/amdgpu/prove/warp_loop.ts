@@ -31,8 +31,20 @@
  * lane i executes with a defined d, G_i = M; so there acc = REF(G_i), which is the reference's
  * d of lane i term for term, and the epilogue runs from that state for lane i's value. Guard-off
  * lanes and the contract are checked on the summary state itself.
+ *
+ * The folded values. The body's v_readlane may read a VGPR other than a's: `.f32`'s key loop
+ * (rules/redux_f32.ts) folds the total-order keys a VALU prologue computed, by s_min/max_u32,
+ * over the number members M' (the NaN lanes dropped). Then REF above is the reference's
+ * `redux.{min,max}.u32` fold (g) of that VGPR's lanes at the head — the lemma is the same, with
+ * g for f — and the exit cannot compare acc with the `.f32` reference term for term: the key
+ * chain (`keyChain`) relates REF_g(keys, U) to the reference's `.f32` fold of a by an induction
+ * over lane prefixes, each step one lane of both folds (one query each); its H_32, with lane
+ * i's members for T, is an assumption of the exit's query (proved for every T), together with
+ * "where lane i executes with a defined d, M' = lane i's number members" (a query). The exit's
+ * acc is REF_g(keys, U(G_i)) where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue
+ * (decode, NaN fix-up) runs from there.
  */
-import type { Profile } from "../../../src/ir/forms.js";
+import type { Form, Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
 import type { WarpForm } from "../../../src/ir/warp_forms.js";
 import type { SourceName } from "../../../src/ir/ir.js";
@@ -100,8 +112,8 @@ function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>):
   return lanes.map((l) => readSource(bv, st, r.layout.src.a!, 32, l));
 }
 
-/** REF(G): the reference's fold of `a` over the lane set G (file comment). */
-function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
+/** REF(G): the reference's fold of `a` over the lane set G (file comment; ./warp_tree.ts uses it too). */
+export function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
   const ones = a.map(() => bv.k(0xffffffffn, 32));
   return warpLevel(bv, f, { a, b: [], c: [], membermask: ones, active: G, executes: G }).d[0]!;
 }
@@ -139,6 +151,16 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   if (carried.length !== 2 || sgprs.length !== 2) return { notApplicable: `the loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator` };
   const aKeys = r.layout.src.a ? keysOf(r.layout.src.a) : [];
   if (aKeys.some((k) => bf.written.has(k) || pf.written.has(k))) return { notApplicable: "a's register is written before or in the loop" };
+  // The folded values (file comment): the VGPR the body's one v_readlane reads, when it is
+  // not a's (a lane-wise prologue value, .f32's keys), folded by the integer form g; else a.
+  const reads = body.filter((l) => l.op === "v_readlane_b32");
+  const fv = reads.length === 1 && reads[0]!.ops[1]!.k === "v" && !(r.layout.src.a?.k === "v" && r.layout.src.a.n === reads[0]!.ops[1]!.n) ? (reads[0]!.ops[1] as Extract<MOp, { k: "v" }>) : null;
+  let foldForm: WarpForm = f;
+  if (fv) {
+    if (f.op !== "redux" || f.type !== "f32") return { notApplicable: `the loop folds ${showLine({ op: "v_mov_b32", ops: [fv] } as Line).split(" ")[1]}, not a` };
+    foldForm = { op: "redux", reduxOp: f.reduxOp, type: "u32" };
+  }
+  const folded = <V, B>(bv: Init<V, B>["bv"], st: WaveState<V, B>): V[] => (fv ? Array.from({ length: LANES }, (_, l) => readSource(bv, st, fv, 32, l)) : aLanes(bv, r, st));
 
   // Which carried SGPR is the mask: the body maps it to mem & (mem − 1).
   const init = symbolicInit(env);
@@ -155,7 +177,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const acc = sgprs.find((n) => n !== mem)!;
 
   // The loop lemma (file comment), cached per loop.
-  const key = hash([W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
+  const key = hash([W, r.target.gen, formId(r.spec.form), formId(foldForm as unknown as Form), fv ? `v${fv.n}` : "a", JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
   let lemma = lemmas.get(key);
   const cached = !!lemma;
   if (!lemma) {
@@ -172,7 +194,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
           for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
           return x;
         };
-        const a = aLanes(bv, r, S);
+        const a = folded(bv, S);
         const goals: Bool[] = [];
         if (l < 0) {
           // mem = 0: one trip, mem stays 0 and the loop exits.
@@ -182,11 +204,11 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
         } else {
           S.sgpr.set(mem!, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
           const G = m.map((x, t) => (t < l ? x : bv.false));
-          S.sgpr.set(acc, refOver(bv, f, a, G));
+          S.sgpr.set(acc, refOver(bv, foldForm, a, G));
           const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
           const mem1 = bitsAbove(l);
           const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
-          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, f, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
         }
         queries++;
         const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
@@ -209,7 +231,7 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const Sh = execPaths(bv, pro, st, { maxBack: 0 }).final!;
   if (Sh.lds?.length) return { notApplicable: "a DS result is outstanding at the loop head (the lemma's head state has none)" };
   const M = Sh.sgpr.get(mem!)!;
-  const aH = aLanes(bv, r, Sh);
+  const aH = folded(bv, Sh);
   const none = aH.map(() => bv.false);
   const summary = (accVal: BitVec): WaveState<BitVec, Bool> => {
     const S = cloneState(Sh);
@@ -238,11 +260,50 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
     return { notApplicable: `the epilogue: ${e.message}` };
   }
   type Goal = { what: string; bad: Bool; assume?: Bool[] };
-  const goals: Goal[] = [{ what: "the loop entry (acc = the fold over no lane)", bad: bv.notB(bv.eq(Sh.sgpr.get(acc)!, refOver(bv, f, aH, none))) }];
+  let keyNote = "";
+  const goals: Goal[] = [{ what: "the loop entry (acc = the fold over no lane)", bad: bv.notB(bv.eq(Sh.sgpr.get(acc)!, refOver(bv, foldForm, aH, none))) }];
   const offOrContract: Bad<Bool>[] = contractBads(bv, r, before, finX, (l) => (l < LANES ? w.activeB[l]! : bv.false));
   const lanesOf = new Map<number, Bool[]>();
   for (const b of offOrContract) if (b.lane !== undefined && b.lane < LANES) lanesOf.set(b.lane, [...(lanesOf.get(b.lane) ?? []), b.cond]);
-  for (let i = 0; i < LANES; i++) {
+  // The folded values are not a (.f32's keys): every lane's outputs from the summary itself,
+  // acc = REF_g(M) where M ≠ 0, arbitrary where M = 0 (the file comment); the members of a lane
+  // need not be M (the key loop's M drops the NaN members), the epilogue's fix-up decides.
+  if (fv) {
+    const chain = await keyChain(env, r, f as Extract<WarpForm, { op: "redux" }>, foldForm, pro, fv, M, aH, Sh, timeoutMs);
+    if (!chain.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: chain.reason, ...(chain.fault ? { fault: true } : {}) } };
+    keyNote = `; key chain ${chain.queries} queries ${(chain.ms / 1000).toFixed(1)} s`;
+    const laneBads: Bool[] = [];
+    const assume: Bool[] = [];
+    const hs = new Map<string, Bool>();
+    for (let i = 0; i < LANES; i++) {
+      // Lane i's members G_i; where lane i executes with a defined d, the loop's mask is G_i's
+      // number members U(G_i) (the query below), so the summary's acc is REF_g(keys, U(G_i))
+      // where U(G_i) ≠ ∅, and the chain's H_32 for T = G_i holds.
+      const Gi = membership(bv, w.lanes, i).members;
+      const on = bv.andB(w.lanes.executes[i]!, w.ref.dDefined[i]!);
+      const U = Gi.map((g, l) => bv.andB(g, chain.number[l]!));
+      const same = bv.all(U.map((u, l) => bv.eqB(u, bitsM[l]!)));
+      goals.push({ what: `lane ${i}'s number members are the loop's mask`, bad: bv.andB(on, bv.notB(same)) });
+      let finI: WaveState<BitVec, Bool>;
+      try {
+        finI = epilogue(summary(bv.ite(bv.eq(M, bv.k(0, 32)), init.mk("x.acc", 32), refOver(bv, foldForm, aH, U))));
+      } catch (e) {
+        if (!(e instanceof InterpError)) throw e;
+        return { notApplicable: `the epilogue: ${e.message}` };
+      }
+      laneBads.push(...warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finI, i).filter((b) => b.what.startsWith("Value mismatch")).map((b) => b.cond));
+      laneBads.push(...warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finX, i).filter((b) => !b.what.startsWith("Value mismatch")).map((b) => b.cond), ...(lanesOf.get(i) ?? []));
+      // Lanes with the same members (z3's terms are hash-consed: the same AST) share H_32.
+      const gk = Gi.map((x) => x.id()).join(",");
+      if (!hs.has(gk)) hs.set(gk, chain.H(Gi));
+      assume.push(bv.implies(on, same), hs.get(gk)!);
+    }
+    const members = goals.filter((g) => g.what.endsWith("the loop's mask"));
+    goals.splice(0, goals.length, goals[0]!, { what: "every lane's number members are the loop's mask", bad: bv.any(members.map((g) => g.bad)) }, { what: "every lane's outputs", bad: bv.any(laneBads), assume });
+    const rest = offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
+    if (rest.length) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
+  }
+  for (let i = 0; i < LANES && !fv; i++) {
     const Gi = membership(bv, w.lanes, i).members;
     const on = bv.andB(w.lanes.executes[i]!, w.ref.dDefined[i]!);
     const same = bv.all(Gi.map((g, t) => bv.eqB(g, bitsM[t]!)));
@@ -260,11 +321,11 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
     const offBads = warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finX, i).filter((b) => !b.what.startsWith("Value mismatch"));
     goals.push({ what: `lane ${i}`, bad: bv.any([...onBads, ...offBads].map((b) => b.cond).concat(lanesOf.get(i) ?? [])), assume: [bv.implies(on, same)] });
   }
-  const rest = offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
-  if (rest.length) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
+  const rest = fv ? [] : offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
+  if (rest.length && !fv) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
   // One query for the members of every lane and one for every lane's outputs (their terms are
   // the reference's own, so the lanes share them): fewer, larger queries solve faster here.
-  {
+  if (!fv) {
     const members = goals.filter((g) => g.what.endsWith("the loop's mask"));
     const lanesG = goals.filter((g) => /^lane \d+$/.test(g.what));
     const others = goals.filter((g) => !members.includes(g) && !lanesG.includes(g));
@@ -288,10 +349,87 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive loop-fold invariant (acc = the reference's fold over the retired lanes of the mask s${mem}), 32 lanes, full-width values (${lemmaText}; exit ${n} queries ${((performance.now() - t2) / 1000).toFixed(1)} s)`,
+      method: `z3 inductive loop-fold invariant (acc = the reference's fold over the retired lanes of the mask s${mem}), 32 lanes, full-width values (${lemmaText}; exit ${n} queries ${((performance.now() - t2) / 1000).toFixed(1)} s${keyNote})`,
       queries: (cached ? 0 : lem.queries) + n,
     },
   };
 }
 
 export type { SourceName };
+
+/** The key chains of this thread (`keyChain`), by routine key. */
+const chains = new Map<string, Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean }>>();
+
+/**
+ * The exit of a loop that folds keys (a prologue VGPR `fv`, by the integer form g) for a
+ * `.f32` redux f, related to the reference's own fold of a by an induction over lane prefixes
+ * (file comment, "The key chain"). With f' = f without `.NaN`, canonical = REF_f'(∅),
+ * number_l = (REF_f'({l}) ≠ canonical), Kp(x) = the prologue's `fv` in a lane whose a is x,
+ * for a lane set T, T_j = T ∩ [0, j) and U_j = {l ∈ T_j : number_l}:
+ *   H_j(T):  (∀ l < j: l ∈ U_j → bit l of M)  →  (U_j = ∅ → REF_f'(T_j) = canonical)
+ *                                               ∧ (U_j ≠ ∅ → REF_g(keys, U_j) = Kp(REF_f'(T_j)))
+ * H_0 holds, and H_j → H_{j+1} for every input and every T (fresh booleans): 33 queries, each
+ * one lane's step of both folds. So H_32(T) holds for every T; `H` builds it for a given T.
+ */
+export async function keyChain(
+  env: Z3Env,
+  r: AmdRoutine,
+  f: Extract<WarpForm, { op: "redux" }>,
+  g: WarpForm,
+  pro: Line[],
+  fv: Extract<MOp, { k: "v" }>,
+  M: BitVec,
+  keys: BitVec[],
+  Sh: WaveState<BitVec, Bool>,
+  timeoutMs: number,
+): Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean; number: Bool[]; H: (T: Bool[]) => Bool }> {
+  const bv = env.bv;
+  const init = symbolicInit(env);
+  const fNo = { ...f, NaN: false } as WarpForm;
+  const a = aLanes(bv, r, Sh);
+  const none = a.map(() => bv.false);
+  const canonical = refOver(bv, fNo, a, none);
+  const number = a.map((_, l) => bv.notB(bv.eq(refOver(bv, fNo, a, a.map((_, t) => (t === l ? bv.true : bv.false))), canonical)));
+  // Kp(x): the prologue run in a lane whose a is x (exec all ones: the lane executes).
+  const kp = (x: BitVec): BitVec => {
+    const S = initialState(init, r, bv.k((1n << BigInt(r.target.wave)) - 1n, r.target.wave));
+    const o = r.layout.src.a as Extract<MOp, { k: "v" }>;
+    S.vgpr.get(o.n)![0] = x;
+    return execPaths(bv, pro, S, { maxBack: 0 }).final!.vgpr.get(fv.n)![0]!;
+  };
+  const bitsM = a.map((_, l) => bv.bitAt(M, l));
+  const H = (T: Bool[], j = LANES): Bool => {
+    const Tj = T.map((t, l) => (l < j ? t : bv.false));
+    const U = Tj.map((t, l) => bv.andB(t, number[l]!));
+    const prem = bv.all(U.map((u, l) => bv.implies(u, bitsM[l]!)));
+    const empty = bv.all(U.map((u) => bv.notB(u)));
+    const R = refOver(bv, fNo, a, Tj);
+    const rel = bv.andB(bv.implies(empty, bv.eq(R, canonical)), bv.implies(bv.notB(empty), bv.eq(refOver(bv, g, keys, U), kp(R))));
+    return bv.implies(prem, rel);
+  };
+  const key = hash([r.target.wave, r.target.gen, formId(r.spec.form), JSON.stringify(r.layout, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), `v${fv.n}`, ...pro.map(showLine)].join("\n"));
+  let run = chains.get(key);
+  if (!run) {
+    run = (async () => {
+      const t1 = performance.now();
+      let queries = 0;
+      const T = a.map((_, l) => init.mkB(`T.${l}`));
+      let prev: Bool | null = null;
+      for (let j = 0; j <= LANES; j++) {
+        queries++;
+        const Hj = H(T, j);
+        const res = await solve(env, prev === null ? [bv.notB(Hj)] : [prev, bv.notB(Hj)], timeoutMs);
+        prev = Hj;
+        if (process.env.PROVE_DEBUG) console.log("key chain", j, res.status, Math.round(res.ms));
+        if (res.status === "unsat") continue;
+        const at = j === 0 ? "H_0" : `H_${j - 1} → H_${j}`;
+        return { ok: false, reason: res.status === "sat" ? `key chain fails at ${at} (not proved, not a counterexample)` : `key chain (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, queries, ms: performance.now() - t1, ...(res.fault ? { fault: true } : {}) };
+      }
+      return { ok: true, reason: "", queries, ms: performance.now() - t1 };
+    })();
+    chains.set(key, run);
+  }
+  const out = await run;
+  if (out.fault) chains.delete(key);
+  return { ...out, number, H };
+}
