@@ -198,14 +198,11 @@ describe("redux.min.f32 by the key loop: the loop lemma over the keys and the ke
   }, 300_000);
 });
 
-describe(".f32 by the key tree: the threshold reduction on the keys and the key chain prove it; a key tree with ⊤ holes is refuted", () => {
+describe(".f32 by the key tree (proved by prove:all): a key tree with ⊤ holes is refuted", () => {
   const MAX_F32: WarpForm = { op: "redux", reduxOp: "max", type: "f32", abs: false, NaN: true };
   const spec = warpSpec(MAX_F32, KINDS, false);
-  it("proves redux.min.f32 (gfx1030)", async () => {
-    const v = await proveRoutine(warpSpec(MIN_F32, KINDS, false), amdgpu("gfx1030"), "isa", keyTree, { timeoutMs: 60_000 });
-    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("proved");
-    if (v.verdict === "proved") expect(v.method).toMatch(/key tree: the fold of v\d+ \(keys\) by the threshold reduction.*key chain \(33 queries/);
-  }, 600_000);
+  // The key tree's proof (≈ 4 min under load) is left to `npm run prove:all`, which proves every
+  // .f32 key tree on every processor; CI refutes the broken one below.
   // The holes (NaN members, non-members, exited lanes) hold 0xffffffff, the top of the key
   // order, not max's identity 0: a hole wins the fold.
   const holes = edited(keyTree, "broken_key_tree_holes_top", (lines) => {
