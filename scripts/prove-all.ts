@@ -20,7 +20,7 @@
  * The `hip gfxN` / `llvm gfxN` rows (warp family): the compiled functions of the HIP header and
  * the LLVM module, one compile per kind × processor, each function × variant × wave64 layout
  * proved by targets/llvm/prove_compiled_warp.ts (targets/llvm/prove_compiled_matrix.ts), in
- * this process after the workers' items. `--target` / `--mcpu` restrict the matrix (a sample).
+ * the same number of worker threads, after the matrix's items. `--target` / `--mcpu` restrict the matrix (a sample).
  */
 import "../src/compose.js";
 import { appendFileSync, writeFileSync } from "node:fs";
@@ -176,6 +176,14 @@ if (compiledSpecs.length) {
       mcpus,
       profiles: PROFILES,
       timeoutMs: Number(values.timeout),
+      workers,
+      onProgress: (done, total) => {
+        const now = performance.now();
+        if (now - last > 10_000 || done === total) {
+          last = now;
+          process.stderr.write(`  hip/llvm ${done}/${total} distinct proofs (${((now - t0) / 1000).toFixed(0)} s)\n`);
+        }
+      },
       onRow: (r) => {
         compiled.push(r);
         lines.push(compiledLineOf(r));

@@ -14,6 +14,9 @@
  * The scalar families' compiled functions are not in these rows (`verify --prove --target
  * hip|llvm` proves them).
  */
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { Profile } from "../../src/ir/forms.js";
 import { formId, formName } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
@@ -32,6 +35,22 @@ import { printLlvmModule } from "./print.js";
 import { callableName, compileFor } from "./verify.js";
 import type { CompiledWarpLayout } from "./prove_compiled_warp.js";
 import { compiledWarpLayouts, proveCompiledWarpLayout } from "./prove_compiled_warp.js";
+import type { CompiledFunction } from "./compiled.js";
+
+if (!isMainThread && (workerData as { ptxCompiledProver?: boolean } | null)?.ptxCompiledProver) void serve();
+
+/** The worker side: proves each job it is sent (`proveCompiledWarpLayout`). */
+async function serve(): Promise<void> {
+  const env = await loadZ3();
+  parentPort!.on("message", async (j: Job) => {
+    try {
+      parentPort!.postMessage({ verdict: await proveJob(env, j) });
+    } catch (e) {
+      parentPort!.postMessage({ error: (e as Error).stack ?? String(e) });
+    }
+  });
+  parentPort!.postMessage({ ready: true });
+}
 
 /** One row: a compiled function × variant × layout on one processor and profile. */
 export interface CompiledProveRow {
@@ -55,37 +74,103 @@ export interface CompiledProveRow {
   verdict: Verdict;
 }
 
+interface Job {
+  cf: CompiledFunction;
+  mcpu: Mcpu;
+  kind: "hip" | "llvm";
+  sregs: number[];
+  layout: CompiledWarpLayout;
+  profile: Profile;
+  timeoutMs?: number;
+}
+
+/** This module as a worker thread (under tsx: its loader registered in the thread first, as src/check/prove_worker.ts does). */
+function startWorker(): Worker {
+  const url = new URL(import.meta.url);
+  const data = { ptxCompiledProver: true };
+  if (!url.href.endsWith(".ts")) return new Worker(url, { workerData: data });
+  const req = createRequire(url);
+  const api = pathToFileURL(req.resolve("tsx/package.json").replace(/package\.json$/, "dist/esm/api/index.mjs")).href;
+  const code = `import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(url.href)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: data });
+}
+
+/** Runs `jobs` on `n` worker threads (in this thread when n ≤ 1); verdicts in job order. */
+async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: Verdict) => void): Promise<void> {
+  if (n <= 1 || jobs.length <= 1) {
+    const env = await loadZ3();
+    for (let i = 0; i < jobs.length; i++) onDone(i, await proveJob(env, jobs[i]!));
+    return;
+  }
+  let next = 0;
+  const one = (w: Worker) =>
+    new Promise<void>((resolve, reject) => {
+      const take = () => {
+        if (next >= jobs.length) return resolve();
+        const i = next++;
+        w.once("message", (m: { verdict?: Verdict; error?: string }) => {
+          if (m.error !== undefined) return reject(new Error(m.error));
+          onDone(i, m.verdict!);
+          take();
+        });
+        w.postMessage(jobs[i]);
+      };
+      w.once("message", () => take()); // ready
+      w.once("error", reject);
+    });
+  const workers = Array.from({ length: Math.min(n, jobs.length) }, startWorker);
+  try {
+    await Promise.all(workers.map(one));
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+async function proveJob(env: Awaited<ReturnType<typeof loadZ3>>, j: Job): Promise<Verdict> {
+  await env.recycle(1);
+  return proveCompiledWarpLayout(env, j.cf, j.mcpu, j.kind, j.sregs, j.layout, { profile: j.profile, timeoutMs: j.timeoutMs });
+}
+
 /**
  * Proves the compiled warp-level functions of `specs` (non-warp specs are ignored) for each
- * kind × processor × profile (file comment). `onRow` is called as each row is done.
+ * kind × processor × profile (file comment), the distinct proofs on `workers` threads.
+ * `onRow` is called for every row once all are done.
  * @throws Error when clang or llc fails on the printed text (a printer bug).
  */
 export async function proveCompiledMatrix(
   specs: readonly RoutineSpec[],
-  opts: { kinds: readonly ("hip" | "llvm")[]; mcpus: readonly Mcpu[]; profiles: readonly Profile[]; timeoutMs?: number; onRow?: (r: CompiledProveRow) => void },
+  opts: {
+    kinds: readonly ("hip" | "llvm")[];
+    mcpus: readonly Mcpu[];
+    profiles: readonly Profile[];
+    timeoutMs?: number;
+    /** Worker threads for the proofs (1: this thread). */
+    workers?: number;
+    onRow?: (r: CompiledProveRow) => void;
+    /** Distinct proofs done / to do. */
+    onProgress?: (done: number, total: number) => void;
+  },
 ): Promise<CompiledProveRow[]> {
-  const env = await loadZ3();
   const warp = specs.filter((s) => isWarpLevel(s.form));
   const routines = warp.map((spec) => ({ name: callableName(spec), spec }));
+  // Every compile first (one per kind × processor × distinct text), each row's proof keyed;
+  // then the distinct proofs on the workers.
   const rows: CompiledProveRow[] = [];
-  const proofs = new Map<string, Verdict>();
+  const jobs: Job[] = [];
+  const jobOf = new Map<string, number>();
   for (const kind of opts.kinds)
     for (const mcpu of opts.mcpus) {
-      const printed = new Map<string, { profile: Profile; rows: CompiledProveRow[] }>();
+      const printed = new Map<string, CompiledProveRow[]>();
       for (const profile of opts.profiles) {
         const text = kind === "hip" ? printHipModule(routines, { profile }) : printLlvmModule(routines, { profile });
         const same = printed.get(text);
         if (same) {
           // The same text: the same compile and proofs (file comment).
-          for (const r of same.rows) {
-            const row = { ...r, profile, shared: true };
-            rows.push(row);
-            opts.onRow?.(row);
-          }
+          for (const r of same) rows.push({ ...r, profile, shared: true });
           continue;
         }
         const mine: CompiledProveRow[] = [];
-        printed.set(text, { profile, rows: mine });
+        printed.set(text, mine);
         const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
         for (const cf of set.functions) {
           if (!isWarpLevel(cf.fn.spec.form)) continue;
@@ -94,16 +179,7 @@ export async function proveCompiledMatrix(
           for (const layout of compiledWarpLayouts(mcpu)) {
             const t = TARGETS[mcpu];
             const key = hash([kind === "hip" ? "clang" : "llc", t.wave, t.gen, cf.variant, layout, formId(cf.fn.spec.form), JSON.stringify(cf.fn.spec.kinds, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), JSON.stringify(cf.args), cf.dReg, cf.pReg, ...(Array.isArray(lines) ? lines.map((l) => (isLabel(l) ? `${l.label}:` : showLine(l))) : [JSON.stringify(lines)]), sregs.join(",")].join("\n"));
-            let verdict = proofs.get(key);
-            const shared = verdict !== undefined;
-            if (!verdict) {
-              if (hz.length) verdict = { verdict: "refuted", ms: 0, reason: `Hazard: ${hz.map(formatViolation).join("; ")}`, counterexample: "" };
-              else {
-                await env.recycle(1);
-                verdict = await proveCompiledWarpLayout(env, cf, mcpu, kind, sregs, layout, { profile, timeoutMs: opts.timeoutMs });
-              }
-              if (!(verdict.verdict === "unknown" && verdict.fault)) proofs.set(key, verdict);
-            }
+            const shared = jobOf.has(key) || hz.length > 0;
             const row: CompiledProveRow = {
               kind,
               mcpu,
@@ -117,15 +193,29 @@ export async function proveCompiledMatrix(
               layout,
               serves: cf.fn.serves.length,
               key,
-              shared,
-              verdict,
+              shared: jobOf.has(key),
+              // A hazard refutes before any proof; the others are filled in below.
+              verdict: hz.length ? { verdict: "refuted", ms: 0, reason: `Hazard: ${hz.map(formatViolation).join("; ")}`, counterexample: "" } : { verdict: "unknown", ms: 0, reason: "not proved yet" },
             };
+            if (!shared) {
+              jobOf.set(key, jobs.length);
+              jobs.push({ cf, mcpu, kind, sregs, layout, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+            }
             mine.push(row);
             rows.push(row);
-            opts.onRow?.(row);
           }
         }
       }
     }
+  const verdicts: Verdict[] = [];
+  await runJobs(jobs, opts.workers ?? 1, (i, v) => {
+    verdicts[i] = v;
+    opts.onProgress?.(verdicts.filter(Boolean).length, jobs.length);
+  });
+  for (const r of rows) {
+    const i = jobOf.get(r.key);
+    if (i !== undefined && r.verdict.verdict === "unknown" && r.verdict.reason === "not proved yet") r.verdict = verdicts[i]!;
+    opts.onRow?.(r);
+  }
   return rows;
 }
