@@ -6,6 +6,7 @@
  *
  *   npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
  *        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
+ *        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…]
  *
  * How it fits in minutes (design.md appendix): identical queries are proved once (query
  * keys: the emitted lines or PIR, contract layout, wave size and spec terms — the mcpus of a
@@ -16,21 +17,37 @@
  * proved on AMDGPU by targets/amdgpu/prove/warp.ts and on the PIR by targets/portable/prove.ts. `--out` gets one JSON line per
  * form × kinds × rule × target × profile naming the proved query that covers it (its key and
  * label, and the stage reduction if one was used); a combination no rule covers is a gap.
+ * The `hip gfxN` / `llvm gfxN` rows (warp family): the compiled functions of the HIP header and
+ * the LLVM module, one compile per kind × processor, each function × variant × wave64 layout
+ * proved by targets/llvm/prove_compiled_warp.ts (targets/llvm/prove_compiled_matrix.ts), in
+ * the same number of worker threads, after the matrix's items. `--target` / `--mcpu` restrict the matrix (a sample).
  */
 import "../src/compose.js";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
-import { FAMILIES, familyOf, formName } from "../src/ir/forms.js";
+import { FAMILIES, familyOf, formId, formName } from "../src/ir/forms.js";
+import { routineName } from "../src/ir/ir.js";
 import type { ItemResult, ProveItem } from "../src/check/prove_worker.js";
 import { itemLabel, matrixRows, proveMany } from "../src/check/prove_worker.js";
+import { PROFILES } from "../src/ir/forms.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
+import { MCPUS } from "../targets/amdgpu/regs.js";
+import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
+import type { CompiledProveRow } from "../targets/llvm/prove_compiled_matrix.js";
+import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
 
 const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
+       [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…]
   --every N     prove one form in N of each family (a sample; 1 = all)
   --only REGEX  prove only the combinations whose label (routine rule target profile,
-                e.g. "shfl_sync_up_b32__v_s_imm0_v shfl_bpermute gfx900 isa") matches`;
+                e.g. "shfl_sync_up_b32__v_s_imm0_v shfl_bpermute gfx900 isa") matches
+                (hip/llvm rows: the routine name matches)
+  --target      targets to prove, comma-separated: amdgpu, pir, hip, llvm (default all;
+                hip and llvm have warp-family rows only)
+  --mcpu        processors of the amdgpu, hip and llvm rows, comma-separated (default all)`;
 
 function usageError(message: string): never {
   process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
@@ -50,6 +67,8 @@ try {
       out: { type: "string", default: "prove-all.jsonl" },
       "bug-lanes": { type: "string", default: "16" },
       "bug-timeout": { type: "string", default: "60000" },
+      target: { type: "string", default: "amdgpu,pir,hip,llvm" },
+      mcpu: { type: "string" },
     },
   });
 } catch (e) {
@@ -73,13 +92,24 @@ try {
   usageError(`--only: ${(e as Error).message}`);
 }
 const families: Family[] = values.family === "all" ? [...FAMILIES] : [values.family as Family];
+const TARGET_KINDS = ["amdgpu", "pir", "hip", "llvm"] as const;
+const kinds = values.target!.split(",");
+for (const k of kinds) if (!(TARGET_KINDS as readonly string[]).includes(k)) usageError(`--target takes ${TARGET_KINDS.join(", ")}; not '${k}'`);
+const mcpus = (values.mcpu?.split(",") ?? [...MCPUS]) as Mcpu[];
+for (const m of mcpus) if (!(MCPUS as readonly string[]).includes(m)) usageError(`--mcpu takes ${MCPUS.join(", ")}; not '${m}'`);
+const wanted = (t: ProveItem["target"]) => kinds.includes(t.kind) && (t.kind !== "amdgpu" || mcpus.includes(t.mcpu as Mcpu));
 const workers = Number(values.workers ?? availableParallelism());
 const every = Number(values.every);
 const t0 = performance.now();
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
 const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
 
-const rows = families.flatMap((f) => matrixRows(f, every)).filter((r) => !only || r.rules.some((rule) => only.test(itemLabel({ spec: r.spec, target: r.target, profile: r.profile, rule }))));
+const allRows = families.flatMap((f) => matrixRows(f, every));
+const rows = allRows.filter((r) => wanted(r.target)).filter((r) => !only || r.rules.some((rule) => only.test(itemLabel({ spec: r.spec, target: r.target, profile: r.profile, rule }))));
+// The hip/llvm rows' routine specs: the warp family's (each spec once).
+const compiledKinds = (["hip", "llvm"] as const).filter((k) => kinds.includes(k));
+// (--only: the hip/llvm rows of the routines whose name matches.)
+const compiledSpecs = compiledKinds.length && families.includes("warp") ? [...new Set(allRows.filter((r) => familyOf(r.spec.form) === "warp" && (!only || only.test(routineName(r.spec, formId)))).map((r) => r.spec))] : [];
 const items: ProveItem[] = [];
 const gaps = rows.filter((r) => r.rules.length === 0);
 for (const r of rows) for (const rule of r.rules) {
@@ -111,6 +141,26 @@ const lineOf = (r: ItemResult) =>
     big,
   );
 writeFileSync(values.out!, "");
+const compiledLineOf = (r: CompiledProveRow) =>
+  JSON.stringify(
+    {
+      form: r.form,
+      kinds: r.kinds,
+      guarded: false,
+      target: r.target,
+      profile: r.profile,
+      rule: `${r.kind === "hip" ? "clang" : "llc"}:${r.symbol}`,
+      variant: r.variant,
+      layout: r.layout,
+      verdict: r.verdict.verdict,
+      coveredBy: { key: r.key, shared: r.shared },
+      ...(r.verdict.verdict === "proved" ? { method: r.verdict.method } : {}),
+      ...(r.verdict.verdict === "unknown" ? { reason: r.verdict.reason } : {}),
+      ...(r.verdict.verdict === "refuted" ? { reason: r.verdict.reason, counterexample: r.verdict.counterexample } : {}),
+      ms: Math.round(r.verdict.ms),
+    },
+    big,
+  );
 let pending: string[] = [];
 let last = 0;
 const results = await proveMany(items, {
@@ -130,6 +180,36 @@ const results = await proveMany(items, {
     }
   },
 });
+const compiled: CompiledProveRow[] = [];
+if (compiledSpecs.length) {
+  const tools = await compiledToolsAvailable(compiledKinds);
+  if (!tools.ok) process.stderr.write(`prove-all: hip/llvm rows skipped: ${tools.reason}\n`);
+  else {
+    process.stderr.write(`prove-all: hip/llvm: ${compiledSpecs.length} warp routine specs, ${compiledKinds.join(", ")} × ${mcpus.join(", ")}\n`);
+    const lines: string[] = [];
+    await proveCompiledMatrix(compiledSpecs, {
+      kinds: compiledKinds,
+      mcpus,
+      profiles: PROFILES,
+      timeoutMs: Number(values.timeout),
+      workers,
+      onProgress: (done, total) => {
+        const now = performance.now();
+        if (now - last > 10_000 || done === total) {
+          last = now;
+          process.stderr.write(`  hip/llvm ${done}/${total} distinct proofs (${((now - t0) / 1000).toFixed(0)} s)\n`);
+        }
+      },
+      onRow: (r) => {
+        compiled.push(r);
+        lines.push(compiledLineOf(r));
+        if (lines.length >= 50) appendFileSync(values.out!, lines.splice(0).join("\n") + "\n");
+      },
+    });
+    if (lines.length) appendFileSync(values.out!, lines.join("\n") + "\n");
+    process.stderr.write(`  hip/llvm: ${compiled.length} rows (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+  }
+}
 const wall = (performance.now() - t0) / 1000;
 if (pending.length) appendFileSync(values.out!, pending.join("\n") + "\n");
 const gapLines = gaps.map((g) => JSON.stringify({ form: formName(g.spec.form), kinds: g.spec.kinds, guarded: g.spec.guarded, target: tname(g.target), profile: g.profile, verdict: "gap", reason: "no rule applies" }, big));
@@ -157,17 +237,30 @@ for (const r of results) {
   }
 }
 for (const g of gaps) cell(`${familyOf(g.spec.form)}|${tname(g.target)}|${g.profile}`).gaps++;
+for (const r of compiled) {
+  const c = cell(`warp|${r.target}|${r.profile}`);
+  c.combos++;
+  if (r.verdict.verdict === "proved") c.proved++;
+  else if (r.verdict.verdict === "refuted") c.refuted++;
+  else c.unknown++;
+  c.queries.add(r.key);
+  if (!solved.has(r.key)) {
+    solved.add(r.key);
+    c.ms += r.verdict.ms;
+  }
+}
 const out: string[] = [];
 const pad = (x: string | number, n: number) => String(x).padStart(n);
-out.push(`${"family".padEnd(7)} ${"target".padEnd(8)} ${"profile".padEnd(7)} ${pad("combos", 7)} ${pad("proved", 7)} ${pad("refuted", 7)} ${pad("unknown", 7)} ${pad("gaps", 5)} ${pad("queries", 7)} ${pad("solver s", 9)}`);
+out.push(`${"family".padEnd(7)} ${"target".padEnd(12)} ${"profile".padEnd(7)} ${pad("combos", 7)} ${pad("proved", 7)} ${pad("refuted", 7)} ${pad("unknown", 7)} ${pad("gaps", 5)} ${pad("queries", 7)} ${pad("solver s", 9)}`);
 for (const [k, c] of [...table].sort()) {
   const [fam, tgt, prof] = k.split("|");
-  out.push(`${fam!.padEnd(7)} ${tgt!.padEnd(8)} ${prof!.padEnd(7)} ${pad(c.combos, 7)} ${pad(c.proved, 7)} ${pad(c.refuted, 7)} ${pad(c.unknown, 7)} ${pad(c.gaps, 5)} ${pad(c.queries.size, 7)} ${pad((c.ms / 1000).toFixed(1), 9)}`);
+  out.push(`${fam!.padEnd(7)} ${tgt!.padEnd(12)} ${prof!.padEnd(7)} ${pad(c.combos, 7)} ${pad(c.proved, 7)} ${pad(c.refuted, 7)} ${pad(c.unknown, 7)} ${pad(c.gaps, 5)} ${pad(c.queries.size, 7)} ${pad((c.ms / 1000).toFixed(1), 9)}`);
 }
-const n = (v: string) => results.filter((r) => r.verdict.verdict === v).length;
+const n = (v: string) => results.filter((r) => r.verdict.verdict === v).length + compiled.filter((r) => r.verdict.verdict === v).length;
 out.push("");
-out.push(`${results.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
+out.push(`${results.length + compiled.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
 out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
+if (compiled.length) out.push(`hip/llvm: the compiled warp-level functions × argument variant (vgpr, sgpr) × wave64 layout (one warp, two warps); ${compiled.length} rows.`);
 out.push(`wall time ${wall.toFixed(1)} s on ${workers} workers (every ${every} form${every > 1 ? "s: a sample" : ""}${only ? `, only ${only.source}` : ""}); details in ${values.out}`);
 const bad = results.filter((r) => r.verdict.verdict !== "proved");
 const seen = new Set<string>();
@@ -182,5 +275,14 @@ for (const r of bad) {
     break;
   }
 }
+const badCompiled = compiled.filter((r) => r.verdict.verdict !== "proved");
+for (const r of badCompiled) {
+  if (seen.has(r.key)) continue;
+  seen.add(r.key);
+  if (seen.size > 20) break;
+  out.push("", `${r.verdict.verdict.toUpperCase()}: ${r.target} ${r.symbol} (${r.variant}, ${r.layout})`);
+  if (r.verdict.verdict === "refuted") out.push(r.verdict.counterexample || `  ${r.verdict.reason}`);
+  if (r.verdict.verdict === "unknown") out.push(`  ${r.verdict.reason}`);
+}
 console.log(out.join("\n"));
-process.exit(bad.length || gaps.length ? 1 : 0);
+process.exit(bad.length || badCompiled.length || gaps.length ? 1 : 0);

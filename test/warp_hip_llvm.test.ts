@@ -158,13 +158,12 @@ describe.skipIf(missing !== undefined)("warp-level functions in the hip header a
     expect(b!.verdict).toEqual({ ...a!.verdict, counterexample: `(the run of hip gfx942 ${set.functions[0]!.symbol}, whose code is the same)\n${(a!.verdict as { counterexample: string }).counterexample}` });
   }, 120_000);
 
-  it("--prove: the warp-level functions are unknown, with the reason", async () => {
+  it("--prove: the warp-level functions are proved (test/prove_compiled_warp.test.ts has more)", async () => {
     const rs = [routine({ op: "activemask", type: "b32" }, {})];
     const fns = callableFunctions(rs).filter((f) => !f.alias);
     const set = await compileHip(printHipModule(rs), fns, "gfx942");
     const res = await proveCompiled(set.functions, "gfx942", "hip", []);
-    expect(res.map((r) => r.verdict.verdict)).toEqual(["unknown", "unknown"]);
-    for (const r of res) expect((r.verdict as { reason: string }).reason).toMatch(/^warp-level functions are tested, not proved/);
+    expect(res.map((r) => r.verdict.verdict)).toEqual(["proved", "proved"]);
     // The llvm module of the same function compiles too (its proof is the same question).
     expect(printLlvmModule(rs)).toMatch(/define linkonce_odr i32 @activemask_b32__\(\) #0/);
   }, 60_000);

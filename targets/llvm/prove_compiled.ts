@@ -9,9 +9,12 @@
  * llvm `sgpr`: the SGPRs of `inregRegisters`), d in v0, and scratch windows that cover every
  * register the code names (a compiled function may clobber those; `exec` must be unchanged).
  *
- * Not proved here (reported `unknown` with the reason): warp functions, match.sync's and the
- * warp-level family's (their results are
- * d in v0 / p in v1 under two-warps-per-wave64, not the contract the match prover states),
+ * The warp-level family's functions (shfl, vote, redux, activemask, bar.warp.sync) are proved
+ * by ./prove_compiled_warp.ts against the compiled contract (per-thread arguments in VGPRs, d in
+ * v0 / p in v1, two CUDA warps per wave64), after the same hazard check.
+ *
+ * Not proved here (reported `unknown` with the reason): match.sync's functions (their results
+ * are d in v0 / p in v1 under two-warps-per-wave64, not the contract the match prover states),
  * and a hip `sgpr` wrapper whose `readfirstlane`s of the arguments are not all at the start
  * (the wrapper's reads are cut off and the function's own code proved with its arguments in
  * those SGPRs; otherwise it is tested, not proved).
@@ -33,6 +36,7 @@ import { TARGETS } from "../amdgpu/regs.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import type { CompiledFunction } from "./compiled.js";
 import { isWarpLevel } from "../../src/check/verify.js";
+import { proveCompiledWarp } from "./prove_compiled_warp.js";
 
 function registerEnds(lines: readonly MLine[]): { v: number; s: number } {
   let vEnd = 0;
@@ -94,10 +98,8 @@ function afterReadfirstlanes(cf: CompiledFunction): { lines: MLine[]; uniformIn:
 export function compiledRoutine(cf: CompiledFunction, mcpu: Mcpu, sregs: readonly number[], target: "hip" | "llvm"): AmdRoutine | string {
   if (!Array.isArray(cf.lines)) return cf.lines.error;
   if (cf.fn.spec.form.op === "match") return "warp functions are tested, not proved (results in v0/v1 over two CUDA warps per wave64, not the match contract)";
-  // The warp-level family (issue 15): the AMDGPU prover's scalar model states one lane's d from
-  // its own sources; these functions read other lanes (ds_bpermute, readlane in a loop over exec)
-  // and return per-thread results over two CUDA warps per wave64, which it does not model.
-  if (isWarpLevel(cf.fn.spec.form)) return "warp-level functions are tested, not proved (cross-lane code over two CUDA warps per wave64; the compiled-code prover models one lane's scalar result)";
+  // The warp-level family (issue 15): not a scalar routine; ./prove_compiled_warp.ts proves it.
+  if (isWarpLevel(cf.fn.spec.form)) return "a warp-level function is not a scalar routine (./prove_compiled_warp.ts proves it)";
   let lines: MLine[] = cf.lines;
   let uniformIn: number[] = [...sregs];
   if (cf.variant === "sgpr" && target === "hip") {
@@ -153,6 +155,13 @@ export async function proveCompiled(
   const out: { cf: CompiledFunction; verdict: Verdict }[] = [];
   for (const cf of fns) {
     const t0 = performance.now();
+    if (isWarpLevel(cf.fn.spec.form) && Array.isArray(cf.lines)) {
+      // The hazard check under LLVM's function boundary first, as for scalar functions.
+      const hz = checkHazards(cf.lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY);
+      if (hz.length) out.push({ cf, verdict: { verdict: "refuted", ms: 0, reason: `Hazard: ${hz.map(formatViolation).join("; ")}`, counterexample: "" } });
+      else out.push({ cf, verdict: await proveCompiledWarp(env, cf, mcpu, target, sregs, opts) });
+      continue;
+    }
     const r = compiledRoutine(cf, mcpu, sregs, target);
     if (typeof r === "string") {
       out.push({ cf, verdict: { verdict: "unknown", ms: 0, reason: r } });

@@ -1,0 +1,221 @@
+/**
+ * @fileoverview The `hip` and `llvm` rows of `prove:all` (scripts/prove-all.ts, issue 15 item
+ * 5): every warp-level routine spec of the matrix, printed into one HIP header / one LLVM
+ * module per processor (one compile per kind × processor × batch), and each compiled function
+ * (every callable function and form alias, both argument variants `vgpr` / `sgpr`) proved in
+ * every layout of its wave (./prove_compiled_warp.ts) after the hazard check under LLVM's
+ * function boundary. A row is function × variant × layout × processor × profile.
+ *
+ * The warp-level functions do not depend on the semantics profile (targets/llvm/callable.ts
+ * `profileSensitive`); each profile's text is printed and, where it is the same text, the
+ * compile and the proofs are shared (the row of the second profile names the same key).
+ * Identical extracted code (same wave, generation, variant, layout, form, kinds, argument
+ * registers and lines) is proved once: processors whose compilers emit the same code share.
+ * The scalar families' compiled functions are not in these rows (`verify --prove --target
+ * hip|llvm` proves them).
+ */
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import type { Profile } from "../../src/ir/forms.js";
+import { formId, formName } from "../../src/ir/forms.js";
+import type { RoutineSpec } from "../../src/ir/ir.js";
+import type { Verdict } from "../../src/check/prove_types.js";
+import { hash } from "../../src/check/prove_text.js";
+import { loadZ3 } from "../../src/check/smt.js";
+import { isWarpLevel } from "../../src/check/verify.js";
+import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
+import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
+import { isLabel } from "../amdgpu/minst.js";
+import type { Mcpu } from "../amdgpu/regs.js";
+import { TARGETS } from "../amdgpu/regs.js";
+import { showLine } from "../amdgpu/prove/paths.js";
+import { printHipModule } from "../hip/print.js";
+import { printLlvmModule } from "./print.js";
+import { callableName, compileFor } from "./verify.js";
+import type { CompiledWarpLayout } from "./prove_compiled_warp.js";
+import { compiledWarpLayouts, proveCompiledWarpLayout } from "./prove_compiled_warp.js";
+import type { CompiledFunction } from "./compiled.js";
+
+if (!isMainThread && (workerData as { ptxCompiledProver?: boolean } | null)?.ptxCompiledProver) void serve();
+
+/** The worker side: proves each job it is sent (`proveCompiledWarpLayout`). */
+async function serve(): Promise<void> {
+  const env = await loadZ3();
+  parentPort!.on("message", async (j: Job) => {
+    try {
+      parentPort!.postMessage({ verdict: await proveJob(env, j) });
+    } catch (e) {
+      parentPort!.postMessage({ error: (e as Error).stack ?? String(e) });
+    }
+  });
+  parentPort!.postMessage({ ready: true });
+}
+
+/** One row: a compiled function × variant × layout on one processor and profile. */
+export interface CompiledProveRow {
+  kind: "hip" | "llvm";
+  mcpu: Mcpu;
+  /** `hip gfx942`, as the table names the target. */
+  target: string;
+  profile: Profile;
+  /** The function's symbol and callable name (`ptxl_<formId>` for an alias). */
+  symbol: string;
+  fn: string;
+  form: string;
+  kinds: RoutineSpec["kinds"];
+  variant: "vgpr" | "sgpr";
+  layout: CompiledWarpLayout;
+  /** How many of the matrix's routine specs this function serves (0 for an alias). */
+  serves: number;
+  /** The proof's key (identical code shares it) and whether this row reused it. */
+  key: string;
+  shared: boolean;
+  verdict: Verdict;
+}
+
+interface Job {
+  cf: CompiledFunction;
+  mcpu: Mcpu;
+  kind: "hip" | "llvm";
+  sregs: number[];
+  layout: CompiledWarpLayout;
+  profile: Profile;
+  timeoutMs?: number;
+}
+
+/** This module as a worker thread (under tsx: its loader registered in the thread first, as src/check/prove_worker.ts does). */
+function startWorker(): Worker {
+  const url = new URL(import.meta.url);
+  const data = { ptxCompiledProver: true };
+  if (!url.href.endsWith(".ts")) return new Worker(url, { workerData: data });
+  const req = createRequire(url);
+  const api = pathToFileURL(req.resolve("tsx/package.json").replace(/package\.json$/, "dist/esm/api/index.mjs")).href;
+  const code = `import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(url.href)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: data });
+}
+
+/** Runs `jobs` on `n` worker threads (in this thread when n ≤ 1); verdicts in job order. */
+async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: Verdict) => void): Promise<void> {
+  if (n <= 1 || jobs.length <= 1) {
+    const env = await loadZ3();
+    for (let i = 0; i < jobs.length; i++) onDone(i, await proveJob(env, jobs[i]!));
+    return;
+  }
+  let next = 0;
+  const one = (w: Worker) =>
+    new Promise<void>((resolve, reject) => {
+      const take = () => {
+        if (next >= jobs.length) return resolve();
+        const i = next++;
+        w.once("message", (m: { verdict?: Verdict; error?: string }) => {
+          if (m.error !== undefined) return reject(new Error(m.error));
+          onDone(i, m.verdict!);
+          take();
+        });
+        w.postMessage(jobs[i]);
+      };
+      w.once("message", () => take()); // ready
+      w.once("error", reject);
+    });
+  const workers = Array.from({ length: Math.min(n, jobs.length) }, startWorker);
+  try {
+    await Promise.all(workers.map(one));
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+async function proveJob(env: Awaited<ReturnType<typeof loadZ3>>, j: Job): Promise<Verdict> {
+  await env.recycle(1);
+  return proveCompiledWarpLayout(env, j.cf, j.mcpu, j.kind, j.sregs, j.layout, { profile: j.profile, timeoutMs: j.timeoutMs });
+}
+
+/**
+ * Proves the compiled warp-level functions of `specs` (non-warp specs are ignored) for each
+ * kind × processor × profile (file comment), the distinct proofs on `workers` threads.
+ * `onRow` is called for every row once all are done.
+ * @throws Error when clang or llc fails on the printed text (a printer bug).
+ */
+export async function proveCompiledMatrix(
+  specs: readonly RoutineSpec[],
+  opts: {
+    kinds: readonly ("hip" | "llvm")[];
+    mcpus: readonly Mcpu[];
+    profiles: readonly Profile[];
+    timeoutMs?: number;
+    /** Worker threads for the proofs (1: this thread). */
+    workers?: number;
+    onRow?: (r: CompiledProveRow) => void;
+    /** Distinct proofs done / to do. */
+    onProgress?: (done: number, total: number) => void;
+  },
+): Promise<CompiledProveRow[]> {
+  const warp = specs.filter((s) => isWarpLevel(s.form));
+  const routines = warp.map((spec) => ({ name: callableName(spec), spec }));
+  // Every compile first (one per kind × processor × distinct text), each row's proof keyed;
+  // then the distinct proofs on the workers.
+  const rows: CompiledProveRow[] = [];
+  const jobs: Job[] = [];
+  const jobOf = new Map<string, number>();
+  for (const kind of opts.kinds)
+    for (const mcpu of opts.mcpus) {
+      const printed = new Map<string, CompiledProveRow[]>();
+      for (const profile of opts.profiles) {
+        const text = kind === "hip" ? printHipModule(routines, { profile }) : printLlvmModule(routines, { profile });
+        const same = printed.get(text);
+        if (same) {
+          // The same text: the same compile and proofs (file comment).
+          for (const r of same) rows.push({ ...r, profile, shared: true });
+          continue;
+        }
+        const mine: CompiledProveRow[] = [];
+        printed.set(text, mine);
+        const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
+        for (const cf of set.functions) {
+          if (!isWarpLevel(cf.fn.spec.form)) continue;
+          const lines = cf.lines;
+          const hz = Array.isArray(lines) ? checkHazards(lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY) : [];
+          for (const layout of compiledWarpLayouts(mcpu)) {
+            const t = TARGETS[mcpu];
+            const key = hash([kind === "hip" ? "clang" : "llc", t.wave, t.gen, cf.variant, layout, formId(cf.fn.spec.form), JSON.stringify(cf.fn.spec.kinds, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), JSON.stringify(cf.args), cf.dReg, cf.pReg, ...(Array.isArray(lines) ? lines.map((l) => (isLabel(l) ? `${l.label}:` : showLine(l))) : [JSON.stringify(lines)]), sregs.join(",")].join("\n"));
+            const shared = jobOf.has(key) || hz.length > 0;
+            const row: CompiledProveRow = {
+              kind,
+              mcpu,
+              target: `${kind} ${mcpu}`,
+              profile,
+              symbol: cf.symbol,
+              fn: cf.fn.name,
+              form: formName(cf.fn.spec.form),
+              kinds: cf.fn.spec.kinds,
+              variant: cf.variant,
+              layout,
+              serves: cf.fn.serves.length,
+              key,
+              shared: jobOf.has(key),
+              // A hazard refutes before any proof; the others are filled in below.
+              verdict: hz.length ? { verdict: "refuted", ms: 0, reason: `Hazard: ${hz.map(formatViolation).join("; ")}`, counterexample: "" } : { verdict: "unknown", ms: 0, reason: "not proved yet" },
+            };
+            if (!shared) {
+              jobOf.set(key, jobs.length);
+              jobs.push({ cf, mcpu, kind, sregs, layout, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+            }
+            mine.push(row);
+            rows.push(row);
+          }
+        }
+      }
+    }
+  const verdicts: Verdict[] = [];
+  await runJobs(jobs, opts.workers ?? 1, (i, v) => {
+    verdicts[i] = v;
+    opts.onProgress?.(verdicts.filter(Boolean).length, jobs.length);
+  });
+  for (const r of rows) {
+    const i = jobOf.get(r.key);
+    if (i !== undefined && r.verdict.verdict === "unknown" && r.verdict.reason === "not proved yet") r.verdict = verdicts[i]!;
+    opts.onRow?.(r);
+  }
+  return rows;
+}
