@@ -71,7 +71,7 @@ import { warpInit, warpLaneBads } from "./warp.js";
 export type LoopOutcome = { verdict: Verdict } | { notApplicable: string };
 
 /** The per-loop lemma results of this thread, by loop key. */
-const lemmas = new Map<string, Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean }>>();
+const lemmas = new Map<string, Promise<Lemma>>();
 
 type Line = Exclude<MLine, { label: string }>;
 
@@ -105,7 +105,7 @@ export function flow(lines: readonly Line[]): { written: Set<string>; readFirst:
 }
 
 /** a's lane values in `st` (a uniform or immediate a: the same value in every lane). */
-function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>): V[] {
+export function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>): V[] {
   const k = r.spec.kinds.a ?? { kind: "v" };
   const lanes = Array.from({ length: LANES }, (_, l) => l);
   if (k.kind === "imm") return lanes.map(() => bv.k(k.value & 0xffffffffn, 32));
@@ -126,6 +126,114 @@ export function branchTaken<V, B>(bv: Init<V, B>["bv"], br: Line, st: WaveState<
     throw new InterpError("branch reads an operand");
   };
   return rec.sem.branch(bv, { wave: st.wave, gen: st.gen, read: no, readLanes: no, write: no, writeLanes: no, exec: () => st.exec, setExec: no, scc: () => st.scc, setScc: no });
+}
+
+/** The result of a fold loop's lemma (`foldLoopLemma`). */
+export type Lemma = { ok: boolean; reason: string; queries: number; ms: number; fault?: boolean };
+
+/**
+ * The folded values of a fold loop (file comment, "The folded values"): `fv`, the VGPR the
+ * body's one v_readlane reads when it is not a's (a lane-wise prologue value, `.f32`'s keys),
+ * folded by the integer form g (`foldForm`, `redux.{min,max}.u32`); else null and a, by the
+ * routine's own form. A string: why the body folds neither.
+ */
+export function foldedOf(r: AmdRoutine, body: readonly Line[]): { fv: Extract<MOp, { k: "v" }> | null; foldForm: WarpForm } | string {
+  const f = r.spec.form as unknown as WarpForm;
+  const reads = body.filter((l) => l.op === "v_readlane_b32");
+  const fv = reads.length === 1 && reads[0]!.ops[1]!.k === "v" && !(r.layout.src.a?.k === "v" && r.layout.src.a.n === reads[0]!.ops[1]!.n) ? (reads[0]!.ops[1] as Extract<MOp, { k: "v" }>) : null;
+  if (!fv) return { fv, foldForm: f };
+  if (f.op !== "redux" || f.type !== "f32") return `the loop folds ${showLine({ op: "v_mov_b32", ops: [fv] } as Line).split(" ")[1]}, not a`;
+  return { fv, foldForm: { op: "redux", reduxOp: f.reduxOp, type: "u32" } };
+}
+
+/** The folded values' lanes in `st`: `fv`'s, or a's when `fv` is null (`foldedOf`). */
+export function foldedLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, fv: Extract<MOp, { k: "v" }> | null, st: WaveState<V, B>): V[] {
+  return fv ? Array.from({ length: LANES }, (_, l) => readSource(bv, st, fv, 32, l)) : aLanes(bv, r, st);
+}
+
+/**
+ * The loop lemma of a scalar fold loop (file comment: one query per lowest bit l ∈ 0..31 and
+ * one for mem = 0, over a fully symbolic head state, REF the reference's fold by `foldForm` of
+ * the folded values `fv`, `foldedOf`), cached in this thread under `key` (the caller's text
+ * naming the loop; equal texts must mean equal queries) together with the fold. `entry`: code
+ * run from a fully symbolic state before the loop head; when given, one more query shows it
+ * leaves acc = REF(∅) (./warp_waterfall.ts's round; ./warp.ts's one-loop routines check the
+ * entry on their own inputs instead). A fault (the solver's) is not cached.
+ */
+export function foldLoopLemma(
+  env: Z3Env,
+  r: AmdRoutine,
+  loop: { body: Line[]; br: Line; mem: number; acc: number; fv: Extract<MOp, { k: "v" }> | null; foldForm: WarpForm; entry?: Line[] },
+  key: string,
+  timeoutMs: number,
+): { key: string; lemma: Promise<Lemma>; cached: boolean } {
+  const bv = env.bv;
+  const W = r.target.wave;
+  const { body, br, mem, acc, fv, foldForm, entry } = loop;
+  const k = hash(["fold-loop-lemma", formId(foldForm as unknown as Form), fv ? `v${fv.n}` : "a", entry ? "entry" : "", key].join("\n"));
+  const hit = lemmas.get(k);
+  if (hit) return { key: k, lemma: hit, cached: true };
+  const run = (code: readonly Line[], S: WaveState<BitVec, Bool>) => {
+    const p = execPaths(bv, code, S, { maxBack: 0 });
+    if (!p.final || bv.asBool(p.stuck) !== false) throw new InterpError("straight-line code does not reach its end");
+    return p.final;
+  };
+  const lemma = (async (): Promise<Lemma> => {
+    const t1 = performance.now();
+    let queries = 0;
+    const fail = (reason: string, fault?: boolean): Lemma => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
+    try {
+    if (entry) {
+      // The entry: the code before the loop leaves acc = REF(∅), from any state.
+      const li = symbolicInit(env);
+      const S = run(entry, initialState(li, r, li.mk("e.exec", W)));
+      const none = Array.from({ length: LANES }, () => bv.false);
+      queries++;
+      const res = await solve(env, [bv.notB(bv.eq(S.sgpr.get(acc)!, refOver(bv, foldForm, foldedLanes(bv, r, fv, S), none)))], timeoutMs);
+      if (res.status !== "unsat") return fail(res.status === "sat" ? "the loop's accumulator does not start at the fold over no lane" : `loop entry: ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
+    }
+    for (let l = -1; l < 32; l++) {
+      const li = symbolicInit(env);
+      const S = initialState(li, r, li.mk("h.exec", W));
+      const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
+      const bitsAbove = (k: number) => {
+        let x = bv.k(0, 32);
+        for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
+        return x;
+      };
+      const a = foldedLanes(bv, r, fv, S);
+      const goals: Bool[] = [];
+      if (l < 0) {
+        // mem = 0: one trip, mem stays 0 and the loop exits.
+        S.sgpr.set(mem, bv.k(0, 32));
+        const S1 = run(body, S);
+        goals.push(bv.eq(S1.sgpr.get(mem)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
+      } else {
+        S.sgpr.set(mem, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
+        S.sgpr.set(acc, refOver(bv, foldForm, a, m.map((x, t) => (t < l ? x : bv.false))));
+        const S1 = run(body, S);
+        const mem1 = bitsAbove(l);
+        const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
+        goals.push(bv.eq(S1.sgpr.get(mem)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+      }
+      queries++;
+      const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
+      if (process.env.PROVE_DEBUG) console.log("fold loop lemma", l, res.status, Math.round(res.ms));
+      const at = l < 0 ? "mem = 0" : `lowest bit ${l}`;
+      if (res.status === "sat") return fail(`loop lemma fails at ${at} (not proved, not a counterexample)`);
+      if (res.status === "unknown") return fail(`loop lemma (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
+    }
+    } catch (e) {
+      if (!(e instanceof InterpError)) throw e;
+      return fail(`loop lemma: ${e.message}`);
+    }
+    return { ok: true, reason: "", queries, ms: performance.now() - t1 };
+  })();
+  lemmas.set(k, lemma);
+  void lemma.then((l) => {
+    if (l.fault) lemmas.delete(k);
+  });
+  return { key: k, lemma, cached: false };
 }
 
 /**
@@ -151,16 +259,10 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   if (carried.length !== 2 || sgprs.length !== 2) return { notApplicable: `the loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator` };
   const aKeys = r.layout.src.a ? keysOf(r.layout.src.a) : [];
   if (aKeys.some((k) => bf.written.has(k) || pf.written.has(k))) return { notApplicable: "a's register is written before or in the loop" };
-  // The folded values (file comment): the VGPR the body's one v_readlane reads, when it is
-  // not a's (a lane-wise prologue value, .f32's keys), folded by the integer form g; else a.
-  const reads = body.filter((l) => l.op === "v_readlane_b32");
-  const fv = reads.length === 1 && reads[0]!.ops[1]!.k === "v" && !(r.layout.src.a?.k === "v" && r.layout.src.a.n === reads[0]!.ops[1]!.n) ? (reads[0]!.ops[1] as Extract<MOp, { k: "v" }>) : null;
-  let foldForm: WarpForm = f;
-  if (fv) {
-    if (f.op !== "redux" || f.type !== "f32") return { notApplicable: `the loop folds ${showLine({ op: "v_mov_b32", ops: [fv] } as Line).split(" ")[1]}, not a` };
-    foldForm = { op: "redux", reduxOp: f.reduxOp, type: "u32" };
-  }
-  const folded = <V, B>(bv: Init<V, B>["bv"], st: WaveState<V, B>): V[] => (fv ? Array.from({ length: LANES }, (_, l) => readSource(bv, st, fv, 32, l)) : aLanes(bv, r, st));
+  const fo = foldedOf(r, body);
+  if (typeof fo === "string") return { notApplicable: fo };
+  const { fv, foldForm } = fo;
+  const folded = <V, B>(bv: Init<V, B>["bv"], st: WaveState<V, B>): V[] => foldedLanes(bv, r, fv, st);
 
   // Which carried SGPR is the mask: the body maps it to mem & (mem − 1).
   const init = symbolicInit(env);
@@ -177,54 +279,9 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const acc = sgprs.find((n) => n !== mem)!;
 
   // The loop lemma (file comment), cached per loop.
-  const key = hash([W, r.target.gen, formId(r.spec.form), formId(foldForm as unknown as Form), fv ? `v${fv.n}` : "a", JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
-  let lemma = lemmas.get(key);
-  const cached = !!lemma;
-  if (!lemma) {
-    lemma = (async () => {
-      const t1 = performance.now();
-      let queries = 0;
-      const fail = (reason: string, fault?: boolean) => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
-      for (let l = -1; l < 32; l++) {
-        const li = symbolicInit(env);
-        const S = initialState(li, r, li.mk("h.exec", W));
-        const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
-        const bitsAbove = (k: number) => {
-          let x = bv.k(0, 32);
-          for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
-          return x;
-        };
-        const a = folded(bv, S);
-        const goals: Bool[] = [];
-        if (l < 0) {
-          // mem = 0: one trip, mem stays 0 and the loop exits.
-          S.sgpr.set(mem!, bv.k(0, 32));
-          const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
-          goals.push(bv.eq(S1.sgpr.get(mem!)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
-        } else {
-          S.sgpr.set(mem!, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
-          const G = m.map((x, t) => (t < l ? x : bv.false));
-          S.sgpr.set(acc, refOver(bv, foldForm, a, G));
-          const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
-          const mem1 = bitsAbove(l);
-          const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
-          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
-        }
-        queries++;
-        const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
-        if (process.env.PROVE_DEBUG) console.log("lemma", l, res.status, Math.round(res.ms));
-        if (res.status === "sat") return fail(`loop lemma fails at ${l < 0 ? "mem = 0" : `lowest bit ${l}`} (not proved, not a counterexample)`);
-        if (res.status === "unknown") return fail(`loop lemma (${l < 0 ? "mem = 0" : `lowest bit ${l}`}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
-      }
-      return { ok: true, reason: "", queries, ms: performance.now() - t1 };
-    })();
-    lemmas.set(key, lemma);
-  }
+  const { key, lemma, cached } = foldLoopLemma(env, r, { body, br, mem, acc, fv, foldForm }, [W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"), timeoutMs);
   const lem = await lemma;
-  if (!lem.ok) {
-    if (lem.fault) lemmas.delete(key);
-    return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: lem.reason, ...(lem.fault ? { fault: true } : {}) } };
-  }
+  if (!lem.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: lem.reason, ...(lem.fault ? { fault: true } : {}) } };
 
   // Entry and exit on the routine's own inputs.
   const { st, before, w } = warpInit(init, r);
@@ -378,11 +435,11 @@ export async function keyChain(
   g: WarpForm,
   pro: Line[],
   fv: Extract<MOp, { k: "v" }>,
-  M: BitVec,
+  M: BitVec | ((X: BitVec) => BitVec),
   keys: BitVec[],
   Sh: WaveState<BitVec, Bool>,
   timeoutMs: number,
-): Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean; number: Bool[]; H: (T: Bool[]) => Bool }> {
+): Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean; number: Bool[]; H: (T: Bool[], X?: BitVec) => Bool }> {
   const bv = env.bv;
   const init = symbolicInit(env);
   const fNo = { ...f, NaN: false } as WarpForm;
@@ -397,8 +454,11 @@ export async function keyChain(
     S.vgpr.get(o.n)![0] = x;
     return execPaths(bv, pro, S, { maxBack: 0 }).final!.vgpr.get(fv.n)![0]!;
   };
-  const bitsM = a.map((_, l) => bv.bitAt(M, l));
-  const H = (T: Bool[], j = LANES): Bool => {
+  const maskOf = typeof M === "function" ? M : () => M;
+  const X0 = init.mk("chain.X", 32);
+  const H = (T: Bool[], j = LANES, X = X0): Bool => {
+    const Mx = maskOf(X);
+    const bitsM = a.map((_, l) => bv.bitAt(Mx, l));
     const Tj = T.map((t, l) => (l < j ? t : bv.false));
     const U = Tj.map((t, l) => bv.andB(t, number[l]!));
     const prem = bv.all(U.map((u, l) => bv.implies(u, bitsM[l]!)));
@@ -407,7 +467,7 @@ export async function keyChain(
     const rel = bv.andB(bv.implies(empty, bv.eq(R, canonical)), bv.implies(bv.notB(empty), bv.eq(refOver(bv, g, keys, U), kp(R))));
     return bv.implies(prem, rel);
   };
-  const key = hash([r.target.wave, r.target.gen, formId(r.spec.form), JSON.stringify(r.layout, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), `v${fv.n}`, ...pro.map(showLine)].join("\n"));
+  const key = hash([r.target.wave, r.target.gen, formId(r.spec.form), JSON.stringify(r.layout, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), `v${fv.n}`, typeof M === "function" ? "M(X)" : "M", ...pro.map(showLine)].join("\n"));
   let run = chains.get(key);
   if (!run) {
     run = (async () => {
@@ -431,5 +491,5 @@ export async function keyChain(
   }
   const out = await run;
   if (out.fault) chains.delete(key);
-  return { ...out, number, H };
+  return { ...out, number, H: (T: Bool[], X?: BitVec) => H(T, LANES, X) };
 }
