@@ -17,14 +17,18 @@
  *
  * The invariant at the loop head, indexed by l = the lowest set bit of mem (M = mem at the head
  * the first time): I_l: mem = M ∩ [l, 32) with bit l set, and acc = REF(M ∩ [0, l)).
- * The loop lemma (cached per loop, over a fully symbolic head state), one query per l ∈ 0..31:
+ * The loop lemma (`foldLoopLemma`, the one copy of it: ./warp_waterfall.ts proves its rounds'
+ * inner fold loop with it too; cached per loop, over a fully symbolic head state), one query
+ * per l ∈ 0..31:
  * from any state with mem's bits below l clear, bit l set, bits above l arbitrary (m_t), and
  * acc = REF({t < l : m_t}), one trip gives mem' = mem without bit l, acc' = REF({t < l : m_t} ∪
  * {l}), and the back-edge is taken iff mem' ≠ 0; and from mem = 0 one trip leaves mem' = 0 and
  * exits. Then by induction over the trips (each clears one bit: at most 32), from I_l with
  * M ∩ [0, l) arbitrary, the loop exits with acc = REF(M) when M ≠ 0 (M ∩ [0, l'] = M ∩ [0, l) ∪ {l}
  * when l' is the next bit; at exit no bit is left), and with mem = 0 when M = 0.
- * The entry: the prologue's acc is REF(∅) (I_l holds at the first head with l = ff1(M)).
+ * The entry: the prologue's acc is REF(∅) (I_l holds at the first head with l = ff1(M)); checked
+ * here on the routine's own inputs, by the lemma itself from any state where its caller asks
+ * (the waterfall's round).
  * The exit, per lane i: the state after the loop is the prologue's, with mem = 0, acc = REF(M)
  * (M ≠ 0; else arbitrary), every other register the body writes arbitrary. Lane i's members
  * under the reference are G_i (src/sem/members.ts `membership`); one query shows that where
@@ -42,7 +46,9 @@
  * i's members for T, is an assumption of the exit's query (proved for every T), together with
  * "where lane i executes with a defined d, M' = lane i's number members" (a query). The exit's
  * acc is REF_g(keys, U(G_i)) where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue
- * (decode, NaN fix-up) runs from there.
+ * (decode, NaN fix-up) runs from there. The chain may be proved for a family of masks M(X),
+ * X fresh (the waterfall: every round's mask, X ∩ the executing lanes); H_32(T, M(X)) then holds
+ * for every X, so for any term put in for X.
  */
 import type { Form, Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
@@ -427,6 +433,9 @@ const chains = new Map<string, Promise<{ ok: boolean; reason: string; queries: n
  *                                               ∧ (U_j ≠ ∅ → REF_g(keys, U_j) = Kp(REF_f'(T_j)))
  * H_0 holds, and H_j → H_{j+1} for every input and every T (fresh booleans): 33 queries, each
  * one lane's step of both folds. So H_32(T) holds for every T; `H` builds it for a given T.
+ * `M`: the loop's mask (a term over the routine's inputs), or a function M(X) of a fresh
+ * 32-bit X (the queries then hold for every X, and `H(T, X)` instantiates X by any term);
+ * what makes Kp(a_l) lane l's key (lane l ran the prologue) must then follow from bit l of M(X).
  */
 export async function keyChain(
   env: Z3Env,

@@ -16,8 +16,8 @@
  * (found by a query), and `acc`; a's register is written nowhere in the round. REF(G) is the
  * reference's own fold (src/sem/warp.ts `warpLevel`) of a's values over the lane set G: lane
  * 0's d of a warp whose membermask names every lane and whose active and executing lanes are
- * G. The loop lemma, over a fully symbolic head state, one query per l ∈ 0..31 (as
- * ./warp_loop.ts's, whose invariant it is): from mem with bits below l clear, bit l set, the
+ * G. The loop lemma is ./warp_loop.ts's `foldLoopLemma` (its one copy, with its cache), over a
+ * fully symbolic head state, one query per l ∈ 0..31: from mem with bits below l clear, bit l set, the
  * bits above arbitrary, and acc = REF({t < l : mem_t}), one trip clears bit l, gives
  * acc = REF({t ≤ l : mem_t}), and takes the back-edge iff a bit is left; from mem = 0 one trip
  * leaves mem = 0 and exits. With the entry query (the round's code before the inner loop
@@ -67,6 +67,19 @@
  * executes with a defined d, and there G_i holds lane i, so M ≠ 0, the summary is its
  * acc = REF(M) = REF(G_i) state and E'_i = E_i; REF(G_i) is the reference's d of lane i term
  * for term.
+ *
+ * The key loop (`.f32`, rules/redux_f32.ts): the inner body folds the keys, a VGPR `fv` the
+ * outer prologue computes from a (./warp_loop.ts `foldedOf`; written nowhere in the round), by
+ * the integer form g; REF above is then REF_g over the keys (the lemma and the entry, whose
+ * acc starts at REF_g(∅), are the same with g for f), and a round's M is the members' number
+ * lanes U(G) (the NaN lanes dropped), possibly empty. The exit relates REF_g to the `.f32`
+ * reference by ./warp_loop.ts's key chain, proved once for every mask X ∩ rem0 (X fresh: every
+ * round's mask lies in rem0; the keys are the prologue's there). Per lane i: one query shows
+ * U(G_i) = M_i (the round's M for lane i) wherever lane i executes with a defined d; E'_i's
+ * inner exit state has acc = REF_g(keys, U(G_i)) where M_i ≠ 0 — the summary's — and a fresh
+ * x.acc where M_i = 0, where the machine's state is the one trip, which differs from it only in
+ * acc (every value of x.acc is covered: the query holds for all) and in the dead D; the
+ * lane's value query assumes that and H_32(G_i, M_i).
  *
  * Values stay full width: the key is not only compared (the round ANDs it with E), and with
  * the invariant above nothing needs a reduction. A failing query is `unknown`, never a
