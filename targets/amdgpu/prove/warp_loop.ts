@@ -189,46 +189,46 @@ export function foldLoopLemma(
     let queries = 0;
     const fail = (reason: string, fault?: boolean): Lemma => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
     try {
-    if (entry) {
-      // The entry: the code before the loop leaves acc = REF(∅), from any state.
-      const li = symbolicInit(env);
-      const S = run(entry, initialState(li, r, li.mk("e.exec", W)));
-      const none = Array.from({ length: LANES }, () => bv.false);
-      queries++;
-      const res = await solve(env, [bv.notB(bv.eq(S.sgpr.get(acc)!, refOver(bv, foldForm, foldedLanes(bv, r, fv, S), none)))], timeoutMs);
-      if (res.status !== "unsat") return fail(res.status === "sat" ? "the loop's accumulator does not start at the fold over no lane" : `loop entry: ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
-    }
-    for (let l = -1; l < 32; l++) {
-      const li = symbolicInit(env);
-      const S = initialState(li, r, li.mk("h.exec", W));
-      const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
-      const bitsAbove = (k: number) => {
-        let x = bv.k(0, 32);
-        for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
-        return x;
-      };
-      const a = foldedLanes(bv, r, fv, S);
-      const goals: Bool[] = [];
-      if (l < 0) {
-        // mem = 0: one trip, mem stays 0 and the loop exits.
-        S.sgpr.set(mem, bv.k(0, 32));
-        const S1 = run(body, S);
-        goals.push(bv.eq(S1.sgpr.get(mem)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
-      } else {
-        S.sgpr.set(mem, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
-        S.sgpr.set(acc, refOver(bv, foldForm, a, m.map((x, t) => (t < l ? x : bv.false))));
-        const S1 = run(body, S);
-        const mem1 = bitsAbove(l);
-        const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
-        goals.push(bv.eq(S1.sgpr.get(mem)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+      if (entry) {
+        // The entry: the code before the loop leaves acc = REF(∅), from any state.
+        const li = symbolicInit(env);
+        const S = run(entry, initialState(li, r, li.mk("e.exec", W)));
+        const none = Array.from({ length: LANES }, () => bv.false);
+        queries++;
+        const res = await solve(env, [bv.notB(bv.eq(S.sgpr.get(acc)!, refOver(bv, foldForm, foldedLanes(bv, r, fv, S), none)))], timeoutMs);
+        if (res.status !== "unsat") return fail(res.status === "sat" ? "the loop's accumulator does not start at the fold over no lane" : `loop entry: ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
       }
-      queries++;
-      const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
-      if (process.env.PROVE_DEBUG) console.log("fold loop lemma", l, res.status, Math.round(res.ms));
-      const at = l < 0 ? "mem = 0" : `lowest bit ${l}`;
-      if (res.status === "sat") return fail(`loop lemma fails at ${at} (not proved, not a counterexample)`);
-      if (res.status === "unknown") return fail(`loop lemma (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
-    }
+      for (let l = -1; l < 32; l++) {
+        const li = symbolicInit(env);
+        const S = initialState(li, r, li.mk("h.exec", W));
+        const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
+        const bitsAbove = (k: number) => {
+          let x = bv.k(0, 32);
+          for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
+          return x;
+        };
+        const a = foldedLanes(bv, r, fv, S);
+        const goals: Bool[] = [];
+        if (l < 0) {
+          // mem = 0: one trip, mem stays 0 and the loop exits.
+          S.sgpr.set(mem, bv.k(0, 32));
+          const S1 = run(body, S);
+          goals.push(bv.eq(S1.sgpr.get(mem)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
+        } else {
+          S.sgpr.set(mem, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
+          S.sgpr.set(acc, refOver(bv, foldForm, a, m.map((x, t) => (t < l ? x : bv.false))));
+          const S1 = run(body, S);
+          const mem1 = bitsAbove(l);
+          const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
+          goals.push(bv.eq(S1.sgpr.get(mem)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+        }
+        queries++;
+        const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("fold loop lemma", l, res.status, Math.round(res.ms));
+        const at = l < 0 ? "mem = 0" : `lowest bit ${l}`;
+        if (res.status === "sat") return fail(`loop lemma fails at ${at} (not proved, not a counterexample)`);
+        if (res.status === "unknown") return fail(`loop lemma (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
+      }
     } catch (e) {
       if (!(e instanceof InterpError)) throw e;
       return fail(`loop lemma: ${e.message}`);
