@@ -17,14 +17,18 @@
  *
  * The invariant at the loop head, indexed by l = the lowest set bit of mem (M = mem at the head
  * the first time): I_l: mem = M ∩ [l, 32) with bit l set, and acc = REF(M ∩ [0, l)).
- * The loop lemma (cached per loop, over a fully symbolic head state), one query per l ∈ 0..31:
+ * The loop lemma (`foldLoopLemma`, the one copy of it: ./warp_waterfall.ts proves its rounds'
+ * inner fold loop with it too; cached per loop, over a fully symbolic head state), one query
+ * per l ∈ 0..31:
  * from any state with mem's bits below l clear, bit l set, bits above l arbitrary (m_t), and
  * acc = REF({t < l : m_t}), one trip gives mem' = mem without bit l, acc' = REF({t < l : m_t} ∪
  * {l}), and the back-edge is taken iff mem' ≠ 0; and from mem = 0 one trip leaves mem' = 0 and
  * exits. Then by induction over the trips (each clears one bit: at most 32), from I_l with
  * M ∩ [0, l) arbitrary, the loop exits with acc = REF(M) when M ≠ 0 (M ∩ [0, l'] = M ∩ [0, l) ∪ {l}
  * when l' is the next bit; at exit no bit is left), and with mem = 0 when M = 0.
- * The entry: the prologue's acc is REF(∅) (I_l holds at the first head with l = ff1(M)).
+ * The entry: the prologue's acc is REF(∅) (I_l holds at the first head with l = ff1(M)); checked
+ * here on the routine's own inputs, by the lemma itself from any state where its caller asks
+ * (the waterfall's round).
  * The exit, per lane i: the state after the loop is the prologue's, with mem = 0, acc = REF(M)
  * (M ≠ 0; else arbitrary), every other register the body writes arbitrary. Lane i's members
  * under the reference are G_i (src/sem/members.ts `membership`); one query shows that where
@@ -42,7 +46,9 @@
  * i's members for T, is an assumption of the exit's query (proved for every T), together with
  * "where lane i executes with a defined d, M' = lane i's number members" (a query). The exit's
  * acc is REF_g(keys, U(G_i)) where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue
- * (decode, NaN fix-up) runs from there.
+ * (decode, NaN fix-up) runs from there. The chain may be proved for a family of masks M(X),
+ * X fresh (the waterfall: every round's mask, X ∩ the executing lanes); H_32(T, M(X)) then holds
+ * for every X, so for any term put in for X.
  */
 import type { Form, Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
@@ -71,7 +77,7 @@ import { warpInit, warpLaneBads } from "./warp.js";
 export type LoopOutcome = { verdict: Verdict } | { notApplicable: string };
 
 /** The per-loop lemma results of this thread, by loop key. */
-const lemmas = new Map<string, Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean }>>();
+const lemmas = new Map<string, Promise<Lemma>>();
 
 type Line = Exclude<MLine, { label: string }>;
 
@@ -105,7 +111,7 @@ export function flow(lines: readonly Line[]): { written: Set<string>; readFirst:
 }
 
 /** a's lane values in `st` (a uniform or immediate a: the same value in every lane). */
-function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>): V[] {
+export function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<V, B>): V[] {
   const k = r.spec.kinds.a ?? { kind: "v" };
   const lanes = Array.from({ length: LANES }, (_, l) => l);
   if (k.kind === "imm") return lanes.map(() => bv.k(k.value & 0xffffffffn, 32));
@@ -126,6 +132,114 @@ export function branchTaken<V, B>(bv: Init<V, B>["bv"], br: Line, st: WaveState<
     throw new InterpError("branch reads an operand");
   };
   return rec.sem.branch(bv, { wave: st.wave, gen: st.gen, read: no, readLanes: no, write: no, writeLanes: no, exec: () => st.exec, setExec: no, scc: () => st.scc, setScc: no });
+}
+
+/** The result of a fold loop's lemma (`foldLoopLemma`). */
+export type Lemma = { ok: boolean; reason: string; queries: number; ms: number; fault?: boolean };
+
+/**
+ * The folded values of a fold loop (file comment, "The folded values"): `fv`, the VGPR the
+ * body's one v_readlane reads when it is not a's (a lane-wise prologue value, `.f32`'s keys),
+ * folded by the integer form g (`foldForm`, `redux.{min,max}.u32`); else null and a, by the
+ * routine's own form. A string: why the body folds neither.
+ */
+export function foldedOf(r: AmdRoutine, body: readonly Line[]): { fv: Extract<MOp, { k: "v" }> | null; foldForm: WarpForm } | string {
+  const f = r.spec.form as unknown as WarpForm;
+  const reads = body.filter((l) => l.op === "v_readlane_b32");
+  const fv = reads.length === 1 && reads[0]!.ops[1]!.k === "v" && !(r.layout.src.a?.k === "v" && r.layout.src.a.n === reads[0]!.ops[1]!.n) ? (reads[0]!.ops[1] as Extract<MOp, { k: "v" }>) : null;
+  if (!fv) return { fv, foldForm: f };
+  if (f.op !== "redux" || f.type !== "f32") return `the loop folds ${showLine({ op: "v_mov_b32", ops: [fv] } as Line).split(" ")[1]}, not a`;
+  return { fv, foldForm: { op: "redux", reduxOp: f.reduxOp, type: "u32" } };
+}
+
+/** The folded values' lanes in `st`: `fv`'s, or a's when `fv` is null (`foldedOf`). */
+export function foldedLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, fv: Extract<MOp, { k: "v" }> | null, st: WaveState<V, B>): V[] {
+  return fv ? Array.from({ length: LANES }, (_, l) => readSource(bv, st, fv, 32, l)) : aLanes(bv, r, st);
+}
+
+/**
+ * The loop lemma of a scalar fold loop (file comment: one query per lowest bit l ∈ 0..31 and
+ * one for mem = 0, over a fully symbolic head state, REF the reference's fold by `foldForm` of
+ * the folded values `fv`, `foldedOf`), cached in this thread under `key` (the caller's text
+ * naming the loop; equal texts must mean equal queries) together with the fold. `entry`: code
+ * run from a fully symbolic state before the loop head; when given, one more query shows it
+ * leaves acc = REF(∅) (./warp_waterfall.ts's round; ./warp.ts's one-loop routines check the
+ * entry on their own inputs instead). A fault (the solver's) is not cached.
+ */
+export function foldLoopLemma(
+  env: Z3Env,
+  r: AmdRoutine,
+  loop: { body: Line[]; br: Line; mem: number; acc: number; fv: Extract<MOp, { k: "v" }> | null; foldForm: WarpForm; entry?: Line[] },
+  key: string,
+  timeoutMs: number,
+): { key: string; lemma: Promise<Lemma>; cached: boolean } {
+  const bv = env.bv;
+  const W = r.target.wave;
+  const { body, br, mem, acc, fv, foldForm, entry } = loop;
+  const k = hash(["fold-loop-lemma", formId(foldForm as unknown as Form), fv ? `v${fv.n}` : "a", entry ? "entry" : "", key].join("\n"));
+  const hit = lemmas.get(k);
+  if (hit) return { key: k, lemma: hit, cached: true };
+  const run = (code: readonly Line[], S: WaveState<BitVec, Bool>) => {
+    const p = execPaths(bv, code, S, { maxBack: 0 });
+    if (!p.final || bv.asBool(p.stuck) !== false) throw new InterpError("straight-line code does not reach its end");
+    return p.final;
+  };
+  const lemma = (async (): Promise<Lemma> => {
+    const t1 = performance.now();
+    let queries = 0;
+    const fail = (reason: string, fault?: boolean): Lemma => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
+    try {
+      if (entry) {
+        // The entry: the code before the loop leaves acc = REF(∅), from any state.
+        const li = symbolicInit(env);
+        const S = run(entry, initialState(li, r, li.mk("e.exec", W)));
+        const none = Array.from({ length: LANES }, () => bv.false);
+        queries++;
+        const res = await solve(env, [bv.notB(bv.eq(S.sgpr.get(acc)!, refOver(bv, foldForm, foldedLanes(bv, r, fv, S), none)))], timeoutMs);
+        if (res.status !== "unsat") return fail(res.status === "sat" ? "the loop's accumulator does not start at the fold over no lane" : `loop entry: ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
+      }
+      for (let l = -1; l < 32; l++) {
+        const li = symbolicInit(env);
+        const S = initialState(li, r, li.mk("h.exec", W));
+        const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
+        const bitsAbove = (k: number) => {
+          let x = bv.k(0, 32);
+          for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
+          return x;
+        };
+        const a = foldedLanes(bv, r, fv, S);
+        const goals: Bool[] = [];
+        if (l < 0) {
+          // mem = 0: one trip, mem stays 0 and the loop exits.
+          S.sgpr.set(mem, bv.k(0, 32));
+          const S1 = run(body, S);
+          goals.push(bv.eq(S1.sgpr.get(mem)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
+        } else {
+          S.sgpr.set(mem, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
+          S.sgpr.set(acc, refOver(bv, foldForm, a, m.map((x, t) => (t < l ? x : bv.false))));
+          const S1 = run(body, S);
+          const mem1 = bitsAbove(l);
+          const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
+          goals.push(bv.eq(S1.sgpr.get(mem)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
+        }
+        queries++;
+        const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("fold loop lemma", l, res.status, Math.round(res.ms));
+        const at = l < 0 ? "mem = 0" : `lowest bit ${l}`;
+        if (res.status === "sat") return fail(`loop lemma fails at ${at} (not proved, not a counterexample)`);
+        if (res.status === "unknown") return fail(`loop lemma (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
+      }
+    } catch (e) {
+      if (!(e instanceof InterpError)) throw e;
+      return fail(`loop lemma: ${e.message}`);
+    }
+    return { ok: true, reason: "", queries, ms: performance.now() - t1 };
+  })();
+  lemmas.set(k, lemma);
+  void lemma.then((l) => {
+    if (l.fault) lemmas.delete(k);
+  });
+  return { key: k, lemma, cached: false };
 }
 
 /**
@@ -151,16 +265,10 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   if (carried.length !== 2 || sgprs.length !== 2) return { notApplicable: `the loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator` };
   const aKeys = r.layout.src.a ? keysOf(r.layout.src.a) : [];
   if (aKeys.some((k) => bf.written.has(k) || pf.written.has(k))) return { notApplicable: "a's register is written before or in the loop" };
-  // The folded values (file comment): the VGPR the body's one v_readlane reads, when it is
-  // not a's (a lane-wise prologue value, .f32's keys), folded by the integer form g; else a.
-  const reads = body.filter((l) => l.op === "v_readlane_b32");
-  const fv = reads.length === 1 && reads[0]!.ops[1]!.k === "v" && !(r.layout.src.a?.k === "v" && r.layout.src.a.n === reads[0]!.ops[1]!.n) ? (reads[0]!.ops[1] as Extract<MOp, { k: "v" }>) : null;
-  let foldForm: WarpForm = f;
-  if (fv) {
-    if (f.op !== "redux" || f.type !== "f32") return { notApplicable: `the loop folds ${showLine({ op: "v_mov_b32", ops: [fv] } as Line).split(" ")[1]}, not a` };
-    foldForm = { op: "redux", reduxOp: f.reduxOp, type: "u32" };
-  }
-  const folded = <V, B>(bv: Init<V, B>["bv"], st: WaveState<V, B>): V[] => (fv ? Array.from({ length: LANES }, (_, l) => readSource(bv, st, fv, 32, l)) : aLanes(bv, r, st));
+  const fo = foldedOf(r, body);
+  if (typeof fo === "string") return { notApplicable: fo };
+  const { fv, foldForm } = fo;
+  const folded = <V, B>(bv: Init<V, B>["bv"], st: WaveState<V, B>): V[] => foldedLanes(bv, r, fv, st);
 
   // Which carried SGPR is the mask: the body maps it to mem & (mem − 1).
   const init = symbolicInit(env);
@@ -177,54 +285,9 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   const acc = sgprs.find((n) => n !== mem)!;
 
   // The loop lemma (file comment), cached per loop.
-  const key = hash([W, r.target.gen, formId(r.spec.form), formId(foldForm as unknown as Form), fv ? `v${fv.n}` : "a", JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"));
-  let lemma = lemmas.get(key);
-  const cached = !!lemma;
-  if (!lemma) {
-    lemma = (async () => {
-      const t1 = performance.now();
-      let queries = 0;
-      const fail = (reason: string, fault?: boolean) => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
-      for (let l = -1; l < 32; l++) {
-        const li = symbolicInit(env);
-        const S = initialState(li, r, li.mk("h.exec", W));
-        const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
-        const bitsAbove = (k: number) => {
-          let x = bv.k(0, 32);
-          for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
-          return x;
-        };
-        const a = folded(bv, S);
-        const goals: Bool[] = [];
-        if (l < 0) {
-          // mem = 0: one trip, mem stays 0 and the loop exits.
-          S.sgpr.set(mem!, bv.k(0, 32));
-          const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
-          goals.push(bv.eq(S1.sgpr.get(mem!)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
-        } else {
-          S.sgpr.set(mem!, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
-          const G = m.map((x, t) => (t < l ? x : bv.false));
-          S.sgpr.set(acc, refOver(bv, foldForm, a, G));
-          const S1 = execPaths(bv, body, S, { maxBack: 0 }).final!;
-          const mem1 = bitsAbove(l);
-          const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
-          goals.push(bv.eq(S1.sgpr.get(mem!)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, foldForm, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
-        }
-        queries++;
-        const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
-        if (process.env.PROVE_DEBUG) console.log("lemma", l, res.status, Math.round(res.ms));
-        if (res.status === "sat") return fail(`loop lemma fails at ${l < 0 ? "mem = 0" : `lowest bit ${l}`} (not proved, not a counterexample)`);
-        if (res.status === "unknown") return fail(`loop lemma (${l < 0 ? "mem = 0" : `lowest bit ${l}`}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
-      }
-      return { ok: true, reason: "", queries, ms: performance.now() - t1 };
-    })();
-    lemmas.set(key, lemma);
-  }
+  const { key, lemma, cached } = foldLoopLemma(env, r, { body, br, mem, acc, fv, foldForm }, [W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? showLine({ op: "v_mov_b32", ops: [r.layout.src.a] } as Line) : "", mem, acc, ...body.map(showLine), showLine(br)].join("\n"), timeoutMs);
   const lem = await lemma;
-  if (!lem.ok) {
-    if (lem.fault) lemmas.delete(key);
-    return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: lem.reason, ...(lem.fault ? { fault: true } : {}) } };
-  }
+  if (!lem.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: lem.reason, ...(lem.fault ? { fault: true } : {}) } };
 
   // Entry and exit on the routine's own inputs.
   const { st, before, w } = warpInit(init, r);
@@ -370,6 +433,9 @@ const chains = new Map<string, Promise<{ ok: boolean; reason: string; queries: n
  *                                               ∧ (U_j ≠ ∅ → REF_g(keys, U_j) = Kp(REF_f'(T_j)))
  * H_0 holds, and H_j → H_{j+1} for every input and every T (fresh booleans): 33 queries, each
  * one lane's step of both folds. So H_32(T) holds for every T; `H` builds it for a given T.
+ * `M`: the loop's mask (a term over the routine's inputs), or a function M(X) of a fresh
+ * 32-bit X (the queries then hold for every X, and `H(T, X)` instantiates X by any term);
+ * what makes Kp(a_l) lane l's key (lane l ran the prologue) must then follow from bit l of M(X).
  */
 export async function keyChain(
   env: Z3Env,
@@ -378,11 +444,11 @@ export async function keyChain(
   g: WarpForm,
   pro: Line[],
   fv: Extract<MOp, { k: "v" }>,
-  M: BitVec,
+  M: BitVec | ((X: BitVec) => BitVec),
   keys: BitVec[],
   Sh: WaveState<BitVec, Bool>,
   timeoutMs: number,
-): Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean; number: Bool[]; H: (T: Bool[]) => Bool }> {
+): Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean; number: Bool[]; H: (T: Bool[], X?: BitVec) => Bool }> {
   const bv = env.bv;
   const init = symbolicInit(env);
   const fNo = { ...f, NaN: false } as WarpForm;
@@ -397,8 +463,11 @@ export async function keyChain(
     S.vgpr.get(o.n)![0] = x;
     return execPaths(bv, pro, S, { maxBack: 0 }).final!.vgpr.get(fv.n)![0]!;
   };
-  const bitsM = a.map((_, l) => bv.bitAt(M, l));
-  const H = (T: Bool[], j = LANES): Bool => {
+  const maskOf = typeof M === "function" ? M : () => M;
+  const X0 = init.mk("chain.X", 32);
+  const H = (T: Bool[], j = LANES, X = X0): Bool => {
+    const Mx = maskOf(X);
+    const bitsM = a.map((_, l) => bv.bitAt(Mx, l));
     const Tj = T.map((t, l) => (l < j ? t : bv.false));
     const U = Tj.map((t, l) => bv.andB(t, number[l]!));
     const prem = bv.all(U.map((u, l) => bv.implies(u, bitsM[l]!)));
@@ -407,7 +476,7 @@ export async function keyChain(
     const rel = bv.andB(bv.implies(empty, bv.eq(R, canonical)), bv.implies(bv.notB(empty), bv.eq(refOver(bv, g, keys, U), kp(R))));
     return bv.implies(prem, rel);
   };
-  const key = hash([r.target.wave, r.target.gen, formId(r.spec.form), JSON.stringify(r.layout, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), `v${fv.n}`, ...pro.map(showLine)].join("\n"));
+  const key = hash([r.target.wave, r.target.gen, formId(r.spec.form), JSON.stringify(r.layout, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), `v${fv.n}`, typeof M === "function" ? "M(X)" : "M", ...pro.map(showLine)].join("\n"));
   let run = chains.get(key);
   if (!run) {
     run = (async () => {
@@ -431,5 +500,5 @@ export async function keyChain(
   }
   const out = await run;
   if (out.fault) chains.delete(key);
-  return { ...out, number, H };
+  return { ...out, number, H: (T: Bool[], X?: BitVec) => H(T, LANES, X) };
 }

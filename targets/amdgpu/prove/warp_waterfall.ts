@@ -16,8 +16,8 @@
  * (found by a query), and `acc`; a's register is written nowhere in the round. REF(G) is the
  * reference's own fold (src/sem/warp.ts `warpLevel`) of a's values over the lane set G: lane
  * 0's d of a warp whose membermask names every lane and whose active and executing lanes are
- * G. The loop lemma, over a fully symbolic head state, one query per l ∈ 0..31 (as
- * ./warp_loop.ts's, whose invariant it is): from mem with bits below l clear, bit l set, the
+ * G. The loop lemma is ./warp_loop.ts's `foldLoopLemma` (its one copy, with its cache), over a
+ * fully symbolic head state, one query per l ∈ 0..31: from mem with bits below l clear, bit l set, the
  * bits above arbitrary, and acc = REF({t < l : mem_t}), one trip clears bit l, gives
  * acc = REF({t ≤ l : mem_t}), and takes the back-edge iff a bit is left; from mem = 0 one trip
  * leaves mem = 0 and exits. With the entry query (the round's code before the inner loop
@@ -68,6 +68,19 @@
  * acc = REF(M) = REF(G_i) state and E'_i = E_i; REF(G_i) is the reference's d of lane i term
  * for term.
  *
+ * The key loop (`.f32`, rules/redux_f32.ts): the inner body folds the keys, a VGPR `fv` the
+ * outer prologue computes from a (./warp_loop.ts `foldedOf`; written nowhere in the round), by
+ * the integer form g; REF above is then REF_g over the keys (the lemma and the entry, whose
+ * acc starts at REF_g(∅), are the same with g for f), and a round's M is the members' number
+ * lanes U(G) (the NaN lanes dropped), possibly empty. The exit relates REF_g to the `.f32`
+ * reference by ./warp_loop.ts's key chain, proved once for every mask X ∩ rem0 (X fresh: every
+ * round's mask lies in rem0; the keys are the prologue's there). Per lane i: one query shows
+ * U(G_i) = M_i (the round's M for lane i) wherever lane i executes with a defined d; E'_i's
+ * inner exit state has acc = REF_g(keys, U(G_i)) where M_i ≠ 0 — the summary's — and a fresh
+ * x.acc where M_i = 0, where the machine's state is the one trip, which differs from it only in
+ * acc (every value of x.acc is covered: the query holds for all) and in the dead D; the
+ * lane's value query assumes that and H_32(G_i, M_i).
+ *
  * Values stay full width: the key is not only compared (the round ANDs it with E), and with
  * the invariant above nothing needs a reduction. A failing query is `unknown`, never a
  * refutation (the invariant may be too weak): ./warp.ts's bug-finder refutes.
@@ -76,7 +89,6 @@ import type { Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
 import type { WarpForm } from "../../../src/ir/warp_forms.js";
 import { membership } from "../../../src/sem/members.js";
-import { warpLevel } from "../../../src/sem/warp.js";
 import type { Bad, Verdict } from "../../../src/check/prove_types.js";
 import { symbolicInit } from "../../../src/check/prove_types.js";
 import { hash } from "../../../src/check/prove_text.js";
@@ -93,17 +105,14 @@ import { isLabel, printOp } from "../minst.js";
 import { cloneState, execPaths, initialState, mergeState, readSource, showLine } from "./paths.js";
 import type { AmdWarp } from "./warp.js";
 import { warpInit, warpLaneBads } from "./warp.js";
-import { branchTaken, flow } from "./warp_loop.js";
+import type { Lemma } from "./warp_loop.js";
+import { branchTaken, flow, foldLoopLemma, foldedLanes, foldedOf, keyChain, refOver } from "./warp_loop.js";
 
 /** Why the shape does not fit, or the verdict. */
 export type WaterfallOutcome = { verdict: Verdict } | { notApplicable: string };
 
 type Line = Exclude<MLine, { label: string }>;
 type St = WaveState<BitVec, Bool>;
-type Lemma = { ok: boolean; reason: string; queries: number; ms: number; fault?: boolean };
-
-/** The inner fold loops' lemmas of this thread, by loop key. */
-const lemmas = new Map<string, Promise<Lemma>>();
 
 /** A loop: the index of its label and of its back-edge. */
 interface Loop {
@@ -158,20 +167,6 @@ function keeps(before: St, after: St, written: Set<string>, what: string): void 
   same("scc", before.scc, after.scc);
 }
 
-/** REF(G): the reference's fold of `a` over the lane set G (file comment). */
-function refOver(bv: Z3Env["bv"], f: WarpForm, a: BitVec[], G: Bool[]): BitVec {
-  const ones = a.map(() => bv.k(0xffffffffn, 32));
-  return warpLevel(bv, f, { a, b: [], c: [], membermask: ones, active: G, executes: G }).d[0]!;
-}
-
-/** a's lane values in `st` (uniform or immediate: the same value in every lane). */
-function aLanes(bv: Z3Env["bv"], r: AmdRoutine, st: St): BitVec[] {
-  const k = r.spec.kinds.a ?? { kind: "v" };
-  const lanes = Array.from({ length: LANES }, (_, l) => l);
-  if (k.kind === "imm") return lanes.map(() => bv.k(k.value & 0xffffffffn, 32));
-  return lanes.map((l) => readSource(bv, st, r.layout.src.a!, 32, l));
-}
-
 const keys = (o: MOp): string[] => (o.k === "s" || o.k === "v" ? Array.from({ length: o.count }, (_, i) => `${o.k}${o.n + i}`) : []);
 
 /** The inner fold loop: mem, acc, and its lemma (file comment), or why it is not one. */
@@ -179,6 +174,9 @@ interface Fold {
   mem: number;
   acc: number;
   body: Line[];
+  /** The folded values and their form (./warp_loop.ts `foldedOf`): `.f32`'s keys by g, or a by f. */
+  fv: Extract<MOp, { k: "v" }> | null;
+  foldForm: WarpForm;
 }
 
 /**
@@ -197,6 +195,9 @@ async function recogniseFold(env: Z3Env, r: AmdRoutine, body: Line[], live: Set<
   if (carried.length !== 2 || sgprs.length !== 2) return `the inner loop carries ${carried.join(", ") || "nothing"}, not a mask and an accumulator`;
   const aKeys = r.layout.src.a ? keys(r.layout.src.a) : [];
   if (aKeys.some((k) => roundWritten.has(k))) return "a's register is written in the round";
+  const fo = foldedOf(r, body);
+  if (typeof fo === "string") return `the inner loop: ${fo}`;
+  if (fo.fv && roundWritten.has(`v${fo.fv.n}`)) return "the inner loop's folded VGPR is written in the round";
   const init = symbolicInit(env);
   const W = r.target.wave;
   const probe = initialState(init, r, init.mk("probe.exec", W));
@@ -213,13 +214,11 @@ async function recogniseFold(env: Z3Env, r: AmdRoutine, body: Line[], live: Set<
   const D = [...bf.written].filter((k) => k !== `s${mem}` && k !== `s${acc}`);
   const liveD = D.filter((k) => live.has(k));
   if (liveD.length) return `the inner loop leaves ${liveD.join(", ")} live at its exit`;
-  return { mem, acc, body };
+  return { mem, acc, body, ...fo };
 }
 
 /** The inner loop's lemma (file comment), cached per loop. */
 function foldLemma(env: Z3Env, r: AmdRoutine, pre: Line[], fold: Fold, br: Line, timeoutMs: number): { key: string; lemma: Promise<Lemma>; cached: boolean } {
-  const bv = env.bv;
-  const f = r.spec.form as unknown as WarpForm;
   const W = r.target.wave;
   const { mem, acc, body } = fold;
   // The key: the lines with registers renamed in order of first appearance (a's kept), as
@@ -232,55 +231,7 @@ function foldLemma(env: Z3Env, r: AmdRoutine, pre: Line[], fold: Fold, br: Line,
   const canon = (l: Line) => `${l.op}${l.enc ? "_" + l.enc : ""} ${l.ops.map((o) => (o.k === "s" || o.k === "v" ? keys(o).map(name).join(":") : printOp(o))).join(",")}`;
   const text = [...pre.map(canon), ".", ...body.map(canon), canon(br)];
   const key = hash(["waterfall-fold", W, r.target.gen, formId(r.spec.form), JSON.stringify(r.spec.kinds.a ?? "v", (_k, v) => (typeof v === "bigint" ? `${v}` : v)), r.layout.src.a ? keys(r.layout.src.a).map(name).join(":") : "", name(`s${mem}`), name(`s${acc}`), ...text].join("\n"));
-  const hit = lemmas.get(key);
-  if (hit) return { key, lemma: hit, cached: true };
-  const lemma = (async (): Promise<Lemma> => {
-    const t1 = performance.now();
-    let queries = 0;
-    const fail = (reason: string, fault?: boolean): Lemma => ({ ok: false, reason, queries, ms: performance.now() - t1, ...(fault ? { fault } : {}) });
-    // The entry: the round's code before the loop leaves acc = REF(∅), from any state.
-    {
-      const li = symbolicInit(env);
-      const S = straight(bv, pre, initialState(li, r, li.mk("e.exec", W)));
-      const none = Array.from({ length: LANES }, () => bv.false);
-      queries++;
-      const res = await solve(env, [bv.notB(bv.eq(S.sgpr.get(acc)!, refOver(bv, f, aLanes(bv, r, S), none)))], timeoutMs);
-      if (res.status !== "unsat") return fail(res.status === "sat" ? "the inner loop's accumulator does not start at the fold over no lane" : `inner loop entry: ${res.reason ?? "unknown"}`, res.fault);
-    }
-    for (let l = -1; l < 32; l++) {
-      const li = symbolicInit(env);
-      const S = initialState(li, r, li.mk("h.exec", W));
-      const m = Array.from({ length: 32 }, (_, t) => li.mkB(`m.${t}`));
-      const bitsAbove = (k: number) => {
-        let x = bv.k(0, 32);
-        for (let t = k + 1; t < 32; t++) x = bv.or(x, bv.ite(m[t]!, bv.k(1n << BigInt(t), 32), bv.k(0, 32)));
-        return x;
-      };
-      const a = aLanes(bv, r, S);
-      const goals: Bool[] = [];
-      if (l < 0) {
-        S.sgpr.set(mem, bv.k(0, 32));
-        const S1 = straight(bv, body, S);
-        goals.push(bv.eq(S1.sgpr.get(mem)!, bv.k(0, 32)), bv.notB(branchTaken(bv, br, S1)));
-      } else {
-        S.sgpr.set(mem, bv.or(bv.k(1n << BigInt(l), 32), bitsAbove(l)));
-        S.sgpr.set(acc, refOver(bv, f, a, m.map((x, t) => (t < l ? x : bv.false))));
-        const S1 = straight(bv, body, S);
-        const mem1 = bitsAbove(l);
-        const G1 = m.map((x, t) => (t < l ? x : t === l ? bv.true : bv.false));
-        goals.push(bv.eq(S1.sgpr.get(mem)!, mem1), bv.eq(S1.sgpr.get(acc)!, refOver(bv, f, a, G1)), bv.eqB(branchTaken(bv, br, S1), bv.notB(bv.eq(mem1, bv.k(0, 32)))));
-      }
-      queries++;
-      const res = await solve(env, [bv.notB(bv.all(goals))], timeoutMs);
-      if (process.env.PROVE_DEBUG) console.log("waterfall fold lemma", l, res.status, Math.round(res.ms));
-      const at = l < 0 ? "mem = 0" : `lowest bit ${l}`;
-      if (res.status === "sat") return fail(`inner loop lemma fails at ${at} (not proved, not a counterexample)`);
-      if (res.status === "unknown") return fail(`inner loop lemma (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, res.fault);
-    }
-    return { ok: true, reason: "", queries, ms: performance.now() - t1 };
-  })();
-  lemmas.set(key, lemma);
-  return { key, lemma, cached: false };
+  return foldLoopLemma(env, r, { body, br, mem, acc, fv: fold.fv, foldForm: fold.foldForm, entry: pre }, key, timeoutMs);
 }
 
 /**
@@ -327,10 +278,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     fold = fr;
     const { key, lemma, cached } = foldLemma(env, r, pre, fr, innerBr!, timeoutMs);
     const lem = await lemma;
-    if (!lem.ok) {
-      if (lem.fault) lemmas.delete(key);
-      return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: lem.reason, ...(lem.fault ? { fault: true } : {}) } };
-    }
+    if (!lem.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: `the inner loop: ${lem.reason}`, ...(lem.fault ? { fault: true } : {}) } };
     lemmaText = cached ? `inner loop lemma ${key.slice(0, 8)} (shared)` : `inner loop lemma ${key.slice(0, 8)}: ${lem.queries} queries ${(lem.ms / 1000).toFixed(1)} s`;
     lemmaQueries = cached ? 0 : lem.queries;
   }
@@ -343,14 +291,15 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     const key = `${M.id()}`;
     const hit = refs.get(key);
     if (hit && hit.a.every((x, t) => x === a[t])) return hit.ref;
-    const ref = refOver(bv, f, a, Array.from({ length: LANES }, (_, t) => bv.bitAt(M, t)));
+    const ref = refOver(bv, fold!.foldForm, a, Array.from({ length: LANES }, (_, t) => bv.bitAt(M, t)));
     refs.set(key, { a, ref });
     return ref;
   };
   /**
    * The inner loop's summary (file comment); `onM` sees M. `G`: where lane i's members G_i
    * stand for M (the exit, under "lane i is defined", where M = G_i ∋ i, so M ≠ 0): the
-   * state with acc = REF(G_i), not merged with the one trip of M = 0.
+   * state with acc = REF(G_i), not merged with the one trip of M = 0. A key loop's: M = U(G_i)
+   * there, acc = REF_g(keys, U(G_i)) where M ≠ 0, else `x.acc` (file comment).
    */
   const innerWritten = flow(innerBody).written;
   const innerSummary = (Si: St, G?: Bool[], onM?: (M: BitVec) => void): St => {
@@ -358,7 +307,9 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     onM?.(M);
     const Sx = cloneState(Si);
     Sx.sgpr.set(fold!.mem, bv.k(0, 32));
-    Sx.sgpr.set(fold!.acc, G ? refOver(bv, f, aLanes(bv, r, Si), G) : refOfM(aLanes(bv, r, Si), M));
+    const vals = foldedLanes(bv, r, fold!.fv, Si);
+    const accG = (G: Bool[]) => (chain ? bv.ite(bv.eq(M, bv.k(0, 32)), init.mk("x.acc", 32), refOver(bv, fold!.foldForm, vals, G.map((g, t) => bv.andB(g, chain!.number[t]!)))) : refOver(bv, f, vals, G));
+    Sx.sgpr.set(fold!.acc, G ? accG(G) : refOfM(vals, M));
     if (G) return Sx;
     const T1 = straight(bv, fold!.body, cloneState(Si));
     keeps(Si, T1, innerWritten, "the inner loop");
@@ -389,6 +340,16 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
   }
   if (S_h.lds?.length) return { notApplicable: "a DS result is outstanding at the loop head" };
   const rem0 = S_h.exec;
+  // A key loop's key chain (file comment), for every round's mask: M(X) = X ∩ rem0.
+  let chain: Awaited<ReturnType<typeof keyChain>> | undefined;
+  let chainText = "";
+  if (fold?.fv) {
+    const rem0lo = W === 64 ? bv.extract(rem0, 31, 0) : rem0;
+    chain = await keyChain(env, r, f as Extract<WarpForm, { op: "redux" }>, fold.foldForm, pro, fold.fv, (X) => bv.and(X, rem0lo), foldedLanes(bv, r, fold.fv, S_h), S_h, timeoutMs);
+    if (!chain.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: chain.reason, ...(chain.fault ? { fault: true } : {}) } };
+    chainText = `; key chain ${chain.queries} queries ${(chain.ms / 1000).toFixed(1)} s`;
+    lemmaQueries += chain.queries;
+  }
   const lane = (x: BitVec, l: number) => bv.bitAt(x, l);
   const allLanes = Array.from({ length: W }, (_, l) => l);
   const in0 = allLanes.map((l) => lane(rem0, l));
@@ -499,14 +460,16 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
         const S0 = cloneState(S_h);
         S0.exec = bv.k(1n << BigInt(i), W);
         const Ei = laneRegs(round(S0, { sm: K(S_h, i), G: Gi, onM: (M) => (Mi = M) }).out, i);
-        const same = bv.all(Gi.map((g, t) => bv.eqB(g, lane(Mi!, t))));
+        // A key loop's M is the members' numbers U(G_i) (file comment), and H_32(G_i, M_i) holds.
+        const U = chain ? Gi.map((g, t) => bv.andB(g, chain!.number[t]!)) : Gi;
+        const same = bv.all(U.map((g, t) => bv.eqB(g, lane(Mi!, t))));
         // One query per lane (their disjunction, with every lane's definedness, is far slower).
-        members.push({ what: `lane ${i}'s members are its round's M`, bad: bv.andB(defined, bv.notB(same)) });
+        members.push({ what: `lane ${i}'s ${chain ? "number members" : "members"} are its round's M`, bad: bv.andB(defined, bv.notB(same)) });
         const Sxi = cloneState(Sx);
         const old = laneRegs(S_h, i);
         setLane(Sxi, i, Ei.map((e, k) => bv.ite(in0[i]!, e, old[k]!)));
         on = onBads(epilogue(Sxi));
-        assume = [bv.implies(defined, same)];
+        assume = chain ? [bv.implies(defined, same), chain.H(Gi, Mi!)] : [bv.implies(defined, same)];
       }
       // One query per condition: each is a conjunction whose lane conditions (executes,
       // defined, guard off) the solver's value propagation then sees as units.
@@ -542,7 +505,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive waterfall invariant over the key v${keyReg} (retired lanes hold their round's values)${fold ? `, the inner fold loop over s${fold.mem} summarised (${lemmaText})` : ""}, 32 lanes, full-width values (${n} queries ${((performance.now() - t2) / 1000).toFixed(1)} s)`,
+      method: `z3 inductive waterfall invariant over the key v${keyReg} (retired lanes hold their round's values)${fold ? `, the inner fold loop over s${fold.mem} summarised (${lemmaText}${chainText})` : ""}, 32 lanes, full-width values (${n} queries ${((performance.now() - t2) / 1000).toFixed(1)} s)`,
       queries: lemmaQueries + n,
     },
   };
