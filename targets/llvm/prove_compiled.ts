@@ -36,19 +36,7 @@ import { TARGETS } from "../amdgpu/regs.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import type { CompiledFunction } from "./compiled.js";
 import { isWarpLevel } from "../../src/check/verify.js";
-import { proveCompiledWarp } from "./prove_compiled_warp.js";
-
-function registerEnds(lines: readonly MLine[]): { v: number; s: number } {
-  let vEnd = 0;
-  let sEnd = 0;
-  for (const l of lines)
-    if (!isLabel(l))
-      for (const o of l.ops) {
-        if (o.k === "v") vEnd = Math.max(vEnd, o.n + o.count);
-        if (o.k === "s") sEnd = Math.max(sEnd, o.n + o.count);
-      }
-  return { v: vEnd, s: sEnd };
-}
+import { proveCompiledWarp, registerEnds } from "./prove_compiled_warp.js";
 
 /**
  * The hip uniform wrapper's code without its argument reads: the one `v_readfirstlane_b32 sK,

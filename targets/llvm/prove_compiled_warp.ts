@@ -103,8 +103,8 @@ interface Run<V, B> {
   bads: Bad<B>[];
 }
 
-/** The extracted lines' register ends (the interpreter's initial state covers them). */
-function registerEnds(lines: readonly MLine[]): { v: number; s: number } {
+/** The extracted lines' register ends: one past the highest VGPR and SGPR they name (the interpreter's initial state covers them; prove_compiled.ts's scratch windows too). */
+export function registerEnds(lines: readonly MLine[]): { v: number; s: number } {
   let vEnd = 0;
   let sEnd = 0;
   for (const l of lines)
