@@ -21,7 +21,10 @@ describe("shared vectors (../shared/vectors/public.jsonl), as they are", () => {
       const rep = await runVectors(vectors, profile, { ref: true, amdgpu: [...MCPUS], js: true, c: true });
       const lines = rep.failures.map((f) => `${f.vector.id} [${f.target}] ${f.message}`);
       expect(lines).toEqual([]);
-      expect(rep.passed + rep.skipped).toBe(vectors.length);
+      // Per vector, and per vector × target row (ref, amdgpu × 5, js, c).
+      expect(rep.vectors.passed + rep.vectors.skipped).toBe(vectors.length);
+      expect(rep.rows.length).toBe(3 + MCPUS.length);
+      expect(rep.passed + rep.skipped).toBe(vectors.length * rep.rows.length);
     });
 
   // The hip header (clang-19) and the llvm module (llc-19), compiled for every processor.
@@ -36,8 +39,11 @@ describe("shared vectors (../shared/vectors/public.jsonl), as they are", () => {
       const lines = rep.failures.map((f) => `${f.vector.id} [${f.target}] ${f.message}`);
       expect(lines).toEqual([]);
       expect(rep.notes).toEqual([]);
-      expect(rep.passed + rep.skipped).toBe(vectors.length);
-      expect(rep.skipped).toBe(vectors.filter((v) => v.semantics && v.semantics !== profile).length);
+      // Per vector, and per vector × target row (hip × 5, llvm × 5).
+      expect(rep.vectors.passed + rep.vectors.skipped).toBe(vectors.length);
+      expect(rep.vectors.skipped).toBe(vectors.filter((v) => v.semantics && v.semantics !== profile).length);
+      expect(rep.rows.length).toBe(2 * MCPUS.length);
+      expect([rep.passed, rep.skipped]).toEqual([rep.vectors.passed * rep.rows.length, rep.vectors.skipped * rep.rows.length]);
       // every family is present and run
       for (const op of ["szext", "vshl", "vshr", "match"]) expect(vectors.some((v) => v.inst.form.op === op)).toBe(true);
     });
