@@ -24,8 +24,9 @@
 import type { OperandKind, SourceName } from "../ir/ir.js";
 import type { WarpForm } from "../ir/warp_forms.js";
 import { warpFormId, warpPredicateDest, warpSources } from "../ir/warp_forms.js";
-import type { CV } from "../sem/bv.js";
+import type { BV, CV } from "../sem/bv.js";
 import { concrete } from "../sem/bv.js";
+import { concreteNumber, nvValue } from "../sem/bv_number.js";
 import { keepLane } from "../sem/guard.js";
 import { type ShflReading, WARP, type WarpLanes, warpLevel } from "../sem/warp.js";
 import { Rng } from "./random.js";
@@ -58,15 +59,17 @@ export interface WarpExpected {
   p: (boolean | null)[];
 }
 
-/** A case as the reference's input (`executes` = active and, if guarded, the guard). */
-export function toWarpLanes(f: WarpForm, c: WarpCase): WarpLanes<CV, boolean> {
+/** A case as the reference's input (`executes` = active and, if guarded, the guard), over `concrete` or another concrete algebra. */
+export function toWarpLanes(f: WarpForm, c: WarpCase): WarpLanes<CV, boolean>;
+export function toWarpLanes<V>(f: WarpForm, c: WarpCase, bv: BV<V, boolean>): WarpLanes<V, boolean>;
+export function toWarpLanes<V>(f: WarpForm, c: WarpCase, bv: BV<V, boolean> = concrete as unknown as BV<V, boolean>): WarpLanes<V, boolean> {
   const active = Array.from({ length: WARP }, (_, l) => ((c.active >>> l) & 1) === 1);
   const aWidth = f.op === "vote" ? 1 : 32;
   return {
-    a: c.a.map((x) => concrete.k(x, aWidth)),
-    b: c.b.map((x) => concrete.k(x, 32)),
-    c: c.c.map((x) => concrete.k(x, 32)),
-    membermask: c.membermask ? c.membermask.map((x) => concrete.k(x, 32)) : null,
+    a: c.a.map((x) => bv.k(x, aWidth)),
+    b: c.b.map((x) => bv.k(x, 32)),
+    c: c.c.map((x) => bv.k(x, 32)),
+    membermask: c.membermask ? c.membermask.map((x) => bv.k(x, 32)) : null,
     active,
     executes: active.map((on, l) => on && (c.guard ? c.guard[l]! : true)),
   };
@@ -91,12 +94,13 @@ export function warpReference(f: WarpForm, c: WarpCase, reading: ShflReading = "
 }
 
 function computeReference(f: WarpForm, c: WarpCase, reading: ShflReading): WarpExpected {
-  const w = toWarpLanes(f, c);
-  const r = warpLevel(concrete, f, w, reading);
+  // On numbers (src/sem/bv_number.ts: the same semantics, another concrete carrier; bigint-free).
+  const w = toWarpLanes(f, c, concreteNumber);
+  const r = warpLevel(concreteNumber, f, w, reading);
   const out: WarpExpected = { d: [], p: [] };
   for (let l = 0; l < WARP; l++) {
     const g = c.guard ? c.guard[l] : undefined;
-    out.d.push(keepLane(w.active[l]!, g, () => (r.dDefined[l] ? r.d[l]!.x : null), () => c.dPrior[l]!));
+    out.d.push(keepLane(w.active[l]!, g, () => (r.dDefined[l] ? nvValue(r.d[l]!) : null), () => c.dPrior[l]!));
     out.p.push(keepLane(w.active[l]!, g, () => (r.pDefined[l] ? r.p[l]! : null), () => c.pPrior[l]!));
   }
   return out;

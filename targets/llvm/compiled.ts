@@ -20,8 +20,8 @@
  */
 import type { Profile } from "../../src/ir/forms.js";
 import { formId, formName } from "../../src/ir/forms.js";
-import type { CV } from "../../src/sem/bv.js";
 import { concrete } from "../../src/sem/bv.js";
+import { concreteNumber, nvValue } from "../../src/sem/bv_number.js";
 import { guardOn } from "../../src/sem/guard.js";
 import type { IrArg } from "./ir.js";
 import type { MLine } from "../amdgpu/minst.js";
@@ -30,7 +30,7 @@ import { outstandingDs, run } from "../amdgpu/interp.js";
 import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
 import type { Mcpu } from "../amdgpu/regs.js";
 import { MCPUS, TARGETS } from "../amdgpu/regs.js";
-import { initialState, inregRegisters } from "../amdgpu/oracle/llvm.js";
+import { initialStateIn, inregRegisters } from "../amdgpu/oracle/llvm.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import type { ScalarCase } from "../../src/check/inputs.js";
 import { familyOf } from "../../src/families/index.js";
@@ -129,18 +129,21 @@ export type CompiledRun = { d: bigint[]; p: bigint[] } | { failure: string };
 /**
  * Runs an extracted function once: `perLane[l]` holds lane l's arguments in `cf.args` order
  * (W lanes), `exec` the active lanes. Fails on a run that does not end, or ends with another
- * `exec` than it began with.
+ * `exec` than it began with. The interpreter runs over `concreteNumber` (src/sem/bv_number.ts:
+ * the same records and interpreter, instantiated on numbers instead of bigints — no semantics
+ * of its own), which makes a warp several times cheaper than over `concrete`.
  */
 export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, perLane: bigint[][], exec: bigint, sregs: number[]): CompiledRun {
   const W = TARGETS[mcpu].wave;
   const warp = isWarpFn(cf.fn);
-  const st = initialState(W, { name: cf.symbol, args: cf.args, results: warp ? [] : [32], text: "", decls: [] }, perLane, exec, sregs, lines, TARGETS[mcpu].gen);
-  const res = run(concrete, lines, st, { stepLimit: warp ? 50_000 : 20_000 });
+  const st = initialStateIn(concreteNumber, W, { name: cf.symbol, args: cf.args, results: warp ? [] : [32], text: "", decls: [] }, perLane, exec, sregs, lines, TARGETS[mcpu].gen);
+  const res = run(concreteNumber, lines, st, { stepLimit: warp ? 50_000 : 20_000 });
   if (res.status !== "ok") return { failure: `${cf.symbol}: ${res.status} after ${res.steps} steps` };
   const left = outstandingDs(st);
   if (left.length) return { failure: `${cf.symbol}: ${left.join("; ")}` };
-  if (st.exec.x !== exec) return { failure: `${cf.symbol}: exec ${hex(st.exec.x)} at exit, ${hex(exec)} at entry` };
-  const lane = (reg: number | undefined) => Array.from({ length: W }, (_, l) => (reg === undefined ? 0n : (st.vgpr.get(reg)![l] as CV).x));
+  const exit = nvValue(st.exec);
+  if (exit !== exec) return { failure: `${cf.symbol}: exec ${hex(exit)} at exit, ${hex(exec)} at entry` };
+  const lane = (reg: number | undefined) => Array.from({ length: W }, (_, l) => (reg === undefined ? 0n : nvValue(st.vgpr.get(reg)![l]!)));
   // A predicate d (vote's `.pred`: `bool`/`i1`) is its low bit, as p is.
   const f = cf.fn.spec.form;
   const predD = isWarpLevel(f) && warpPredicateDest(f);
@@ -331,7 +334,7 @@ export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly Com
   const out: CompiledRow[][] = compiles.map(() => []);
   const names: string[] = [];
   for (const c of compiles) for (const cf of c.set.functions) if (!names.includes(cf.fn.name)) names.push(cf.fn.name);
-  const inputs = new Map<string, ScalarCase[] | WarpWaves>();
+  const inputs = inputCache;
   for (const name of names) {
     for (const [ci, c] of compiles.entries()) {
       const cfs = c.set.functions.filter((cf) => cf.fn.name === name);
@@ -344,8 +347,12 @@ export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly Com
       // The inputs of the function's form and kinds (the last few kept: the loop is function-major).
       const inputKey = `${warp ? "warp" : "scalar"}|${formId(fn.spec.form)}|${JSON.stringify(fn.spec.kinds, bigintText)}|${seed}|${nw}`;
       let input = inputs.get(inputKey);
-      if (!input) {
-        if (inputs.size >= 2) inputs.delete(inputs.keys().next().value!);
+      if (input) {
+        // Most recently used last.
+        inputs.delete(inputKey);
+        inputs.set(inputKey, input);
+      } else {
+        if (inputs.size >= INPUT_CACHE) inputs.delete(inputs.keys().next().value!);
         input = !warp
           ? compiledScalarCases(fn, seed)
           : {
@@ -393,6 +400,17 @@ export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly Com
   }
   return out;
 }
+
+/**
+ * The inputs of the last `INPUT_CACHE` functions' forms and kinds, across calls (per thread):
+ * `verify` flushes the hip rows of a batch and then its llvm rows (one `checkCompiledSets`
+ * call each, function by function), so keeping one batch's functions lets the llvm rows reuse
+ * the hip rows' warps and the references `warpReference` keeps per case object, instead of
+ * generating and evaluating them again. Inputs are a function of the key (form, kinds, seed,
+ * count); nothing mutates them.
+ */
+const inputCache = new Map<string, ScalarCase[] | WarpWaves>();
+const INPUT_CACHE = 8;
 
 const bigintText = (_k: string, x: unknown) => (typeof x === "bigint" ? x.toString() : x);
 

@@ -26,7 +26,7 @@
 import { hashString, Rng } from "../../../src/check/random.js";
 import { spawnSync } from "node:child_process";
 import { runTool } from "../../../src/tools.js";
-import type { CV } from "../../../src/sem/bv.js";
+import type { BV, CV } from "../../../src/sem/bv.js";
 import { concrete, u } from "../../../src/sem/bv.js";
 import type { MatchForm, Profile, SzextForm, VshForm } from "../../../src/ir/forms.js";
 import { formId, formName, szextForms, vshForms, SELS } from "../../../src/ir/forms.js";
@@ -1283,23 +1283,45 @@ function registersOf(code: MLine[]): { v: number[]; s: number[] } {
   return { v: [...v], s: [...s] };
 }
 
+/** `initialStateIn`'s garbage VGPR lanes per algebra, by register and wave. */
+const fillCache = new WeakMap<object, Map<number, unknown[]>>();
+
+/** Registers the code names, per code array (a compiled function is run once per warp). */
+const registersCache = new WeakMap<MLine[], { v: number[]; s: number[] }>();
+
 /**
  * A fresh wave with `args` placed: VGPR args in v0.. (pairs for i64), inreg args in `sregs`.
  * Every other register the code names holds garbage, as on hardware. Also the start state of
  * the compiled `hip`/`llvm` functions (targets/llvm/compiled.ts).
  */
 export function initialState(W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[], gen?: 9 | 10 | 11): WaveState<CV, boolean> {
-  const st: WaveState<CV, boolean> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: u(0x5a5a5a5a5a5a5a5an, W), exec: u(exec, W), scc: false };
+  return initialStateIn(concrete, W, fn, perLane, exec, sregs, code, gen);
+}
+
+/** `initialState` over another concrete interpretation `bv` (targets/llvm/compiled.ts runs on src/sem/bv_number.ts). */
+export function initialStateIn<V>(bv: BV<V, boolean>, W: 32 | 64, fn: IrFunc, perLane: bigint[][], exec: bigint, sregs: number[], code: MLine[], gen?: 9 | 10 | 11): WaveState<V, boolean> {
+  const k = (x: bigint, w: number) => bv.k(x, w);
+  const st: WaveState<V, boolean> = { wave: W, vgpr: new Map(), sgpr: new Map(), vcc: k(0x5a5a5a5a5a5a5a5an, W), exec: k(exec, W), scc: false };
   if (gen !== undefined) st.gen = gen;
-  const regs = registersOf(code);
-  for (const n of regs.v) st.vgpr.set(n, Array.from({ length: W }, (_, l) => u(0xbad00000n + BigInt(n * 64 + l), 32)));
-  for (const n of regs.s) st.sgpr.set(n, u(0x5ca1ab1en + BigInt(n), 32));
+  let regs = registersCache.get(code);
+  if (!regs) registersCache.set(code, (regs = registersOf(code)));
+  // The garbage lanes, made once per (algebra, wave, register): values are immutable, and a
+  // run gets its own copy of the array.
+  let fill = fillCache.get(bv);
+  if (!fill) fillCache.set(bv, (fill = new Map()));
+  for (const n of regs.v) {
+    const key = n * 2 + (W === 64 ? 1 : 0);
+    let lanes = fill.get(key) as V[] | undefined;
+    if (!lanes) fill.set(key, (lanes = Array.from({ length: W }, (_, l) => bv.k(0xbad00000 + n * 64 + l, 32))));
+    st.vgpr.set(n, lanes.slice());
+  }
+  for (const n of regs.s) st.sgpr.set(n, bv.k(0x5ca1ab1e + n, 32));
   let vn = 0;
   let sn = 0;
   fn.args.forEach((a, i) => {
     const parts = a.width / 32;
     for (let p = 0; p < parts; p++) {
-      const part = (x: bigint) => u(x >> BigInt(32 * p), 32);
+      const part = (x: bigint) => k(x >> BigInt(32 * p), 32);
       if (a.inreg) st.sgpr.set(sregs[sn++]!, part(perLane[0]![i]!));
       else st.vgpr.set(vn++, Array.from({ length: W }, (_, l) => part(perLane[l]?.[i] ?? 0xdeadbeefn)));
     }
