@@ -20,15 +20,15 @@ const randBig = (w: number) => {
   for (let i = 0; i < w; i += 32) x = (x << 32n) | BigInt(rnd());
   return BigInt.asUintN(w, x);
 };
-/** Values of width w: 0, 1, all ones, the top bit, its neighbours, random. */
+/** Values of width w: 0, 1, all ones, the top bit, its neighbours, shift amounts around 32, the 32-bit word boundary, random. */
 function values(w: number): bigint[] {
   const top = 1n << BigInt(w - 1);
   const all = (1n << BigInt(w)) - 1n;
-  const edge = [0n, 1n, 2n, all, all - 1n, top, top - 1n, top + 1n, BigInt(w), BigInt(w - 1)].map((x) => BigInt.asUintN(w, x));
+  const edge = [0n, 1n, 2n, all, all - 1n, top, top - 1n, top + 1n, BigInt(w), BigInt(w - 1), 5n, 16n, 31n, 32n, 33n, 40n, 0xffffffffn, 0x100000000n, 0x1234567890n].map((x) => BigInt.asUintN(w, x));
   return [...edge, ...Array.from({ length: 12 }, () => randBig(w))];
 }
 const WIDTHS = [1, 2, 3, 5, 8, 16, 31, 32, 33, 48, 63, 64, 96, 128];
-const same = (n: NV | boolean, c: CV | boolean) => (typeof c === "boolean" ? n === c : typeof n !== "boolean" && n.w === c.w && nvValue(n) === c.x && (n.w > 32 || (n.n >= 0 && n.n < 2 ** n.w)));
+const same = (n: NV | boolean, c: CV | boolean) => (typeof c === "boolean" ? n === c : typeof n !== "boolean" && n.w === c.w && nvValue(n) === c.x && (n.w > 64 || (n.n >= 0 && n.n < 2 ** Math.min(n.w, 32) && n.h >= 0 && n.h < 2 ** Math.max(n.w - 32, 0))));
 
 describe("concreteNumber", () => {
   it("binary operations and compares agree with concrete at every width", () => {

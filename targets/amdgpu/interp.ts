@@ -346,19 +346,33 @@ function laneValue<V, B>(bv: BV<V, B>, s: LaneSource<V>, lane: number): V {
   return x;
 }
 
+/** A concrete lane mask built bit by bit in two 32-bit numbers (no bigint per lane). */
+class LaneMask {
+  lo = 0;
+  hi = 0;
+  set(lane: number): void {
+    if (lane < 32) this.lo = (this.lo | (1 << lane)) >>> 0;
+    else this.hi = (this.hi | (1 << (lane - 32))) >>> 0;
+  }
+  /** The mask as a `W`-bit constant of `bv`. */
+  value<V, B>(bv: BV<V, B>, W: number): V {
+    return W <= 32 ? bv.k(this.lo, W) : bv.k((BigInt(this.hi) << 32n) | BigInt(this.lo), W);
+  }
+}
+
 /**
  * The lane mask with bit `lane` = `bits[lane]` (1-bit values; holes: 0). When every bit is
  * concrete the mask is the constant they spell; otherwise the fold `mask | zext(bit) << lane`.
  */
 function gatherMask<V, B>(bv: BV<V, B>, bits: V[], W: number): V {
-  let k = 0n;
+  const k = new LaneMask();
   let allConcrete = true;
   bits.forEach((bit, lane) => {
     const x = bv.asBigint(bit);
     if (x === undefined) allConcrete = false;
-    else if (x) k |= 1n << BigInt(lane);
+    else if (x) k.set(lane);
   });
-  if (allConcrete) return bv.k(k, W);
+  if (allConcrete) return k.value(bv, W);
   let mask = bv.k(0, W);
   bits.forEach((bit, lane) => {
     mask = bv.or(mask, bv.shl(bv.zext(bit, W), bv.k(lane, W)));
@@ -490,14 +504,14 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
       for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
       bits[lane] = bv.andB(on, sem.cmp(bv, src.slice()));
     }
-    let k = 0n;
+    const k = new LaneMask();
     let allConcrete = true;
     bits.forEach((c, lane) => {
       const x = bv.asBool(c);
       if (x === undefined) allConcrete = false;
-      else if (x) k |= 1n << BigInt(lane);
+      else if (x) k.set(lane);
     });
-    let mask = bv.k(allConcrete ? k : 0n, W);
+    let mask = allConcrete ? k.value(bv, W) : bv.k(0, W);
     if (!allConcrete)
       bits.forEach((c, lane) => {
         mask = bv.or(mask, bv.ite(c, bv.k(1n << BigInt(lane), W), bv.k(0, W)));
