@@ -448,7 +448,8 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
       if (onK === false) continue;
       srcs ??= srcIdx.map((i) => laneSource(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
       for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
-      const out = sem.lane(bv, src.slice(), lane);
+      // The records read their sources and never keep or change the array (one per instruction).
+      const out = sem.lane(bv, src, lane);
       for (let k = 0; k < nd; k++) {
         const di = dstIdx[k]!;
         const o = inst.ops[di]!;
@@ -502,7 +503,7 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
       if (bv.asBool(on) === false) continue;
       srcs ??= srcIdx.map((i) => laneSource(bv, st, inst.ops[i]!, widthOf(specs[i]!.w, W)));
       for (let j = 0; j < srcs.length; j++) src[j] = laneValue(bv, srcs[j]!, lane);
-      bits[lane] = bv.andB(on, sem.cmp(bv, src.slice()));
+      bits[lane] = bv.andB(on, sem.cmp(bv, src));
     }
     const k = new LaneMask();
     let allConcrete = true;

@@ -209,7 +209,11 @@ function uniformCase<C extends AnyWarpCase>(c: C): C {
  */
 export function warpWave(cf: CompiledFunction, mcpu: Mcpu, lo: AnyWarpCase, hi?: AnyWarpCase): { perLane: bigint[][]; exec: bigint } {
   const W = TARGETS[mcpu].wave;
-  const on = (c: AnyWarpCase) => Array.from({ length: 32 }, (_, l) => l).reduce((m, l) => (guardOn(concrete, ((c.active >>> l) & 1) === 1, c.guard?.[l]) ? m | (1n << BigInt(l)) : m), 0n);
+  const on = (c: AnyWarpCase) => {
+    let m = 0;
+    for (let l = 0; l < 32; l++) if (guardOn(concrete, ((c.active >>> l) & 1) === 1, c.guard?.[l])) m = (m | (1 << l)) >>> 0;
+    return BigInt(m);
+  };
   const exec = on(lo) | (hi ? on(hi) << 32n : 0n);
   const perLane = Array.from({ length: W }, (_, l) => {
     const c = (l < 32 ? lo : hi) ?? lo;

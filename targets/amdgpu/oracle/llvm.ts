@@ -1321,7 +1321,8 @@ export function initialStateIn<V>(bv: BV<V, boolean>, W: 32 | 64, fn: IrFunc, pe
   fn.args.forEach((a, i) => {
     const parts = a.width / 32;
     for (let p = 0; p < parts; p++) {
-      const part = (x: bigint) => k(x >> BigInt(32 * p), 32);
+      // A u32 argument (the common case) as a number: no bigint shift per lane.
+      const part = (x: bigint) => (p === 0 && x >= 0n && x <= 0xffffffffn ? bv.k(Number(x), 32) : k(x >> BigInt(32 * p), 32));
       if (a.inreg) st.sgpr.set(sregs[sn++]!, part(perLane[0]![i]!));
       else st.vgpr.set(vn++, Array.from({ length: W }, (_, l) => part(perLane[l]?.[i] ?? 0xdeadbeefn)));
     }
