@@ -448,19 +448,35 @@ export interface SolveResult {
 }
 
 /**
+ * A lighter pipeline than `QF_BV`'s for the small selection queries of the warp-level
+ * shuffle proofs (targets/amdgpu/prove/warp.ts, `shuffleOnly` values): z3's `simplify`,
+ * `propagate-values`, `solve-eqs`, then bit-blasting into its SAT solver — `QF_BV`'s tactic
+ * without its bit-vector size reduction, `max-bv-sharing` and AIG passes, which cost more
+ * than they save on those queries (measured: about 15 % less CPU on shfl_bpermute routines; on the
+ * waterfall's invariant queries it is slower, so it is not the default). Any pipeline's
+ * `unsat` is a proof; only the time differs.
+ */
+export const LIGHT_BV: { tactics: readonly string[] } = { tactics: ["simplify", "propagate-values", "solve-eqs", "bit-blast", "sat"] };
+
+/**
  * Checks whether `assertions` are satisfiable within `timeoutMs`. A z3 exception is a fault
  * (`status: "unknown", fault: true`), never a pass. Every query here is quantifier-free
  * bit-vector logic: `QF_BV` by default (its solver starts in about half the time of the
- * default one), `null` for z3's default.
+ * default one), `null` for z3's default, `{ tactics }` for a solver made of those z3 tactics
+ * run in order (`LIGHT_BV`; the last must decide the goal, e.g. `sat` after `bit-blast`).
  */
-export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, logic: string | null = "QF_BV"): Promise<SolveResult> {
+export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, logic: string | null | { tactics: readonly string[] } = "QF_BV"): Promise<SolveResult> {
   const t0 = performance.now();
   const { ctx, bv } = env;
   if (assertions.some((a) => a === bv.false)) return { status: "unsat", ms: performance.now() - t0 };
   const live = assertions.filter((a) => a !== bv.true);
   let s: InstanceType<Z3Context["Solver"]> | undefined;
   try {
-    s = logic ? new ctx.Solver(logic) : new ctx.Solver();
+    if (logic !== null && typeof logic === "object") {
+      const [t1, t2, ...ts] = logic.tactics;
+      if (!t1 || !t2) throw new Error("a tactic pipeline needs at least two tactics");
+      s = env.bv.hold(ctx.AndThen(t1, t2, ...ts)).solver();
+    } else s = logic ? new ctx.Solver(logic) : new ctx.Solver();
     env.bv.hold(s);
     s.set("timeout", Math.max(1, Math.round(timeoutMs)));
     for (const a of live) s.add(a);

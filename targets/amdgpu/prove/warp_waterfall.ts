@@ -54,7 +54,8 @@
  *     and ¬c ⇒ rem1 = ∅ (so rem1 ⊆ rem0, and a round retires a lane: ≤ 32 rounds);
  *   - per lane l: a lane of rem the round retires (l ∈ rem ∖ rem1) has sm = K_l (its v_cmp
  *     bit), and then — in the round with sm forced to K_l, the same round — R holds E_l(R)
- *     after it; a lane outside rem keeps every lane-wise register.
+ *     after it (one query: sm ≠ K_l ∨ (sm = K_l ∧ R ≠ E_l(R))); a lane outside rem keeps
+ *     every lane-wise register.
  * Together: I ∧ c ⇒ I(S1) (the newly retired lanes hold E, the others keep theirs), and
  * I ∧ ¬c ⇒ every lane of rem0 holds E_l at exit. The exit: the epilogue runs from S_h with
  * exec = ∅, E_l in each lane of rem0, S_h's values elsewhere, the round's SGPRs and SCC
@@ -427,9 +428,13 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
       }
       const retiredNow = [lane(rem, l), bv.notB(lane(rem1, l))];
       const Kl = K(S, l);
+      // A retired lane reads its own key and then holds E_l: one query, sm ≠ K_l or (sm = K_l
+      // and the forced round's lane differs from E_l) — the disjunction of the two queries it
+      // replaces (unsat iff both are); measured on redux.add.u32 (gfx900): 1.4 s for the 32
+      // lanes against 3.7 s for the two apart.
+      const wrongE = bv.andB(bv.eq(real.sm, Kl), bv.notB(eqs(laneRegs(forcedOf.get(l)!, l), E.get(l)!)));
       goals.push(
-        { what: `lane ${l} retired by the round reads its own key`, bad: bv.notB(bv.eq(real.sm, Kl)), given: retiredNow },
-        { what: `lane ${l} retired by the round holds E_${l}`, bad: bv.notB(eqs(laneRegs(forcedOf.get(l)!, l), E.get(l)!)), given: [...retiredNow, bv.eq(real.sm, Kl)] },
+        { what: `lane ${l} retired by the round reads its own key and holds E_${l}`, bad: bv.orB(bv.notB(bv.eq(real.sm, Kl)), wrongE), given: retiredNow },
         { what: `lane ${l} outside rem keeps its values`, bad: stays, given: [bv.notB(lane(rem, l))] },
       );
     }
