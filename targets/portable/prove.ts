@@ -27,13 +27,14 @@ import { fmt, header, inputLines, referenceLines } from "../../src/check/prove_t
 import type { Fp } from "../../src/check/prove_fp.js";
 import type { Warp } from "../../src/check/prove_warp.js";
 import { LANES, TaintError, resultBads, warpInputLines, warpSpecLines, proverWarpLanes } from "../../src/check/prove_warp.js";
-import type { Z3Env } from "../../src/check/smt.js";
+import type { Bool, Z3Env } from "../../src/check/smt.js";
 import { solve } from "../../src/check/smt.js";
 import type { ProverModel } from "../../src/target/prover.js";
 import type { Arg, PExpr, PirFunction, PStmt, PType, Scalar, Slot } from "./pir.js";
 import { applyOp, evalPir, kids, widthOf } from "./pir.js";
 import type { PortableRule } from "./rules/index.js";
 import { portableRulesFor } from "./rules/index.js";
+import { latticeInit, latticeOnly, orderValue } from "../amdgpu/prove/warp_tree.js";
 
 /** Symbolic (or concrete) arguments for a PIR function's parameters, by name. */
 export function pirArgs<V, B>(init: Init<V, B>, fn: PirFunction, prefix = ""): Record<string, Arg<V, B>> {
@@ -363,16 +364,28 @@ interface PirWarpLevelRun<V, B> {
  * that executes and whose result the ISA defines must get it; a lane whose guard is false must
  * keep its prior d and p; no result may be poison.
  */
-function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, unit = false): PirWarpLevelRun<V, B> {
+/**
+ * The values a warp-level PIR run gives `a` (`provePirWarpLevel`): null full-width symbols;
+ * "unit" 0 or a unit vector (the linear-form reduction); "order-s" / "order-u" one bit per
+ * lane, ⊥ or ⊤ of the signed / unsigned order (the threshold reduction; "order-u", 0 or
+ * 0xffffffff, is also the bit-slice reduction's).
+ */
+type AValues = null | "unit" | "order-s" | "order-u";
+
+function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, values: AValues = null): PirWarpLevelRun<V, B> {
   const bv = init.bv;
   const f = spec.form as WarpForm;
   const args = pirArgs(init, fn);
-  // The linear-form reduction (`provePirWarpLevel`): a = 0 or a unit vector, lane k of a.unit.
   const pa = fn.params.find((p) => p.name === "a");
-  if (unit && pa) {
+  if (values === "unit" && pa) {
+    // The linear-form reduction: a = 0 or a unit vector, lane k of a.unit.
     const k = init.mk("a.unit", 6);
     const one = (i: number) => bv.ite(bv.eq(k, bv.k(i, 6)), bv.k(1, 32), bv.k(0, 32));
     args.a = pa.type.t === "arr" ? Array.from({ length: pa.type.n }, (_, i) => one(i)) : one(0);
+  } else if ((values === "order-s" || values === "order-u") && pa) {
+    // The threshold / bit-slice reductions: one bit per lane (a lattice-tracked `init` tags them `lat`).
+    const signed = values === "order-s";
+    args.a = pa.type.t === "arr" ? Array.from({ length: pa.type.n }, (_, i) => orderValue(init, `a.ord.${i}`, signed)) : orderValue(init, "a.ord", signed);
   }
   const lanes = Array.from({ length: LANES }, (_, l) => l);
   const sources = warpSources(f);
@@ -427,34 +440,81 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
 }
 
 /**
- * Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), full-width
- * values, one query per lane. A `redux.add` whose values of a are only added and chosen
- * (`pirLinearOnly`) is proved on a = 0 and the unit vectors: its results and the reference's
- * (src/sem/warp.ts `reduceInt`, Σ over the members) are affine in a, and an affine function mod
- * 2^32 that vanishes there vanishes everywhere (targets/amdgpu/prove/warp_tree.ts's argument).
+ * Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), one query per
+ * lane (its outputs' conditions; the lanes share the inputs, the executing mask and the
+ * members' terms, not each other's folds). Where the routine and the reference use a's values
+ * in a restricted way, checked on the run itself, a's values are reduced as the AMDGPU prover's
+ * (targets/amdgpu/prove/warp_tree.ts's file comment gives each argument in full):
+ *   - redux.add whose values of a are only added and chosen (`pirLinearOnly`): a = 0 and the
+ *     unit vectors. Its results and the reference's (src/sem/warp.ts `reduceInt`, Σ over the
+ *     members) are affine in a, and an affine function mod 2^32 that vanishes there vanishes
+ *     everywhere (the linear-form reduction);
+ *   - redux.min / .max (integer): the whole run — `evalPir` on the routine and `warpLevel` on
+ *     the same inputs — goes through warp_tree.ts's `LatticeBV` in the form's order (signed for
+ *     .s32, unsigned for .u32), which tags every value and condition by what it is as a term.
+ *     When every condition of the proof ends `c` or C ∧ ¬(X = Y) with C a-independent and X, Y
+ *     lattice polynomials in a (min/max in that one order, the identity ⊥/⊤, choices under
+ *     a-independent conditions: the member selects, the guard's keep of dPrior) or
+ *     a-independent (`latticeOnly`), a counterexample maps through a threshold map
+ *     φ_t(x) = (t ⊑ x ? ⊤ : ⊥) to one with every lane of a in {⊥, ⊤}: so one bit per lane is
+ *     a proof for all values (the threshold reduction). A fold that compares in the other
+ *     order (ult for .s32), does arithmetic on a or branches on it fails the check and is run
+ *     on full-width values instead;
+ *   - redux.and / .or / .xor, and shfl (a's values only chosen: the 32-way select of the
+ *     source lane, the uniform copy): the same run in `LatticeBV`'s bit-slice mode — values of
+ *     a reach only and/or/xor/not and choices under a-independent conditions, so bit i of
+ *     every value is one boolean function of bit i of the inputs, and a counterexample differing
+ *     in bit i of X and Y stays one with a_l replaced by (bit i of a_l ? 0xffffffff : 0): one
+ *     bit per lane again (the bit-slice reduction). The reference's shfl is a selection of a
+ *     (d = a[j]) and must pass the same check;
+ *   - anything else (vote: a is a lane mask whose bits are conditions; activemask,
+ *     bar.warp.sync: no a; .f32 keys): full-width values.
+ * A counterexample found on reduced values is a real input (each reduction maps into a subset
+ * of the inputs), replayed concretely before it is reported.
  */
 async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const tb = performance.now();
   const init = symbolicInit(env);
   const f = spec.form as WarpForm;
-  const unit = f.op === "redux" && f.reduxOp === "add" && spec.kinds.a?.kind !== "imm" && pirLinearOnly(fn) === null;
-  const q = pirWarpLevelRun(init, spec, fn, unit);
-  if (q.bads.length === 0) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes; every condition folded to false; covers js and c)", queries: 0 };
+  const aVar = spec.kinds.a?.kind !== "imm" && fn.params.some((p) => p.name === "a");
+  let values: AValues = null;
+  let bads: Bad<Bool>[] | null = null;
+  let note = "full-width values";
+  if (aVar && f.op === "redux" && f.type !== "f32" && f.reduxOp === "add") {
+    const why = pirLinearOnly(fn);
+    if (why === null) [values, note] = ["unit", "a = 0 and the unit vectors (linear in a)"];
+    else note = `full-width values (${why})`;
+  } else if (aVar && ((f.op === "redux" && f.type !== "f32") || f.op === "shfl")) {
+    const lattice = f.op === "redux" && (f.reduxOp === "min" || f.reduxOp === "max");
+    const signed = f.op === "redux" && f.type === "s32";
+    const o = pirWarpLevelRun(latticeInit(init, signed, lattice ? "lattice" : "bitwise"), spec, fn, signed ? "order-s" : "order-u");
+    const why = latticeOnly(o.bads);
+    if (why === null) {
+      values = signed ? "order-s" : "order-u";
+      bads = o.bads.map((b) => ({ ...b, cond: b.cond.b }));
+      note = lattice ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction)" : "a's values 0 and 0xffffffff (a only chosen or combined bitwise, the bit-slice reduction)";
+    } else note = `full-width values (${why})`;
+  }
+  bads ??= pirWarpLevelRun(init, spec, fn, values).bads;
+  if (process.env.PROVE_DEBUG) console.log("built", Math.round(performance.now() - tb), "ms;", note);
+  if (bads.length === 0) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes; every condition folded to false; covers js and c)", queries: 0 };
   // One query per lane (the lanes' conditions share the inputs, not each other's terms): a
   // reduction's 32-step folds make the all-lanes query too large for the per-query timeout.
-  const groups = new Map<number, Bad<unknown>[]>();
-  for (const bad of q.bads) groups.set(bad.lane ?? -1, [...(groups.get(bad.lane ?? -1) ?? []), bad]);
+  const groups = new Map<number, Bool[]>();
+  for (const bad of bads) groups.set(bad.lane ?? -1, [...(groups.get(bad.lane ?? -1) ?? []), bad.cond]);
   let res: Awaited<ReturnType<typeof solve>> | null = null;
-  for (const [lane, bads] of groups) {
-    const r = await solve(env, [env.bv.any(bads.map((b) => b.cond as (typeof q.bads)[number]["cond"]))], timeoutMs);
-    if (r.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: `${r.reason ?? "unknown"} (lane ${lane} of the per-lane queries)`, ...(r.fault ? { fault: true } : {}) };
+  for (const [lane, conds] of groups) {
+    const r = await solve(env, [env.bv.any(conds)], timeoutMs);
+    if (process.env.PROVE_DEBUG) console.log("lane", lane, r.status, Math.round(r.ms));
+    if (r.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: `${r.reason ?? "unknown"} (lane ${lane} of the per-lane queries, ${note})`, ...(r.fault ? { fault: true } : {}) };
     if (r.status === "sat") {
       res = r;
       break;
     }
   }
-  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes one query each, ${unit ? "a = 0 and the unit vectors (linear in a)" : "full-width values"}, poison-tracked; covers js and c)`, queries: groups.size };
-  const values = modelValues(env, res.model!, init.symbols);
-  const c = pirWarpLevelRun(concreteInit(values), spec, fn, unit);
+  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes one query each, ${note}, poison-tracked; covers js and c)`, queries: groups.size };
+  const model = modelValues(env, res.model!, init.symbols);
+  const c = pirWarpLevelRun(concreteInit(model), spec, fn, values);
   const hit = c.bads.find((b) => b.cond === true);
   if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
   const ms = performance.now() - t0;
