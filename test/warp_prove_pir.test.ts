@@ -13,10 +13,11 @@ import { describe, expect, it } from "vitest";
 import "../src/compose.js";
 import { PIR, proveRoutine } from "../src/check/prove.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
-import type { PStmt } from "../targets/portable/pir.js";
+import type { PExpr, PStmt } from "../targets/portable/pir.js";
 import { u32 } from "../targets/portable/pir.js";
 import type { PortableRule } from "../targets/portable/rules/index.js";
 import { portableRulesFor } from "../targets/portable/rules/index.js";
+import type { LaneCtx } from "../targets/portable/rules/warp.js";
 import { warpLevelRoutine } from "../targets/portable/rules/warp.js";
 import { warpSpec } from "./warp_broken.js";
 
@@ -26,9 +27,9 @@ const MIN_S32: WarpForm = { op: "redux", reduxOp: "min", type: "s32" };
 
 /**
  * A min.s32 fold over lane i's members written here: start at 0x7fffffff, take a[j] where the
- * member bit is set and a[j] is below the accumulator (`lt`).
+ * member bit is set and a[j] is below the accumulator (`lt`); `members` picks the lanes.
  */
-function minFold(name: string, lt: "slt" | "ult"): PortableRule {
+function minFold(name: string, lt: "slt" | "ult", members: (x: LaneCtx) => PExpr = (x) => x.members): PortableRule {
   const real = portableRulesFor(warpSpec(MIN_S32, { a: v, membermask: v }, true))[0]!;
   return {
     ...real,
@@ -40,7 +41,7 @@ function minFold(name: string, lt: "slt" | "ult"): PortableRule {
         const aj = x.src("a", j);
         const bit = P.cmp("eq", P.and(P.bin("lshr", P.ref("members", u32), j), P.c(1, 32)), P.c(1, 32));
         const pre: PStmt[] = [
-          { s: "let", name: "members", value: x.members },
+          { s: "let", name: "members", value: members(x) },
           { s: "var", name: "acc", value: P.c(0x7fffffff, 32) },
           { s: "for", index: "j", n: 32, body: [{ s: "set", name: "acc", value: P.select(bit, P.select(P.cmp(lt, aj, acc), aj, acc), acc) }] },
         ];
@@ -54,7 +55,7 @@ describe("the PIR warp prover's value reductions", () => {
     const spec = warpSpec(MIN_S32, { a: v, membermask: v }, true);
     const v0 = await proveRoutine(spec, PIR, "isa", portableRulesFor(spec)[0]!, { timeoutMs: 60_000 });
     expect(v0.verdict, JSON.stringify(v0).slice(0, 600)).toBe("proved");
-    if (v0.verdict === "proved") expect(v0.method).toMatch(/⊥ and ⊤ of the order/);
+    if (v0.verdict === "proved") expect(v0.method).toMatch(/⊥ and ⊤ of the order.*64 lane lemmas/);
   }, 300_000);
 
   it("proves a guarded redux.max.u32 and redux.xor.b32 (uniform membermask)", async () => {
@@ -90,5 +91,13 @@ describe("the PIR warp prover's value reductions", () => {
       expect(r.reason).toMatch(/Value mismatch \(d\[\d+\]\)/);
       expect(r.counterexample).toMatch(/^ {2}a = \[/m);
     }
+  }, 300_000);
+
+  it("refutes a min fold over the membermask alone (exited lanes folded in): the members lemma fails, the plain condition refutes", async () => {
+    const spec = warpSpec(MIN_S32, { a: v, membermask: v }, true);
+    const broken = minFold("broken_min_folds_exited", "slt", (x) => x.mm!);
+    const r = await proveRoutine(spec, PIR, "isa", broken, { timeoutMs: 60_000 });
+    expect(r.verdict, JSON.stringify(r).slice(0, 600)).toBe("refuted");
+    if (r.verdict === "refuted") expect(r.reason).toMatch(/Value mismatch \(d\[\d+\]\)/);
   }, 300_000);
 });
