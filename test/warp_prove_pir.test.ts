@@ -4,7 +4,10 @@
  * checked on the run by targets/amdgpu/prove/warp_tree.ts's `LatticeBV`), a guarded and/xor fold
  * on 0/0xffffffff (the bit-slice reduction); and broken folds refuted with a counterexample that
  * replays concretely — one that skips the guard (still order-only: refuted on the reduced values) and one that compares .s32 values unsigned (not order-only in the
- * signed order: the check refuses the reduction and the full-width run refutes it). The broken
+ * signed order: the check refuses the reduction and the full-width run refutes it), one over
+ * exited lanes (the lane lemma on the members fails and the plain condition refutes); a guarded
+ * .f32 fold proved at full width with the lane lemmas, and one that drops the canonical NaN
+ * refuted. The broken
  * folds are written here, on the rules' frame (`warpLevelRoutine`), not read off the prover;
  * the expected verdicts and reasons are their own. (Skipping the guard in the members alone is
  * no bug: a named lane that does not execute leaves the result undefined, src/sem/members.ts W2.)
@@ -96,6 +99,30 @@ describe("the PIR warp prover's value reductions", () => {
   it("refutes a min fold over the membermask alone (exited lanes folded in): the members lemma fails, the plain condition refutes", async () => {
     const spec = warpSpec(MIN_S32, { a: v, membermask: v }, true);
     const broken = minFold("broken_min_folds_exited", "slt", (x) => x.mm!);
+    const r = await proveRoutine(spec, PIR, "isa", broken, { timeoutMs: 60_000 });
+    expect(r.verdict, JSON.stringify(r).slice(0, 600)).toBe("refuted");
+    if (r.verdict === "refuted") expect(r.reason).toMatch(/Value mismatch \(d\[\d+\]\)/);
+  }, 300_000);
+
+  const MAX_F32: WarpForm = { op: "redux", reduxOp: "max", type: "f32", abs: true, NaN: true };
+  it("proves a guarded redux.max.abs.NaN.f32 (full-width a) with the lane lemmas", async () => {
+    const spec = warpSpec(MAX_F32, { a: v, membermask: v }, true);
+    const r = await proveRoutine(spec, PIR, "isa", portableRulesFor(spec)[0]!, { timeoutMs: 60_000 });
+    expect(r.verdict, JSON.stringify(r).slice(0, 600)).toBe("proved");
+    if (r.verdict === "proved") expect(r.method).toMatch(/full-width values, the key's sign test built as bit 31, 64 lane lemmas/);
+  }, 300_000);
+
+  it("refutes a .NaN.f32 fold that drops the canonical NaN (d = the best number even with a NaN member)", async () => {
+    const spec = warpSpec(MAX_F32, { a: v, membermask: s }, false);
+    const real = portableRulesFor(spec)[0]!;
+    // d[i] = executes ? (canonical ? 0x7fffffff : acc) : 0 becomes d[i] = executes ? acc : 0.
+    const drop = (xs: PStmt[]): PStmt[] =>
+      xs.map((st) => {
+        if (st.s === "for") return { ...st, body: drop(st.body) };
+        if (st.s !== "store" || st.array !== "d" || st.value.op !== "select" || st.value.x.op !== "select") return st;
+        return { ...st, value: { ...st.value, x: st.value.x.y } as PExpr };
+      });
+    const broken: PortableRule = { ...real, name: "broken_f32_drops_canonical_nan", build: (sp, pr) => ((fn) => ({ ...fn, body: drop(fn.body) }))(real.build(sp, pr)) };
     const r = await proveRoutine(spec, PIR, "isa", broken, { timeoutMs: 60_000 });
     expect(r.verdict, JSON.stringify(r).slice(0, 600)).toBe("refuted");
     if (r.verdict === "refuted") expect(r.reason).toMatch(/Value mismatch \(d\[\d+\]\)/);

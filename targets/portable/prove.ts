@@ -504,6 +504,20 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
 }
 
 /**
+ * `init` on an algebra whose u32 `ult(0x7fffffff, e)` is built as `bitAt(e, 31)`, the same
+ * value for every e (e >u 2^31 − 1 iff e ≥ 2^31 iff bit 31 of e is set), so every term has the
+ * value the plain algebra's has: the proof is about the same routine and reference. Why: the
+ * PIR's .f32 key tests the sign by the comparison, the reference (src/sem/warp.ts `reduceF32`)
+ * by the bit; built alike, the two keys — and with the lane lemmas the two folds — are one term.
+ */
+function signBitInit(init: ReturnType<typeof symbolicInit>): ReturnType<typeof symbolicInit> {
+  const inner = init.bv;
+  const bv = Object.create(inner) as typeof inner;
+  bv.ult = (x: BitVec, y: BitVec) => (inner.width(x) === 32 && inner.asBigint(x) === 0x7fffffffn ? inner.bitAt(y, 31) : inner.ult(x, y));
+  return { ...init, bv };
+}
+
+/**
  * Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), one query per
  * lane (its outputs' conditions; the lanes share the inputs, the executing mask and the
  * members' terms, not each other's folds). Where the routine and the reference use a's values
@@ -532,7 +546,9 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
  *     bit per lane again (the bit-slice reduction). The reference's shfl is a selection of a
  *     (d = a[j]) and must pass the same check;
  *   - anything else (vote: a is a lane mask whose bits are conditions; activemask,
- *     bar.warp.sync: no a; .f32 keys): full-width values.
+ *     bar.warp.sync: no a; .f32, whose keys do arithmetic on a): full-width values — for .f32
+ *     on `signBitInit`'s algebra, so that with the lane lemmas below its fold and the
+ *     reference's are one term.
  * A counterexample found on reduced values is a real input (each reduction maps into a subset
  * of the inputs), replayed concretely before it is reported.
  *
@@ -579,7 +595,9 @@ async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile
     } else note = `full-width values (${why})`;
   }
   if (!bads) {
-    const q = pirWarpLevelRun(init, spec, fn, values, hinted);
+    const f32 = f.op === "redux" && f.type === "f32";
+    if (f32) note += ", the key's sign test built as bit 31";
+    const q = pirWarpLevelRun(f32 ? signBitInit(init) : init, spec, fn, values, hinted);
     [bads, hints] = [q.bads, q.hints];
   }
   if (process.env.PROVE_DEBUG) console.log("built", Math.round(performance.now() - tb), "ms;", note);
