@@ -538,13 +538,13 @@ function signBitInit(init: ReturnType<typeof symbolicInit>): ReturnType<typeof s
  *     a proof for all values (the threshold reduction). A fold that compares in the other
  *     order (ult for .s32), does arithmetic on a or branches on it fails the check and is run
  *     on full-width values instead;
- *   - redux.and / .or / .xor, and shfl (a's values only chosen: the 32-way select of the
- *     source lane, the uniform copy): the same run in `LatticeBV`'s bit-slice mode — values of
- *     a reach only and/or/xor/not and choices under a-independent conditions, so bit i of
- *     every value is one boolean function of bit i of the inputs, and a counterexample differing
- *     in bit i of X and Y stays one with a_l replaced by (bit i of a_l ? 0xffffffff : 0): one
- *     bit per lane again (the bit-slice reduction). The reference's shfl is a selection of a
- *     (d = a[j]) and must pass the same check;
+ *   - redux.and / .or / .xor: the same run in `LatticeBV`'s bit-slice mode — values of a reach
+ *     only and/or/xor/not and choices under a-independent conditions, so bit i of every value
+ *     is one boolean function of bit i of the inputs, and a counterexample differing in bit i
+ *     of X and Y stays one with a_l replaced by (bit i of a_l ? 0xffffffff : 0): one bit per
+ *     lane again (the bit-slice reduction). (shfl would pass the same check — a's values are
+ *     only chosen — but its queries are the lane arithmetic's, not a's: measured on a sample,
+ *     the reduction made them slower, so shfl stays at full width);
  *   - anything else (vote: a is a lane mask whose bits are conditions; activemask,
  *     bar.warp.sync: no a; .f32, whose keys do arithmetic on a): full-width values — for .f32
  *     on `signBitInit`'s algebra, so that with the lane lemmas below its fold and the
@@ -581,9 +581,9 @@ async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile
     const why = pirLinearOnly(fn);
     if (why === null) [values, note] = ["unit", "a = 0 and the unit vectors (linear in a)"];
     else note = `full-width values (${why})`;
-  } else if (aVar && ((f.op === "redux" && f.type !== "f32") || f.op === "shfl")) {
-    const lattice = f.op === "redux" && (f.reduxOp === "min" || f.reduxOp === "max");
-    const signed = f.op === "redux" && f.type === "s32";
+  } else if (aVar && f.op === "redux" && f.type !== "f32") {
+    const lattice = f.reduxOp === "min" || f.reduxOp === "max";
+    const signed = f.type === "s32";
     const o = pirWarpLevelRun(latticeInit(init, signed, lattice ? "lattice" : "bitwise"), spec, fn, signed ? "order-s" : "order-u", hinted);
     const why = latticeOnly(o.bads);
     if (why === null) {
@@ -591,7 +591,7 @@ async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile
       bads = o.bads.map((b) => ({ ...b, cond: b.cond.b }));
       const inner = (x: OV<BitVec> | OB<Bool>) => ("v" in x ? x.v : x.b);
       hints = o.hints.map((h) => ({ lane: h.lane, what: h.what, H: h.H.b, X: h.X.v, Y: h.Y.v, s: inner(h.s), t: inner(h.t) }));
-      note = lattice ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction)" : "a's values 0 and 0xffffffff (a only chosen or combined bitwise, the bit-slice reduction)";
+      note = lattice ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction)" : "a's values 0 and 0xffffffff (a only combined bitwise and chosen, the bit-slice reduction)";
     } else note = `full-width values (${why})`;
   }
   if (!bads) {
