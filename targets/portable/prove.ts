@@ -4,7 +4,9 @@
  * with its poison shifts; JS and C are printed from the same PIR, so one PIR proof covers
  * both. Poison must never reach an output. Scalar forms: one query; match.sync: the
  * constant-bound loops unroll, one full-width query over all 32 lanes (5-bit lane values
- * when the routine is data-independent, as for AMDGPU). Registered as
+ * when the routine is data-independent, as for AMDGPU). Warp-level routines: one query per lane
+ * (or per condition), on a's values reduced where a check on the run licenses it, with lemmas
+ * on the lane's members (`provePirWarpLevel`). Registered as
  * `targetServices().prover.pir` by src/compose.ts (interface: src/target/prover.ts).
  */
 import type { MatchForm, Profile } from "../../src/ir/forms.js";
@@ -17,6 +19,7 @@ import { keep, guardOff, guardOn } from "../../src/sem/guard.js";
 import { matchSync } from "../../src/sem/match_sync.js";
 import type { WarpLanes, WarpResult } from "../../src/sem/warp.js";
 import { warpLevel } from "../../src/sem/warp.js";
+import { membership } from "../../src/sem/members.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpPredicateDest, warpSources } from "../../src/ir/warp_forms.js";
 import { isWarpLevel } from "../../src/check/verify.js";
@@ -27,13 +30,15 @@ import { fmt, header, inputLines, referenceLines } from "../../src/check/prove_t
 import type { Fp } from "../../src/check/prove_fp.js";
 import type { Warp } from "../../src/check/prove_warp.js";
 import { LANES, TaintError, resultBads, warpInputLines, warpSpecLines, proverWarpLanes } from "../../src/check/prove_warp.js";
-import type { Z3Env } from "../../src/check/smt.js";
+import type { BitVec, Bool, Z3Env } from "../../src/check/smt.js";
 import { solve } from "../../src/check/smt.js";
 import type { ProverModel } from "../../src/target/prover.js";
 import type { Arg, PExpr, PirFunction, PStmt, PType, Scalar, Slot } from "./pir.js";
-import { applyOp, evalPir, kids, widthOf } from "./pir.js";
+import { applyOp, arr, bool, evalPir, kids, nodesOf, stmtRoots, u32, widthOf } from "./pir.js";
 import type { PortableRule } from "./rules/index.js";
 import { portableRulesFor } from "./rules/index.js";
+import type { OB, OV } from "../amdgpu/prove/warp_tree.js";
+import { latticeInit, latticeOnly, orderValue } from "../amdgpu/prove/warp_tree.js";
 
 /** Symbolic (or concrete) arguments for a PIR function's parameters, by name. */
 export function pirArgs<V, B>(init: Init<V, B>, fn: PirFunction, prefix = ""): Record<string, Arg<V, B>> {
@@ -353,26 +358,82 @@ interface PirWarpLevelRun<V, B> {
   lanes: WarpLanes<V, B>;
   out: Record<string, Slot<V, B> | Slot<V, B>[]>;
   bads: Bad<B>[];
+  /** The hints of `provePirWarpLevel` (instrumented runs only). */
+  hints: Hint<V, B>[];
 }
 
 /**
- * A warp-level PIR routine and the reference (src/sem/warp.ts) on the same inputs: the
- * routine's parameters (symbolic or concrete) read as the reference's lanes — a u32[32]
- * source per lane, a u32 one in every lane, an immediate as its value, vote's `a` and a
- * `.pred` `dPrior` as lane masks (the contract of targets/portable/rules/warp.ts). A lane
- * that executes and whose result the ISA defines must get it; a lane whose guard is false must
- * keep its prior d and p; no result may be poison.
+ * A condition H ∧ ¬(X = Y) of lane `lane` (the bad named `what`) with a term s of the routine
+ * inside X and a term t: where H ⇒ s = t (the lemma, proved first), the condition is
+ * H ∧ ¬(X[s := t] = Y). Two per lane: the value condition (H: the lane executes with a defined
+ * result; s: the routine's `members` word, t: the reference's members as a word) and the
+ * guard's (H: the guard is false; s: the routine's `executes`, t: false).
  */
-function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, unit = false): PirWarpLevelRun<V, B> {
+interface Hint<V, B> {
+  lane: number;
+  what: string;
+  H: B;
+  X: V;
+  Y: V;
+  s: V | B;
+  t: V | B;
+}
+
+/** The lane loop's values the instrumented run stores (`withLaneOuts`). */
+const LANE_OUTS = [
+  { name: "members", out: "__members", type: u32 },
+  { name: "executes", out: "__executes", type: bool },
+] as const;
+
+/**
+ * `fn` with lane i's `let members` (u32) and `let executes` (bool) also stored into result
+ * arrays (`LANE_OUTS`; the lane loop: the top-level `for` whose body has them), or null where
+ * there are none. The stores read only values already bound and write fresh arrays, so every
+ * other result is the same function of the inputs.
+ */
+function withLaneOuts(fn: PirFunction): PirFunction | null {
+  let top = 0;
+  for (const e of nodesOf(stmtRoots(fn.body))) top = Math.max(top, e.id);
+  const results = [...fn.results];
+  const body = fn.body.map((st): PStmt => {
+    if (st.s !== "for" || results.length > fn.results.length) return st;
+    const out: PStmt[] = [];
+    for (const b of st.body) {
+      out.push(b);
+      const hit = LANE_OUTS.find((o) => b.s === "let" && b.name === o.name && JSON.stringify(b.value.type) === JSON.stringify(o.type));
+      if (!hit || fn.results.some((r) => r.name === hit.out)) continue;
+      const value = { op: "ref", name: hit.name, type: hit.type, id: ++top } as PExpr;
+      const index = { op: "ref", name: st.index, type: u32, id: ++top } as PExpr;
+      out.push({ s: "store", array: hit.out, index, value });
+      results.push({ name: hit.out, type: arr(hit.type) });
+    }
+    return { ...st, body: out };
+  });
+  return results.length > fn.results.length ? { ...fn, body, results } : null;
+}
+
+/**
+ * The values a warp-level PIR run gives `a` (`provePirWarpLevel`): null full-width symbols;
+ * "unit" 0 or a unit vector (the linear-form reduction); "order-s" / "order-u" one bit per
+ * lane, ⊥ or ⊤ of the signed / unsigned order (the threshold reduction; "order-u", 0 or
+ * 0xffffffff, is also the bit-slice reduction's).
+ */
+type AValues = null | "unit" | "order-s" | "order-u";
+
+function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunction, values: AValues = null, hinted = false): PirWarpLevelRun<V, B> {
   const bv = init.bv;
   const f = spec.form as WarpForm;
   const args = pirArgs(init, fn);
-  // The linear-form reduction (`provePirWarpLevel`): a = 0 or a unit vector, lane k of a.unit.
   const pa = fn.params.find((p) => p.name === "a");
-  if (unit && pa) {
+  if (values === "unit" && pa) {
+    // The linear-form reduction: a = 0 or a unit vector, lane k of a.unit.
     const k = init.mk("a.unit", 6);
     const one = (i: number) => bv.ite(bv.eq(k, bv.k(i, 6)), bv.k(1, 32), bv.k(0, 32));
     args.a = pa.type.t === "arr" ? Array.from({ length: pa.type.n }, (_, i) => one(i)) : one(0);
+  } else if ((values === "order-s" || values === "order-u") && pa) {
+    // The threshold / bit-slice reductions: one bit per lane (a lattice-tracked `init` tags them `lat`).
+    const signed = values === "order-s";
+    args.a = pa.type.t === "arr" ? Array.from({ length: pa.type.n }, (_, i) => orderValue(init, `a.ord.${i}`, signed)) : orderValue(init, "a.ord", signed);
   }
   const lanes = Array.from({ length: LANES }, (_, l) => l);
   const sources = warpSources(f);
@@ -389,9 +450,13 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
   const w = proverWarpLanes(bv, f, spec.kinds, src32, () => args.a as V, activeB, executes);
 
   const ref = warpLevel(bv, f, w);
-  const out = evalPir(fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
-  const bads: Bad<B>[] = [];
   const predD = warpPredicateDest(f);
+  const instrumented = hinted && !predD ? withLaneOuts(fn) : null;
+  const out = evalPir(instrumented ?? fn, bv, args) as Record<string, Slot<V, B> | Slot<V, B>[]>;
+  const hints: Hint<V, B>[] = [];
+  const [mw, ew] = LANE_OUTS.map((o) => out[o.out] as Slot<V, B>[] | undefined);
+  for (const o of LANE_OUTS) delete out[o.out];
+  const bads: Bad<B>[] = [];
   const d = out.d;
   const p = out.p as Slot<V, B>[] | undefined;
   if (d && !Array.isArray(d)) bads.push({ what: "Target is more poisonous than source (d is poison)", cond: bv.notB(d.defined) });
@@ -413,8 +478,20 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
         want = ref.d[l]!;
         if (g) prior = (args.dPrior as V[])[l]!;
       }
-      bads.push({ what: `Value mismatch (d[${l}])`, cond: bv.andB(bv.andB(on, ref.dDefined[l]!), bv.notB(bv.eq(got, want))), lane: l });
-      if (prior !== undefined) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(got, prior))), lane: l });
+      const H = bv.andB(on, ref.dDefined[l]!);
+      const what = `Value mismatch (d[${l}])`;
+      bads.push({ what, cond: bv.andB(H, bv.notB(bv.eq(got, want))), lane: l });
+      if (mw) {
+        const { members } = membership(bv, w, l);
+        let t = bv.fromB(members[0]!);
+        for (let j = 1; j < LANES; j++) t = bv.concat(bv.fromB(members[j]!), t);
+        hints.push({ lane: l, what, H, X: got, Y: want, s: mw[l]!.value as V, t });
+      }
+      if (prior !== undefined) {
+        const what = `lane ${l} (guard false) does not keep its prior d`;
+        bads.push({ what, cond: bv.andB(off, bv.notB(bv.eq(got, prior))), lane: l });
+        if (ew) hints.push({ lane: l, what, H: off, X: got, Y: prior, s: ew[l]!.value as B, t: bv.false });
+      }
     }
     if (p) {
       const s = p[l]!;
@@ -423,38 +500,155 @@ function pirWarpLevelRun<V, B>(init: Init<V, B>, spec: RoutineSpec, fn: PirFunct
       if (g) bads.push({ what: `lane ${l} (guard false) does not keep its prior p`, cond: bv.andB(off, bv.notB(bv.eqB(s.value as B, (args.pPrior as B[])[l]!))), lane: l });
     }
   }
-  return { args, ref, lanes: w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false) };
+  return { args, ref, lanes: w, out, bads: bads.filter((b) => bv.asBool(b.cond) !== false), hints };
 }
 
 /**
- * Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), full-width
- * values, one query per lane. A `redux.add` whose values of a are only added and chosen
- * (`pirLinearOnly`) is proved on a = 0 and the unit vectors: its results and the reference's
- * (src/sem/warp.ts `reduceInt`, Σ over the members) are affine in a, and an affine function mod
- * 2^32 that vanishes there vanishes everywhere (targets/amdgpu/prove/warp_tree.ts's argument).
+ * `init` on an algebra whose u32 `ult(0x7fffffff, e)` is built as `bitAt(e, 31)`, the same
+ * value for every e (e >u 2^31 − 1 iff e ≥ 2^31 iff bit 31 of e is set), so every term has the
+ * value the plain algebra's has: the proof is about the same routine and reference. Why: the
+ * PIR's .f32 key tests the sign by the comparison, the reference (src/sem/warp.ts `reduceF32`)
+ * by the bit; built alike, the two keys — and with the lane lemmas the two folds — are one term.
+ */
+function signBitInit(init: ReturnType<typeof symbolicInit>): ReturnType<typeof symbolicInit> {
+  const inner = init.bv;
+  const bv = Object.create(inner) as typeof inner;
+  bv.ult = (x: BitVec, y: BitVec) => (inner.width(x) === 32 && inner.asBigint(x) === 0x7fffffffn ? inner.bitAt(y, 31) : inner.ult(x, y));
+  return { ...init, bv };
+}
+
+/**
+ * Proves a warp-level PIR routine over all 32 lanes (loops unrolled by evalPir), one query per
+ * lane (its outputs' conditions; the lanes share the inputs, the executing mask and the
+ * members' terms, not each other's folds). Where the routine and the reference use a's values
+ * in a restricted way, checked on the run itself, a's values are reduced as the AMDGPU prover's
+ * (targets/amdgpu/prove/warp_tree.ts's file comment gives each argument in full):
+ *   - redux.add whose values of a are only added and chosen (`pirLinearOnly`): a = 0 and the
+ *     unit vectors. Its results and the reference's (src/sem/warp.ts `reduceInt`, Σ over the
+ *     members) are affine in a, and an affine function mod 2^32 that vanishes there vanishes
+ *     everywhere (the linear-form reduction);
+ *   - redux.min / .max (integer): the whole run — `evalPir` on the routine and `warpLevel` on
+ *     the same inputs — goes through warp_tree.ts's `LatticeBV` in the form's order (signed for
+ *     .s32, unsigned for .u32), which tags every value and condition by what it is as a term.
+ *     When every condition of the proof ends `c` or C ∧ ¬(X = Y) with C a-independent and X, Y
+ *     lattice polynomials in a (min/max in that one order, the identity ⊥/⊤, choices under
+ *     a-independent conditions: the member selects, the guard's keep of dPrior) or
+ *     a-independent (`latticeOnly`), a counterexample maps through a threshold map
+ *     φ_t(x) = (t ⊑ x ? ⊤ : ⊥) to one with every lane of a in {⊥, ⊤}: so one bit per lane is
+ *     a proof for all values (the threshold reduction). A fold that compares in the other
+ *     order (ult for .s32), does arithmetic on a or branches on it fails the check and is run
+ *     on full-width values instead;
+ *   - redux.and / .or / .xor: the same run in `LatticeBV`'s bit-slice mode — values of a reach
+ *     only and/or/xor/not and choices under a-independent conditions, so bit i of every value
+ *     is one boolean function of bit i of the inputs, and a counterexample differing in bit i
+ *     of X and Y stays one with a_l replaced by (bit i of a_l ? 0xffffffff : 0): one bit per
+ *     lane again (the bit-slice reduction). (shfl would pass the same check — a's values are
+ *     only chosen — but its queries are the lane arithmetic's, not a's: measured on a sample,
+ *     the reduction made them slower, so shfl stays at full width);
+ *   - anything else (vote: a is a lane mask whose bits are conditions; activemask,
+ *     bar.warp.sync: no a; .f32, whose keys do arithmetic on a): full-width values — for .f32
+ *     on `signBitInit`'s algebra, so that with the lane lemmas below its fold and the
+ *     reference's are one term.
+ * A counterexample found on reduced values is a real input (each reduction maps into a subset
+ * of the inputs), replayed concretely before it is reported.
+ *
+ * The lane lemmas (redux, where the lane loop binds `members` and `executes`: `withLaneOuts`,
+ * `Hint`). Lane l's value condition is H ∧ ¬(X = Y) with H = "lane l executes and the
+ * reference defines its d", X the routine's d[l], Y the reference's. A first, small query
+ * proves H ⇒ s = t for s the routine's members word of lane l and t the reference's members
+ * (src/sem/members.ts `membership`, the same function the reference folds over) as a word. Then
+ * X and X[s := t] (every occurrence of the term s in X replaced by t) are equal wherever H
+ * holds — a term's value depends only on its subterms' values — so H ∧ ¬(X = Y) and
+ * H ∧ ¬(X[s := t] = Y) are satisfied by the same inputs, and the second is what is solved: the
+ * routine's fold now runs over the reference's member bits, and z3 sees the two folds agree
+ * by rewriting instead of by search. Likewise the guard's condition off ∧ ¬(X = dPrior[l]) with
+ * s = the routine's `executes` of lane l, t = false (off ⇒ lane l does not execute). A lemma
+ * that fails (sat or unknown) is dropped and the plain condition solved: a lemma only ever
+ * replaces a condition by an equisatisfiable one. With lemmas, each condition is its own
+ * query (the substituted ones are near-trivial; their disjunction is not).
  */
 async function provePirWarpLevel(env: Z3Env, spec: RoutineSpec, profile: Profile, rule: string, fn: PirFunction, timeoutMs: number, t0: number): Promise<Verdict> {
+  const tb = performance.now();
   const init = symbolicInit(env);
   const f = spec.form as WarpForm;
-  const unit = f.op === "redux" && f.reduxOp === "add" && spec.kinds.a?.kind !== "imm" && pirLinearOnly(fn) === null;
-  const q = pirWarpLevelRun(init, spec, fn, unit);
-  if (q.bads.length === 0) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes; every condition folded to false; covers js and c)", queries: 0 };
+  const aVar = spec.kinds.a?.kind !== "imm" && fn.params.some((p) => p.name === "a");
+  let values: AValues = null;
+  let bads: Bad<Bool>[] | null = null;
+  let hints: Hint<BitVec, Bool>[] = [];
+  let note = "full-width values";
+  const hinted = f.op === "redux";
+  if (aVar && f.op === "redux" && f.type !== "f32" && f.reduxOp === "add") {
+    const why = pirLinearOnly(fn);
+    if (why === null) [values, note] = ["unit", "a = 0 and the unit vectors (linear in a)"];
+    else note = `full-width values (${why})`;
+  } else if (aVar && f.op === "redux" && f.type !== "f32") {
+    const lattice = f.reduxOp === "min" || f.reduxOp === "max";
+    const signed = f.type === "s32";
+    const o = pirWarpLevelRun(latticeInit(init, signed, lattice ? "lattice" : "bitwise"), spec, fn, signed ? "order-s" : "order-u", hinted);
+    const why = latticeOnly(o.bads);
+    if (why === null) {
+      values = signed ? "order-s" : "order-u";
+      bads = o.bads.map((b) => ({ ...b, cond: b.cond.b }));
+      const inner = (x: OV<BitVec> | OB<Bool>) => ("v" in x ? x.v : x.b);
+      hints = o.hints.map((h) => ({ lane: h.lane, what: h.what, H: h.H.b, X: h.X.v, Y: h.Y.v, s: inner(h.s), t: inner(h.t) }));
+      note = lattice ? "a's values ⊥ and ⊤ of the order (min/max of a only, the threshold reduction)" : "a's values 0 and 0xffffffff (a only combined bitwise and chosen, the bit-slice reduction)";
+    } else note = `full-width values (${why})`;
+  }
+  if (!bads) {
+    const f32 = f.op === "redux" && f.type === "f32";
+    if (f32) note += ", the key's sign test built as bit 31";
+    const q = pirWarpLevelRun(f32 ? signBitInit(init) : init, spec, fn, values, hinted);
+    [bads, hints] = [q.bads, q.hints];
+  }
+  if (process.env.PROVE_DEBUG) console.log("built", Math.round(performance.now() - tb), "ms;", note);
+  if (bads.length === 0) return { verdict: "proved", ms: performance.now() - t0, method: "z3 (PIR, 32 lanes; every condition folded to false; covers js and c)", queries: 0 };
   // One query per lane (the lanes' conditions share the inputs, not each other's terms): a
   // reduction's 32-step folds make the all-lanes query too large for the per-query timeout.
-  const groups = new Map<number, Bad<unknown>[]>();
-  for (const bad of q.bads) groups.set(bad.lane ?? -1, [...(groups.get(bad.lane ?? -1) ?? []), bad]);
+  const groups = new Map<number, Bad<Bool>[]>();
+  for (const bad of bads) groups.set(bad.lane ?? -1, [...(groups.get(bad.lane ?? -1) ?? []), bad]);
+  const hintOf = new Map(hints.map((h) => [`${h.lane} ${h.what}`, h]));
   let res: Awaited<ReturnType<typeof solve>> | null = null;
-  for (const [lane, bads] of groups) {
-    const r = await solve(env, [env.bv.any(bads.map((b) => b.cond as (typeof q.bads)[number]["cond"]))], timeoutMs);
-    if (r.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: `${r.reason ?? "unknown"} (lane ${lane} of the per-lane queries)`, ...(r.fault ? { fault: true } : {}) };
-    if (r.status === "sat") {
-      res = r;
-      break;
+  let queries = 0;
+  let lemmas = 0;
+  const bv = env.bv;
+  for (const [lane, group] of groups) {
+    const hinted = group.some((b) => hintOf.has(`${lane} ${b.what}`));
+    const parts: { what: string; cond: Bool }[] = [];
+    for (const b of group) {
+      const h = hintOf.get(`${lane} ${b.what}`);
+      let cond = b.cond;
+      if (h) {
+        // The lemma H ⇒ s = t; then H ∧ ¬(X = Y) ≡ H ∧ ¬(X[s := t] = Y) (`Hint`).
+        queries++;
+        const same = env.ctx.isBool(h.s) ? bv.eqB(h.s as Bool, h.t as Bool) : bv.eq(h.s as BitVec, h.t as BitVec);
+        const lemma = await solve(env, [bv.andB(h.H, bv.notB(same))], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("lemma", lane, b.what, lemma.status, Math.round(lemma.ms));
+        if (lemma.status === "unsat") {
+          lemmas++;
+          const X = env.ctx.substitute(h.X, [h.s as BitVec, h.t as BitVec]) as BitVec;
+          cond = bv.andB(h.H, bv.notB(bv.eq(X, h.Y)));
+        }
+      }
+      parts.push({ what: b.what, cond });
     }
+    // With the lemmas, one query per condition (each is near-trivial, their disjunction is
+    // not); else one per lane.
+    const goals = hinted ? parts : [{ what: "its conditions", cond: bv.any(parts.map((x) => x.cond)) }];
+    for (const { cond, what } of goals) {
+      queries++;
+      const r = await solve(env, [cond], timeoutMs);
+      if (process.env.PROVE_DEBUG) console.log("lane", lane, what, r.status, Math.round(r.ms));
+      if (r.status === "unknown") return { verdict: "unknown", ms: performance.now() - t0, reason: `${r.reason ?? "unknown"} (lane ${lane} of the per-lane queries: ${what}; ${note})`, ...(r.fault ? { fault: true } : {}) };
+      if (r.status === "sat") {
+        res = r;
+        break;
+      }
+    }
+    if (res) break;
   }
-  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes one query each, ${unit ? "a = 0 and the unit vectors (linear in a)" : "full-width values"}, poison-tracked; covers js and c)`, queries: groups.size };
-  const values = modelValues(env, res.model!, init.symbols);
-  const c = pirWarpLevelRun(concreteInit(values), spec, fn, unit);
+  if (res === null) return { verdict: "proved", ms: performance.now() - t0, method: `z3 (PIR, 32 lanes one query each, ${note}${lemmas ? `, ${lemmas} lane lemmas (members, guard) substituted` : ""}, poison-tracked; covers js and c)`, queries };
+  const model = modelValues(env, res.model!, init.symbols);
+  const c = pirWarpLevelRun(concreteInit(model), spec, fn, values);
   const hit = c.bads.find((b) => b.cond === true);
   if (!hit) return { verdict: "unknown", ms: performance.now() - t0, reason: "z3 model did not replay concretely" };
   const ms = performance.now() - t0;
