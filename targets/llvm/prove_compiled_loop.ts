@@ -28,26 +28,47 @@
  * state is the state at B.
  *
  * The invariant. S_B = the state at the first arrival at B (`entry`, sM = 1), L0 = its mem.
- * For lane t of CUDA warp h (wave lane 32h + t), on_t = active and the reference's d defined,
- * G_t = its members (src/sem/members.ts `membership`, wave-lane positions 32h + j), REF(G) the
- * reference's own fold over a lane set (warp_loop.ts `refOver`: nothing of the operation is
- * restated). J_l (l = 0 .. wave − 1): bit l of L0 set, mem = L0 ∩ [l, wave), acc in every on
- * lane t = REF(G_t ∖ mem), every register the region writes other than mem and acc (and vcc,
- * scc) arbitrary, every other register, exec and LDS as in S_B.
+ * For lane t of CUDA warp h (wave lane 32h + t), active_t its exec bit, G_t its members
+ * (src/sem/members.ts `membership`: membermask bit j ∧ active_j, at wave positions 32h + j),
+ * REF(G) the reference's own fold over a lane set (warp_loop.ts `refOver`: nothing of the
+ * operation is restated) and G_t<l = G_t ∩ [0, l) (wave positions). J_l (l = 0 .. wave − 1):
+ * bit l of L0 set, mem = L0 ∩ [l, wave), acc = REF(G_t<l) in every active lane t, every register
+ * the region writes other than mem and acc (and vcc, scc) arbitrary, every other register,
+ * exec and LDS as in S_B. The accumulator is claimed in every active lane, not only where d is
+ * defined: the thread folds its own members whatever the others' membermasks (a stronger claim,
+ * and the reference's well-formedness stays out of the step queries, which it slowed).
  * The queries:
- *   (E) from the entry, where no path reaches B the conditions hold at the end; where one does,
- *       L0 ≠ 0 and acc = REF(G_t ∖ L0) in every on lane (so J_l holds for l = ff1(L0));
- *   (T_l) for each l with bit l of L0 possibly set, one trip from J_l: where it comes back to B,
- *       mem' = L0 ∩ [l + 1, wave) ≠ 0 and acc' = REF(G_t ∖ mem') in every on lane; where it
- *       leaves, the conditions hold at the end; and every path does one or the other.
+ *   (E) from the entry: where no path reaches B the conditions hold at the end; where one does,
+ *       L0 ≠ 0, every active lane's members lie in L0 (M), and acc = REF(∅) in every active lane
+ *       — which is J_l for l = ff1(L0), since by (M) no member lies below ff1(L0);
+ *   (R) REF(G_t) is the reference's d of lane t wherever that is defined (one query);
+ *   (T_l) for each l with bit l of L0 possibly set, one trip from J_l (assuming (M)): where it
+ *       comes back to B, mem' = L0 ∩ [l + 1, wave) ≠ 0 (one query) and acc' = REF(G_t<l+1) (one
+ *       query per lane); where it leaves, no active lane has a member above l (a query: L0 has
+ *       none, by (M)) and, per lane, d = REF(G_t<l+1), which is then REF(G_t) (the same set: a
+ *       function of equal arguments) — the reference's d by (R); then exec, LDS (one query).
  * Then every arrival at B satisfies J_l for l = ff1(mem) (by induction over the trips: a trip
  * from J_l that comes back has mem' = L0 ∩ [l', wave) for l' = ff1(mem') > l, because L0 has no
- * bit in [l + 1, l'), and acc' is stated over mem' itself — J_{l'}); l grows each trip, so
- * there are at most `wave` trips; every way out of the loop (T_l's, or (E)'s without it)
- * satisfies the conditions. The havocked registers make J_l cover every real state at B (it
- * claims nothing of them), so each query is over a superset of the reachable states: a proof
- * is a proof; a failing query is `unknown` (not a counterexample: the caller's unrolled
- * bug-finder refutes).
+ * bit in [l + 1, l'), and by (M) no member lies there either, so G_t<l+1 = G_t<l' — J_{l'}); l
+ * grows each trip, so there are at most `wave` trips; every way out of the loop (T_l's, or
+ * (E)'s without it) satisfies the conditions. The havocked registers make J_l cover every real
+ * state at B (it claims nothing of them), so each query is over a superset of the reachable
+ * states: a proof is a proof; a failing query is `unknown` (not a counterexample: the caller's
+ * unrolled bug-finder refutes).
+ *
+ * Bit-level terms (`bitLevelView`). The trips run on a view of the solver's term algebra that
+ * remembers, for the terms it builds by or / and / not / ite / concat / extract / zext / shl by
+ * a constant, each bit as a Bool term (and constants' bits), and answers `bitAt` with it. Each
+ * such Bool is that bit of the term by the operation's own bitwise definition, so nothing
+ * changes in meaning; what changes is the terms: a lane's read of a VOPC mask is that lane's
+ * compare (not an extract of every lane's), and J_l's mem, built as L0 ∩ [l + 1, wave) ∪ {l},
+ * has bits below l known 0 and bit l known 1 — so the trip's s_ff1 is the constant l and its
+ * v_readlane reads lane l. Without it every lane's query held all 32 lanes' terms and timed out.
+ *
+ * Cost (measured, llc's gfx1100 redux.add, vgpr, one warp): about 35 s per trip index l (the
+ * 2 × 32 per-lane queries, 30–100 ms each for the step, more for the exit), so ~18 min per
+ * function × variant on wave32 and more on wave64: ./prove_compiled_warp.ts runs it only when
+ * asked (`induction: true`).
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
