@@ -58,6 +58,8 @@ describe.skipIf(!tools.ok)("compiled warp-level functions are proved", () => {
     for (const r of res) {
       const layouts = (r.verdict as { layouts?: Record<string, { verdict: string }> }).layouts;
       expect(Object.entries(layouts ?? {}).map(([k, v]) => `${k}: ${v.verdict}`)).toEqual(["one warp: proved", "two warps: proved"]);
+      // The one-warp runs are the two-warps runs with warp 1 inactive: proved by that proof.
+      expect((layouts!["one warp"] as unknown as { method: string }).method).toMatch(/^subsumed by the two-warps proof/);
     }
     // The shuffle's values of a only move: proved on 6-bit values (wave64).
     expect((res[0]!.verdict as { method: string }).method).toMatch(/6-bit values of a/);
@@ -92,6 +94,19 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
     expect(cx).toMatch(/^check shfl\.sync\.idx\.b32 → llvm gfx942 \(compiled, vgpr, one warp\)  rule llc:\S+ .*REFUTED/);
     expect(cx).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
     expect(cx).toMatch(/Spec value: {6}d = #x/);
+  }, 60_000);
+
+  it("gfx1100 llvm: a redux.add loop that accumulates by xor is refuted by the bug-finder", async () => {
+    const { fns, sregs } = await compiled("llvm", "gfx1100", [REDUX_ADD]);
+    const cf = fns.find((f) => f.variant === "vgpr")!;
+    // The loop's per-thread accumulate (v_add_nc_u32 on gfx1100), made an xor: a0 + a1 ≠ a0 ^ a1.
+    const bad = broken(cf, (ls) => ls.map((l) => (!isLabel(l) && /^v_add(_nc)?_u32$/.test(l.op) ? ({ ...l, op: "v_xor_b32" } as MInst) : l)));
+    const env = await loadZ3();
+    const v = await proveCompiledWarpLayout(env, bad, "gfx1100", "llvm", sregs, "one warp");
+    expect(v.verdict).toBe("refuted");
+    const cx = (v as { counterexample: string }).counterexample;
+    expect(cx).toMatch(/^check redux\.sync\.add\.u32 → llvm gfx1100 \(compiled, vgpr, one warp\)  rule llc:\S+ .*REFUTED/);
+    expect(cx).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
   }, 60_000);
 
   it("gfx942 hip: a ballot over the wave's low half (not its own) is right on one warp, refuted on two", async () => {

@@ -3,8 +3,10 @@
  * 5): every warp-level routine spec of the matrix, printed into one HIP header / one LLVM
  * module per processor (one compile per kind × processor × batch), and each compiled function
  * (every callable function and form alias, both argument variants `vgpr` / `sgpr`) proved in
- * every layout of its wave (./prove_compiled_warp.ts) after the hazard check under LLVM's
- * function boundary. A row is function × variant × layout × processor × profile.
+ * every layout of its wave (./prove_compiled_warp.ts `proveCompiledWarpLayouts`: on wave64 the
+ * two-warps proof first, the one-warp row subsumed by it where it is proved) after the hazard
+ * check under LLVM's function boundary. A row is function × variant × layout × processor ×
+ * profile; a proof (a job) is function × variant × processor, all its layouts.
  *
  * The warp-level functions do not depend on the semantics profile (targets/llvm/callable.ts
  * `profileSensitive`); each profile's text is printed and, where it is the same text, the
@@ -34,12 +36,12 @@ import { printHipModule } from "../hip/print.js";
 import { printLlvmModule } from "./print.js";
 import { callableName, compileFor } from "./verify.js";
 import type { CompiledWarpLayout } from "./prove_compiled_warp.js";
-import { compiledWarpLayouts, proveCompiledWarpLayout } from "./prove_compiled_warp.js";
+import { compiledWarpLayouts, proveCompiledWarpLayouts } from "./prove_compiled_warp.js";
 import type { CompiledFunction } from "./compiled.js";
 
 if (!isMainThread && (workerData as { ptxCompiledProver?: boolean } | null)?.ptxCompiledProver) void serve();
 
-/** The worker side: proves each job it is sent (`proveCompiledWarpLayout`). */
+/** The worker side: proves each job it is sent (`proveCompiledWarpLayouts`). */
 async function serve(): Promise<void> {
   const env = await loadZ3();
   parentPort!.on("message", async (j: Job) => {
@@ -74,15 +76,18 @@ export interface CompiledProveRow {
   verdict: Verdict;
 }
 
+/** One distinct proof: a compiled function in its wave's layouts (the one-warp one subsumed where the two-warps one is proved: ./prove_compiled_warp.ts `proveCompiledWarpLayouts`). */
 interface Job {
   cf: CompiledFunction;
   mcpu: Mcpu;
   kind: "hip" | "llvm";
   sregs: number[];
-  layout: CompiledWarpLayout;
+  layouts: CompiledWarpLayout[];
   profile: Profile;
   timeoutMs?: number;
 }
+
+type JobVerdicts = Partial<Record<CompiledWarpLayout, Verdict>>;
 
 /** This module as a worker thread (under tsx: its loader registered in the thread first, as src/check/prove_worker.ts does). */
 function startWorker(): Worker {
@@ -96,7 +101,7 @@ function startWorker(): Worker {
 }
 
 /** Runs `jobs` on `n` worker threads (in this thread when n ≤ 1); verdicts in job order. */
-async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: Verdict) => void): Promise<void> {
+async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: JobVerdicts) => void): Promise<void> {
   if (n <= 1 || jobs.length <= 1) {
     const env = await loadZ3();
     for (let i = 0; i < jobs.length; i++) onDone(i, await proveJob(env, jobs[i]!));
@@ -108,7 +113,7 @@ async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: Verdict) =
       const take = () => {
         if (next >= jobs.length) return resolve();
         const i = next++;
-        w.once("message", (m: { verdict?: Verdict; error?: string }) => {
+        w.once("message", (m: { verdict?: JobVerdicts; error?: string }) => {
           if (m.error !== undefined) return reject(new Error(m.error));
           onDone(i, m.verdict!);
           take();
@@ -126,9 +131,8 @@ async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: Verdict) =
   }
 }
 
-async function proveJob(env: Awaited<ReturnType<typeof loadZ3>>, j: Job): Promise<Verdict> {
-  await env.recycle(1);
-  return proveCompiledWarpLayout(env, j.cf, j.mcpu, j.kind, j.sregs, j.layout, { profile: j.profile, timeoutMs: j.timeoutMs });
+async function proveJob(env: Awaited<ReturnType<typeof loadZ3>>, j: Job): Promise<JobVerdicts> {
+  return proveCompiledWarpLayouts(env, j.cf, j.mcpu, j.kind, j.sregs, { profile: j.profile, ...(j.timeoutMs !== undefined ? { timeoutMs: j.timeoutMs } : {}) }, j.layouts);
 }
 
 /**
@@ -158,6 +162,8 @@ export async function proveCompiledMatrix(
   const rows: CompiledProveRow[] = [];
   const jobs: Job[] = [];
   const jobOf = new Map<string, number>();
+  /** Row key (per layout) → its job's key. */
+  const rowJob = new Map<string, string>();
   for (const kind of opts.kinds)
     for (const mcpu of opts.mcpus) {
       const printed = new Map<string, CompiledProveRow[]>();
@@ -176,10 +182,14 @@ export async function proveCompiledMatrix(
           if (!isWarpLevel(cf.fn.spec.form)) continue;
           const lines = cf.lines;
           const hz = Array.isArray(lines) ? checkHazards(lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY) : [];
-          for (const layout of compiledWarpLayouts(mcpu)) {
-            const t = TARGETS[mcpu];
-            const key = hash([kind === "hip" ? "clang" : "llc", t.wave, t.gen, cf.variant, layout, formId(cf.fn.spec.form), JSON.stringify(cf.fn.spec.kinds, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), JSON.stringify(cf.args), cf.dReg, cf.pReg, ...(Array.isArray(lines) ? lines.map((l) => (isLabel(l) ? `${l.label}:` : showLine(l))) : [JSON.stringify(lines)]), sregs.join(",")].join("\n"));
-            const shared = jobOf.has(key) || hz.length > 0;
+          const layouts = compiledWarpLayouts(mcpu);
+          const t = TARGETS[mcpu];
+          const keyOf = (layout: CompiledWarpLayout | "") => hash([kind === "hip" ? "clang" : "llc", t.wave, t.gen, cf.variant, layout, formId(cf.fn.spec.form), JSON.stringify(cf.fn.spec.kinds, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), JSON.stringify(cf.args), cf.dReg, cf.pReg, ...(Array.isArray(lines) ? lines.map((l) => (isLabel(l) ? `${l.label}:` : showLine(l))) : [JSON.stringify(lines)]), sregs.join(",")].join("\n"));
+          // One job for all the layouts of identical code (its key names no layout).
+          const jobKey = keyOf("");
+          const seen = jobOf.has(jobKey);
+          for (const layout of layouts) {
+            const key = keyOf(layout);
             const row: CompiledProveRow = {
               kind,
               mcpu,
@@ -193,28 +203,29 @@ export async function proveCompiledMatrix(
               layout,
               serves: cf.fn.serves.length,
               key,
-              shared: jobOf.has(key),
+              shared: seen,
               // A hazard refutes before any proof; the others are filled in below.
               verdict: hz.length ? { verdict: "refuted", ms: 0, reason: `Hazard: ${hz.map(formatViolation).join("; ")}`, counterexample: "" } : { verdict: "unknown", ms: 0, reason: "not proved yet" },
             };
-            if (!shared) {
-              jobOf.set(key, jobs.length);
-              jobs.push({ cf, mcpu, kind, sregs, layout, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
-            }
+            rowJob.set(key, jobKey);
             mine.push(row);
             rows.push(row);
+          }
+          if (!seen && hz.length === 0) {
+            jobOf.set(jobKey, jobs.length);
+            jobs.push({ cf, mcpu, kind, sregs, layouts, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
           }
         }
       }
     }
-  const verdicts: Verdict[] = [];
+  const verdicts: JobVerdicts[] = [];
   await runJobs(jobs, opts.workers ?? 1, (i, v) => {
     verdicts[i] = v;
     opts.onProgress?.(verdicts.filter(Boolean).length, jobs.length);
   });
   for (const r of rows) {
-    const i = jobOf.get(r.key);
-    if (i !== undefined && r.verdict.verdict === "unknown" && r.verdict.reason === "not proved yet") r.verdict = verdicts[i]!;
+    const i = jobOf.get(rowJob.get(r.key)!);
+    if (i !== undefined && r.verdict.verdict === "unknown" && r.verdict.reason === "not proved yet") r.verdict = verdicts[i]![r.layout]!;
     opts.onRow?.(r);
   }
   return rows;

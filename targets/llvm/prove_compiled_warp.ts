@@ -40,17 +40,22 @@
  *
  * Loops (redux's uniform `readlane` loop over exec): targets/amdgpu/prove/warp_loop.ts's
  * induction proves a loop whose body is a scalar fold in SGPRs over the AMDGPU routine
- * contract's registers; clang's and llc's loop is not that shape (see `loopWhy`), so the
- * verdict is `unknown` with the reason. A bug-finder runs first — the loop unrolled over
- * `COMPILED_BUG_LANES` possibly active lanes per CUDA warp — and refutes what it can.
+ * contract's registers; clang's and llc's loop is not that shape (see `loopWhy`): a 64-bit
+ * mask and a per-thread VGPR accumulator. ./prove_compiled_loop.ts has the induction for the
+ * compiled shape (per-thread fold invariant, argued there); it is sound but, per function ×
+ * variant × layout, costs tens of minutes of solver time today (about 35 s per trip index on
+ * gfx1100: one query per lane for the step and one per lane for the exit), so it runs only
+ * when asked (`induction: true`); otherwise the verdict is `unknown` with the reason. A
+ * bug-finder — the loop unrolled over `COMPILED_BUG_LANES` possibly active lanes per CUDA warp
+ * — refutes what it can.
  */
 import type { Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpPredicateDest, warpPredicateSource, warpWrites } from "../../src/ir/warp_forms.js";
 import type { SourceName } from "../../src/ir/ir.js";
-import type { CV } from "../../src/sem/bv.js";
-import type { WarpResult } from "../../src/sem/warp.js";
+import type { BV, CV } from "../../src/sem/bv.js";
+import type { WarpLanes, WarpResult } from "../../src/sem/warp.js";
 import { warpLevel } from "../../src/sem/warp.js";
 import type { Bad, Init, Verdict } from "../../src/check/prove_types.js";
 import { concreteInit, modelValues, symbolicInit } from "../../src/check/prove_types.js";
@@ -71,6 +76,7 @@ import { shuffleOnly } from "../amdgpu/prove/warp.js";
 import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import type { CompiledFunction } from "./compiled.js";
+import { proveCompiledLoop } from "./prove_compiled_loop.js";
 
 /**
  * The bug-finder's lanes per CUDA warp that may be active (loops; the others exited): 2 by
@@ -88,12 +94,14 @@ export function compiledWarpLayouts(mcpu: Mcpu): CompiledWarpLayout[] {
 }
 
 /** One run's inputs, as the reference and the counterexample see them, per CUDA warp (half). */
-interface Half<V, B> {
+export interface Half<V, B> {
   base: number;
   active: V;
   activeB: B[];
   /** Per source name, the 32 lanes' values (vote's a: 0/1 as 1-bit values; uniform: the same term). */
   src: Partial<Record<SourceName, V[]>>;
+  /** The reference's lanes (src/check/prove_warp.ts `proverWarpLanes`): the members of each lane. */
+  lanes: WarpLanes<V, B>;
   ref: WarpResult<V, B>;
 }
 
@@ -129,21 +137,29 @@ function argRegister(cf: CompiledFunction, name: SourceName, sregs: readonly num
   return undefined;
 }
 
+/** The inputs of one run (`compiledWarpSetup`): the machine state at entry, the reference per CUDA warp. */
+export interface CompiledSetup<V, B> {
+  st: WaveState<V, B>;
+  halves: Half<V, B>[];
+  before: { exec: V };
+  nHalves: number;
+}
+
 /**
- * One run of the extracted code (symbolic or concrete by `init`) in `layout`, the reference
- * per CUDA warp and every condition (file comment). `bits`: a's lanes hold `bits`-bit values
- * (the small-value reduction); `activeLanes` < 32: only the lowest lanes of each warp may be
- * active (the bug-finder); `maxBack`: back-edges per path.
+ * The inputs of one run of the extracted code (symbolic or concrete by `init`) in `layout`:
+ * the entry state and the reference per CUDA warp (file comment). `bits`: a's lanes hold
+ * `bits`-bit values (the small-value reduction); `activeLanes` < 32: only the lowest lanes of
+ * each warp may be active (the bug-finder).
  */
-function compiledWarpRun<V, B>(
+export function compiledWarpSetup<V, B>(
   init: Init<V, B>,
   cf: CompiledFunction,
   lines: MLine[],
   mcpu: Mcpu,
   sregs: readonly number[],
   layout: CompiledWarpLayout,
-  opts: { bits: number | null; maxBack: number; trace: boolean; activeLanes: number },
-): Run<V, B> {
+  opts: { bits: number | null; activeLanes: number },
+): CompiledSetup<V, B> {
   const bv = init.bv;
   const f = cf.fn.spec.form as WarpForm;
   const t = TARGETS[mcpu];
@@ -194,11 +210,69 @@ function compiledWarpRun<V, B>(
     // vote's a as a lane mask (bit l = lane l), as proverWarpLanes takes it.
     const predicateA = () => src.a!.map((x) => bv.extract(x, 0, 0)).reduce((m, x) => bv.concat(x, m));
     const lanes = proverWarpLanes(bv, f, cf.fn.spec.kinds, src32, predicateA, activeB, activeB);
-    return { base, active, activeB, src, ref: warpLevel(bv, f, lanes) };
+    return { base, active, activeB, src, lanes, ref: warpLevel(bv, f, lanes) };
   });
+  return { st, halves, before, nHalves };
+}
+
+/**
+ * The conditions (file comment) on a final state `fin` of the extracted code (null: no path
+ * reaches the end), each a `Bad` (lane: the wave lane whose outputs it reads), unconditioned
+ * by the paths that reach the end.
+ */
+export function compiledWarpBads<V, B>(bv: BV<V, B>, cf: CompiledFunction, su: CompiledSetup<V, B>, fin: WaveState<V, B> | null, opts: { want?: ReadonlyMap<number, V>; everyActive?: boolean } = {}): Bad<B>[] {
+  const f = cf.fn.spec.form as WarpForm;
+  const bads: Bad<B>[] = [];
+  if (!fin) return bads;
+  const writes = warpWrites(f);
+  const reg = (n: number | undefined, what: string): V[] | null => {
+    if (n !== undefined && fin.vgpr.has(n)) return fin.vgpr.get(n)!;
+    bads.push({ what: `the function has no ${what} result`, cond: bv.true });
+    return null;
+  };
+  const dOut = writes.d ? reg(cf.dReg, "d") : null;
+  const pOut = writes.p ? reg(cf.pReg, "p") : null;
+  const tag = (hf: Half<V, B>, l: number) => (su.nHalves > 1 ? ` (warp ${hf.base ? "lanes 32-63" : "lanes 0-31"}, laneid ${l})` : "");
+  for (const hf of su.halves)
+    for (let l = 0; l < LANES; l++) {
+      const lane = hf.base + l;
+      const on = hf.activeB[l]!;
+      if (dOut) {
+        const pred = warpPredicateDest(f);
+        const got = pred ? bv.extract(dOut[lane]!, 0, 0) : dOut[lane]!;
+        const refD = opts.want?.get(lane) ?? hf.ref.d[l]!;
+        const wantD = pred ? bv.extract(refD, 0, 0) : refD;
+        bads.push({ what: `Value mismatch: d in wave lane ${lane}${tag(hf, l)}`, cond: bv.andB(opts.everyActive ? on : bv.andB(on, hf.ref.dDefined[l]!), bv.notB(bv.eq(got, wantD))), lane });
+      }
+      if (pOut) {
+        const got = bv.bitAt(pOut[lane]!, 0);
+        bads.push({ what: `Value mismatch: p in wave lane ${lane}${tag(hf, l)}`, cond: bv.andB(bv.andB(on, hf.ref.pDefined[l]!), bv.notB(bv.eqB(got, hf.ref.p[l]!))), lane });
+      }
+    }
+  bads.push({ what: "exec is not restored", cond: fin.exec === su.before.exec ? bv.false : bv.notB(bv.eq(fin.exec, su.before.exec)) });
+  for (const what of outstandingDs(fin)) bads.push({ what, cond: bv.true });
+  return bads;
+}
+
+/**
+ * One run of the extracted code (symbolic or concrete by `init`) in `layout`, the reference
+ * per CUDA warp and every condition (file comment). `bits`, `activeLanes`: `compiledWarpSetup`;
+ * `maxBack`: back-edges per path.
+ */
+function compiledWarpRun<V, B>(
+  init: Init<V, B>,
+  cf: CompiledFunction,
+  lines: MLine[],
+  mcpu: Mcpu,
+  sregs: readonly number[],
+  layout: CompiledWarpLayout,
+  opts: { bits: number | null; maxBack: number; trace: boolean; activeLanes: number },
+): Run<V, B> {
+  const bv = init.bv;
+  const su = compiledWarpSetup(init, cf, lines, mcpu, sregs, layout, opts);
   let paths: PathsResult<V, B>;
   try {
-    paths = execPaths(bv, lines, st, { maxBack: opts.maxBack, trace: opts.trace, stepLimit: 1_000_000 });
+    paths = execPaths(bv, lines, su.st, { maxBack: opts.maxBack, trace: opts.trace, stepLimit: 1_000_000 });
   } catch (e) {
     if (!(e instanceof InterpError)) throw e;
     paths = { final: null, done: bv.false, stuck: bv.false, error: e.message, trace: [], steps: 0 };
@@ -206,36 +280,9 @@ function compiledWarpRun<V, B>(
   const bads: Bad<B>[] = [];
   if (paths.error) bads.push({ what: `the interpreter rejects the code: ${paths.error}`, cond: bv.true });
   if (opts.maxBack === 0 && bv.asBool(paths.stuck) !== false) bads.push({ what: "a path does not reach the end", cond: paths.stuck });
-  const fin = paths.final;
-  if (fin) {
-    const writes = warpWrites(f);
-    const reg = (n: number | undefined, what: string): V[] | null => {
-      if (n !== undefined && fin.vgpr.has(n)) return fin.vgpr.get(n)!;
-      bads.push({ what: `the function has no ${what} result`, cond: bv.true });
-      return null;
-    };
-    const dOut = writes.d ? reg(cf.dReg, "d") : null;
-    const pOut = writes.p ? reg(cf.pReg, "p") : null;
-    for (const hf of halves)
-      for (let l = 0; l < LANES; l++) {
-        const lane = hf.base + l;
-        const on = hf.activeB[l]!;
-        if (dOut) {
-          const pred = warpPredicateDest(f);
-          const got = pred ? bv.extract(dOut[lane]!, 0, 0) : dOut[lane]!;
-          const want = pred ? bv.extract(hf.ref.d[l]!, 0, 0) : hf.ref.d[l]!;
-          bads.push({ what: `Value mismatch: d in wave lane ${lane}${nHalves > 1 ? ` (warp ${hf.base ? "lanes 32-63" : "lanes 0-31"}, laneid ${l})` : ""}`, cond: bv.andB(bv.andB(on, hf.ref.dDefined[l]!), bv.notB(bv.eq(got, want))), lane });
-        }
-        if (pOut) {
-          const got = bv.bitAt(pOut[lane]!, 0);
-          bads.push({ what: `Value mismatch: p in wave lane ${lane}${nHalves > 1 ? ` (warp ${hf.base ? "lanes 32-63" : "lanes 0-31"}, laneid ${l})` : ""}`, cond: bv.andB(bv.andB(on, hf.ref.pDefined[l]!), bv.notB(bv.eqB(got, hf.ref.p[l]!))), lane });
-        }
-      }
-    bads.push({ what: "exec is not restored", cond: fin.exec === before.exec ? bv.false : bv.notB(bv.eq(fin.exec, before.exec)) });
-    for (const what of outstandingDs(fin)) bads.push({ what, cond: bv.true });
-  }
+  bads.push(...compiledWarpBads(bv, cf, su, paths.final));
   const reached = (b: Bad<B>) => (opts.maxBack === 0 ? b : { ...b, cond: bv.andB(paths.done, b.cond) });
-  return { halves, paths, bads: bads.map(reached).filter((b) => bv.asBool(b.cond) !== false) };
+  return { halves: su.halves, paths, bads: bads.map(reached).filter((b) => bv.asBool(b.cond) !== false) };
 }
 
 /** One goal per wave lane (its outputs) and one for the rest: many small queries solve faster. */
@@ -282,7 +329,8 @@ export function loopWhy(lines: readonly MLine[]): string | null {
 
 /**
  * Proves one extracted warp-level function in one layout (file comment). Never throws for
- * wrong code: every failure is a verdict. `sregs`: llvm's `inreg` SGPRs.
+ * wrong code: every failure is a verdict. `sregs`: llvm's `inreg` SGPRs; `induction`: run
+ * ./prove_compiled_loop.ts's induction on a loop before the bug-finder (slow: file comment).
  */
 export async function proveCompiledWarpLayout(
   env: Z3Env,
@@ -291,7 +339,7 @@ export async function proveCompiledWarpLayout(
   target: "hip" | "llvm",
   sregs: readonly number[],
   layout: CompiledWarpLayout,
-  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number } = {},
+  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean } = {},
 ): Promise<Verdict> {
   const t0 = performance.now();
   const timeoutMs = opts.timeoutMs ?? 30_000;
@@ -299,8 +347,7 @@ export async function proveCompiledWarpLayout(
   if (!Array.isArray(cf.lines)) return { verdict: "unknown", ms: 0, reason: cf.lines.error };
   const lines = cf.lines;
   const f = cf.fn.spec.form as WarpForm;
-  const why = loopWhy(lines);
-  const loops = why !== null;
+  const loops = loopShape(lines).kind !== "none";
   // Loops: the bug-finder over BUG_LANES lanes per warp (each trip retires one lane of exec).
   const maxBack = loops ? BUG_LANES * (layout === "two warps" ? 2 : 1) + 2 : 0;
   const activeLanes = loops ? BUG_LANES : LANES;
@@ -308,6 +355,15 @@ export async function proveCompiledWarpLayout(
   const di = f.op !== "shfl" ? "the reference is not a selection of a" : aReg ? shuffleOnly(lines, aReg) : "a is not an argument";
   const bits = di === null && !loops ? (TARGETS[mcpu].wave === 64 ? 6 : 5) : null;
   const runOpts = { bits, maxBack, trace: false, activeLanes };
+  // Loops: the induction (./prove_compiled_loop.ts) first; where it does not prove, the
+  // bug-finder below refutes or the verdict is unknown with the induction's reason.
+  let why = loops ? loopWhy(lines)! : "";
+  if (loops && opts.induction) {
+    const ind = await proveCompiledLoop(env, cf, lines, mcpu, sregs, layout, timeoutMs);
+    if ("verdict" in ind && ind.verdict.verdict === "proved") return { ...ind.verdict, ms: performance.now() - t0, method: `${ind.verdict.method} (${target} ${mcpu}, ${cf.variant}, ${layout})` };
+    why = "verdict" in ind ? (ind.verdict as { reason: string }).reason : `no induction: ${ind.notApplicable}`;
+    await env.recycle(1);
+  }
   const init = symbolicInit(env);
   const q = compiledWarpRun(init, cf, lines, mcpu, sregs, layout, runOpts);
   let goals = goalsOf(q.bads, (xs) => env.bv.any(xs as Bool[]));
@@ -335,9 +391,43 @@ export async function proveCompiledWarpLayout(
 }
 
 /**
+ * Proves one extracted warp-level function in every layout of `layouts` (default: its wave's,
+ * `compiledWarpLayouts`), each verdict in `layouts`' order. The one-warp layout is subsumed by
+ * the two-warps one: its runs are the two-warps runs whose warp 1 has active mask 0 (exec[63:32]
+ * = 0 and lanes 32–63 inactive in both; warp 0's arguments, membermasks, active mask and
+ * reference are built the same way, the `sgpr` variant's uniform values too; the same small-value
+ * width and, for loops, at least as many unrolled trips), and its conditions (warp 0's lanes,
+ * exec, LDS, paths) are a subset of the two-warps ones. So `two warps` is proved first, and
+ * where it is proved `one warp` is proved without queries; otherwise `one warp` runs itself
+ * (it may hold where the two-warps layout does not: a bug across the halves).
+ */
+export async function proveCompiledWarpLayouts(
+  env: Z3Env,
+  cf: CompiledFunction,
+  mcpu: Mcpu,
+  target: "hip" | "llvm",
+  sregs: readonly number[],
+  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean } = {},
+  layouts: readonly CompiledWarpLayout[] = compiledWarpLayouts(mcpu),
+): Promise<Partial<Record<CompiledWarpLayout, Verdict>>> {
+  const out: Partial<Record<CompiledWarpLayout, Verdict>> = {};
+  const order = [...layouts].sort((x, y) => (x === "two warps" ? -1 : y === "two warps" ? 1 : 0));
+  for (const layout of order) {
+    const two = out["two warps"];
+    if (layout === "one warp" && two?.verdict === "proved") {
+      out[layout] = { verdict: "proved", ms: 0, method: `subsumed by the two-warps proof (the one-warp runs are its runs with warp 1's active mask 0): ${two.method}`, queries: 0 };
+      continue;
+    }
+    await env.recycle(1);
+    out[layout] = await proveCompiledWarpLayout(env, cf, mcpu, target, sregs, layout, opts);
+  }
+  return Object.fromEntries(layouts.map((l) => [l, out[l]!]));
+}
+
+/**
  * Proves one extracted warp-level function in every layout of its processor's wave
- * (`compiledWarpLayouts`): proved when every layout is; else the first refutation, or the
- * first unknown. Per-layout verdicts in `layouts`.
+ * (`proveCompiledWarpLayouts`): proved when every layout is; else the first refutation (in
+ * layout order), or the first unknown. Per-layout verdicts in `layouts`.
  */
 export async function proveCompiledWarp(
   env: Z3Env,
@@ -348,14 +438,10 @@ export async function proveCompiledWarp(
   opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number } = {},
 ): Promise<Verdict & { layouts: Partial<Record<CompiledWarpLayout, Verdict>> }> {
   const t0 = performance.now();
-  const layouts: Partial<Record<CompiledWarpLayout, Verdict>> = {};
-  for (const layout of compiledWarpLayouts(mcpu)) {
-    await env.recycle(1);
-    const v = await proveCompiledWarpLayout(env, cf, mcpu, target, sregs, layout, opts);
-    layouts[layout] = v;
-    if (v.verdict === "refuted") return { ...v, ms: performance.now() - t0, layouts };
-  }
+  const layouts = await proveCompiledWarpLayouts(env, cf, mcpu, target, sregs, opts);
   const vs = Object.entries(layouts) as [CompiledWarpLayout, Verdict][];
+  const refuted = vs.find(([, v]) => v.verdict === "refuted");
+  if (refuted) return { ...refuted[1], ms: performance.now() - t0, layouts };
   const unknown = vs.find(([, v]) => v.verdict !== "proved");
   if (unknown) return { ...unknown[1], ms: performance.now() - t0, ...(unknown[1].verdict === "unknown" ? { reason: `${unknown[0]}: ${unknown[1].reason}` } : {}), layouts } as Verdict & { layouts: typeof layouts };
   const queries = vs.reduce((k, [, v]) => k + (v.verdict === "proved" ? v.queries : 0), 0);
