@@ -40,15 +40,17 @@
  * (rules/redux_f32.ts) folds the total-order keys a VALU prologue computed, by s_min/max_u32,
  * over the number members M' (the NaN lanes dropped). Then REF above is the reference's
  * `redux.{min,max}.u32` fold (g) of that VGPR's lanes at the head — the lemma is the same, with
- * g for f — and the exit cannot compare acc with the `.f32` reference term for term: the key
- * chain (`keyChain`) relates REF_g(keys, U) to the reference's `.f32` fold of a by an induction
- * over lane prefixes, each step one lane of both folds (one query each); its H_32, with lane
- * i's members for T, is an assumption of the exit's query (proved for every T), together with
- * "where lane i executes with a defined d, M' = lane i's number members" (a query). The exit's
- * acc is REF_g(keys, U(G_i)) where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue
- * (decode, NaN fix-up) runs from there. The chain may be proved for a family of masks M(X),
- * X fresh (the waterfall: every round's mask, X ∩ the executing lanes); H_32(T, M(X)) then holds
- * for every X, so for any term put in for X.
+ * g for f — and the exit relates REF_g(keys, U) to the reference's `.f32` fold of a by the key
+ * chain (`keyChain`, below): a fact about the reference alone, for the routine's key map Kp,
+ * proved once per (form, Kp) by an induction over lane prefixes and shared by every routine
+ * with that key map; a congruence of the integer fold (`congruenceChain`, once per g); and one
+ * lane-local query per routine (the lanes of M hold Kp of their a). Its H(G_i), with lane i's
+ * members, is an assumption of the exit's query, together with "where lane i executes with a
+ * defined d, M' = lane i's number members" (a query). The exit's acc is REF_g(keys, U(G_i))
+ * where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue (decode, NaN fix-up) runs
+ * from there; the query is generalised over the folds' 32-lane terms (`keyChain`, "The
+ * generalisation"), so it is about H and the lane-local terms only. H may be taken for a family
+ * of masks M(X), X fresh (the waterfall: every round's mask, X ∩ the executing lanes).
  */
 import type { Form, Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
@@ -464,10 +466,13 @@ let genCount = 0;
  *
  * The link (per routine, one query). M: the loop's mask at its head (a term over the routine's
  * inputs), or M(X) for a fresh 32-bit X (the waterfall: every round's mask); keys: the folded
- * VGPR's lanes at the head. For every lane set U (fresh booleans) and every X: U ⊆ M(X) →
- * REF_g(keys, U) = REF_g(Kp(a), U). `H(T, X)` is that instance for U = U(T) ∧ H_32(a, T), over
- * the routine's a: both proved, so an assumption of any exit query, whose own query shows
- * U(G_i) ⊆ M where lane i is defined.
+ * VGPR's lanes at the head. link(X): every lane l with bit l of M(X) holds keys_l = Kp(a_l),
+ * proved for a fresh X, so for every X. With the congruence C(g, keys, Kp(a), U)
+ * (`congruenceChain`: the integer fold over U reads its values only at the lanes of U; proved
+ * once per g, for fresh values) and the exit's own query "U(G_i) ⊆ M where lane i is defined",
+ * REF_g(keys, U(G_i)) — the loop's accumulator — is REF_g(Kp(a), U(G_i)), which H_32 relates to
+ * the reference. `H(T, X)` is link(X) ∧ C(g, keys, Kp(a), U(T)) ∧ H_32(a, T) over the routine's
+ * a: all proved, so an assumption of any exit query.
  *
  * The generalisation (`gen(T)`). In the exit's query the 32-lane terms REF_f(a, T) (the
  * reference's d of a lane whose members are T: the same term, z3's terms being hash-consed),

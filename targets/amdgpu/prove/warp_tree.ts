@@ -361,7 +361,8 @@ export function latticeOnly<B>(bads: readonly { what: string; cond: OB<B> }[]): 
  *      with s's final term (the tree's fold) replaced by ite(m = 0, x, REF_g(keys, U(G_i)))
  *      for lane i's outputs and by a fresh x elsewhere (sound: A, and "for every x" covers the
  *      fold's value), under the key chain's H_32(G_i) and "where lane i executes with a defined
- *      d, m = lane i's number members".
+ *      d, m = lane i's number members"; the outputs' query generalised over the folds' 32-lane
+ *      terms (./warp_loop.ts `keyChain`, "The generalisation").
  */
 export async function proveKeyTree(env: Z3Env, r: AmdRoutine, timeoutMs: number, t0: number): Promise<Verdict | null> {
   const f = r.spec.form as unknown as WarpForm;

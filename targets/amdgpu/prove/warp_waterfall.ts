@@ -79,7 +79,8 @@
  * inner exit state has acc = REF_g(keys, U(G_i)) where M_i ≠ 0 — the summary's — and a fresh
  * x.acc where M_i = 0, where the machine's state is the one trip, which differs from it only in
  * acc (every value of x.acc is covered: the query holds for all) and in the dead D; the
- * lane's value query assumes that and H_32(G_i, M_i).
+ * lane's value query assumes that and H(G_i, M_i), and is generalised over the folds' 32-lane
+ * terms (./warp_loop.ts `keyChain`, "The generalisation").
  *
  * Values stay full width: the key is not only compared (the round ANDs it with E), and with
  * the invariant above nothing needs a reduction. A failing query is `unknown`, never a
