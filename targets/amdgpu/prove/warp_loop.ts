@@ -535,7 +535,10 @@ export async function keyChain(
   };
   // The key map's term, simplified (z3's simplify keeps a term's meaning: equal simplified
   // terms are equal functions of x, so the chains' queries are equivalent).
-  const xKey = (await env.ctx.simplify(kp(init.mk("chain.x", 32)))).sexpr();
+  // x's own printed name (z3's symbols carry a unique suffix) is replaced by "x"; any other
+  // symbol keeps its unique name, so a key map reading one is shared with no other routine.
+  const x = init.mk("chain.x", 32);
+  const xKey = (await env.ctx.simplify(kp(x))).sexpr().split(x.sexpr()).join("x");
   const key = hash(["key-chain", formId(f as unknown as Form), formId(g as unknown as Form), xKey].join("\n"));
   let run = chains.get(key);
   const cached = run !== undefined;
