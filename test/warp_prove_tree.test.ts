@@ -198,6 +198,23 @@ describe("redux.min.f32 by the key loop: the loop lemma over the keys and the ke
   }, 300_000);
 });
 
+describe("redux.min.abs.f32 by the key loop: a key without the .abs mask is refuted", () => {
+  const MIN_ABS: WarpForm = { op: "redux", reduxOp: "min", type: "f32", abs: true, NaN: false };
+  const spec = warpSpec(MIN_ABS, KINDS, false);
+  // .abs dropped from the key (v_and_b32 mag, 0x7fffffff, a made a copy of a): a negative
+  // member's key is a | 0x80000000, above every positive key, so min(|−2|, |1|) picks the
+  // wrong member; the decode still clears the sign.
+  const noAbs = edited(keyLoop, "broken_key_abs_dropped", (lines) => {
+    const i = lines.findIndex((l) => ops(l)?.op === "v_and_b32" && ops(l)!.ops[1]!.k === "imm" && (ops(l)!.ops[1] as { value: bigint }).value === 0x7fffffffn);
+    ops(lines[i]!)!.ops[1] = imm(-1);
+  });
+  it("refutes a key loop whose key drops .abs (gfx1100)", async () => {
+    const v = await proveRoutine(spec, amdgpu("gfx1100"), "isa", noAbs, { timeoutMs: 60_000 });
+    expect(v.verdict, JSON.stringify(v).slice(0, 600)).toBe("refuted");
+    if (v.verdict === "refuted") expect(`${v.reason}\n${v.counterexample}`).toMatch(/Value mismatch: d in lane \d+/);
+  }, 300_000);
+});
+
 describe(".f32 by the key tree (proved by prove:all): a key tree with ⊤ holes is refuted", () => {
   const MAX_F32: WarpForm = { op: "redux", reduxOp: "max", type: "f32", abs: false, NaN: true };
   const spec = warpSpec(MAX_F32, KINDS, false);

@@ -40,15 +40,17 @@
  * (rules/redux_f32.ts) folds the total-order keys a VALU prologue computed, by s_min/max_u32,
  * over the number members M' (the NaN lanes dropped). Then REF above is the reference's
  * `redux.{min,max}.u32` fold (g) of that VGPR's lanes at the head — the lemma is the same, with
- * g for f — and the exit cannot compare acc with the `.f32` reference term for term: the key
- * chain (`keyChain`) relates REF_g(keys, U) to the reference's `.f32` fold of a by an induction
- * over lane prefixes, each step one lane of both folds (one query each); its H_32, with lane
- * i's members for T, is an assumption of the exit's query (proved for every T), together with
- * "where lane i executes with a defined d, M' = lane i's number members" (a query). The exit's
- * acc is REF_g(keys, U(G_i)) where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue
- * (decode, NaN fix-up) runs from there. The chain may be proved for a family of masks M(X),
- * X fresh (the waterfall: every round's mask, X ∩ the executing lanes); H_32(T, M(X)) then holds
- * for every X, so for any term put in for X.
+ * g for f — and the exit relates REF_g(keys, U) to the reference's `.f32` fold of a by the key
+ * chain (`keyChain`, below): a fact about the reference alone, for the routine's key map Kp,
+ * proved once per (form, Kp) by an induction over lane prefixes and shared by every routine
+ * with that key map; a congruence of the integer fold (`congruenceChain`, once per g); and one
+ * lane-local query per routine (the lanes of M hold Kp of their a). Its H(G_i), with lane i's
+ * members, is an assumption of the exit's query, together with "where lane i executes with a
+ * defined d, M' = lane i's number members" (a query). The exit's acc is REF_g(keys, U(G_i))
+ * where U(G_i) ≠ ∅, arbitrary where it is empty, and the epilogue (decode, NaN fix-up) runs
+ * from there; the query is generalised over the folds' 32-lane terms (`keyChain`, "The
+ * generalisation"), so it is about H and the lane-local terms only. H may be taken for a family
+ * of masks M(X), X fresh (the waterfall: every round's mask, X ∩ the executing lanes).
  */
 import type { Form, Profile } from "../../../src/ir/forms.js";
 import { formId } from "../../../src/ir/forms.js";
@@ -334,10 +336,11 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
   if (fv) {
     const chain = await keyChain(env, r, f as Extract<WarpForm, { op: "redux" }>, foldForm, pro, fv, M, aH, Sh, timeoutMs);
     if (!chain.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: chain.reason, ...(chain.fault ? { fault: true } : {}) } };
-    keyNote = `; key chain ${chain.queries} queries ${(chain.ms / 1000).toFixed(1)} s`;
+    keyNote = `; ${chain.text}`;
     const laneBads: Bool[] = [];
     const assume: Bool[] = [];
     const hs = new Map<string, Bool>();
+    const pairs: [BitVec, BitVec][] = [];
     for (let i = 0; i < LANES; i++) {
       // Lane i's members G_i; where lane i executes with a defined d, the loop's mask is G_i's
       // number members U(G_i) (the query below), so the summary's acc is REF_g(keys, U(G_i))
@@ -358,11 +361,17 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
       laneBads.push(...warpLaneBads(bv, f, w as AmdWarp<BitVec, Bool>, finX, i).filter((b) => !b.what.startsWith("Value mismatch")).map((b) => b.cond), ...(lanesOf.get(i) ?? []));
       // Lanes with the same members (z3's terms are hash-consed: the same AST) share H_32.
       const gk = Gi.map((x) => x.id()).join(",");
-      if (!hs.has(gk)) hs.set(gk, chain.H(Gi));
+      if (!hs.has(gk)) {
+        hs.set(gk, chain.H(Gi));
+        pairs.push(...chain.gen(Gi));
+      }
       assume.push(bv.implies(on, same), hs.get(gk)!);
     }
     const members = goals.filter((g) => g.what.endsWith("the loop's mask"));
-    goals.splice(0, goals.length, goals[0]!, { what: "every lane's number members are the loop's mask", bad: bv.any(members.map((g) => g.bad)) }, { what: "every lane's outputs", bad: bv.any(laneBads), assume });
+    // The outputs' query generalised over the folds' terms (./warp_loop.ts `keyChain`, "The
+    // generalisation": a proof of the generalised query is one of the query).
+    const [outBad, ...outAssume] = generalise(env, [bv.any(laneBads), ...assume], pairs);
+    goals.splice(0, goals.length, goals[0]!, { what: "every lane's number members are the loop's mask", bad: bv.any(members.map((g) => g.bad)) }, { what: "every lane's outputs", bad: outBad!, assume: outAssume });
     const rest = offOrContract.filter((b) => b.lane === undefined || b.lane >= LANES);
     if (rest.length) goals.push({ what: "the contract (exec, SGPRs, upper lanes)", bad: bv.any(rest.map((b) => b.cond)) });
   }
@@ -420,22 +429,60 @@ export async function proveScalarLoop(env: Z3Env, r: AmdRoutine, profile: Profil
 
 export type { SourceName };
 
-/** The key chains of this thread (`keyChain`), by routine key. */
-const chains = new Map<string, Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean }>>();
+/** The outcome of a generic key chain (`keyChain`): proved or why not. */
+type ChainRun = { ok: boolean; reason: string; queries: number; ms: number; fault?: boolean };
+
+/** The generic key chains of this thread (`keyChain`), by form and key map Kp (its term). */
+const chains = new Map<string, Promise<ChainRun>>();
+
+/** Fresh symbols of the exit's generalisation (`keyChain`'s `gen`), numbered in this thread. */
+let genCount = 0;
 
 /**
- * The exit of a loop that folds keys (a prologue VGPR `fv`, by the integer form g) for a
- * `.f32` redux f, related to the reference's own fold of a by an induction over lane prefixes
- * (file comment, "The key chain"). With f' = f without `.NaN`, canonical = REF_f'(∅),
- * number_l = (REF_f'({l}) ≠ canonical), Kp(x) = the prologue's `fv` in a lane whose a is x,
- * for a lane set T, T_j = T ∩ [0, j) and U_j = {l ∈ T_j : number_l}:
- *   H_j(T):  (∀ l < j: l ∈ U_j → bit l of M)  →  (U_j = ∅ → REF_f'(T_j) = canonical)
- *                                               ∧ (U_j ≠ ∅ → REF_g(keys, U_j) = Kp(REF_f'(T_j)))
- * H_0 holds, and H_j → H_{j+1} for every input and every T (fresh booleans): 33 queries, each
- * one lane's step of both folds. So H_32(T) holds for every T; `H` builds it for a given T.
- * `M`: the loop's mask (a term over the routine's inputs), or a function M(X) of a fresh
- * 32-bit X (the queries then hold for every X, and `H(T, X)` instantiates X by any term);
- * what makes Kp(a_l) lane l's key (lane l ran the prologue) must then follow from bit l of M(X).
+ * The key chain of a `.f32` redux f whose routine folds keys (a prologue VGPR `fv`, by the
+ * integer form g) — the fact about the reference that relates its `.f32` fold of a to the
+ * integer fold of the keys — with the routine's link to it and the exit's generalisation.
+ *
+ * Notation. Kp(x): the prologue run in a lane whose a is x (exec all ones), fv's value there —
+ * the routine's own key map. f' = f without `.NaN`; canonical = REF_f'(∅); number_l =
+ * (REF_f'({l}) ≠ canonical), the reference's own "lane l is a number" (one lane); for a lane set
+ * T, T_j = T ∩ [0, j), U_j = {l ∈ T_j : number_l}, V_j = T_j ∖ U_j, R_j = REF_f(T_j) (the form
+ * itself, `.NaN` included), KF_j = REF_g(Kp(a), U_j) (the integer fold of the lanes' Kp), and
+ *   H_j(a, T):  (U_j = ∅ → R_j = canonical)
+ *             ∧ (.NaN ∧ V_j ≠ ∅ → R_j = canonical)
+ *             ∧ (U_j ≠ ∅ ∧ ¬(.NaN ∧ V_j ≠ ∅) → KF_j = Kp(R_j) ∧ R_j = REF_f({R_j}))
+ * (the last conjunct: R_j is a fixpoint of the reference's one-member reduction — for `.abs`,
+ * |R_j| = R_j — so that the routine's decode of Kp(R_j) can be checked without R_j's term).
+ *
+ * The generic chain (cached). Over fresh a, T (32 lanes each): H_0, and H_{j−1} → H_j for
+ * j = 1 … 32 (33 queries, each one lane's step of both folds; H_{j−1} is a hint only — each
+ * query shows H_j valid). So H_32 holds for every a and T, and for every value of any other
+ * symbol in Kp's term: a valid formula's free symbols are universally quantified, so every
+ * instance — a, T replaced by the routine's terms — holds. The queries are built from f, g and
+ * Kp alone, and Kp(y) is Kp(x)'s term with y for x (the prologue is run on an opaque value), so
+ * the chain is cached in this thread under (f, g, Kp(x)'s simplified printed term for one fixed
+ * symbol x; z3's simplify keeps meaning, so equal texts mean equal key maps and equivalent
+ * queries): routines whose prologues compute the same key map, on any processor, share it.
+ *
+ * The link (per routine, one query). M: the loop's mask at its head (a term over the routine's
+ * inputs), or M(X) for a fresh 32-bit X (the waterfall: every round's mask); keys: the folded
+ * VGPR's lanes at the head. link(X): every lane l with bit l of M(X) holds keys_l = Kp(a_l),
+ * proved for a fresh X, so for every X. With the congruence C(g, keys, Kp(a), U)
+ * (`congruenceChain`: the integer fold over U reads its values only at the lanes of U; proved
+ * once per g, for fresh values) and the exit's own query "U(G_i) ⊆ M where lane i is defined",
+ * REF_g(keys, U(G_i)) — the loop's accumulator — is REF_g(Kp(a), U(G_i)), which H_32 relates to
+ * the reference. `H(T, X)` is link(X) ∧ C(g, keys, Kp(a), U(T)) ∧ H_32(a, T) over the routine's
+ * a: all proved, so an assumption of any exit query.
+ *
+ * The generalisation (`gen(T)`). In the exit's query the 32-lane terms REF_f(a, T) (the
+ * reference's d of a lane whose members are T: the same term, z3's terms being hash-consed),
+ * REF_g(keys, U(T)) (the loop's accumulator) and REF_g(Kp(a), U(T)) occur only where `H(T)`
+ * relates them; `gen` gives a fresh symbol for each. Replacing terms by fresh symbols in every
+ * formula of a query (z3 `substitute`) is sound for a proof: a model of the original query is
+ * one of the generalised query (each symbol taking its term's value), so "generalised unsat"
+ * implies "unsat". A sat generalised query proves nothing: the exit reports `unknown`, never a
+ * counterexample (./warp.ts's bug-finder refutes). So the exit is proved from what H says and
+ * the lane-local terms, without the folds' 32-lane terms.
  */
 export async function keyChain(
   env: Z3Env,
@@ -448,57 +495,160 @@ export async function keyChain(
   keys: BitVec[],
   Sh: WaveState<BitVec, Bool>,
   timeoutMs: number,
-): Promise<{ ok: boolean; reason: string; queries: number; ms: number; fault?: boolean; number: Bool[]; H: (T: Bool[], X?: BitVec) => Bool }> {
+): Promise<ChainRun & { text: string; number: Bool[]; H: (T: Bool[], X?: BitVec) => Bool; gen: (T: Bool[]) => [BitVec, BitVec][] }> {
   const bv = env.bv;
   const init = symbolicInit(env);
   const fNo = { ...f, NaN: false } as WarpForm;
-  const a = aLanes(bv, r, Sh);
-  const none = a.map(() => bv.false);
-  const canonical = refOver(bv, fNo, a, none);
-  const number = a.map((_, l) => bv.notB(bv.eq(refOver(bv, fNo, a, a.map((_, t) => (t === l ? bv.true : bv.false))), canonical)));
+  const nanForm = f.type === "f32" && f.NaN;
+  const t1 = performance.now();
   // Kp(x): the prologue run in a lane whose a is x (exec all ones: the lane executes).
+  const kpOf = new Map<number, BitVec>();
   const kp = (x: BitVec): BitVec => {
+    const hit = kpOf.get(x.id());
+    if (hit) return hit;
     const S = initialState(init, r, bv.k((1n << BigInt(r.target.wave)) - 1n, r.target.wave));
     const o = r.layout.src.a as Extract<MOp, { k: "v" }>;
     S.vgpr.get(o.n)![0] = x;
-    return execPaths(bv, pro, S, { maxBack: 0 }).final!.vgpr.get(fv.n)![0]!;
+    const y = execPaths(bv, pro, S, { maxBack: 0 }).final!.vgpr.get(fv.n)![0]!;
+    kpOf.set(x.id(), y);
+    return y;
   };
-  const maskOf = typeof M === "function" ? M : () => M;
-  const X0 = init.mk("chain.X", 32);
-  const H = (T: Bool[], j = LANES, X = X0): Bool => {
-    const Mx = maskOf(X);
-    const bitsM = a.map((_, l) => bv.bitAt(Mx, l));
+  const only = (l: number) => Array.from({ length: LANES }, (_, t) => (t === l ? bv.true : bv.false));
+  const none = Array.from({ length: LANES }, () => bv.false);
+  /** number_l per lane (one lane's reference), canonical and Kp per lane, for lane values a. */
+  const lanesOf = (a: BitVec[]) => {
+    const canonical = refOver(bv, fNo, a, none);
+    return { canonical, number: a.map((_, l) => bv.notB(bv.eq(refOver(bv, fNo, a, only(l)), canonical))), k: a.map(kp) };
+  };
+  type Lanes = ReturnType<typeof lanesOf>;
+  const uOf = (nb: Lanes, T: Bool[]) => T.map((t, l) => bv.andB(t, nb.number[l]!));
+  /** H_j(a, T) (the comment). */
+  const Hj = (a: BitVec[], T: Bool[], j: number, nb: Lanes): Bool => {
     const Tj = T.map((t, l) => (l < j ? t : bv.false));
-    const U = Tj.map((t, l) => bv.andB(t, number[l]!));
-    const prem = bv.all(U.map((u, l) => bv.implies(u, bitsM[l]!)));
-    const empty = bv.all(U.map((u) => bv.notB(u)));
-    const R = refOver(bv, fNo, a, Tj);
-    const rel = bv.andB(bv.implies(empty, bv.eq(R, canonical)), bv.implies(bv.notB(empty), bv.eq(refOver(bv, g, keys, U), kp(R))));
-    return bv.implies(prem, rel);
+    const U = uOf(nb, Tj);
+    const emptyU = bv.all(U.map((u) => bv.notB(u)));
+    const nanCase = nanForm ? bv.any(Tj.map((t, l) => bv.andB(t, bv.notB(nb.number[l]!)))) : bv.false;
+    const R = refOver(bv, f, a, Tj);
+    const fix = refOver(bv, f, a.map((_, l) => (l === 0 ? R : bv.k(0, 32))), only(0));
+    const numberCase = bv.andB(bv.eq(refOver(bv, g, nb.k, U), kp(R)), bv.eq(R, fix));
+    return bv.all([bv.implies(emptyU, bv.eq(R, nb.canonical)), bv.implies(nanCase, bv.eq(R, nb.canonical)), bv.implies(bv.andB(bv.notB(emptyU), bv.notB(nanCase)), numberCase)]);
   };
-  const key = hash([r.target.wave, r.target.gen, formId(r.spec.form), JSON.stringify(r.layout, (_k, v) => (typeof v === "bigint" ? `${v}` : v)), `v${fv.n}`, typeof M === "function" ? "M(X)" : "M", ...pro.map(showLine)].join("\n"));
+  // The key map's term, simplified (z3's simplify keeps a term's meaning: equal simplified
+  // terms are equal functions of x, so the chains' queries are equivalent).
+  // x's own printed name (z3's symbols carry a unique suffix) is replaced by "x"; any other
+  // symbol keeps its unique name, so a key map reading one is shared with no other routine.
+  const x = init.mk("chain.x", 32);
+  const xKey = (await env.ctx.simplify(kp(x))).sexpr().split(x.sexpr()).join("x");
+  const key = hash(["key-chain", formId(f as unknown as Form), formId(g as unknown as Form), xKey].join("\n"));
   let run = chains.get(key);
+  const cached = run !== undefined;
   if (!run) {
-    run = (async () => {
-      const t1 = performance.now();
+    run = (async (): Promise<ChainRun> => {
+      const t2 = performance.now();
       let queries = 0;
-      const T = a.map((_, l) => init.mkB(`T.${l}`));
+      const ga = Array.from({ length: LANES }, (_, l) => init.mk(`kc.a.${l}`, 32));
+      const gT = Array.from({ length: LANES }, (_, l) => init.mkB(`kc.T.${l}`));
+      const nb = lanesOf(ga);
       let prev: Bool | null = null;
       for (let j = 0; j <= LANES; j++) {
         queries++;
-        const Hj = H(T, j);
-        const res = await solve(env, prev === null ? [bv.notB(Hj)] : [prev, bv.notB(Hj)], timeoutMs);
-        prev = Hj;
+        const h = Hj(ga, gT, j, nb);
+        const res = await solve(env, prev === null ? [bv.notB(h)] : [prev, bv.notB(h)], timeoutMs);
+        prev = h;
         if (process.env.PROVE_DEBUG) console.log("key chain", j, res.status, Math.round(res.ms));
         if (res.status === "unsat") continue;
         const at = j === 0 ? "H_0" : `H_${j - 1} → H_${j}`;
-        return { ok: false, reason: res.status === "sat" ? `key chain fails at ${at} (not proved, not a counterexample)` : `key chain (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, queries, ms: performance.now() - t1, ...(res.fault ? { fault: true } : {}) };
+        return { ok: false, reason: res.status === "sat" ? `key chain fails at ${at} (not proved, not a counterexample)` : `key chain (${at}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, queries, ms: performance.now() - t2, ...(res.fault ? { fault: true } : {}) };
       }
-      return { ok: true, reason: "", queries, ms: performance.now() - t1 };
+      return { ok: true, reason: "", queries, ms: performance.now() - t2 };
     })();
     chains.set(key, run);
   }
   const out = await run;
   if (out.fault) chains.delete(key);
-  return { ...out, number, H: (T: Bool[], X?: BitVec) => H(T, LANES, X) };
+  const a = aLanes(bv, r, Sh);
+  const nb = lanesOf(a);
+  const maskOf = typeof M === "function" ? M : () => M;
+  const X0 = init.mk("chain.X", 32);
+  /** The lane-local link for mask argument X (the comment). */
+  const link = (X: BitVec) => {
+    const Mx = maskOf(X);
+    return bv.all(a.map((_, l) => bv.implies(bv.bitAt(Mx, l), bv.eq(keys[l]!, nb.k[l]!))));
+  };
+  const H = (T: Bool[], X: BitVec = X0) => {
+    const U = uOf(nb, T);
+    return bv.all([link(X), congruence(bv, g, keys, nb.k, U), Hj(a, T, LANES, nb)]);
+  };
+  const fail = { text: "", number: nb.number, H, gen: (): [BitVec, BitVec][] => [] };
+  if (!out.ok) return { ...out, ...fail };
+  const cong = await congruenceChain(env, g, timeoutMs);
+  if (!cong.ok) return { ...cong, ...fail };
+  const res = await solve(env, [bv.notB(link(X0))], timeoutMs);
+  if (process.env.PROVE_DEBUG) console.log("key link", res.status, Math.round(res.ms));
+  const queries = (cached ? 0 : out.queries) + (cong.cached ? 0 : cong.queries) + 1;
+  if (res.status !== "unsat")
+    return { ok: false, reason: res.status === "sat" ? "key link: a lane of the mask does not hold Kp of its a (not proved, not a counterexample)" : `key link: ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, queries, ms: performance.now() - t1, ...(res.fault ? { fault: true } : {}), ...fail };
+  const text = cached ? `key chain ${key.slice(0, 8)} (shared), key link` : `key chain 33 queries ${(out.ms / 1000).toFixed(1)} s (${key.slice(0, 8)}), key link`;
+  const fresh = new Map<number, BitVec>();
+  const freshOf = (t: BitVec) => fresh.get(t.id()) ?? (fresh.set(t.id(), init.mk(`kc.gen.${genCount++}`, 32)), fresh.get(t.id())!);
+  const gen = (T: Bool[]): [BitVec, BitVec][] => {
+    const U = uOf(nb, T);
+    return [refOver(bv, f, a, T), refOver(bv, g, keys, U), refOver(bv, g, nb.k, U)].map((t): [BitVec, BitVec] => [t, freshOf(t)]);
+  };
+  return { ok: true, reason: "", text, queries, ms: performance.now() - t1, number: nb.number, H, gen };
+}
+
+/** `fs` with every term of `pairs` replaced by its fresh symbol (`keyChain`'s `gen`: sound for an unsat query). */
+export function generalise(env: Z3Env, fs: readonly Bool[], pairs: readonly [BitVec, BitVec][]): Bool[] {
+  if (!pairs.length) return [...fs];
+  return fs.map((b) => env.ctx.substitute(b, ...pairs) as Bool);
+}
+
+/** The congruence chains of this thread (`congruenceChain`), by integer form. */
+const congruences = new Map<string, Promise<ChainRun>>();
+
+/**
+ * C(g, v, w, U): (∀ l ∈ U: v_l = w_l) → REF_g(v, U) = REF_g(w, U) — the reference's integer fold
+ * over U reads its values only at the lanes of U. `congruence` builds it for given terms.
+ */
+function congruence(bv: Z3Env["bv"], g: WarpForm, v: BitVec[], w: BitVec[], U: Bool[], j = LANES): Bool {
+  const Uj = U.map((u, l) => (l < j ? u : bv.false));
+  return bv.implies(bv.all(Uj.map((u, l) => bv.implies(u, bv.eq(v[l]!, w[l]!)))), bv.eq(refOver(bv, g, v, Uj), refOver(bv, g, w, Uj)));
+}
+
+/**
+ * Proves C(g, v, w, U) (`congruence`) for fresh v, w, U by the same induction over lane
+ * prefixes as the key chain (C_0, then C_{j−1} → C_j, j = 1 … 32, the hint only), cached per g
+ * in this thread: every instance of it holds.
+ */
+async function congruenceChain(env: Z3Env, g: WarpForm, timeoutMs: number): Promise<ChainRun & { cached: boolean }> {
+  const bv = env.bv;
+  const key = formId(g as unknown as Form);
+  let run = congruences.get(key);
+  const cached = run !== undefined;
+  if (!run) {
+    run = (async (): Promise<ChainRun> => {
+      const t2 = performance.now();
+      const init = symbolicInit(env);
+      const v = Array.from({ length: LANES }, (_, l) => init.mk(`cg.v.${l}`, 32));
+      const w = Array.from({ length: LANES }, (_, l) => init.mk(`cg.w.${l}`, 32));
+      const U = Array.from({ length: LANES }, (_, l) => init.mkB(`cg.U.${l}`));
+      let prev: Bool | null = null;
+      let queries = 0;
+      for (let j = 0; j <= LANES; j++) {
+        queries++;
+        const c = congruence(bv, g, v, w, U, j);
+        const res = await solve(env, prev === null ? [bv.notB(c)] : [prev, bv.notB(c)], timeoutMs);
+        prev = c;
+        if (process.env.PROVE_DEBUG) console.log("congruence", j, res.status, Math.round(res.ms));
+        if (res.status === "unsat") continue;
+        return { ok: false, reason: res.status === "sat" ? `congruence chain fails at C_${j} (not proved, not a counterexample)` : `congruence chain (C_${j}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`, queries, ms: performance.now() - t2, ...(res.fault ? { fault: true } : {}) };
+      }
+      return { ok: true, reason: "", queries, ms: performance.now() - t2 };
+    })();
+    congruences.set(key, run);
+  }
+  const out = await run;
+  if (out.fault) congruences.delete(key);
+  return { ...out, cached };
 }

@@ -88,7 +88,7 @@ import type { AmdRoutine } from "../lower.js";
 import { contractBads } from "../contract.js";
 import { cloneState, execPaths } from "./paths.js";
 import { warpInit, warpLaneBads } from "./warp.js";
-import { keyChain, refOver } from "./warp_loop.js";
+import { generalise, keyChain, refOver } from "./warp_loop.js";
 
 /** The sums whose data output is affine in affine operands (file comment); their other outputs are carries. */
 const SUMS = new Set<string>(["v_add_u32", "v_add_nc_u32", "v_add_co_u32", "s_add_u32"]);
@@ -361,7 +361,8 @@ export function latticeOnly<B>(bads: readonly { what: string; cond: OB<B> }[]): 
  *      with s's final term (the tree's fold) replaced by ite(m = 0, x, REF_g(keys, U(G_i)))
  *      for lane i's outputs and by a fresh x elsewhere (sound: A, and "for every x" covers the
  *      fold's value), under the key chain's H_32(G_i) and "where lane i executes with a defined
- *      d, m = lane i's number members".
+ *      d, m = lane i's number members"; the outputs' query generalised over the folds' 32-lane
+ *      terms (./warp_loop.ts `keyChain`, "The generalisation").
  */
 export async function proveKeyTree(env: Z3Env, r: AmdRoutine, timeoutMs: number, t0: number): Promise<Verdict | null> {
   const f = r.spec.form as unknown as WarpForm;
@@ -427,6 +428,7 @@ export async function proveKeyTree(env: Z3Env, r: AmdRoutine, timeoutMs: number,
   const laneBads: Bool[] = [];
   const assume: Bool[] = [];
   const hs = new Map<string, Bool>();
+  const pairs: [BitVec, BitVec][] = [];
   const contract = contractBads(bv, r, before, fin, (l) => (l < LANES ? w.activeB[l]! : bv.false));
   for (let i = 0; i < LANES; i++) {
     const Gi = membership(bv, w.lanes, i).members;
@@ -437,12 +439,18 @@ export async function proveKeyTree(env: Z3Env, r: AmdRoutine, timeoutMs: number,
     const acc = bv.ite(bv.eq(M, bv.k(0, 32)), x, refOver(bv, g, keysH, U));
     for (const b of warpLaneBads(bv, f, w, fin, i)) laneBads.push(sub(b.cond, b.what.startsWith("Value mismatch") ? acc : x));
     const gk = Gi.map((y) => y.id()).join(",");
-    if (!hs.has(gk)) hs.set(gk, chain.H(Gi));
+    if (!hs.has(gk)) {
+      hs.set(gk, chain.H(Gi));
+      pairs.push(...chain.gen(Gi));
+    }
     assume.push(bv.implies(on, same), hs.get(gk)!);
   }
+  // The outputs' query generalised over the folds' terms (./warp_loop.ts `keyChain`, "The
+  // generalisation": a proof of the generalised query is one of the query).
+  const [outBad, ...outAssume] = generalise(env, [bv.any(laneBads), ...assume], pairs);
   const goals = [
     { what: "every lane's number members are the mask", bad: bv.any(sameQ), assume: [] as Bool[] },
-    { what: "every lane's outputs", bad: bv.any(laneBads), assume },
+    { what: "every lane's outputs", bad: outBad!, assume: outAssume },
     { what: "the contract", bad: bv.any(contract.map((b) => sub(b.cond, x))), assume: [] as Bool[] },
   ];
   for (const goal of goals) {
@@ -455,7 +463,7 @@ export async function proveKeyTree(env: Z3Env, r: AmdRoutine, timeoutMs: number,
   return {
     verdict: "proved",
     ms: performance.now() - t0,
-    method: `z3 key tree: the fold of v${found.kv} (keys) by the threshold reduction (s${found.s} = the reference's u32 fold over s${found.m}), the exit by the key chain (${chain.queries} queries ${(chain.ms / 1000).toFixed(1)} s), 32 lanes, full-width values, ${queries} more queries`,
+    method: `z3 key tree: the fold of v${found.kv} (keys) by the threshold reduction (s${found.s} = the reference's u32 fold over s${found.m}), the exit by the key chain (${chain.text}; the folds' terms generalised), 32 lanes, full-width values, ${queries} more queries`,
     queries: queries + chain.queries,
   };
 }

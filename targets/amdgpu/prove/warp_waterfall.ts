@@ -80,7 +80,8 @@
  * inner exit state has acc = REF_g(keys, U(G_i)) where M_i ≠ 0 — the summary's — and a fresh
  * x.acc where M_i = 0, where the machine's state is the one trip, which differs from it only in
  * acc (every value of x.acc is covered: the query holds for all) and in the dead D; the
- * lane's value query assumes that and H_32(G_i, M_i).
+ * lane's value query assumes that and H(G_i, M_i), and is generalised over the folds' 32-lane
+ * terms (./warp_loop.ts `keyChain`, "The generalisation").
  *
  * Values stay full width: the key is not only compared (the round ANDs it with E), and with
  * the invariant above nothing needs a reduction. A failing query is `unknown`, never a
@@ -107,7 +108,7 @@ import { cloneState, execPaths, initialState, mergeState, readSource, showLine }
 import type { AmdWarp } from "./warp.js";
 import { warpInit, warpLaneBads } from "./warp.js";
 import type { Lemma } from "./warp_loop.js";
-import { branchTaken, flow, foldLoopLemma, foldedLanes, foldedOf, keyChain, refOver } from "./warp_loop.js";
+import { branchTaken, flow, foldLoopLemma, foldedLanes, foldedOf, generalise, keyChain, refOver } from "./warp_loop.js";
 
 /** Why the shape does not fit, or the verdict. */
 export type WaterfallOutcome = { verdict: Verdict } | { notApplicable: string };
@@ -348,7 +349,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
     const rem0lo = W === 64 ? bv.extract(rem0, 31, 0) : rem0;
     chain = await keyChain(env, r, f as Extract<WarpForm, { op: "redux" }>, fold.foldForm, pro, fold.fv, (X) => bv.and(X, rem0lo), foldedLanes(bv, r, fold.fv, S_h), S_h, timeoutMs);
     if (!chain.ok) return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason: chain.reason, ...(chain.fault ? { fault: true } : {}) } };
-    chainText = `; key chain ${chain.queries} queries ${(chain.ms / 1000).toFixed(1)} s`;
+    chainText = `; ${chain.text}`;
     lemmaQueries += chain.queries;
   }
   const lane = (x: BitVec, l: number) => bv.bitAt(x, l);
@@ -458,6 +459,7 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
       const offBads = warpLaneBads(bv, f, w, finX, i).filter((b) => !b.what.startsWith("Value mismatch"));
       let on = onBads(finX);
       let assume: Bool[] = [];
+      let pairs: [BitVec, BitVec][] = [];
       if (fold && lanes0.includes(i)) {
         const Gi = membership(bv, w.lanes, i).members;
         const defined = bv.andB(w.lanes.executes[i]!, w.ref.dDefined[i]!);
@@ -475,10 +477,16 @@ export async function proveWaterfall(env: Z3Env, r: AmdRoutine, profile: Profile
         setLane(Sxi, i, Ei.map((e, k) => bv.ite(in0[i]!, e, old[k]!)));
         on = onBads(epilogue(Sxi));
         assume = chain ? [bv.implies(defined, same), chain.H(Gi, Mi!)] : [bv.implies(defined, same)];
+        pairs = chain ? chain.gen(Gi) : [];
       }
       // One query per condition: each is a conjunction whose lane conditions (executes,
       // defined, guard off) the solver's value propagation then sees as units.
-      for (const b of on) exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: b.cond, assume });
+      // A key loop's value queries generalised over the folds' terms (./warp_loop.ts
+      // `keyChain`, "The generalisation": a proof of the generalised query is one of the query).
+      for (const b of on) {
+        const [bad, ...as] = generalise(env, [b.cond, ...assume], pairs);
+        exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: bad!, assume: as });
+      }
       for (const b of offBads) exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: b.cond });
       for (const b of contract.filter((b) => b.lane === i)) exitGoals.push({ what: `lane ${i} at the exit: ${b.what}`, bad: b.cond });
     }
