@@ -6,7 +6,7 @@
  *
  *   npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
  *        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
- *        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…]
+ *        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction]
  *
  * How it fits in minutes (design.md appendix): identical queries are proved once (query
  * keys: the emitted lines or PIR, contract layout, wave size and spec terms — the mcpus of a
@@ -40,14 +40,18 @@ import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
 
 const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
-       [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…]
+       [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction]
   --every N     prove one form in N of each family (a sample; 1 = all)
   --only REGEX  prove only the combinations whose label (routine rule target profile,
                 e.g. "shfl_sync_up_b32__v_s_imm0_v shfl_bpermute gfx900 isa") matches
                 (hip/llvm rows: the routine name matches)
   --target      targets to prove, comma-separated: amdgpu, pir, hip, llvm (default all;
                 hip and llvm have warp-family rows only)
-  --mcpu        processors of the amdgpu, hip and llvm rows, comma-separated (default all)`;
+  --mcpu        processors of the amdgpu, hip and llvm rows, comma-separated (default all)
+  --compiled-induction
+                hip/llvm rows: prove the compiled redux loops by their induction
+                (targets/llvm/prove_compiled_loop.ts; tens of minutes per function),
+                instead of leaving them unknown`;
 
 function usageError(message: string): never {
   process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
@@ -69,6 +73,7 @@ try {
       "bug-timeout": { type: "string", default: "60000" },
       target: { type: "string", default: "amdgpu,pir,hip,llvm" },
       mcpu: { type: "string" },
+      "compiled-induction": { type: "boolean", default: false },
     },
   });
 } catch (e) {
@@ -193,6 +198,7 @@ if (compiledSpecs.length) {
       profiles: PROFILES,
       timeoutMs: Number(values.timeout),
       workers,
+      induction: values["compiled-induction"]!,
       onProgress: (done, total) => {
         const now = performance.now();
         if (now - last > 10_000 || done === total) {

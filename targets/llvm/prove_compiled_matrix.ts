@@ -85,6 +85,8 @@ interface Job {
   layouts: CompiledWarpLayout[];
   profile: Profile;
   timeoutMs?: number;
+  /** Run ./prove_compiled_loop.ts's induction on a loop (slow; `proveCompiledWarpLayouts`). */
+  induction?: boolean;
 }
 
 type JobVerdicts = Partial<Record<CompiledWarpLayout, Verdict>>;
@@ -132,7 +134,7 @@ async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: JobVerdict
 }
 
 async function proveJob(env: Awaited<ReturnType<typeof loadZ3>>, j: Job): Promise<JobVerdicts> {
-  return proveCompiledWarpLayouts(env, j.cf, j.mcpu, j.kind, j.sregs, { profile: j.profile, ...(j.timeoutMs !== undefined ? { timeoutMs: j.timeoutMs } : {}) }, j.layouts);
+  return proveCompiledWarpLayouts(env, j.cf, j.mcpu, j.kind, j.sregs, { profile: j.profile, ...(j.timeoutMs !== undefined ? { timeoutMs: j.timeoutMs } : {}), ...(j.induction ? { induction: true } : {}) }, j.layouts);
 }
 
 /**
@@ -148,6 +150,8 @@ export async function proveCompiledMatrix(
     mcpus: readonly Mcpu[];
     profiles: readonly Profile[];
     timeoutMs?: number;
+    /** Prove loops (redux) by the compiled loop induction (./prove_compiled_loop.ts; slow): off by default, a loop is then `unknown`. */
+    induction?: boolean;
     /** Worker threads for the proofs (1: this thread). */
     workers?: number;
     onRow?: (r: CompiledProveRow) => void;
@@ -213,7 +217,7 @@ export async function proveCompiledMatrix(
           }
           if (!seen && hz.length === 0) {
             jobOf.set(jobKey, jobs.length);
-            jobs.push({ cf, mcpu, kind, sregs, layouts, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+            jobs.push({ cf, mcpu, kind, sregs, layouts, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.induction ? { induction: true } : {}) });
           }
         }
       }
