@@ -161,11 +161,12 @@ export const concreteNumber: BV<NV, boolean> = {
   slt: cmp("slt", (x, y) => x < y, true),
   sle: cmp("sle", (x, y) => x <= y, true),
   ite: (c, t, e) => (same(t, e, "ite"), c ? t : e),
-  iteB: (c, t, e) => (c ? t : e),
-  andB: (a, b) => a && b,
-  orB: (a, b) => a || b,
-  notB: (a) => !a,
-  eqB: (a, b) => a === b,
+  // Booleans are plain JS booleans in both algebras: concrete's own operations.
+  iteB: concrete.iteB,
+  andB: concrete.andB,
+  orB: concrete.orB,
+  notB: concrete.notB,
+  eqB: concrete.eqB,
   extract: (a, hi, lo) => {
     if (hi < lo || hi >= a.w || lo < 0) throw new Error(`BV extract [${hi}:${lo}] of ${a.w} bits`);
     const w = hi - lo + 1;
