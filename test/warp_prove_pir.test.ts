@@ -1,7 +1,7 @@
 /**
  * The PIR warp prover's value reductions (targets/portable/prove.ts `provePirWarpLevel`): the
  * guarded integer min/max fold proved on a's values ⊥/⊤ of its order (the threshold reduction,
- * checked on the run by targets/amdgpu/prove/warp_tree.ts's `LatticeBV`), a guarded xor fold
+ * checked on the run by src/check/lattice.ts's `LatticeBV`), a guarded xor fold
  * on 0/0xffffffff (the bit-slice reduction); and broken folds refuted with a counterexample that
  * replays concretely — one that skips the guard (still order-only: refuted on the reduced values) and one that compares .s32 values unsigned (not order-only in the
  * signed order: the check refuses the reduction and the full-width run refutes it), one over

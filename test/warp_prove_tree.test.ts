@@ -2,7 +2,7 @@
  * The redux proofs past the plain query's reach (issue 15): the linear-form reduction of
  * `redux.add` (targets/amdgpu/prove/warp_tree.ts on AMDGPU's DPP butterfly, `pirLinearOnly` on
  * the PIR), the threshold (min/max) and bit-slice (and/or/xor) reductions of the butterfly
- * (warp_tree.ts `LatticeBV`), and the `.f32` key loop's induction over its keys and the key
+ * (src/check/lattice.ts `LatticeBV`), and the `.f32` key loop's induction over its keys and the key
  * chain (targets/amdgpu/prove/warp_loop.ts).
  * Each proves one routine, and a broken variant of it is refuted with a counterexample that
  * replays concretely; the checks that license the reduction reject what they must. The

@@ -37,8 +37,8 @@ import type { Arg, PExpr, PirFunction, PStmt, PType, Scalar, Slot } from "./pir.
 import { applyOp, arr, bool, evalPir, kids, nodesOf, stmtRoots, u32, widthOf } from "./pir.js";
 import type { PortableRule } from "./rules/index.js";
 import { portableRulesFor } from "./rules/index.js";
-import type { OB, OV } from "../amdgpu/prove/warp_tree.js";
-import { latticeInit, latticeOnly, orderValue } from "../amdgpu/prove/warp_tree.js";
+import type { OB, OV } from "../../src/check/lattice.js";
+import { latticeInit, latticeOnly, orderValue } from "../../src/check/lattice.js";
 
 /** Symbolic (or concrete) arguments for a PIR function's parameters, by name. */
 export function pirArgs<V, B>(init: Init<V, B>, fn: PirFunction, prefix = ""): Record<string, Arg<V, B>> {
@@ -522,13 +522,13 @@ function signBitInit(init: ReturnType<typeof symbolicInit>): ReturnType<typeof s
  * lane (its outputs' conditions; the lanes share the inputs, the executing mask and the
  * members' terms, not each other's folds). Where the routine and the reference use a's values
  * in a restricted way, checked on the run itself, a's values are reduced as the AMDGPU prover's
- * (targets/amdgpu/prove/warp_tree.ts's file comment gives each argument in full):
+ * (targets/amdgpu/prove/warp_tree.ts's file comment gives the linear form's argument in full, src/check/lattice.ts's the threshold and bit-slice ones):
  *   - redux.add whose values of a are only added and chosen (`pirLinearOnly`): a = 0 and the
  *     unit vectors. Its results and the reference's (src/sem/warp.ts `reduceInt`, Σ over the
  *     members) are affine in a, and an affine function mod 2^32 that vanishes there vanishes
  *     everywhere (the linear-form reduction);
  *   - redux.min / .max (integer): the whole run — `evalPir` on the routine and `warpLevel` on
- *     the same inputs — goes through warp_tree.ts's `LatticeBV` in the form's order (signed for
+ *     the same inputs — goes through src/check/lattice.ts's `LatticeBV` in the form's order (signed for
  *     .s32, unsigned for .u32), which tags every value and condition by what it is as a term.
  *     When every condition of the proof ends `c` or C ∧ ¬(X = Y) with C a-independent and X, Y
  *     lattice polynomials in a (min/max in that one order, the identity ⊥/⊤, choices under

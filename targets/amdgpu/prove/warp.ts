@@ -70,7 +70,8 @@ import type { MLine } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import { proveScalarLoop } from "./warp_loop.js";
 import { proveWaterfall } from "./warp_waterfall.js";
-import { latticeInit, latticeOnly, linearOnly, orderValue, proveKeyTree } from "./warp_tree.js";
+import { linearOnly, proveKeyTree } from "./warp_tree.js";
+import { latticeInit, latticeOnly, orderValue } from "../../../src/check/lattice.js";
 
 /** a's values in a proof: full width (null), `n`-bit, or 0 and the unit vectors ("unit"). */
 export type Bits = number | "unit" | "order" | null;
