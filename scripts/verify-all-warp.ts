@@ -178,7 +178,7 @@ for (const r of rows.filter((x) => x.status === "refuted").slice(0, 5)) process.
 process.stdout.write(
   `\n${specs.length} routines of ${forms.length} forms × ${columns.length} targets: ${rows.length} rows — ${count("tested")} tested, ${count("refuted")} refuted, ${count("unknown")} unknown, ${count("skipped")} skipped; ` +
     `${warps} warps per routine (a cell: tested rows ≥ the fewest random warps of one; hip/llvm rows ${compiledWarps === "all" ? "all of them" : "a tenth, at least 1,000"}, each in both argument layouts and on wave64 with one and two warps per wave); ` +
-    `${warpRuns} row × warp checks (a row whose code is another's on the same wave size shares its run) ` +
+    `${warpRuns} row × warp checks (an amdgpu row whose code is another's on the same processor shares its run) ` +
     `in ${seconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(0)} s CPU in this process (${(specs.length * warps / seconds).toFixed(0)} routine-warps/s; ${Math.min(workers, chunks.length)} workers, seed ${seed})\n`,
 );
 process.exit(count("refuted") > 0 ? 1 : 0);
