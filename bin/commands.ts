@@ -2,7 +2,7 @@
  * @fileoverview The actions of the `ptx-lower` commands: read inputs, call the library, print
  * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
  */
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
@@ -27,7 +27,7 @@ import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
 import { probeVectors } from "../src/hw/hwgen.js";
-import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
+import { OutputError, UsageError, makeDirectory, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
 export { portCommand } from "./port.js";
@@ -134,7 +134,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
     return 0;
   }
   try {
-    mkdirSync(o.output, { recursive: true });
+    makeDirectory(o.output);
   } catch (e) {
     throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
   }

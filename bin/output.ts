@@ -23,7 +23,7 @@
  * `ptx-lower: error: ` before it and exits 1). A write to a pipe whose reader has gone
  * (EPIPE) is an `OutputError` with `quiet` set: the command ends without a message.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
 import { getSystemErrorMap } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
@@ -84,6 +84,38 @@ export function reasonOf(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
   const m = /^[A-Z][A-Z0-9_]*: (.*?)(?:, \w+(?: '.*')?(?: -> '.*')?)?$/s.exec(message);
   return m ? m[1]! : message;
+}
+
+/**
+ * Creates the directory `path` and its missing parents, one mkdir(2) each from the topmost
+ * missing one down, as `mkdir -p` does; an existing directory is fine.
+ * Why not Node's `mkdirSync(path, { recursive: true })`: on Node 20 it never returns where
+ * mkdir fails with ENOENT under an existing parent (`-o /proc/out` spun at 100% CPU), and it
+ * reports ENOENT for a directory on a read-only file system, where mkdir(2) says EROFS.
+ * @throws the error of the first mkdir(2) (or stat(2)) that fails, its code kept for `reasonOf`.
+ */
+export function makeDirectory(path: string): void {
+  const missing: string[] = [];
+  for (let p = resolve(path); ; ) {
+    try {
+      statSync(p);
+      break; // exists: a directory, or the mkdir below it fails with ENOTDIR
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    missing.push(p);
+    const parent = dirname(p);
+    if (parent === p) break;
+    p = parent;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      // Created meanwhile by someone else: fine if it is a directory.
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(d).isDirectory()) throw e;
+    }
+  }
 }
 
 /** The identity of a file: (device, inode). */

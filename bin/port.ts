@@ -19,7 +19,7 @@
  */
 import { targetServices } from "../src/target/registry.js";
 import { collectRoutines } from "../src/lower.js";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import Table from "cli-table3";
 import type { ParsedModule } from "../src/ir/build.js";
@@ -30,7 +30,7 @@ import { PROFILES } from "../src/ir/forms.js";
 import type { Reason } from "../src/port/bind.js";
 import type { PortResult } from "../src/port/rewrite.js";
 import { portSource } from "../src/port/rewrite.js";
-import { OutputError, UsageError, reasonOf, writeOutputs } from "./output.js";
+import { OutputError, UsageError, makeDirectory, reasonOf, writeOutputs } from "./output.js";
 
 /** The source kinds `port` reads. */
 export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".cl"] as const;
@@ -178,7 +178,7 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
   if (failed && !o.json) return 1;
   if (dirMode && !failed) {
     try {
-      mkdirSync(o.output!, { recursive: true });
+      makeDirectory(o.output!);
     } catch (e) {
       throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
     }

@@ -5,20 +5,20 @@
  * names a real /dev entry.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, lstatSync, mkdtempSync, openSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { reasonOf } from "../bin/output.js";
+import { makeDirectory, reasonOf } from "../bin/output.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const EXAMPLE = join(ROOT, "examples", "bitfields.sm_90.ptx");
 /** tsx by its file URL, so that the CLI runs from any working directory. */
 const ARGS = ["--import", pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href, join(ROOT, "bin", "ptx-lower.ts")];
 
-function cli(args: string[], o: { input?: string; cwd?: string } = {}) {
-  const r = spawnSync(process.execPath, [...ARGS, ...args], { cwd: o.cwd ?? ROOT, encoding: "utf8", input: o.input, env: { ...process.env, NO_COLOR: "1" } });
+function cli(args: string[], o: { input?: string; cwd?: string; timeout?: number } = {}) {
+  const r = spawnSync(process.execPath, [...ARGS, ...args], { cwd: o.cwd ?? ROOT, encoding: "utf8", input: o.input, timeout: o.timeout, env: { ...process.env, NO_COLOR: "1" } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 /** The CLI, not waited for (a FIFO needs a reader while it runs). */
@@ -194,6 +194,49 @@ describe("the input guard compares files, not names", () => {
     const r = cli(["lower", input, "--target", "js", "-o", join(dir, "b.ptx")]);
     expect(r.code).toBe(1);
     expect(readFileSync(join(dir, "b.ptx"), "utf8")).toBe(readFileSync(EXAMPLE, "utf8"));
+  });
+});
+
+describe("-o DIR: the directory and its parents are made one mkdir(2) at a time (bin/output.ts makeDirectory)", () => {
+  // Node 20's mkdirSync(…, { recursive: true }) never returned here (100% CPU).
+  const procfs = existsSync("/proc/self/status");
+  if (!procfs) console.log("output.test.ts: the /proc case skipped: /proc is not mounted");
+  it.skipIf(!procfs)("a directory under /proc (mkdir says ENOENT under an existing parent): lower and port end at once with the reason, exit 1", () => {
+    const dir = `/proc/ptx-lower-test-${process.pid}`;
+    const lower = cli(["lower", EXAMPLE, "--target", "all", "-o", dir], { timeout: 60_000 });
+    expect(lower.code, "lower returned").toBe(1);
+    expect(lower.err).toBe(`ptx-lower: error: cannot write ${dir}: cannot create the directory: no such file or directory\n`);
+    const port = cli(["port", join(ROOT, "examples", "bitfields.cu"), join(ROOT, "examples", "warp_match.cu"), "-o", dir], { timeout: 60_000 });
+    expect(port.code, "port returned").toBe(1);
+    expect(port.err).toContain(`cannot write ${dir}: cannot create the directory: no such file or directory`);
+  });
+
+  it("makes every missing parent; an existing directory is fine; a file on the way is ENOTDIR", () => {
+    const dir = scratch();
+    makeDirectory(join(dir, "a", "b", "c"));
+    expect(statSync(join(dir, "a", "b", "c")).isDirectory()).toBe(true);
+    makeDirectory(join(dir, "a", "b"));
+    writeFileSync(join(dir, "f"), "x");
+    expect(() => makeDirectory(join(dir, "f", "g", "h"))).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
+    expect(readFileSync(join(dir, "f"), "utf8")).toBe("x");
+  });
+
+  // A read-only file system (root: a tmpfs mounted ro in a scratch directory).
+  const canMount = isRoot && spawnSync("mount", ["--version"]).status === 0;
+  it.skipIf(!canMount)("a directory on a read-only file system: 'read-only file system' (Node's recursive mkdir said ENOENT)", (ctx) => {
+    const mnt = scratch();
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "ro", "none", mnt]).status !== 0) {
+      console.log("output.test.ts: the read-only case skipped: mount -t tmpfs failed (no privilege to mount here)");
+      ctx.skip();
+      return;
+    }
+    try {
+      const r = cli(["lower", EXAMPLE, "--target", "all", "-o", join(mnt, "out", "x")], { timeout: 60_000 });
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(`ptx-lower: error: cannot write ${join(mnt, "out", "x")}: cannot create the directory: read-only file system\n`);
+    } finally {
+      spawnSync("umount", [mnt]);
+    }
   });
 });
 
