@@ -9,6 +9,7 @@ import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formId, formName, PROFILES } from "../src/ir/forms.js";
 import { familyNamed, familyOf as familyDefOf } from "../src/families/index.js";
+import type { FamilyName } from "../src/families/index.js";
 import type { KindSample } from "../src/family/types.js";
 import type { OperandKind, RoutineSpec, SourceName } from "../src/ir/ir.js";
 import { routineName, sourcesOf } from "../src/ir/ir.js";
@@ -30,6 +31,9 @@ import { probeVectors } from "../src/hw/hwgen.js";
 import { OutputError, UsageError, makeDirectory, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
+
+/** What each family's instructions are called in messages (`--family` NAME → its PTX instructions). */
+export const FAMILY_INSTRUCTIONS = { szext: "szext", video: "vshl/vshr", match: "match.sync", warp: "shfl/vote/redux/activemask/bar.warp.sync" } as const satisfies Record<FamilyName, string>;
 export { portCommand } from "./port.js";
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
@@ -243,7 +247,7 @@ export async function verifyCommand(
     }
   }
   if (specs.length === 0) {
-    const what = file ? `${shownName(file)} has no ${o.family ? `${o.family === "video" ? "vshl/vshr" : o.family === "match" ? "match.sync" : o.family === "warp" ? "warp-level (shfl/vote/redux/activemask/bar.warp.sync)" : "szext"} ` : "szext / vshl / vshr / match.sync "}occurrence` : "no form";
+    const what = file ? `${shownName(file)} has no ${o.family ? `${FAMILY_INSTRUCTIONS[o.family as FamilyName]} ` : `${Object.values(FAMILY_INSTRUCTIONS).join(" / ")} `}occurrence` : "no form";
     if (!o.allowEmpty) throw new UsageError(`no routine matched (${what}): nothing to verify; --allow-empty accepts that`);
   }
   const targets: VerifyTarget[] = [];

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, hwgenCommand, lowerCommand, MAX_WARPS, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
+import { checkCommand, FAMILY_INSTRUCTIONS, hwgenCommand, lowerCommand, MAX_WARPS, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import { escapeLine } from "../src/diag.js";
 
@@ -65,7 +65,7 @@ const program = new Command("ptx-lower")
 
 program
   .command("lower")
-  .description("lower every szext / vshl / vshr / match.sync occurrence of a PTX module")
+  .description(`lower every ${Object.values(FAMILY_INSTRUCTIONS).join(" / ")} occurrence of a PTX module`)
   .argument("<file>", "a .ptx file, or - for standard input")
   .addOption(new Option("--target <target>", "output: amdgpu, js, c, hip (a header of __device__ functions), llvm (an IR module), or all").default("amdgpu").argParser(choice("--target", [...OUTPUT_TARGETS, "all"])))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all, for the amdgpu output (js, c, hip and llvm serve every processor: --mcpu with one of them alone is unused, a warning)").default("gfx942").argParser(choice("--mcpu", MCPU)))

@@ -59,6 +59,18 @@ describe("readVectors on malformed files", () => {
     expect(msgs("")).toEqual(["1: no vectors (the file has no non-blank line)"]);
     expect(msgs("\n  \n")).toEqual(["1: no vectors (the file has no non-blank line)"]);
   });
+  it("reports an input no operand reads (a misspelt register), naming the ones it reads", () => {
+    const v = (input: string) => `{"id":"x","ptx":"szext.clamp.s32 d, a, b;","in":{${input}},"out":{"d":"0xfffffff0"}}`;
+    expect(msgs(v('"a":"0x000000f0","b":"0x00000005","zz":"0x00000001"'))).toEqual(["1: vector x: in.zz is not read by this instruction (it reads in.a, in.b)"]);
+    // An immediate operand reads no register; a guarded vector reads g and the prior d.
+    expect(msgs(`{"id":"y","ptx":"szext.clamp.s32 d, a, 5;","in":{"a":"0x000000f0","b":"0x00000005"},"out":{"d":"0xfffffff0"}}`)).toEqual(["1: vector y: in.b is not read by this instruction (it reads in.a)"]);
+    expect(msgs(`{"id":"z","ptx":"@g szext.clamp.s32 d, a, 5;","in":{"a":"0x000000f0","g":false,"d":"0x00000001"},"out":{"d":"0x00000001"}}`)).toEqual([]);
+  });
+  it("points a JSON syntax error at its column", () => {
+    const d = readVectors('{"id":"x", "ptx" "szext.clamp.s32 d, a, b;"}', "v.jsonl").diagnostics[0]!;
+    expect(`${d.loc.line}:${d.loc.col}`).toBe("1:18"); // the second quote after "ptx", where a colon belongs
+    expect(d.message).toMatch(/^not a JSON object: .*position 17/);
+  });
   it("reads past a UTF-8 byte-order mark", () => {
     const one = readFileSync(FILE, "utf8").split("\n")[0]!;
     expect(readVectors("\ufeff" + one, "v.jsonl").vectors.length).toBe(1);

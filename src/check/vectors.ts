@@ -102,7 +102,9 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
     try {
       v = JSON.parse(raw) as Record<string, unknown>;
     } catch (e) {
-      bad(`not a JSON object: ${(e as Error).message}`);
+      // The column JSON.parse names (`… in JSON at position 110`), 1-based.
+      const at = /at position (\d+)/.exec((e as Error).message);
+      diagnostics.push({ loc: { file, line, col: at ? Number(at[1]) + 1 : 1 }, severity: "error", message: `not a JSON object: ${(e as Error).message}` });
       return;
     }
     if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v.id !== "string" || typeof v.ptx !== "string" || typeof v.in !== "object" || typeof v.out !== "object" || !v.in || !v.out) {
@@ -175,7 +177,10 @@ function shapeProblem(v: Vector, warp: unknown): string | null {
   const f = v.inst.form;
   const isWarp = familyOf(f).shape === "warp";
   if (isWarp && (typeof warp !== "object" || warp === null || !isHex((warp as { active?: unknown }).active, 8)))
-    return `a ${f.op === "match" ? "match.sync" : warpInstName(f as WarpForm)} vector needs warp.active ("0x" + 8 hex digits)`;
+  {
+    const name = f.op === "match" ? "match.sync" : warpInstName(f as WarpForm);
+    return `${/^[aeiou]/.test(name) ? "an" : "a"} ${name} vector needs warp.active ("0x" + 8 hex digits)`;
+  }
   const lanes = (x: unknown, ok: (e: unknown) => boolean, nullable: boolean) =>
     Array.isArray(x) && x.length === 32 && x.every((e) => (nullable && e === null) || ok(e));
   const isBool = (e: unknown) => typeof e === "boolean";
@@ -202,6 +207,11 @@ function shapeProblem(v: Vector, warp: unknown): string | null {
     if (isWarp ? !lanes(x, ok, true) : !ok(x)) return `out.${k} must be ${isWarp ? "32 entries (null for undefined lanes)" : k === "p" ? "a boolean" : '"0x" + 8 hex digits'}`;
   }
   for (const k of Object.keys(v.out)) if (!dests.includes(k as "d" | "p")) return `out.${k} is not a destination of this instruction`;
+  // An input no operand reads is a mistake (a misspelt register name would otherwise leave
+  // the real one missing or, where it is read elsewhere, run the vector on something else).
+  const reads = new Set<string>(sourcesOf(f).flatMap((name) => (v.inst[name]?.kind === "reg" ? [(v.inst[name] as { name: string }).name] : [])));
+  if (v.inst.guard) for (const k of ["g", ...dests]) reads.add(k);
+  for (const k of Object.keys(v.in)) if (!reads.has(k)) return `in.${k} is not read by this instruction (it reads ${[...reads].map((r) => `in.${r}`).join(", ") || "no register"})`;
   if (v.inst.guard) {
     const g = v.in.g;
     if (isWarp ? !lanes(g, (e) => typeof e === "boolean", false) : typeof g !== "boolean") return `a guarded vector needs in.g (${isWarp ? "32 booleans" : "a boolean"})`;
