@@ -256,8 +256,8 @@ export async function verifyCommand(
   if (o.target === "all" || o.target === "c") targets.push({ kind: "c" });
   for (const kind of ["hip", "llvm"] as const) if (o.target === "all" || o.target === kind) for (const m of mcpusOf(o.mcpu)) targets.push({ kind, mcpu: m });
 
-  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
-  bar?.start(specs.length, 0);
+  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left  {note}", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  bar?.start(specs.length, 0, { note: "" });
   const started = Date.now();
   const lines = bar ? null : progressLines(specs.length, started);
   let rows: VerifyRow[];
@@ -266,10 +266,30 @@ export async function verifyCommand(
   // for whole families (as in `npm run prove:all`), where it would cost hours.
   const onProgress = (d: number) => (bar ? bar.update(d) : lines!(d));
   if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress });
-  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress });
+  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress, onNote: noteLines(bar, started) });
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
   return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds, where });
+}
+
+/**
+ * Progress after the routines are queued, while a batching target (hip, llvm) compiles and
+ * runs them: on a terminal, the note after the progress bar; in a log, a line
+ * `verify: WHAT, S s` when what it does changes (the part before `:`) and at least every 10 s
+ * while it reports.
+ */
+function noteLines(bar: cliProgress.SingleBar | null, started: number): (what: string) => void {
+  let phase = "";
+  let last = 0;
+  return (what) => {
+    if (bar) return bar.update({ note: what });
+    const now = Date.now();
+    const p = what.split(":")[0]!;
+    if (p === phase && now - last < 10_000) return;
+    phase = p;
+    last = now;
+    process.stderr.write(`verify: ${what}, ${((now - started) / 1000).toFixed(1)} s\n`);
+  };
 }
 
 /**

@@ -200,6 +200,18 @@ describe("verify never passes vacuously", () => {
     expect(r.err).toMatch(/^ptx-lower: error: --all is for the families without a FILE/);
   });
 
+  const haveClang = spawnSync("clang-19", ["--version"]).status === 0;
+  if (!haveClang) console.log("shell.test.ts: the hip progress test skipped: clang-19 is absent");
+  it.skipIf(!haveClang)("not on a terminal: after the routines, what the hip rows do (compiling, functions run), so the log never goes silent", () => {
+    const r = cli(["verify", "good.ptx", "--target", "hip", "--mcpu", "gfx1100"], dir);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.err.trim().split("\n");
+    const queued = lines.findIndex((l) => /^verify: 2\/2 routines done/.test(l));
+    expect(queued, r.err).toBeGreaterThanOrEqual(0);
+    expect(lines.slice(queued + 1)[0]).toMatch(/^verify: hip gfx1100: compiling \d+ functions \(clang-19\), \d+\.\d s$/);
+    expect(lines.slice(queued + 1).some((l) => /^verify: hip: \d+\/\d+ functions run on 1 processor, \d+\.\d s$/.test(l)), r.err).toBe(true);
+  });
+
   it("not on a terminal: progress lines on stderr, the last one all routines done; --json rows follow docs/verify.schema.json with names and locations", () => {
     const r = cli(["verify", "good.ptx", "--target", "js", "--json"], dir);
     expect(r.code, r.err).toBe(0);

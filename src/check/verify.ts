@@ -74,6 +74,8 @@ export interface VerifyOptions {
   /** The warps the hip/llvm rows run: a tenth, at least 1,000 (default), or all (targets/llvm/verify.ts). */
   compiledWarps?: "tenth" | "all";
   onProgress?: (done: number, total: number) => void;
+  /** What a batching target is doing after the routines are queued (`VerifyService.flush`'s note). */
+  onNote?: (what: string) => void;
 }
 
 /** Checks every (spec × profile) on every target; returns one row per rule. */
@@ -94,9 +96,9 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
     for (const t of targets) rows.push(...(await serviceOf(t).verify({ spec, profile, target: t, cases, cache, compiledWarps: opts.compiledWarps })));
     opts.onProgress?.(++done, total);
     // Run the batched rows (JS, C) in batches, so that cases do not pile up in memory.
-    for (const svc of services) if ((svc.pending?.() ?? 0) >= 600) await svc.flush!();
+    for (const svc of services) if ((svc.pending?.() ?? 0) >= 600) await svc.flush!(opts.onNote);
   }
-  for (const svc of services) await svc.flush?.();
+  for (const svc of services) await svc.flush?.(opts.onNote);
   return rows;
 }
 

@@ -34,6 +34,10 @@ export interface VerifyService {
   verify(job: VerifyJob): Promise<VerifyRow[]>;
   /** Rows returned but not yet run (batching targets). */
   pending?(): number;
-  /** Runs the pending rows and fills in their verdicts. */
-  flush?(): Promise<void>;
+  /**
+   * Runs the pending rows and fills in their verdicts; `note`, where given, hears what it is
+   * doing, a short line at a time (`hip gfx942: compiling 17 functions`, `hip: 3/17 functions
+   * run`), for progress output during a long flush.
+   */
+  flush?(note?: (what: string) => void): Promise<void>;
 }

@@ -303,6 +303,8 @@ export interface CompiledCheckOptions {
   seed?: number;
   /** Random warps per warp function and layout (default 1,000). */
   warps?: number;
+  /** Called after each function is run on every compile that has it (progress). */
+  onFunction?: (done: number, total: number) => void;
 }
 
 /**
@@ -401,6 +403,7 @@ export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly Com
       if (warp) row.warps = (input as WarpWaves).plain.length;
       if (row.verdict.status === "tested") row.verdict = { status: "tested", n };
     }
+    opts.onFunction?.(names.indexOf(name) + 1, names.length);
   }
   return out;
 }

@@ -123,7 +123,7 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
       return rows.map((r) => r.row);
     },
     pending: () => pending.length,
-    async flush() {
+    async flush(note) {
       const batch = pending;
       pending = [];
       if (!batch.length) return;
@@ -147,6 +147,7 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
         const routines = ps.map((p) => ({ name: callableName(p.job.spec), spec: p.job.spec }));
         const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? compiledWarpCount(p.job.cases.length, p.job.compiledWarps ?? "tenth") : 0)));
         try {
+          note?.(`${kind} ${mcpu}: compiling ${routines.length} function${routines.length === 1 ? "" : "s"} (${kind === "hip" ? "clang-19" : "llc-19"})`);
           const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
           ready.push({ ps, all, c: { mcpu, set, sregs }, profile, warps });
         } catch (e) {
@@ -158,7 +159,7 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
         const rowsOf = checkCompiledSets(
           kind,
           gs.map((g) => g.c),
-          { profile: gs[0]!.profile, warps: gs[0]!.warps },
+          { profile: gs[0]!.profile, warps: gs[0]!.warps, onFunction: (d, t) => note?.(`${kind}: ${d}/${t} functions run on ${gs.length} processor${gs.length === 1 ? "" : "s"}`) },
         );
         gs.forEach((g, i) => {
           const byFn = new Map(rowsOf[i]!.map((r) => [r.fn, r]));
