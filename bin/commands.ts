@@ -178,7 +178,9 @@ export const MAX_WARPS = 100_000;
 // ---------------------------------------------------------------------------------------
 // check
 
-export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string }): Promise<number> {
+export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string; mcpuGiven?: boolean }): Promise<number> {
+  // --mcpu picks the rows of the per-processor targets (amdgpu, hip, llvm); with ref, js or c alone it is unused.
+  if (o.mcpuGiven && (o.target === "ref" || o.target === "js" || o.target === "c")) printLine(process.stderr, `ptx-lower: warning: --mcpu ${o.mcpu} is unused: --target ${o.target} has no per-processor rows`);
   const input = await readInput(file);
   if ("error" in input) {
     printLine(process.stderr, input.error);

@@ -83,8 +83,8 @@ program
   .addOption(semantics().default("isa"))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addHelpText("after", `\nThe vector format (one JSON object a line: id, ptx, in, out, warp, semantics) is documented in\ndocs/vectors.md, in the package (${VECTORS_DOC}).`)
-  .action(async (file: string, o) => {
-    process.exitCode = await checkCommand(file, o);
+  .action(async (file: string, o, cmd: Command) => {
+    process.exitCode = await checkCommand(file, { ...o, mcpuGiven: cmd.getOptionValueSource("mcpu") === "cli" });
   });
 
 program

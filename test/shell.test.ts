@@ -291,3 +291,19 @@ describe("routine comments name the function's own parameters", () => {
     expect(one).toMatch(/contract: \(\) → d over u32 values \(immediates folded into the routine\)\n[^]*?export function szext_wrap_u32__imm0xffffffff_imm0\(\)/);
   });
 });
+
+describe("check --mcpu", () => {
+  const dir = scratch();
+  writeFileSync(join(dir, "v.jsonl"), '{"id":"ex1","ptx":"szext.clamp.s32 d, a, b;","in":{"a":"0x000000f0","b":"0x00000005"},"out":{"d":"0xfffffff0"}}\n');
+  it("with ref, js or c alone is unused: a warning, the rows the same; with amdgpu it picks the rows, no warning", () => {
+    for (const t of ["ref", "js", "c"]) {
+      const r = cli(["check", "v.jsonl", "--target", t, "--mcpu", "gfx1100"], dir);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe(`ptx-lower: warning: --mcpu gfx1100 is unused: --target ${t} has no per-processor rows\n`);
+      expect(r.out).toBe("1 passed, 0 failed\n");
+    }
+    const a = cli(["check", "v.jsonl", "--target", "amdgpu", "--mcpu", "gfx1100"], dir);
+    expect(a.err).toBe("");
+    expect(a.out).toBe("1 passed, 0 failed\n");
+  });
+});
