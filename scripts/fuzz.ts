@@ -94,7 +94,7 @@ const HEADERS = [
   ".version 8.6\n.target sm_75\n.address_size 64\n",
   ".version 6.0\n.target sm_70\n",
   ".version 7.6\n.target sm_60\n",
-  ".version 9.1\n.target sm_100a, texmode_independent\n",
+  ".version 9.0\n.target sm_100a, texmode_independent\n",
   "",
 ];
 const DECLS = ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<5>;\n.reg .f32 %f<3>;\n.reg .b16 %h<3>;\n";
