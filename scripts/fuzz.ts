@@ -10,7 +10,8 @@
  *   bad-location    a diagnostic without a real location (line/col ≥ 1, within the text,
  *                   the file name as given) or without a message;
  *   silent-reject   a family instruction that yields neither an occurrence nor an error on
- *                   its lines;
+ *                   its lines (but in a module whose header has an error fatal in ptxas:
+ *                   nothing in it is checked, and that error rejects the module);
  *   bad-js          the JS module does not compile (`new Function`, exports removed);
  *   bad-c           the C file does not compile (gcc -fsyntax-only -Werror; sampled);
  *   stray-comment   a `*\/` in JS or C output outside a comment the printer closes;
@@ -94,7 +95,7 @@ const HEADERS = [
   ".version 8.6\n.target sm_75\n.address_size 64\n",
   ".version 6.0\n.target sm_70\n",
   ".version 7.6\n.target sm_60\n",
-  ".version 9.1\n.target sm_100a, texmode_independent\n",
+  ".version 9.0\n.target sm_100a, texmode_independent\n",
   "",
 ];
 const DECLS = ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<5>;\n.reg .f32 %f<3>;\n.reg .b16 %h<3>;\n";
@@ -393,6 +394,10 @@ function checkDiagnostics(mod: ParsedModule, text: string, file: string, out: Fi
   }
   const accepted = new Set(mod.insts.map((i) => `${i.loc.line}:${i.loc.col}`));
   const errorLines = new Set(mod.diagnostics.filter((d) => d.severity === "error").map((d) => d.loc.line));
+  if (mod.ast.headerFatal) {
+    if (mod.insts.length > 0 || errorLines.size === 0) out.push({ kind: "silent-reject", stage: "parse", message: "a module whose header is fatal to ptxas has occurrences or no error" });
+    return;
+  }
   for (const f of fns)
     for (const it of f.items) {
       if (it.kind !== "inst" || familyOpOf(it.inst) === null) continue;

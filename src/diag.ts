@@ -125,6 +125,18 @@ export const messages = {
   unknownInstruction: (name: string) => `Not a name of any known instruction: '${name}'`,
   /** The first statement of a module must be `.version`, the second `.target` (ptxas). */
   missingHeader: (what: "version" | "target") => `Missing .${what} directive at start of file`,
+  /** A `.version` ptxas 13.0 does not know (fatal in ptxas); `version` as written. */
+  unsupportedVersion: (version: string, current: string) => `Unsupported .version ${version}; current version is '${current}'`,
+  /** A `.target` name ptxas 13.0 does not know (fatal in ptxas). */
+  unsupportedTarget: (name: string) => `Unsupported .target '${name}'`,
+  /** `.target` whose first name is no architecture (`.target foo`, `.target texmode_unified`; fatal in ptxas). */
+  targetNotDefined: (file: string) => `Target architecture not defined at start of file '${file}'`,
+  /** A `.target` newer than the module's `.version` (an error; ptxas goes on). `version` as written. */
+  versionTarget: (version: string, target: string) => `PTX .version ${version} does not support .target ${target}`,
+  /** `.target …, map_f64_to_f32` with an architecture of sm_13 or later. */
+  mapF64NotSupported: () => "Directive map_f64_to_f32 is not supported with SM 1.3 or higher",
+  /** `texmode_unified` and `texmode_independent` in one `.target`: the second one named. */
+  conflictingTarget: (name: string) => `Conflicting .target option '${name}'`,
   /** ptxas stops reading at a NUL byte; ptx-lower too, and says so (a warning). */
   nulEndsInput: () => "NUL character: the input ends here (ptxas reads no further)",
   nonAscii: (line: number) => `Unexpected non-ASCII character encountered on line ${line}`,

@@ -2,14 +2,16 @@
  * The diagnostics corpus, test/diagnostics/*.ptx: small complete modules where every
  * instruction line is marked `// ok`, `// error: MESSAGE` or `// warning: MESSAGE` (several
  * for several messages, in ptxas's order; `// ptxas: MESSAGE` where ptxas words a syntax
- * error differently). The warp-level family's files are `warp*.ptx` (their rejections:
+ * error differently). A `.version` / `.target` line may be marked too (a version too old
+ * for the target: ptxas goes on checking the module); it stays in every module of the
+ * parity test, its messages expected there too. The warp-level family's files are `warp*.ptx` (their rejections:
  * test/warp_diagnostics.test.ts). Asserts:
  *   - each marked line yields exactly its diagnostics (errors and warnings, in order), at
  *     that line, at a column inside the instruction; each line without an error becomes a
  *     FamilyInst (a `bar` line: when it is `bar.warp`, as the registry's `familyOpOf` says);
  *   - every rejection of ptx-semantics.md §5(c) has a corpus line;
  *   - parity with ptxas (when on PATH): each marked line alone in its module (the other
- *     marked lines blanked, so line numbers stay) is accepted or rejected by both tools, on
+ *     marked lines blanked, so line numbers stay, but for marked header lines) is accepted or rejected by both tools, on
  *     the same line, with the same messages, `-arch` the module's `.target` (sm_75 for a
  *     target older than ptxas 13 compiles for, as warp-ptxas-matrix.md ran them); in a file
  *     with `// warning:` marks, with the same warnings too.
@@ -169,7 +171,10 @@ function archOf(src: string): string {
   return Number(/\d+/.exec(t)![0]) < 75 ? "sm_75" : t;
 }
 
-/** ptxas's errors (`FILE, line N; error   : MSG`), without its version/target pairing complaint, and its warnings. */
+/** A marked `.version` / `.target` line: kept in every module of the parity test. */
+const isHeader = (line: string) => /^\s*\.(version|target)\b/.test(line);
+
+/** ptxas's errors (`FILE, line N; error   : MSG`) and its warnings. */
 async function ptxas(path: string, arch: string): Promise<Verdict & { warnings: string[] }> {
   let stderr = "";
   try {
@@ -186,7 +191,6 @@ async function ptxas(path: string, arch: string): Promise<Verdict & { warnings: 
     }
     const m = /, line (\d+); (?:error|fatal)\s*: (.*)$/.exec(l);
     if (m) {
-      if (/does not support \.target/.test(m[2])) continue;
       v.errorLines.push(Number(m[1]));
       v.messages.push(m[2].trim());
       continue;
@@ -203,23 +207,24 @@ async function ptxas(path: string, arch: string): Promise<Verdict & { warnings: 
 describe.skipIf(!PTXAS)("parity with ptxas 13.0 (-arch = the module's target)", () => {
   it("accepts and rejects every corpus line as ptxas does, on the same line, with the same messages", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ptx-lower-parity-"));
-    const jobs: { file: string; mark: Mark; text: string; path: string; arch: string; warnings: boolean }[] = [];
+    const jobs: { file: string; mark: Mark; text: string; path: string; arch: string; warnings: boolean; headerErrors: string[] }[] = [];
     for (const file of FILES) {
       const { src, lines, marks } = readCorpus(file);
       const warnings = marks.some((m) => m.expected.some((e) => e.startsWith("warning:")));
-      const markedLines = new Set(marks.map((m) => m.line));
+      const markedLines = new Set(marks.filter((m) => !isHeader(lines[m.line - 1])).map((m) => m.line));
+      const headerErrors = marks.filter((m) => isHeader(lines[m.line - 1])).flatMap((m) => (m.ptxas.length > 0 ? m.ptxas : m.errors));
       for (const mark of marks) {
         const text = lines.map((l, i) => (markedLines.has(i + 1) && i + 1 !== mark.line ? "" : l)).join("\n");
         const path = join(dir, `${file.replace(/\.ptx$/, "")}_${mark.line}.ptx`);
         writeFileSync(path, text);
-        jobs.push({ file, mark, text, path, arch: archOf(src), warnings });
+        jobs.push({ file, mark, text, path, arch: archOf(src), warnings, headerErrors });
       }
     }
     const problems: string[] = [];
     const queue = [...jobs];
     const worker = async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
-        const { file, mark, text, path, arch, warnings } = job;
+        const { file, mark, text, path, arch, warnings, headerErrors } = job;
         const theirs = await ptxas(path, arch);
         const all = parseModule(text, path).diagnostics;
         const mine = all.filter((d) => d.severity === "error");
@@ -232,7 +237,7 @@ describe.skipIf(!PTXAS)("parity with ptxas 13.0 (-arch = the module's target)", 
         if (uniq(theirs.errorLines) !== uniq(mine.map((d) => d.loc.line))) {
           problems.push(`${where}\n  ptxas lines ${uniq(theirs.errorLines)}, ptx-lower lines ${uniq(mine.map((d) => d.loc.line))}`);
         }
-        const expected = mark.ptxas.length > 0 ? mark.ptxas : mark.errors;
+        const expected = [...(mark.ptxas.length > 0 ? mark.ptxas : mark.errors), ...headerErrors];
         if (uniq(theirs.messages) !== uniq(expected)) {
           problems.push(`${where}\n  ptxas says:   ${uniq(theirs.messages)}\n  corpus says:  ${uniq(expected)}`);
         }

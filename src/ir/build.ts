@@ -138,6 +138,9 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
             if (item.kind !== "inst") continue;
             const inst = item.inst;
             kinds.push(resolver.kind(inst));
+            // A header ptxas rejects as fatal (src/ptx/parser.ts): no target to check against,
+            // and ptxas checks nothing more; its error fails the module.
+            if (partial.headerFatal) continue;
             if (familyOpOf(inst) === null) {
               // An unknown opcode (a typo of szext?): warned once per name, where first seen.
               if (!PTX_OPCODES.has(inst.opcode) && !unknownSeen.has(inst.opcode)) {
@@ -666,7 +669,7 @@ export function resolveModule(ast: Module, insts: readonly FamilyInst[], detail 
 
 export interface ModuleContext {
   version: { major: number; minor: number } | null;
-  /** The lowest `sm_NN` of `.target`, or null if none. */
+  /** The lowest `sm_NN` (or `compute_NN`, the same to ptxas) of `.target`, or null if none (then the header has an error, src/ptx/parser.ts). */
   sm: number | null;
   /** That target as written, with its suffix (`sm_100a`, `sm_100f`), or null if none. */
   target?: string | null;
@@ -677,11 +680,12 @@ export function moduleContext(ast: Pick<Module, "version" | "target">): ModuleCo
   let sm: number | null = null;
   let target: string | null = null;
   for (const t of ast.target?.names ?? []) {
-    if (!t.startsWith("sm_")) continue;
-    let i = 3;
+    const p = t.startsWith("sm_") ? 3 : t.startsWith("compute_") ? 8 : 0;
+    if (p === 0) continue;
+    let i = p;
     while (i < t.length && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
-    if (i > 3) {
-      const n = Number(t.slice(3, i));
+    if (i > p) {
+      const n = Number(t.slice(p, i));
       if (sm === null || n < sm) target = t;
       sm = sm === null ? n : Math.min(sm, n);
     }

@@ -140,6 +140,13 @@ export interface Module {
   target: { names: string[]; loc: Loc } | null;
   addressSize: number | null;
   items: TopLevel[];
+  /**
+   * Set when the header had an error that is fatal in ptxas (a missing `.version` or
+   * `.target`, one ptxas does not support, a first target name that is no architecture):
+   * ptxas checks nothing more, and the module has no target to check instructions against,
+   * so src/ir/build.ts checks none of them.
+   */
+  headerFatal?: true;
 }
 
 /** Position of the dot that starts `inst.modifiers[i]` (modifiers follow the opcode without spaces). */

@@ -34,6 +34,7 @@ import type {
   VarDecl,
 } from "./ast.js";
 import { Lexer, parseHexFloat, parseIntLiteral } from "./lexer.js";
+import { PTX_VERSIONS, PTXAS_PTX_VERSION, TARGET_QUALIFIERS, archOfTarget, targetMinVersion } from "./targets.js";
 
 /** Deepest `{ }` nesting accepted in a function body. */
 export const MAX_BLOCK_DEPTH = 256;
@@ -154,6 +155,8 @@ class Parser {
   private lastBar: Loc | null = null;
   /** ptxas's module header: `.version` first, `.target` second, neither again. 0: `.version` expected, 1: `.target` expected, 2: both seen, 3: an error was reported. */
   private header = 0;
+  /** The `.version` number as written (`8.10`), for ptxas's messages that quote it. */
+  private versionText = "";
 
   constructor(
     src: string,
@@ -327,6 +330,7 @@ class Parser {
       }
     }
     // An empty module, or one that ends after `.version`: ptxas says what is missing.
+    if (this.header < 2) this.module.headerFatal = true;
     if (this.header < 2 && this.diags.length === 0) this.report(this.header === 0 ? { file: this.file, line: 1, col: 1 } : this.here(), messages.missingHeader(this.header === 0 ? "version" : "target"));
   }
 
@@ -338,10 +342,15 @@ class Parser {
     if (this.header === 0 || this.header === 1) {
       const want = this.header === 0 ? "version" : "target";
       if (name === want) this.header++;
-      else if (this.diags.length > 0) this.header = 3; // an earlier error explains it already
       else {
-        this.report(loc, messages.missingHeader(want));
-        this.header = 3; // reported: no more header errors
+        // Without its header the module has no target: nothing in it is checked (as ptxas,
+        // whose error is fatal, checks nothing more).
+        this.module.headerFatal = true;
+        if (this.diags.length > 0) this.header = 3; // an earlier error explains it already
+        else {
+          this.report(loc, messages.missingHeader(want));
+          this.header = 3; // reported: no more header errors
+        }
       }
     } else if (this.header === 2 && (name === "version" || name === "target")) this.report(loc, messages.parseError(`.${name}`));
   }
@@ -369,9 +378,10 @@ class Parser {
     if (lx.k() !== "dot") this.fail("a directive");
     const loc = this.here();
     const name = this.dotName();
+    const headerBefore = this.header;
     this.checkHeader(name, loc);
     if (LINE_DIRECTIVES.has(name)) {
-      this.emit(this.lineDirective(name, loc));
+      this.emit(this.lineDirective(name, loc, this.header !== headerBefore && this.header < 3));
       return;
     }
     if (name === "section") {
@@ -408,29 +418,38 @@ class Parser {
   }
 
   /** `.version`, `.target`, `.address_size`, `.file`, `.loc`: no `;`, they end with the line. */
-  private lineDirective(name: string, loc: Loc): Directive {
+  /** `header`: this is the module's header `.version` / `.target`, to be checked as ptxas checks it. */
+  private lineDirective(name: string, loc: Loc, header = false): Directive {
     const lx = this.lx;
     lx.next();
     const start = lx.start;
     const m = this.module;
     if (name === "version") {
       if ((lx.k() === "float" || lx.k() === "int") && !lx.newline) {
-        const [maj, min] = lx.text().split(".");
+        const text = lx.text();
+        const [maj, min] = text.split(".");
         m.version = { major: Number(maj), minor: Number(min ?? "0") || 0, loc };
+        if (header) this.checkVersion(text, lx.k() === "int", this.here());
       } else this.report(this.here(), this.nearMessage("a version number"));
     } else if (name === "target") {
       const names: string[] = [];
+      const locs: Loc[] = [];
+      let broken = false;
       // Ends at the end of the line, or where another directive starts on it (ptxas reads
       // `.version 8.5 .target sm_90 .address_size 64` on one line).
       while (lx.k() !== "eof" && !lx.newline && lx.k() !== "dot") {
-        if (lx.k() === "ident") names.push(lx.text());
-        else if (!lx.isPunct(COMMA)) {
+        if (lx.k() === "ident") {
+          names.push(lx.text());
+          locs.push(this.here());
+        } else if (!lx.isPunct(COMMA)) {
           this.report(this.here(), this.nearMessage("a target name"));
+          broken = true;
           break;
         }
         lx.next();
       }
       m.target = { names, loc };
+      if (header && !broken && names.length > 0) this.checkTarget(names, locs);
     } else if (name === "address_size") {
       if (lx.k() === "int" && !lx.newline) m.addressSize = Number(parseIntLiteral(lx.text()).value);
       else this.report(this.here(), this.nearMessage("32 or 64"));
@@ -443,6 +462,63 @@ class Parser {
     if (!(HEADER_DIRECTIVES.has(name) && !lx.newline && lx.k() === "dot")) this.restOfLine();
     const args = this.src.slice(start, Math.max(start, lx.prevEnd)).trim();
     return { kind: "directive", name, args, loc };
+  }
+
+  /**
+   * The header's `.version` (ptxas 13.0, src/ptx/targets.ts): `.version 8` is no version
+   * ("Missing .version", as ptxas says), one ptxas does not know is "Unsupported .version";
+   * both fatal in ptxas: the module is not checked further.
+   */
+  private checkVersion(text: string, integer: boolean, at: Loc): void {
+    this.versionText = text;
+    const v = this.module.version!;
+    let message: string | null = null;
+    if (integer) message = messages.missingHeader("version");
+    else if (!PTX_VERSIONS.has(v.major * 10 + v.minor)) message = messages.unsupportedVersion(text, PTXAS_PTX_VERSION);
+    if (message === null) return;
+    this.report(integer ? v.loc : at, message);
+    this.header = 3;
+    this.module.headerFatal = true;
+  }
+
+  /**
+   * The header's `.target` (ptxas 13.0, src/ptx/targets.ts). Fatal, as in ptxas (the module
+   * is not checked further): a first name that is no architecture ("Target architecture not
+   * defined"), a name ptxas does not know ("Unsupported .target"). Errors, after which the
+   * module is checked: a `.version` older than a target needs (ptxas names the last
+   * architecture and requires the highest minimum of them all), `map_f64_to_f32` with sm_13
+   * or later, `texmode_unified` with `texmode_independent`.
+   */
+  private checkTarget(names: string[], locs: Loc[]): void {
+    const fatal = (at: Loc, message: string) => {
+      this.report(at, message);
+      this.header = 3;
+      this.module.headerFatal = true;
+    };
+    if (archOfTarget(names[0]) === null) return fatal(locs[0], messages.targetNotDefined(this.file));
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0 && TARGET_QUALIFIERS.has(names[i])) continue;
+      if (targetMinVersion(names[i]) === null) return fatal(locs[i], messages.unsupportedTarget(names[i]));
+    }
+    const v = this.module.version;
+    let need: readonly [number, number] = [0, 0];
+    let last = 0;
+    for (let i = 0; i < names.length; i++) {
+      const min = targetMinVersion(names[i]);
+      if (min === null) continue;
+      last = i;
+      if (min[0] > need[0] || (min[0] === need[0] && min[1] > need[1])) need = min;
+    }
+    // In ptxas's order: map_f64_to_f32, then the version.
+    const map = names.indexOf("map_f64_to_f32");
+    if (map > 0 && parseInt(archOfTarget(names[last])!, 10) >= 13) this.report(locs[map], messages.mapF64NotSupported());
+    if (v !== null && (v.major < need[0] || (v.major === need[0] && v.minor < need[1]))) this.report(locs[last], messages.versionTarget(this.versionText, names[last]));
+    const unified = names.indexOf("texmode_unified");
+    const independent = names.indexOf("texmode_independent");
+    if (unified > 0 && independent > 0) {
+      const second = Math.max(unified, independent);
+      this.report(locs[second], messages.conflictingTarget(names[second]));
+    }
   }
 
   private parseFunction(linkage: string[], loc: Loc): FunctionDecl {
