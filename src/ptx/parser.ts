@@ -435,18 +435,36 @@ class Parser {
       const names: string[] = [];
       const locs: Loc[] = [];
       let broken = false;
-      // Ends at the end of the line, or where another directive starts on it (ptxas reads
-      // `.version 8.5 .target sm_90 .address_size 64` on one line).
-      while (lx.k() !== "eof" && !lx.newline && lx.k() !== "dot") {
-        if (lx.k() === "ident") {
-          names.push(lx.text());
-          locs.push(this.here());
-        } else if (!lx.isPunct(COMMA)) {
-          this.report(this.here(), this.nearMessage("a target name"));
-          broken = true;
-          break;
+      // ptxas's grammar: NAME (, NAME)*, a name after a comma (or the first) on the same line
+      // or a later one; the list ends at the end of a line or where another directive starts
+      // on it (`.version 8.5 .target sm_90 .address_size 64` on one line). Anything else — no
+      // name, two names without a comma, a comma with no name after it — is ptxas's fatal
+      // "Parsing error near 'X': syntax error", at X.
+      let wantName = true;
+      while (true) {
+        if (wantName) {
+          if (lx.k() === "ident") {
+            names.push(lx.text());
+            locs.push(this.here());
+            wantName = false;
+            lx.next();
+            continue;
+          }
+        } else {
+          if (lx.k() === "eof" || lx.newline || lx.k() === "dot") break;
+          if (lx.isPunct(COMMA)) {
+            wantName = true;
+            lx.next();
+            continue;
+          }
         }
-        lx.next();
+        this.report(this.here(), lx.k() === "dot" ? messages.parseError(`.${this.dotName()}`) : this.nearMessage());
+        broken = true;
+        if (header) {
+          this.header = 3;
+          m.headerFatal = true;
+        }
+        break;
       }
       m.target = { names, loc };
       if (header && !broken && names.length > 0) this.checkTarget(names, locs);
@@ -509,16 +527,19 @@ class Parser {
       last = i;
       if (min[0] > need[0] || (min[0] === need[0] && min[1] > need[1])) need = min;
     }
-    // In ptxas's order: map_f64_to_f32, then the version.
+    // In ptxas's order: map_f64_to_f32, the texmodes, then the version. map_f64_to_f32 is
+    // judged by the architecture written before it (`sm_12, map_f64_to_f32, sm_90` is fine).
     const map = names.indexOf("map_f64_to_f32");
-    if (map > 0 && parseInt(archOfTarget(names[last])!, 10) >= 13) this.report(locs[map], messages.mapF64NotSupported());
-    if (v !== null && (v.major < need[0] || (v.major === need[0] && v.minor < need[1]))) this.report(locs[last], messages.versionTarget(this.versionText, names[last]));
+    let before = map - 1;
+    while (before >= 0 && targetMinVersion(names[before]) === null) before--;
+    if (map > 0 && before >= 0 && parseInt(archOfTarget(names[before])!, 10) >= 13) this.report(locs[map], messages.mapF64NotSupported());
     const unified = names.indexOf("texmode_unified");
     const independent = names.indexOf("texmode_independent");
     if (unified > 0 && independent > 0) {
       const second = Math.max(unified, independent);
       this.report(locs[second], messages.conflictingTarget(names[second]));
     }
+    if (v !== null && (v.major < need[0] || (v.major === need[0] && v.minor < need[1]))) this.report(locs[last], messages.versionTarget(this.versionText, names[last]));
   }
 
   private parseFunction(linkage: string[], loc: Loc): FunctionDecl {

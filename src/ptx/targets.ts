@@ -57,5 +57,6 @@ export function archOfTarget(name: string): string | null {
 /** The lowest `.version` supporting the architecture target `name` (`sm_90`, `compute_90`), or null when ptxas 13.0 does not know it. */
 export function targetMinVersion(name: string): readonly [number, number] | null {
   const arch = archOfTarget(name);
-  return arch === null ? null : (TARGET_MIN_VERSION.get(arch) ?? null);
+  // ptxas reads the number: `sm_090` is sm_90 (its messages quote the name as written).
+  return arch === null ? null : (TARGET_MIN_VERSION.get(arch.replace(/^0+(?=\d)/, "")) ?? null);
 }
