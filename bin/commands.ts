@@ -3,7 +3,7 @@
  * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
  */
 import { readFileSync, statSync } from "node:fs";
-import { basename, join, relative, resolve } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import Table from "cli-table3";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
@@ -28,7 +28,7 @@ import type { UnreadableModule } from "../src/report.js";
 import { proveRows } from "./prove.js";
 import { hwgenFile } from "./hwgen.js";
 import { probeVectors } from "../src/hw/hwgen.js";
-import { OutputError, UsageError, makeDirectory, reasonOf, writeOutputs } from "./output.js";
+import { OutputError, UsageError, inDirectory, makeDirectory, reasonOf, writeOutputs } from "./output.js";
 
 export { OutputError, UsageError } from "./output.js";
 
@@ -142,7 +142,7 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   } catch (e) {
     throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
   }
-  writeOutputs(outputs.map((out) => ({ path: join(o.output!, out.name), text: out.text })), [file]);
+  writeOutputs(outputs.map((out) => ({ path: inDirectory(o.output!, out.name), text: out.text })), [file]);
   printLine(process.stderr, `wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}`);
   return 0;
 }
@@ -287,7 +287,8 @@ function noteLines(bar: cliProgress.SingleBar | null, started: number): (what: s
     if (bar) return bar.update({ note: what });
     const now = Date.now();
     const p = what.split(":")[0]!;
-    if (p === phase && now - last < 10_000) return;
+    // The last count of a phase (`17/17`) is always shown.
+    if (p === phase && now - last < 10_000 && !/\b(\d+)\/\1\b/.test(what)) return;
     phase = p;
     last = now;
     process.stderr.write(`verify: ${what}, ${((now - started) / 1000).toFixed(1)} s\n`);

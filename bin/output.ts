@@ -96,7 +96,9 @@ export function reasonOf(e: unknown): string {
  */
 export function makeDirectory(path: string): void {
   const missing: string[] = [];
-  for (let p = resolve(path); ; ) {
+  // The path as written, not resolve()d: `link/../x` is x beside the link's target to the
+  // kernel, and x in the working directory to a lexical normalisation.
+  for (let p = path.replace(/(?<=.)\/+$/, ""); ; ) {
     try {
       statSync(p);
       break; // exists: a directory, or the mkdir below it fails with ENOTDIR
@@ -112,10 +114,31 @@ export function makeDirectory(path: string): void {
     try {
       mkdirSync(d);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      // A symbolic link to nothing (stat said ENOENT; mkdir says EEXIST): say so.
+      if (lstatSync(d).isSymbolicLink() && !existsPath(d)) throw Object.assign(new Error(`${d} is a symbolic link to nothing (${readlinkSync(d)})`), { code: "EDANGLING" });
       // Created meanwhile by someone else: fine if it is a directory.
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(d).isDirectory()) throw e;
+      if (!statSync(d).isDirectory()) throw e;
     }
   }
+}
+
+/** Whether `p` exists, following links. */
+function existsPath(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `dir/name` as the kernel resolves it. Not path.join, which removes `..` lexically: with
+ * `link → a/b`, `link/../x` is a/x to the kernel (and to mkdir) but x to join.
+ */
+export function inDirectory(dir: string, name: string): string {
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
 /** The identity of a file: (device, inode). */
@@ -214,10 +237,25 @@ function checkDescriptor(path: string, fd: number): "socket" | "path" {
 
 type Plan = { path: string; text: string | Uint8Array; how: "replace"; real: string; mode?: number } | { path: string; text: string | Uint8Array; how: "direct"; fd?: number; append?: boolean };
 
+/**
+ * `path` made absolute as the kernel resolves it. resolve() removes `..` lexically, which is
+ * wrong after a symbolic link (`link/../x` is beside the link's target): a path with a `..`
+ * has its directory resolved by realpath where that directory exists. Other paths are
+ * resolve()d, so that /dev/fd/N and /proc/self/fd/N keep their names (./descriptorOf).
+ */
+function absolute(path: string): string {
+  if (!/(^|\/)\.\.(\/|$)/.test(path)) return resolve(path);
+  try {
+    return join(realpathSync.native(dirname(path)), basename(path)); // the JS realpathSync normalises `..` first
+  } catch {
+    return resolve(path);
+  }
+}
+
 /** How one output is written (see the file comment). @throws OutputError */
 function plan(path: string, text: string | Uint8Array, inputs: Set<string>): Plan {
   if (path === "") throw new OutputError("cannot write '': an empty path names no file");
-  const abs = resolve(path);
+  const abs = absolute(path);
   const fd = descriptorOf(abs);
   if (fd !== null) {
     // Standard output and error are always the user's: written through the descriptor, so

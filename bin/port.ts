@@ -20,7 +20,7 @@
 import { targetServices } from "../src/target/registry.js";
 import { collectRoutines } from "../src/lower.js";
 import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, extname, join, resolve } from "node:path";
+import { basename, dirname, extname, resolve } from "node:path";
 import Table from "cli-table3";
 import type { ParsedModule } from "../src/ir/build.js";
 import { escapeLine } from "../src/diag.js";
@@ -30,7 +30,7 @@ import { PROFILES } from "../src/ir/forms.js";
 import type { Reason } from "../src/port/bind.js";
 import type { PortResult } from "../src/port/rewrite.js";
 import { portSource } from "../src/port/rewrite.js";
-import { OutputError, UsageError, makeDirectory, reasonOf, writeOutputs } from "./output.js";
+import { OutputError, UsageError, inDirectory, makeDirectory, reasonOf, writeOutputs } from "./output.js";
 
 /** The source kinds `port` reads. */
 export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".cl"] as const;
@@ -213,10 +213,10 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
       results.push({ file: name, output: null, headerPath: null, r: null, error: errors.get(file) ?? null });
       continue;
     }
-    const output = toStdout || !writing ? null : dirMode ? join(o.output!, basename(file)) : o.output!;
+    const output = toStdout || !writing ? null : dirMode ? inDirectory(o.output!, basename(file)) : o.output!;
     const stem = basename(output ?? (file === "-" ? "stdin" : file)).replace(/\.[^.]*$/, "");
     const headerName = `${stem}.hip.h`;
-    const headerPath = output === null ? null : join(dirname(output), headerName);
+    const headerPath = output === null ? null : inDirectory(dirname(output), headerName);
     const banner = portBanner(file === "-" ? STDIN : basename(file), profile);
     const r = await portSource(input.text, name, { header: (mod) => header(mod, banner, profile), headerName, inlineHeader: toStdout });
     results.push({ file: name, output, headerPath: r.header !== null ? headerPath : null, r, error: null });

@@ -5,7 +5,7 @@
  * names a real /dev entry.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -219,6 +219,27 @@ describe("-o DIR: the directory and its parents are made one mkdir(2) at a time 
     writeFileSync(join(dir, "f"), "x");
     expect(() => makeDirectory(join(dir, "f", "g", "h"))).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
     expect(readFileSync(join(dir, "f"), "utf8")).toBe("x");
+  });
+
+  it("`..` after a symbolic link is resolved as the kernel does (beside the link's target), for lower and port", () => {
+    const dir = scratch();
+    mkdirSync(join(dir, "real", "deep"), { recursive: true });
+    symlinkSync("real/deep", join(dir, "sym"));
+    const r = cli(["lower", EXAMPLE, "--target", "all", "-o", "sym/../out"], { cwd: dir });
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(join(dir, "real", "out"))).toContain("bitfields.sm_90.mjs");
+    expect(existsSync(join(dir, "out"))).toBe(false);
+    const p = cli(["port", join(ROOT, "examples", "bitfields.cu"), "-o", "sym/../ported/"], { cwd: dir });
+    expect(p.code, p.err).toBe(0);
+    expect(readdirSync(join(dir, "real", "ported")).sort()).toEqual(["bitfields.cu", "bitfields.hip.h"]);
+  });
+
+  it("a symbolic link to nothing in the way: said so, exit 1", () => {
+    const dir = scratch();
+    symlinkSync("nothing", join(dir, "dangling"));
+    const r = cli(["lower", EXAMPLE, "--target", "all", "-o", "dangling/x"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`ptx-lower: error: cannot write dangling/x: cannot create the directory: dangling is a symbolic link to nothing (nothing)\n`);
   });
 
   // A read-only file system (root: a tmpfs mounted ro in a scratch directory).

@@ -66,6 +66,9 @@ describe("readVectors on malformed files", () => {
     expect(msgs(`{"id":"y","ptx":"szext.clamp.s32 d, a, 5;","in":{"a":"0x000000f0","b":"0x00000005"},"out":{"d":"0xfffffff0"}}`)).toEqual(["1: vector y: in.b is not read by this instruction (it reads in.a)"]);
     expect(msgs(`{"id":"z","ptx":"@g szext.clamp.s32 d, a, 5;","in":{"a":"0x000000f0","g":false,"d":"0x00000001"},"out":{"d":"0x00000001"}}`)).toEqual([]);
   });
+  it("a guard other than @g / @!g is outside the format (in.g gives the guard)", () => {
+    expect(msgs(`{"id":"gp","ptx":"@p szext.clamp.u32 d, a, b;","in":{"g":true,"a":"0x00000001","b":"0x00000001","d":"0x00000000"},"out":{"d":"0x00000001"}}`)).toEqual(["1: vector gp: the guard must be @g or @!g (in.g gives its value), not @p"]);
+  });
   it("points a JSON syntax error at its column", () => {
     const d = readVectors('{"id":"x", "ptx" "szext.clamp.s32 d, a, b;"}', "v.jsonl").diagnostics[0]!;
     expect(`${d.loc.line}:${d.loc.col}`).toBe("1:18"); // the second quote after "ptx", where a colon belongs

@@ -213,6 +213,8 @@ function shapeProblem(v: Vector, warp: unknown): string | null {
   if (v.inst.guard) for (const k of ["g", ...dests]) reads.add(k);
   for (const k of Object.keys(v.in)) if (!reads.has(k)) return `in.${k} is not read by this instruction (it reads ${[...reads].map((r) => `in.${r}`).join(", ") || "no register"})`;
   if (v.inst.guard) {
+    // FORMAT.md: the guard is @g or @!g, and in.g gives it.
+    if (v.inst.guard.reg !== "g") return `the guard must be @g or @!g (in.g gives its value), not @${v.inst.guard.negate ? "!" : ""}${v.inst.guard.reg}`;
     const g = v.in.g;
     if (isWarp ? !lanes(g, (e) => typeof e === "boolean", false) : typeof g !== "boolean") return `a guarded vector needs in.g (${isWarp ? "32 booleans" : "a boolean"})`;
     for (const k of dests) {

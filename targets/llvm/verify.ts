@@ -147,7 +147,7 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
         const routines = ps.map((p) => ({ name: callableName(p.job.spec), spec: p.job.spec }));
         const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? compiledWarpCount(p.job.cases.length, p.job.compiledWarps ?? "tenth") : 0)));
         try {
-          note?.(`${kind} ${mcpu}: compiling ${routines.length} function${routines.length === 1 ? "" : "s"} (${kind === "hip" ? "clang-19" : "llc-19"})`);
+          note?.(`${kind} ${mcpu}: compiling the functions of ${routines.length} routine${routines.length === 1 ? "" : "s"} (${kind === "hip" ? "clang-19" : "llc-19"})`);
           const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
           ready.push({ ps, all, c: { mcpu, set, sregs }, profile, warps });
         } catch (e) {
