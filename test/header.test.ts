@@ -65,8 +65,16 @@ const CASES: Case[] = [
   { version: ".version 8.0", target: ".target sm_90, texmode_independent, texmode_unified", expected: ["2:37: error: Conflicting .target option 'texmode_unified'"], fatal: false },
   // compute_NN is sm_NN: redux needs sm_80 (before, compute_ gave no target and no check).
   { version: ".version 8.0", target: ".target compute_20", expected: ["7:2: error: Feature 'redux' requires .target sm_80 or higher"], fatal: false },
+  // A malformed target list is ptxas's fatal syntax error, at the token.
+  { version: ".version 8.5", target: ".target sm_90 sm_80", expected: ["2:15: error: Parsing error near 'sm_80': syntax error"], fatal: true },
+  { version: ".version 8.5", target: ".target sm_90,,sm_80", expected: ["2:15: error: Parsing error near ',': syntax error"], fatal: true },
+  { version: ".version 8.5", target: ".target ,sm_90", expected: ["2:9: error: Parsing error near ',': syntax error"], fatal: true },
+  { version: ".version 8.5", target: ".target sm_90,", expected: ["3:1: error: Parsing error near '.address_size': syntax error"], fatal: true },
+  // The number is read: sm_090 is sm_90, quoted as written.
+  { version: ".version 7.0", target: ".target sm_090", expected: ["2:9: error: PTX .version 7.0 does not support .target sm_090"], fatal: false },
   // Accepted.
   { version: ".version 8.0", target: ".target compute_90", expected: [], fatal: false },
+  { version: ".version 8.5", target: ".target sm_090", expected: [], fatal: false },
   { version: ".version 8.10", target: ".target sm_90", expected: [], fatal: false },
   { version: ".version 8.0", target: ".target sm_90, texmode_unified, debug", expected: [], fatal: false },
   { version: ".version 9.0", target: ".target sm_120f", expected: [], fatal: false },
@@ -169,5 +177,24 @@ describe(".version without a minor number", () => {
     const mod = parseModule(moduleText(".version 8", ".target sm_90"), "t.ptx");
     expect(mod.diagnostics.map(formatDiagnostic)).toEqual(["t.ptx:1:1: error: Missing .version directive at start of file"]);
     expect(mod.insts).toEqual([]);
+  });
+});
+
+describe("a .version that is no number, or has more on its line: ptxas 13.0's fatal 'Missing' errors, and nothing more", () => {
+  it.each([
+    [".version 8.", "1:1: error: Missing .version directive at start of file"],
+    [".version -8.5", "1:1: error: Missing .version directive at start of file"],
+    [".version .5", "1:1: error: Missing .version directive at start of file"],
+    [".version 8.5e0", "1:1: error: Missing .target directive at start of file"],
+    [".version 8.5 foo", "1:1: error: Missing .target directive at start of file"],
+    [".version 8.5;", "1:1: error: Missing .target directive at start of file"],
+    [".version 8.5.1", "1:13: error: Missing .target directive at start of file"],
+  ])("%s: %s", (version, message) => {
+    const mod = parseModule(moduleText(version, ".target sm_90"), "t.ptx");
+    expect(mod.diagnostics.map(formatDiagnostic)).toEqual([`t.ptx:${message}`]);
+    expect(mod.insts).toEqual([]);
+  });
+  it("a comment after the version is fine", () => {
+    expect(parseModule(moduleText(".version 8.5 // c", ".target sm_90"), "t.ptx").diagnostics).toEqual([]);
   });
 });

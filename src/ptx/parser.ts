@@ -157,6 +157,8 @@ class Parser {
   private header = 0;
   /** The `.version` number as written (`8.10`), for ptxas's messages that quote it. */
   private versionText = "";
+  /** A header error fatal to ptxas was reported (`fatalHeader`): no further diagnostic. */
+  private stopped = false;
 
   constructor(
     src: string,
@@ -179,6 +181,8 @@ class Parser {
   }
 
   private report(loc: Loc, message: string): void {
+    // After a header error that is fatal to ptxas, ptxas says nothing more.
+    if (this.stopped) return;
     if (this.diags.length >= MAX_ERRORS) {
       this.diags.push(error(loc, messages.tooManyErrors(MAX_ERRORS)));
       throw new TooManyErrors();
@@ -347,10 +351,7 @@ class Parser {
         // whose error is fatal, checks nothing more).
         this.module.headerFatal = true;
         if (this.diags.length > 0) this.header = 3; // an earlier error explains it already
-        else {
-          this.report(loc, messages.missingHeader(want));
-          this.header = 3; // reported: no more header errors
-        }
+        else this.fatalHeader(loc, messages.missingHeader(want)); // fatal in ptxas: nothing more is said
       }
     } else if (this.header === 2 && (name === "version" || name === "target")) this.report(loc, messages.parseError(`.${name}`));
   }
@@ -430,7 +431,8 @@ class Parser {
         const [maj, min] = text.split(".");
         m.version = { major: Number(maj), minor: Number(min ?? "0") || 0, loc };
         if (header) this.checkVersion(text, lx.k() === "int", this.here());
-      } else this.report(this.here(), this.nearMessage("a version number"));
+      } else if (header) this.fatalHeader(loc, messages.missingHeader("version")); // `.version -8.5`, `.version .5`, the number on the next line: ptxas 13.0
+      else this.report(this.here(), this.nearMessage("a version number"));
     } else if (name === "target") {
       const names: string[] = [];
       const locs: Loc[] = [];
@@ -458,12 +460,10 @@ class Parser {
             continue;
           }
         }
-        this.report(this.here(), lx.k() === "dot" ? messages.parseError(`.${this.dotName()}`) : this.nearMessage());
+        const message = lx.k() === "dot" ? messages.parseError(`.${this.dotName()}`) : this.nearMessage();
+        if (header) this.fatalHeader(this.here(), message);
+        else this.report(this.here(), message);
         broken = true;
-        if (header) {
-          this.header = 3;
-          m.headerFatal = true;
-        }
         break;
       }
       m.target = { names, loc };
@@ -476,6 +476,9 @@ class Parser {
     // same line or not; the others (`.file`, `.loc`) at the end of the line.
     if (name === "version" || name === "address_size") {
       if (!lx.newline && lx.k() !== "eof" && lx.k() !== "dot") lx.next();
+      // ptxas 13.0: anything but a directive after the header's version on its line
+      // (`.version 8.5 foo`, `.version 8.5;`) is "Missing .target directive", at line 1.
+      if (name === "version" && header && !this.stopped && !lx.newline && lx.k() !== "eof" && lx.k() !== "dot") this.fatalHeader(loc, messages.missingHeader("target"));
     }
     if (!(HEADER_DIRECTIVES.has(name) && !lx.newline && lx.k() === "dot")) this.restOfLine();
     const args = this.src.slice(start, Math.max(start, lx.prevEnd)).trim();
@@ -490,13 +493,19 @@ class Parser {
   private checkVersion(text: string, integer: boolean, at: Loc): void {
     this.versionText = text;
     const v = this.module.version!;
-    let message: string | null = null;
-    if (integer) message = messages.missingHeader("version");
-    else if (!PTX_VERSIONS.has(v.major * 10 + v.minor)) message = messages.unsupportedVersion(text, PTXAS_PTX_VERSION);
-    if (message === null) return;
-    this.report(integer ? v.loc : at, message);
+    // ptxas 13.0: `8` and `8.` are no version ("Missing .version"); `8.5e0` is read as a
+    // version followed by something that is not `.target` ("Missing .target"), both at line 1.
+    if (integer || /^\d+\.$/.test(text)) return this.fatalHeader(v.loc, messages.missingHeader("version"));
+    if (!/^\d+\.\d+$/.test(text)) return this.fatalHeader(v.loc, messages.missingHeader("target"));
+    if (!PTX_VERSIONS.has(v.major * 10 + v.minor)) this.fatalHeader(at, messages.unsupportedVersion(text, PTXAS_PTX_VERSION));
+  }
+
+  /** A header error fatal to ptxas: reported; the module is not checked, and nothing more is said. */
+  private fatalHeader(at: Loc, message: string): void {
+    this.report(at, message);
     this.header = 3;
     this.module.headerFatal = true;
+    this.stopped = true;
   }
 
   /**
@@ -508,11 +517,7 @@ class Parser {
    * or later, `texmode_unified` with `texmode_independent`.
    */
   private checkTarget(names: string[], locs: Loc[]): void {
-    const fatal = (at: Loc, message: string) => {
-      this.report(at, message);
-      this.header = 3;
-      this.module.headerFatal = true;
-    };
+    const fatal = (at: Loc, message: string) => this.fatalHeader(at, message);
     if (archOfTarget(names[0]) === null) return fatal(locs[0], messages.targetNotDefined(this.file));
     for (let i = 0; i < names.length; i++) {
       if (i > 0 && TARGET_QUALIFIERS.has(names[i])) continue;
