@@ -486,9 +486,10 @@ class Parser {
   }
 
   /**
-   * The header's `.version` (ptxas 13.0, src/ptx/targets.ts): `.version 8` is no version
-   * ("Missing .version", as ptxas says), one ptxas does not know is "Unsupported .version";
-   * both fatal in ptxas: the module is not checked further.
+   * The header's `.version` (ptxas 13.0, src/ptx/targets.ts): `.version 8` and `8.` are no
+   * version ("Missing .version", as ptxas says), `8.5e0` is a version followed by something
+   * else ("Missing .target"), one ptxas does not know is "Unsupported .version"; all fatal in
+   * ptxas (`fatalHeader`): the module is not checked further.
    */
   private checkVersion(text: string, integer: boolean, at: Loc): void {
     this.versionText = text;
@@ -517,11 +518,10 @@ class Parser {
    * or later, `texmode_unified` with `texmode_independent`.
    */
   private checkTarget(names: string[], locs: Loc[]): void {
-    const fatal = (at: Loc, message: string) => this.fatalHeader(at, message);
-    if (archOfTarget(names[0]) === null) return fatal(locs[0], messages.targetNotDefined(this.file));
+    if (archOfTarget(names[0]) === null) return this.fatalHeader(locs[0], messages.targetNotDefined(this.file));
     for (let i = 0; i < names.length; i++) {
       if (i > 0 && TARGET_QUALIFIERS.has(names[i])) continue;
-      if (targetMinVersion(names[i]) === null) return fatal(locs[i], messages.unsupportedTarget(names[i]));
+      if (targetMinVersion(names[i]) === null) return this.fatalHeader(locs[i], messages.unsupportedTarget(names[i]));
     }
     const v = this.module.version;
     let need: readonly [number, number] = [0, 0];
