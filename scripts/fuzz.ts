@@ -394,8 +394,8 @@ function checkDiagnostics(mod: ParsedModule, text: string, file: string, out: Fi
   }
   const accepted = new Set(mod.insts.map((i) => `${i.loc.line}:${i.loc.col}`));
   const errorLines = new Set(mod.diagnostics.filter((d) => d.severity === "error").map((d) => d.loc.line));
-  if (mod.ast.headerFatal) {
-    if (mod.insts.length > 0 || errorLines.size === 0) out.push({ kind: "silent-reject", stage: "parse", message: "a module whose header is fatal to ptxas has occurrences or no error" });
+  if (mod.ast.fatal) {
+    if (mod.insts.length > 0 || errorLines.size === 0) out.push({ kind: "silent-reject", stage: "parse", message: "a module fatal to ptxas has occurrences or no error" });
     return;
   }
   for (const f of fns)

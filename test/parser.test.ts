@@ -3,7 +3,9 @@
  * guards, operand shapes, locations, error recovery, robustness against arbitrary input,
  * the real nvcc output in ../shared/ptx, and speed.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
@@ -401,6 +403,35 @@ describe("error recovery", () => {
     expect(parsePtx(kernel("ret;").slice(0, -2), "t.ptx").diagnostics.map((d) => d.message)).toEqual(["Missing '}' at end of input"]);
     const d = parsePtx(".version 8.7 // caf\u00e9\n.target sm_90\n", "t.ptx").diagnostics;
     expect(d.map((x) => `${x.loc.line}:${x.loc.col} ${x.message}`)).toEqual(["1:20 Unexpected non-ASCII character encountered on line 1"]);
+  });
+
+  // ptxas 13.0 on NON_ASCII prints only "ptxas fatal   : Unexpected non-ASCII character
+  // encountered on line 7" (then "Ptx assembly aborted due to errors"): not the unknown
+  // opcode of line 6, not the second byte of line 8. The parity check below runs it.
+  const NON_ASCII = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k() {\n  .reg .b32 r<3>;\n  foo.b32 r1, 5;\n  mov.b32 r2, 1; // caf\u00e9\n  mov.b32 r2, \u00e9;\n  redux.sync.add.u32 r1, r2, 0xffffffff;\n  ret;\n}\n";
+
+  it("a non-ASCII byte is ptxas's fatal error: the only diagnostic, nothing parsed or checked", () => {
+    const seen: string[] = [];
+    const r = parsePtx(NON_ASCII, "t.ptx", { onItem: (item) => (seen.push(item.kind), true) });
+    expect(r.diagnostics.map((x) => `${x.loc.line}:${x.loc.col} ${x.message}`)).toEqual(["7:24 Unexpected non-ASCII character encountered on line 7"]);
+    expect(seen).toEqual([]);
+    expect(r.module.fatal).toBe(true);
+    const m = parseModule(NON_ASCII, "t.ptx");
+    expect(m.diagnostics.map((x) => x.message)).toEqual(["Unexpected non-ASCII character encountered on line 7"]);
+    expect(m.insts).toEqual([]);
+  });
+
+  it.skipIf(spawnSync("ptxas", ["--version"]).status !== 0)("ptxas 13.0 says the same about that module, and nothing else", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ptx-lower-nonascii-"));
+    try {
+      writeFileSync(join(dir, "n.ptx"), NON_ASCII);
+      const r = spawnSync("ptxas", ["-arch=sm_90", join(dir, "n.ptx"), "-o", "/dev/null"], { encoding: "utf8", timeout: 30_000 });
+      expect(r.status).not.toBe(0);
+      const said = r.stderr.split("\n").filter((l) => l.trim() !== "" && !/aborted due to errors/.test(l));
+      expect(said.map((l) => l.replace(/^ptxas fatal\s*:\s*/, ""))).toEqual(["Unexpected non-ASCII character encountered on line 7"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("requires .version first and .target second, and neither again (as ptxas does)", () => {

@@ -138,9 +138,9 @@ function parseWith(text: string, file: string, keepAst: boolean, fixedCtx: Modul
             if (item.kind !== "inst") continue;
             const inst = item.inst;
             kinds.push(resolver.kind(inst));
-            // A header ptxas rejects as fatal (src/ptx/parser.ts): no target to check against,
+            // A module ptxas rejects as fatal (src/ptx/parser.ts): no target to check against,
             // and ptxas checks nothing more; its error fails the module.
-            if (partial.headerFatal) continue;
+            if (partial.fatal) continue;
             if (familyOpOf(inst) === null) {
               // An unknown opcode (a typo of szext?): warned once per name, where first seen.
               if (!PTX_OPCODES.has(inst.opcode) && !unknownSeen.has(inst.opcode)) {

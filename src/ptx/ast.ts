@@ -141,12 +141,13 @@ export interface Module {
   addressSize: number | null;
   items: TopLevel[];
   /**
-   * Set when the header had an error that is fatal in ptxas (a missing `.version` or
-   * `.target`, one ptxas does not support, a first target name that is no architecture):
-   * ptxas checks nothing more, and the module has no target to check instructions against,
-   * so src/ir/build.ts checks none of them.
+   * Set when the module had an error that is fatal in ptxas: a header error (a missing
+   * `.version` or `.target`, one ptxas does not support, a first target name that is no
+   * architecture), or a non-ASCII byte anywhere (the module is then not parsed at all).
+   * ptxas checks nothing more, and the module may have no target to check instructions
+   * against, so src/ir/build.ts checks none of them.
    */
-  headerFatal?: true;
+  fatal?: true;
 }
 
 /** Position of the dot that starts `inst.modifiers[i]` (modifiers follow the opcode without spaces). */

@@ -64,26 +64,32 @@ export interface ParseOptions {
 /** Parse a PTX module. Never throws; see the file comment. */
 export function parsePtx(text: string, file: string, opts: ParseOptions = {}): ParseResult {
   const p = new Parser(text, file, opts.onItem ?? null);
+  // ptxas rejects any non-ASCII byte, even in a comment, before it parses anything: its
+  // "Unexpected non-ASCII character encountered on line N" is fatal and the only message it
+  // prints (ptxas 13.0, checked with an unknown opcode on an earlier line). So here too: that
+  // one error, no item handed to `onItem`, and the module marked fatal (nothing is checked).
+  const bad = text.search(/[^\x00-\x7f]/);
+  if (bad >= 0) {
+    const line = lineOf(text, bad);
+    const lineStart = text.lastIndexOf("\n", bad - 1) + 1;
+    p.module.fatal = true;
+    return { module: p.module, diagnostics: [error({ file, line, col: bad - lineStart + 1 }, messages.nonAscii(line))] };
+  }
   try {
     p.parseModule();
   } catch (e) {
     if (!(e instanceof TooManyErrors)) p.diags.push(error(p.here(), messages.internalError(e instanceof Error ? e.message : String(e))));
   }
   for (const le of p.lx.errors) p.diags.push(error({ file, line: le.line, col: le.col }, le.message));
-  // ptxas rejects any non-ASCII byte, even in a comment; report the first one (once).
-  const bad = text.search(/[^\x00-\x7f]/);
-  if (bad >= 0) {
-    let line = 1;
-    let lineStart = 0;
-    for (let i = text.indexOf("\n"); i >= 0 && i < bad; i = text.indexOf("\n", i + 1)) {
-      line++;
-      lineStart = i + 1;
-    }
-    const col = bad - lineStart + 1;
-    if (!p.diags.some((d) => d.loc.line === line && d.loc.col === col)) p.diags.push(error({ file, line, col }, messages.nonAscii(line)));
-  }
   p.diags.sort((a, b) => a.loc.line - b.loc.line);
   return { module: p.module, diagnostics: p.diags };
+}
+
+/** The 1-based line of offset `at` in `text`. */
+function lineOf(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) line++;
+  return line;
 }
 
 /** Unwinds the current statement after a reported syntax error. */
@@ -334,7 +340,7 @@ class Parser {
       }
     }
     // An empty module, or one that ends after `.version`: ptxas says what is missing.
-    if (this.header < 2) this.module.headerFatal = true;
+    if (this.header < 2) this.module.fatal = true;
     if (this.header < 2 && this.diags.length === 0) this.report(this.header === 0 ? { file: this.file, line: 1, col: 1 } : this.here(), messages.missingHeader(this.header === 0 ? "version" : "target"));
   }
 
@@ -349,7 +355,7 @@ class Parser {
       else {
         // Without its header the module has no target: nothing in it is checked (as ptxas,
         // whose error is fatal, checks nothing more).
-        this.module.headerFatal = true;
+        this.module.fatal = true;
         if (this.diags.length > 0) this.header = 3; // an earlier error explains it already
         else this.fatalHeader(loc, messages.missingHeader(want)); // fatal in ptxas: nothing more is said
       }
@@ -505,7 +511,7 @@ class Parser {
   private fatalHeader(at: Loc, message: string): void {
     this.report(at, message);
     this.header = 3;
-    this.module.headerFatal = true;
+    this.module.fatal = true;
     this.stopped = true;
   }
 
