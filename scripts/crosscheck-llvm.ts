@@ -34,6 +34,7 @@ import type { SeqFunction } from "../targets/amdgpu/oracle/llvm.js";
 import type { LlcFunction } from "../targets/amdgpu/oracle/llc_hazards.js";
 import { checkLlcHazards, formatLlcHazards } from "../targets/amdgpu/oracle/llc_hazards.js";
 import { targetName } from "../targets/amdgpu/oracle/llvm.js";
+import { warpRecordFunctions, warpRecordGroups } from "../targets/amdgpu/oracle/warp_records.js";
 import { mirToolsAvailable } from "../targets/amdgpu/mir.js";
 import { hazardOracleMatrix } from "./hazard-oracle.js";
 
@@ -71,11 +72,12 @@ async function main(): Promise<number> {
     ...defectFunctions(),
     ...matchFunctions(),
     ...xlaneFunctions(),
+    ...warpRecordFunctions(),
     ...controlFunctions(),
     ...videoFunctions(videoForms(sel), profiles, 4),
   ];
   console.log(
-    `\n== Sequence level: ${funcs.length} IR functions (derived from the reference / best IR / match loops / the known defect / cross-lane / branches and loops), llc-19 for gfx900 gfx90a gfx942 gfx1030 gfx1100 (+wave64 for gfx10/11 wave code), run in targets/amdgpu/interp.ts`,
+    `\n== Sequence level: ${funcs.length} IR functions (derived from the reference / best IR / match loops / the known defect / cross-lane primitives and the warp records' intrinsics / branches and loops), llc-19 for gfx900 gfx90a gfx942 gfx1030 gfx1100 (+wave64 for gfx10/11 wave code), run in targets/amdgpu/interp.ts`,
   );
   const t1 = Date.now();
   let last = 0;
@@ -107,6 +109,10 @@ async function main(): Promise<number> {
     const n = used.get(r.mnemonic) ?? 0;
     console.log(`${r.mnemonic.padEnd(22)} ${n ? `in ${n} static instruction(s) of llc's code run above` : "not used by llc's code here: only the manual vouches for it"}`);
   }
+  // The warp records' intrinsics (./warp_records.ts) exist to exercise these: llc's code for
+  // them not using one means that record went unchecked, a failure.
+  const unexercised = [...new Set(Object.values(warpRecordGroups()).flatMap((g) => g.mnemonics))].filter((m) => !used.has(m));
+  if (unexercised.length) console.log(`NOT EXERCISED: llc's code for the warp records' intrinsics never used ${unexercised.join(", ")}`);
 
   // Issue 11 item 4(b): llc's own functions (the ones run above, waits kept) under our hazard model.
   const tH = Date.now();
@@ -141,16 +147,16 @@ async function main(): Promise<number> {
   const seqDis = seq.flatMap((r) => r.disagreements);
   const notLlvm = seqDis.filter((d) => d.side !== "LLVM");
   const unsupported = seq.flatMap((r) => r.unsupported);
-  const bad = count("disagrees") + count("uncovered") + count("not-folded") + unsupported.length + notLlvm.length + hazardBad + oracleBad;
+  const bad = count("disagrees") + count("uncovered") + count("not-folded") + unsupported.length + notLlvm.length + unexercised.length + hazardBad + oracleBad;
   console.log(
     `\n== Summary: records ${count("agrees")}/${records.length} agree (${count("no-counterpart")} without counterpart, listed with their manual section); ` +
       `sequences ${seq.reduce((s, r) => s + r.agreed, 0)} of ${seq.reduce((s, r) => s + r.cases, 0)} lane results agreed; ` +
-      `${seqDis.length} disagreements, ${seqDis.length - notLlvm.length} of them LLVM's; ${unsupported.length} not runnable; ` +
+      `${seqDis.length} disagreements, ${seqDis.length - notLlvm.length} of them LLVM's; ${unsupported.length} not runnable; ${unexercised.length} warp records not exercised; ` +
       `hazards: ${llcHaz.flagged.length} of llc's ${llcHaz.functions} functions flagged, ${llcHaz.unexplained.length} of its ${llcHaz.waits} waits unexplained; ` +
       `oracle: ${oracleBad} routines with an LLVM insertion or a non-minimal wait; ` +
       `${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
-  if (bad) console.log(`FAILED: ${bad} problem(s) above are not LLVM's (record disagreements, uncovered records, unrunnable code, disagreements on the project's side, our hazard flags on llc's code or its unexplained waits, routines LLVM adds a wait to, non-minimal waits)`);
+  if (bad) console.log(`FAILED: ${bad} problem(s) above are not LLVM's (record disagreements, uncovered records, unrunnable code, disagreements on the project's side, warp records llc's code did not exercise, our hazard flags on llc's code or its unexplained waits, routines LLVM adds a wait to, non-minimal waits)`);
   return bad ? 1 : 0;
 }
 

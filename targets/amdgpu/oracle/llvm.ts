@@ -572,7 +572,8 @@ export const NO_COUNTERPART: Readonly<Record<string, string>> = {
   v_mbcnt_hi_u32_b32:
     "AMD Vega ISA ch. 12 (VOP3) V_MBCNT_HI_U32_B32 / RDNA3 ch. 16 (VOP3): D = S1 + popcount(S0 & ThreadMask[63:32]); depends on the lane's position, so LLVM cannot fold it on constants: run at sequence level (xlane `mbcnt`)",
   // Cross-lane records: no per-call constant to fold; each is checked at the sequence level on
-  // llc's code for its intrinsic (xlaneFunctions: ds.bpermute, update.dpp, permlane16/x16, writelane).
+  // llc's code for its intrinsic (./warp_records.ts: ds.bpermute, ds.permute, update.dpp and its
+  // combined add/min/max forms, permlane16/x16, writelane).
   ds_bpermute_b32: "AMD Vega ISA ch. 12 (DS) DS_BPERMUTE_B32 / RDNA3 ch. 16 (DS): lane i reads DATA0 of lane (ADDR[i] + OFFSET)[7:2] (gfx9) / [6:2] (gfx10+), 0 from an EXEC=0 lane; cross-lane (sequence level: llvm.amdgcn.ds.bpermute)",
   ds_permute_b32: "AMD Vega ISA ch. 12 (DS) DS_PERMUTE_B32 / RDNA3 ch. 16 (DS): forward permute, the highest source lane wins; cross-lane (no sequence case yet)",
   v_writelane_b32: "AMD Vega ISA ch. 12 (VOP3) V_WRITELANE_B32 / RDNA3 ch. 16 (VOP3): VDST[S1[5:0]] = S0 (wave32: S1[4:0]), EXEC ignored; cross-lane (sequence level: llvm.amdgcn.writelane)",
@@ -912,7 +913,7 @@ type XlaneKind = "readfirstlane" | "readlane" | "ballot" | "mbcnt";
 
 /**
  * A whole-wave meaning, for cross-lane IR whose meaning the caller states (the warp records'
- * crosscheck, test/warp_records_llvm.test.ts): `inputs` draws one wave's arguments (per lane,
+ * crosscheck, ./warp_records.ts): `inputs` draws one wave's arguments (per lane,
  * uniform ones read from lane 0) and exec; `expect` gives each active lane's results, or
  * undefined where the IR leaves the lane undefined. `gen` is the target's ISA generation.
  */
