@@ -165,10 +165,10 @@ interface Verdict {
   messages: string[];
 }
 
-/** ptxas's `-arch` for a module: its `.target`, or sm_75 for a target ptxas 13 cannot compile for (older than sm_75). */
+/** ptxas's `-arch` for a module: its `.target` (`compute_N` as `sm_N`), or sm_75 for a target ptxas 13 cannot compile for (older than sm_75). */
 function archOf(src: string): string {
-  const t = /^\s*\.target\s+(sm_\d+[af]?)/m.exec(src)?.[1] ?? "sm_90";
-  return Number(/\d+/.exec(t)![0]) < 75 ? "sm_75" : t;
+  const t = /^\s*\.target\s+(?:sm|compute)_(\d+[af]?)/m.exec(src)?.[1] ?? "90";
+  return Number(/\d+/.exec(t)![0]) < 75 ? "sm_75" : `sm_${t}`;
 }
 
 /** A marked `.version` / `.target` line: kept in every module of the parity test. */

@@ -108,6 +108,11 @@ describe("warp corpus coverage", () => {
     "error: Illegal modifier '.aligned' for instruction 'bar.warp'",
     "error: Feature 'bar.warp' requires PTX ISA .version 6.0 or later",
     "error: Instruction 'vote.ballot' requires .target sm_20 or higher",
+    "error: Instruction 'vote' requires .target sm_12 or higher",
+    "error: Instruction 'vote.sync' requires .target sm_30 or higher",
+    "error: Instruction 'shfl' requires .target sm_30 or higher",
+    "error: Feature 'activemask' requires .target sm_30 or higher",
+    "error: Instruction 'bar.warp' requires .target sm_30 or higher",
     "error: Parsing error near '|': syntax error",
     "error: Illegal argument to predicate negation",
   ];

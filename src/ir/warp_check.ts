@@ -94,7 +94,7 @@ export const shflSyntax: FamilySyntax = {
   addressMismatch: (role) => role === "membermask",
 };
 
-/** shfl, phase 3: shuffle modes, result register, `.sync` rules, modifiers, `p`, version, discard (fatal), the common tail. */
+/** shfl, phase 3: shuffle modes, result register, `.sync` rules, modifiers, `p`, target (sm_30) and version, discard (fatal), the common tail. */
 export function validateShfl(c: FamilyChecker, r: Resolved): WarpInst | null {
   if (vectorSpecial(c, r)) return null;
   const modes = c.own;
@@ -105,12 +105,11 @@ export function validateShfl(c: FamilyChecker, r: Resolved): WarpInst | null {
   c.illegalOthers();
   if (modes.length === 0) c.err(c.inst.loc, messages.shuffleRequired("shfl"));
   c.predicateExpected(r);
+  // sm_30 for both forms (PTX ISA §9.7.9.5 shfl, §9.7.9.6 shfl.sync), said before the version.
+  if (c.ctx.sm !== null && c.ctx.sm < 30) c.err(c.inst.loc, messages.targetRequired("shfl", "sm_30"));
   if (c.sync) {
     if (versionBelow(c.ctx.version, 6, 0)) c.err(c.inst.loc, messages.featureVersion("shfl.sync", "6.0"));
-  } else {
-    if (c.ctx.sm !== null && c.ctx.sm < 30) c.err(c.inst.loc, messages.targetRequired("shfl", "sm_30"));
-    if (versionBelow(c.ctx.version, 3, 0)) c.err(c.inst.loc, messages.featureVersion("shfl", "3.0"));
-  }
+  } else if (versionBelow(c.ctx.version, 3, 0)) c.err(c.inst.loc, messages.featureVersion("shfl", "3.0"));
   if (c.discard(r, false, "shfl")) return null;
   tail(c, r);
   if (modes.length === 0) return null;
@@ -166,9 +165,14 @@ export function validateVote(c: FamilyChecker, r: Resolved): WarpInst | null {
   if (mode === "ballot" && type !== "b32") c.err(c.inst.loc, messages.requiresTypeWith("vote", ".b32", ".ballot"));
   if (mode !== null && mode !== "ballot" && type !== "pred") c.err(c.inst.loc, messages.requiresTypeWith("vote", ".pred", "." + mode));
   c.predicateNotAllowed(r, "vote");
+  // vote.sync: sm_30, after the version (§9.7.13.9); vote: sm_12, vote.ballot sm_20 (§9.7.13.8).
   if (c.sync) {
     if (versionBelow(c.ctx.version, 6, 0)) c.err(c.inst.loc, messages.featureVersion("vote.sync", "6.0"));
-  } else if (mode === "ballot" && c.ctx.sm !== null && c.ctx.sm < 20) c.err(c.inst.loc, messages.targetRequired("vote.ballot", "sm_20"));
+    if (c.ctx.sm !== null && c.ctx.sm < 30) c.err(c.inst.loc, messages.targetRequired("vote.sync", "sm_30"));
+  } else {
+    if (c.ctx.sm !== null && c.ctx.sm < 12) c.err(c.inst.loc, messages.targetRequired("vote", "sm_12"));
+    if (mode === "ballot" && c.ctx.sm !== null && c.ctx.sm < 20) c.err(c.inst.loc, messages.targetRequired("vote.ballot", "sm_20"));
+  }
   if (c.discard(r, false, "vote")) return null;
   tail(c, r);
   if (mode === null) return null;
@@ -230,7 +234,8 @@ export function validateRedux(c: FamilyChecker, r: Resolved): WarpInst | null {
     }
   }
   if (type === "f32") {
-    if (c.ctx.target != null && !F32_TARGETS.has(c.ctx.target)) c.err(c.inst.loc, messages.notSupportedOnTarget("redux.f32", c.ctx.target));
+    // compute_NN is sm_NN to ptxas here too (compute_100a accepts redux.f32).
+    if (c.ctx.target != null && !F32_TARGETS.has(c.ctx.target.replace(/^compute_/, "sm_"))) c.err(c.inst.loc, messages.notSupportedOnTarget("redux.f32", c.ctx.target));
     if (versionBelow(c.ctx.version, 8, 6)) c.err(c.inst.loc, messages.featureVersion("redux.f32", "8.6"));
   }
   const want = op === null ? null : op === "add" ? ["u32", "s32"] : op === "min" || op === "max" ? ["u32", "s32", "f32"] : ["b32"];
@@ -264,13 +269,14 @@ export const activemaskSyntax: FamilySyntax = {
   destClasses: () => ["i32", "f32"],
 };
 
-/** activemask, phase 3: result register, modifiers, no `p`, version (6.2), discard (fatal), the common tail. */
+/** activemask, phase 3: result register, modifiers, no `p`, version (6.2), target (sm_30), discard (fatal), the common tail. */
 export function validateActivemask(c: FamilyChecker, r: Resolved): WarpInst | null {
   resultRegister(c, r, "activemask");
   c.illegalSat();
   c.illegalOthers();
   c.predicateNotAllowed(r, "activemask");
   if (versionBelow(c.ctx.version, 6, 2)) c.err(c.inst.loc, messages.featureVersion("activemask", "6.2"));
+  if (c.ctx.sm !== null && c.ctx.sm < 30) c.err(c.inst.loc, messages.featureTarget("activemask", "sm_30"));
   if (c.discard(r, false, "activemask")) return null;
   tail(c, r);
   const form: ActivemaskForm = { op: "activemask", type: "b32" };
@@ -295,7 +301,7 @@ export const barWarpSyntax: FamilySyntax = {
   addressMismatch: () => true,
 };
 
-/** bar.warp, phase 3: a repeated `.warp`, `.sync`, modifiers, version (6.0), discard (fatal), the common tail. No result. */
+/** bar.warp, phase 3: a repeated `.warp`, `.sync`, modifiers, version (6.0), target (sm_30), discard (fatal), the common tail. No result. */
 export function validateBarWarp(c: FamilyChecker, r: Resolved): WarpInst | null {
   if (vectorSpecial(c, r)) return null;
   // `.warp` is the opcode's part (the first modifier); written again it is unknown.
@@ -304,6 +310,7 @@ export function validateBarWarp(c: FamilyChecker, r: Resolved): WarpInst | null 
   c.illegalSat();
   c.illegalOthers();
   if (versionBelow(c.ctx.version, 6, 0)) c.err(c.inst.loc, messages.featureVersion("bar.warp", "6.0"));
+  if (c.ctx.sm !== null && c.ctx.sm < 30) c.err(c.inst.loc, messages.targetRequired("bar.warp", "sm_30"));
   const m = r.sources[0]!.op;
   if (m.kind === "sink") {
     c.err(m.loc, messages.discardNotAllowed("bar.warp"));
