@@ -904,6 +904,8 @@ export interface SeqFunction {
   variant: "derived" | "best" | "ir";
   /** Only for this wave size (the match IR picks its ballot width). */
   wave?: 32 | 64;
+  /** Only on these ISA generations (a DPP control gfx9 alone has, such as `wave_shr`). */
+  gens?: readonly (9 | 10 | 11)[];
   /** The lane-wise form, whose selectors shape the checker inputs. */
   form?: SzextForm | VshForm;
   meaning: { lane: LaneMeaning } | { warp: MatchForm; variant: "loop" | "uniform" } | { xlane: XlaneKind } | { wave: WaveMeaning };
@@ -1500,7 +1502,8 @@ export async function crosscheckSequences(opts: {
   const work: Promise<void>[] = [];
   for (const t of targets) {
     const waveOnlyTarget = !LANE_TARGETS.some((x) => x.mcpu === t.mcpu && x.wave === t.wave);
-    const funcs = allFuncs.filter((f) => (f.wave === undefined ? !waveOnlyTarget : f.wave === t.wave));
+    const gen = TARGETS[t.mcpu].gen;
+    const funcs = allFuncs.filter((f) => (f.wave === undefined ? !waveOnlyTarget : f.wave === t.wave) && (f.gens === undefined || f.gens.includes(gen)));
     const sregs = inregRegisters(t, tools);
     for (let i = 0; i < funcs.length; i += CHUNK) {
       const chunk = funcs.slice(i, i + CHUNK);

@@ -29,7 +29,15 @@ const fn = (name: string, args: IrFunc["args"], body: string, decls: string[]): 
   text: `define i32 @${name}(${args.map((a) => `i32${a.inreg ? " inreg" : ""} %${a.name}`).join(", ")}) {\n${body}\n}\n`,
   decls,
 });
-const seqFn = (f: IrFunc, label: string, wave: WaveMeaning, only?: 32 | 64): SeqFunction => ({ cls: "xlane", fn: f, label, variant: "ir", meaning: { wave }, ...(only ? { wave: only } : {}) });
+/** `only`: 32 = wave32 only (the gfx10+ forms), 9 = gfx9 only (whose waves are 64 lanes; gfx10+ in wave64 lacks its DPP wave controls). */
+const seqFn = (f: IrFunc, label: string, wave: WaveMeaning, only?: 32 | 9): SeqFunction => ({
+  cls: "xlane",
+  fn: f,
+  label,
+  variant: "ir",
+  meaning: { wave },
+  ...(only === 32 ? { wave: 32 as const } : only === 9 ? { gens: [9] as const } : {}),
+});
 
 // ---------------------------------------------------------------------------------------
 // ds.bpermute: lane l reads a of lane (addr / 4) mod 64 on gfx9 (CDNA/Vega: 64 lanes), mod 32
@@ -90,7 +98,7 @@ interface Ctrl {
   map: LaneMap;
   rowMask?: number;
   bankMask?: number;
-  only?: 32 | 64;
+  only?: 32 | 9;
 }
 const CTRLS: Ctrl[] = [
   { name: "quad_perm_1032", ctrl: 0xb1, map: (l) => l ^ 1 },
@@ -101,11 +109,11 @@ const CTRLS: Ctrl[] = [
   { name: "row_mirror", ctrl: 0x140, map: (l) => row(l) + 15 - (l & 15) },
   { name: "row_half_mirror", ctrl: 0x141, map: (l) => l ^ 7 },
   { name: "masks_5_9", ctrl: 0xb1, map: (l) => l ^ 1, rowMask: 0x5, bankMask: 0x9 },
-  // gfx9 (wave64) only.
-  { name: "wave_shr1", ctrl: 0x138, map: (l) => (l > 0 ? l - 1 : null), only: 64 },
-  { name: "wave_rol1", ctrl: 0x134, map: (l, W) => (l + 1) % W, only: 64 },
-  { name: "row_bcast15", ctrl: 0x142, map: (l) => row(l) - 1, rowMask: 0xa, only: 64 },
-  { name: "row_bcast31", ctrl: 0x143, map: () => 31, rowMask: 0xc, only: 64 },
+  // gfx9 only (wave64; gfx10+ has no wave shifts or row broadcasts, in either wave size).
+  { name: "wave_shr1", ctrl: 0x138, map: (l) => (l > 0 ? l - 1 : null), only: 9 },
+  { name: "wave_rol1", ctrl: 0x134, map: (l, W) => (l + 1) % W, only: 9 },
+  { name: "row_bcast15", ctrl: 0x142, map: (l) => row(l) - 1, rowMask: 0xa, only: 9 },
+  { name: "row_bcast31", ctrl: 0x143, map: () => 31, rowMask: 0xc, only: 9 },
   // gfx10+ (wave32) only.
   { name: "row_share5", ctrl: 0x155, map: (l) => row(l) + 5, only: 32 },
   { name: "row_xmask3", ctrl: 0x163, map: (l) => l ^ 3, only: 32 },
