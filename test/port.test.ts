@@ -859,6 +859,18 @@ describe("ptx-lower port (the command)", () => {
       "4:23 __shfl_sync left null not a call",
     ]);
     expect(ru.text).toBe(u);
+    // The file's own macro of an intrinsic's name: its calls are the macro's (left, reported);
+    // before the #define and after an #undef the name is CUDA's again.
+    const m = "int a(int v) { return __reduce_add_sync(1u, v); }\n#define __reduce_add_sync(m, v) (v)\nint b(int v) { return __reduce_add_sync(1u, v); }\n#undef __reduce_add_sync\nint c(int v) { return __reduce_add_sync(1u, v); }\n#define __shfl_sync my_shfl\nint d(int v) { return __shfl_sync(1u, v, 0); }\n";
+    const rm = await portSource(m, "m.cu", { header: declarations });
+    expect(rm.intrinsics.map((c) => `${c.loc.line}:${c.loc.col} ${c.name} ${c.status} ${c.reasons.map((r) => r.message).join()}`)).toEqual([
+      "1:23 __reduce_add_sync rewritten ",
+      "3:23 __reduce_add_sync left the file defines a macro of this name (line 2): the call is the macro's, left unchanged",
+      "5:23 __reduce_add_sync rewritten ",
+      "7:23 __shfl_sync left the file defines a macro of this name (line 6): the call is the macro's, left unchanged",
+    ]);
+    expect(rm.text).toContain("#define __reduce_add_sync(m, v) (v)\nint b(int v) { return __reduce_add_sync(1u, v); }\n#undef __reduce_add_sync\nint c(int v) { return ptxl_reduce_add_sync(1u, v); }\n");
+    expect(rm.text).toContain("int d(int v) { return __shfl_sync(1u, v, 0); }");
   });
 
   it("a binary file, a directory, standard input named twice: a clear error, exit 1, nothing written", async () => {

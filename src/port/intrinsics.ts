@@ -28,6 +28,7 @@
  */
 import type { Loc } from "../ir/ir.js";
 import type { Scan } from "./scan.js";
+import { macroInForce } from "./scan.js";
 
 /** A PTX instruction with `%sN` operands of the types given (the shape of bind.ts `Call.ptx`). */
 export interface IntrinsicPtx {
@@ -162,10 +163,16 @@ export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
     if (!calledOrUsedHere(tokens, k)) continue;
     const close = closing(scan, k + 1);
     const last = close < 0 ? k : close;
-    calls.push({ intrinsic, name: tk.text, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[last]!.end - 1) + 1, nameEnd: source.origOf(tk.end - 1) + 1, macro: tk.macro });
+    // The file's own function-like macro of that name: the call is the macro's, and stays.
+    const own = macroInForce(scan, tk.text, k);
+    const call = own === null ? intrinsic : { name: tk.text, status: "left" as const, reason: macroLeft(own.loc.line) };
+    calls.push({ intrinsic: call, name: tk.text, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[last]!.end - 1) + 1, nameEnd: source.origOf(tk.end - 1) + 1, macro: tk.macro });
   }
   return calls;
 }
+
+/** Why a call of a CUDA warp intrinsic's name is left where the file defines a macro of that name (on `line`). */
+export const macroLeft = (line: number) => `the file defines a macro of this name (line ${line}): the call is the macro's, left unchanged`;
 
 /** Why a CUDA warp intrinsic's name that is not called where it stands is left. */
 export const NOT_A_CALL_LEFT =

@@ -728,6 +728,18 @@ export function scanSource(text: string, file: string): Scan {
 }
 
 /**
+ * The `#define` of `name` in force at token `k` (the last one before it with no `#undef` of the
+ * name between), or null: a call there is the macro's, not a function's.
+ */
+export function macroInForce(scan: Scan, name: string, k: number): MacroDef | null {
+  let def: MacroDef | null = null;
+  for (const d of scan.macros) if (d.name === name && d.after <= k && (def === null || d.after > def.after)) def = d;
+  if (def === null) return null;
+  for (const u of scan.undefs.get(name) ?? []) if (u >= def.after && u <= k) return null;
+  return def;
+}
+
+/**
  * The uses of macro `m` in code after its definition (up to an `#undef` or the next
  * definition of the same name): for a function-like macro, the argument texts (original
  * text, split at top-level commas); `inMacro` when the use is inside another macro's body.
