@@ -167,7 +167,8 @@ export function contractHeader(r: AmdRoutine): string[] {
   const mm = l.src.membermask;
   const pairNote = r.target.wave === 64 && mm?.k === "s" && mm.count === 1 ? ` (read as the lane mask s[${mm.n}:${mm.n + 1}]; s${mm.n + 1} is don't-care: exec[63:32] = 0)` : "";
   const lines = [
-    `in: ${ins}${pairNote}${l.guard ? `, guard = ${printOp(l.guard)}, prior d = ${printOp(l.dPrior!)}` : ""}`,
+    // Guarded-off lanes keep their bit of `p`: the prior p is the mask register at entry (README, routine contract).
+    `in: ${[...(ins ? [ins + pairNote] : []), ...(l.guard ? [`guard = ${printOp(l.guard)}`, `prior d = ${printOp(l.dPrior!)}`, ...(o.p ? [`prior p = ${mask}`] : [])] : [])].join(", ") || "nothing"}`,
     `out: ${outs.length ? outs.join(", ") : "nothing (both results are sunk)"}; exec unchanged`,
     `scratch: VGPR ${scratchV}, SGPR ${scratchS}, ${mask}, scc`,
   ];

@@ -108,7 +108,7 @@ match_all_sync_b32_p__v_v:
 
 
 ; match.all.sync.b32 d|p  —  rule match_all_divergent_via_any_guarded, 16 instructions
-; in: a = v0, membermask = v1, guard = s0, prior d = v2
+; in: a = v0, membermask = v1, guard = s0, prior d = v2, prior p = vcc_lo
 ; out: d = v0, p = vcc_lo; exec unchanged
 ; scratch: VGPR v3..v4, SGPR s1..s5, vcc_lo, scc
 ; serves:

@@ -138,7 +138,7 @@ GFX942:   s_nop 1
 
 GFX900,GFX90A: ; match.all.sync.b32 d|p  —  rule match_all_divergent_via_any_guarded, 16 instructions
 GFX942: ; match.all.sync.b32 d|p  —  rule match_all_divergent_via_any_guarded, 19 instructions (22 issue cycles: s_nop N counts N + 1)
-; in: a = v0, membermask = v1, guard = s[0:1], prior d = v2
+; in: a = v0, membermask = v1, guard = s[0:1], prior d = v2, prior p = vcc
 ; out: d = v0, p = vcc; exec unchanged
 ; scratch: VGPR v3..v4, SGPR s2..s11, vcc, scc
 ; serves:
