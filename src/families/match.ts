@@ -79,6 +79,7 @@ export const match = {
     postOps: false,
     votes: true,
     clampIllegal: true,
+    vectorSpecialMismatch: () => true,
   },
   validate,
   semantics: matchSync,

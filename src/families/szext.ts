@@ -63,6 +63,7 @@ export const szext = {
     postOps: false,
     votes: false,
     clampIllegal: false,
+    vectorSpecialMismatch: (role) => role === "b",
   },
   validate,
   semantics: (bv, f, _profile, a, b) => szextSemantics(bv, f, a, b),

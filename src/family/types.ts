@@ -103,6 +103,13 @@ export interface FamilySyntax {
   negatable?(role: Role): boolean;
   /** The instruction has no destination: every operand is a source (`bar.warp.sync membermask`). */
   readonly noDest?: boolean;
+  /**
+   * A vector special register without its component (`%tid`, `%ctaid`) as the operand of
+   * `role` (`d` included) is ptxas's template failure, "Arguments mismatch", not phase 3's
+   * "Special register argument …" and "Vector operand …". Per role, as ptxas 13.0 does it
+   * (measured): every operand of match and of the warp family, szext's `b`; absent: never.
+   */
+  vectorSpecialMismatch?(role: Role): boolean;
   /** An address (`[x]`) as a source of `role` is an "Arguments mismatch", never "must be register" (the warp family's membermask). */
   addressMismatch?(role: Role): boolean;
   /** Register classes of an address's base that make it "must be register" for `role`; absent: `i32`. */

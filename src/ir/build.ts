@@ -1024,7 +1024,7 @@ export class FamilyChecker {
       const info = this.scope.lookup(o.name);
       if (!info) {
         const sp = specialRegister(o.name);
-        if (sp && k === 0 && !sp.pred && sp.width === 32) this.special(res, o, sp);
+        if (sp && k === 0 && !sp.pred && sp.width === 32 && !this.vectorMismatch(o, sp, "d")) this.special(res, o, sp);
         else mismatch ??= o.loc;
         continue;
       }
@@ -1063,7 +1063,7 @@ export class FamilyChecker {
       if (this.badField.has(o)) continue;
       if (!info) {
         const sp = specialRegister(o.name);
-        if (sp && !sp.pred && want.includes(sp.width === 64 ? "i64" : "i32")) this.special(res, o, sp);
+        if (sp && !sp.pred && want.includes(sp.width === 64 ? "i64" : "i32") && !this.vectorMismatch(o, sp, role)) this.special(res, o, sp);
         else mismatch ??= o.loc;
         continue;
       }
@@ -1080,6 +1080,11 @@ export class FamilyChecker {
       return null;
     }
     return res;
+  }
+
+  /** A vector special register without its component where the template takes none (`FamilySyntax.vectorSpecialMismatch`). */
+  private vectorMismatch(o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>, role: Role): boolean {
+    return sp.vec && !this.isComponent(o) && this.syntax.vectorSpecialMismatch?.(role) === true;
   }
 
   private special(res: Resolved, o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>): void {

@@ -48,18 +48,6 @@ function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number,
   }
 }
 
-/**
- * A vector special register without a component (`%tid`) as an operand: ptxas's template
- * rejects it for the warp instructions ("Arguments mismatch"), where the other families get
- * "Special register …" and "Vector operand …" in phase 3. Reported first, alone, as a
- * template failure is. Returns true if reported.
- */
-function vectorSpecial(c: FamilyChecker, r: Resolved): boolean {
-  if (!r.vectorSpecial) return false;
-  c.err(r.vectorSpecial.loc, messages.argumentsMismatch(c.op));
-  return true;
-}
-
 /** A result that is an immediate, or a name whose suffix made it a value. */
 function resultRegister(c: FamilyChecker, r: Resolved, name: string): void {
   if (r.d.kind === "int" || r.fieldValue) c.err(r.d.loc, messages.resultRegister(name));
@@ -89,6 +77,7 @@ export const shflSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
+  vectorSpecialMismatch: () => true,
   own: SHFL_MODES,
   destClasses: () => ["i32", "f32"],
   addressMismatch: (role) => role === "membermask",
@@ -96,7 +85,6 @@ export const shflSyntax: FamilySyntax = {
 
 /** shfl, phase 3: shuffle modes, result register, `.sync` rules, modifiers, `p`, target (sm_30) and version, discard (fatal), the common tail. */
 export function validateShfl(c: FamilyChecker, r: Resolved): WarpInst | null {
-  if (vectorSpecial(c, r)) return null;
   const modes = c.own;
   if (modes.length > 1) c.err(c.modLoc(modes[1]!.i), messages.multipleShuffle());
   resultRegister(c, r, "shfl");
@@ -133,6 +121,7 @@ export const voteSyntax: FamilySyntax = {
   postOps: false,
   votes: true,
   clampIllegal: true,
+  vectorSpecialMismatch: () => true,
   own: new Set(["ballot"]),
   destClasses: (t) => (t[0] === "pred" ? ["pred"] : ["i32", "f32"]),
   negatable: (role) => role === "a",
@@ -147,7 +136,6 @@ export const voteSyntax: FamilySyntax = {
  * the type the mode needs, no `p`, version and target, discard (fatal), the common tail.
  */
 export function validateVote(c: FamilyChecker, r: Resolved): WarpInst | null {
-  if (vectorSpecial(c, r)) return null;
   const ballots = c.own.length;
   const anyAll = c.votes.filter((v) => v === "any" || v === "all").length;
   const count = c.votes.length + ballots;
@@ -198,6 +186,7 @@ export const reduxSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
+  vectorSpecialMismatch: () => true,
   own: new Set([...REDUX_OPS, "abs", "NaN"]),
   destClasses: (t) => (t[0] === "f32" ? ["i32", "f32"] : ["i32"]),
   addressMismatch: () => true,
@@ -211,7 +200,6 @@ export const reduxSyntax: FamilySyntax = {
  * discard (fatal), the common tail.
  */
 export function validateRedux(c: FamilyChecker, r: Resolved): WarpInst | null {
-  if (vectorSpecial(c, r)) return null;
   const ops = c.own.filter((o) => o.m !== "abs" && o.m !== "NaN");
   if (ops.length > 1) c.err(c.modLoc(ops[1]!.i), messages.multiplePostOp());
   // A repeated `.abs` is an error; a repeated `.NaN` is not (ptxas 13.0).
@@ -266,6 +254,7 @@ export const activemaskSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
+  vectorSpecialMismatch: () => true,
   destClasses: () => ["i32", "f32"],
 };
 
@@ -296,6 +285,7 @@ export const barWarpSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
+  vectorSpecialMismatch: () => true,
   own: new Set(["warp"]),
   noDest: true,
   addressMismatch: () => true,
@@ -303,7 +293,6 @@ export const barWarpSyntax: FamilySyntax = {
 
 /** bar.warp, phase 3: a repeated `.warp`, `.sync`, modifiers, version (6.0), target (sm_30), discard (fatal), the common tail. No result. */
 export function validateBarWarp(c: FamilyChecker, r: Resolved): WarpInst | null {
-  if (vectorSpecial(c, r)) return null;
   // `.warp` is the opcode's part (the first modifier); written again it is unknown.
   for (const o of c.own.slice(1)) c.err(c.modLoc(o.i), messages.unknownModifier("warp"));
   if (!c.sync) c.err(c.inst.loc, messages.syncRequired("bar.warp"));
