@@ -80,6 +80,7 @@ export const match = {
     votes: true,
     clampIllegal: true,
     vectorSpecialMismatch: () => true,
+    addressMismatch: (role) => role !== "a",
   },
   validate,
   semantics: matchSync,

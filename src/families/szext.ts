@@ -64,6 +64,7 @@ export const szext = {
     votes: false,
     clampIllegal: false,
     vectorSpecialMismatch: (role) => role === "b",
+    addressMismatch: (role) => role === "b",
   },
   validate,
   semantics: (bv, f, _profile, a, b) => szextSemantics(bv, f, a, b),

@@ -110,7 +110,11 @@ export interface FamilySyntax {
    * (measured): every operand of match and of the warp family, szext's `b`; absent: never.
    */
   vectorSpecialMismatch?(role: Role): boolean;
-  /** An address (`[x]`) as a source of `role` is an "Arguments mismatch", never "must be register" (the warp family's membermask). */
+  /**
+   * An address (`[x]`) as the operand of `role` (`d` included) is an "Arguments mismatch",
+   * never "must be register" (ptxas 13.0, measured: szext's `b`; match's `d` and membermask;
+   * shfl's, vote's and redux's membermask, redux's `d` and `a`).
+   */
   addressMismatch?(role: Role): boolean;
   /** Register classes of an address's base that make it "must be register" for `role`; absent: `i32`. */
   addressBase?(role: Role): readonly string[];

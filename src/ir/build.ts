@@ -957,7 +957,6 @@ export class FamilyChecker {
         if (!knownSelectorSyntax(o.sel)) this.err(o.loc, messages.unknownSelector(o.sel));
         continue;
       }
-      if (info && info.kind === "var") this.unknown.push({ name: o.name, loc: o.loc, mismatch: false }); // `k_param.b0` names nothing
       this.err(o.loc, messages.unknownField(o.sel));
       this.badField.add(o);
     }
@@ -1003,7 +1002,8 @@ export class FamilyChecker {
     // Destination: a register of `destClasses` (32-bit integer by default), `_`, or an immediate (rejected later); optionally `|p`.
     const d0 = noDest ? res.d : ops[0];
     if (d0.kind === "address") {
-      if (this.addressOk(d0)) res.notRegister.push({ op: d0, index: 0 });
+      // `[x]` as d: "must be register" when x could be a d, unless the template refuses addresses there.
+      if (!this.syntax.addressMismatch?.("d") && this.addressOk(d0, destClasses)) res.notRegister.push({ op: d0, index: 0 });
       else mismatch ??= d0.loc;
     }
     else if (d0.kind === "vector" || d0.kind === "float" || d0.kind === "list") mismatch ??= d0.loc;
