@@ -254,3 +254,61 @@ describe.skipIf(!PTXAS)("parity with ptxas 13.0 (-arch = the module's target)", 
     expect(jobs.length).toBeGreaterThan(400);
   }, 600_000);
 });
+
+// A statement that spans lines: ptxas 13.0 gives an instruction's errors the line of its
+// opcode (not of the guard, nor of the operand at fault), and its naming errors (an unknown
+// symbol, field or selector, `!` of a non-predicate) the line of the name.
+const SPLIT = `.version 8.7
+.target sm_90
+.address_size 64
+.visible .entry split()
+{
+.reg .b32 d, a, b, c, m;
+.reg .pred p, g;
+@g
+ szext.clamp.s32
+ 5, a, b;
+ vote.sync.any.pred p,
+ !a, m;
+ match.any.sync.b32 d, a,
+ [m];
+ szext.clamp.s32 d, a,
+ zz;
+ shfl.sync.idx.b32 d,
+ a, b, c,
+ %tid;
+ szext.clamp.s32 d,
+ %laneid, b;
+ match.any.sync.b32 d,
+ a.b0, m;
+ret;
+}
+`;
+const SPLIT_ERRORS = [
+  "9 Result register required for instruction 'szext'",
+  "12 Illegal argument to predicate negation",
+  "13 Arguments mismatch for instruction 'match'",
+  "15 Arguments mismatch for instruction 'szext'",
+  "16 Unknown symbol 'zz'",
+  "17 Arguments mismatch for instruction 'shfl'",
+  "20 Special register argument not allowed for instruction 'szext'",
+  "22 Video selector is not allowed on source operand for instruction 'match'",
+];
+
+describe("a statement spanning lines", () => {
+  it("puts an instruction's errors on its opcode's line and a naming error on the name's", () => {
+    const got = parseModule(SPLIT, "split.ptx").diagnostics.map((d) => `${d.loc.line} ${d.message}`);
+    expect([...got].sort()).toEqual([...SPLIT_ERRORS].sort());
+  });
+
+  it.skipIf(!PTXAS)("as ptxas 13.0 does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ptx-lower-split-"));
+    try {
+      writeFileSync(join(dir, "split.ptx"), SPLIT);
+      const v = await ptxas(join(dir, "split.ptx"), "sm_90");
+      expect(v.errorLines.map((l, i) => `${l} ${v.messages[i]}`).sort()).toEqual([...SPLIT_ERRORS].sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -838,7 +838,17 @@ export class FamilyChecker {
   /** The family's own modifiers (`FamilySyntax.own`) as written, with their indices. */
   own: { m: string; i: number }[] = [];
 
+  /**
+   * An instruction's error: at `loc` (an operand, a modifier) when that is on the opcode's
+   * line, else at the opcode. ptxas 13.0 gives an instruction's errors the line of its opcode
+   * when the statement spans lines, and only its naming errors (`nameErr`) the operand's own.
+   */
   err(loc: Loc, message: string): void {
+    this.diags.push(error(loc.line === this.inst.loc.line ? loc : this.inst.loc, message));
+  }
+
+  /** A naming error (an unknown symbol, field or selector, `!` of a non-predicate, the guard): at the name, on its own line (ptxas 13.0). */
+  private nameErr(loc: Loc, message: string): void {
     this.diags.push(error(loc, message));
   }
 
@@ -941,12 +951,12 @@ export class FamilyChecker {
     if (g) {
       const info = this.scope.lookup(g.reg);
       if (!info) this.unknown.push({ name: g.reg, loc: g.loc, mismatch: false });
-      if (!info || info.kind !== "reg" || regClass(info) !== "pred") this.err(g.loc, messages.predicateExpression());
+      if (!info || info.kind !== "reg" || regClass(info) !== "pred") this.nameErr(g.loc, messages.predicateExpression());
     }
     for (const o of this.allSyms()) {
       const info = this.scope.lookup(o.name);
       // `!x` negates a predicate; ptxas rejects it on any other register (and then also finds the arguments mismatched where `!` is not allowed).
-      if (o.neg && info && info.kind === "reg" && regClass(info) !== "pred") this.err(o.loc, messages.illegalNegation());
+      if (o.neg && info && info.kind === "reg" && regClass(info) !== "pred") this.nameErr(o.loc, messages.illegalNegation());
       const special = !info && specialRegister(o.name) !== null;
       const undeclared = !info && !special && !this.fn.labels.has(o.name);
       const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
@@ -954,17 +964,17 @@ export class FamilyChecker {
       if (o.sel === null || this.isComponent(o) || special) continue;
       const cls = info && info.kind === "reg" ? regClass(info) : null;
       if (cls === "i32" || cls === "f32" || cls === "pred") {
-        if (!knownSelectorSyntax(o.sel)) this.err(o.loc, messages.unknownSelector(o.sel));
+        if (!knownSelectorSyntax(o.sel)) this.nameErr(o.loc, messages.unknownSelector(o.sel));
         continue;
       }
-      this.err(o.loc, messages.unknownField(o.sel));
+      this.nameErr(o.loc, messages.unknownField(o.sel));
       this.badField.add(o);
     }
   }
 
   /** Report the undeclared names. */
   unknownSymbols(): void {
-    for (const u of this.unknown) this.err(u.loc, messages.unknownSymbol(u.name));
+    for (const u of this.unknown) this.nameErr(u.loc, messages.unknownSymbol(u.name));
   }
 
   /**
