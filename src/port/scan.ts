@@ -624,7 +624,8 @@ export function scanSource(text: string, file: string): Scan {
     const firstOther = templateTokens.findIndex((x) => x.kind !== "string");
     if (templateTokens.length === 0) complain(tokens[t1], `no template: a string literal must come before ${shown(tokens[t1]!)}`);
     else if (firstOther === 0 && templateTokens[0]!.kind !== "ident") complain(templateTokens[0], `the template is not a string literal: found ${shown(templateTokens[0]!)}`);
-    else if (firstOther > 0 && templateTokens[firstOther]!.kind !== "ident")
+    // In a #define body, `"…" #k "…"` stringizes a parameter into the template: valid C, reported by the binder as a template built from macro names.
+    else if (firstOther > 0 && templateTokens[firstOther]!.kind !== "ident" && !(templateTokens[firstOther]!.text === "#" && templateTokens[firstOther]!.macro >= 0))
       complain(templateTokens[firstOther], `${shown(templateTokens[firstOther]!)} after the template's string literal, where ':' or ')' must come (a missing ':'?)`);
     const templateNotLiteral = templateTokens.find((x) => x.kind !== "string") ?? null;
     let template = "";
