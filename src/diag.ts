@@ -109,6 +109,11 @@ export const messages = {
   predicateExpression: () => "Predicate expression expected",
   /** `!x` where x is a register but not a predicate. */
   illegalNegation: () => "Illegal argument to predicate negation",
+  illegalMinus: () => "Illegal argument to unary minus",
+  negationLimited: () => "Operand negation limited to either (source A xor source B) or source C",
+  negationNotAllowed: (op: string) => `Operand negation not allowed for instruction '${op}'`,
+  negationsCancel: (op: string) =>
+    `'-' on both of ${op}'s first two sources: ptxas 13.0 cancels the two negations and compiles the instruction as if neither were written (the same cubin); lowered so`,
   // --- video selectors (ptxas) ---
   dselAndOp2: () => "Video instruction cannot have destination selector and secondary operation",
   selectorOnC: () => "Video selector is not allowed on 'source C' operand",

@@ -957,6 +957,8 @@ export class FamilyChecker {
       const info = this.scope.lookup(o.name);
       // `!x` negates a predicate; ptxas rejects it on any other register (and then also finds the arguments mismatched where `!` is not allowed).
       if (o.neg && info && info.kind === "reg" && regClass(info) !== "pred") this.nameErr(o.loc, messages.illegalNegation());
+      // `-x` parses on any name; ptxas takes it only on a 32-bit integer register.
+      if (o.minus && !(info && info.kind === "reg" && regClass(info) === "i32")) this.nameErr(o.loc, messages.illegalMinus());
       const special = !info && specialRegister(o.name) !== null;
       const undeclared = !info && !special && !this.fn.labels.has(o.name);
       const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
@@ -1163,6 +1165,25 @@ export class FamilyChecker {
     for (const s of r.sources) if (this.selOf(s.op)) this.err(s.op.loc, messages.selectorOnSource(this.op));
   }
 
+  /**
+   * Operand negations `-x` (ptxas 13.0, measured on every family): allowed in the template's
+   * shape "(source A xor source B) or source C" — on `d` or a fourth source, or on C with one
+   * of A/B, it is "Operand negation limited to …"; a negation left after that is "not allowed"
+   * (no family instruction takes one). `-a, -b` together cancel: ptxas accepts them and emits
+   * the same cubin as for `a, b`, so they are lowered as that, with a warning. Run after the
+   * family's checks, when the template matched.
+   */
+  negations(): void {
+    // Positions as written: the first operand is d's place even without a destination (`bar.warp.sync -m` is "limited").
+    const ops = this.inst.operands;
+    const minus = (o: Operand | undefined) => o?.kind === "sym" && o.minus === true; // `-d|p` is a syntax error
+    const [nA, nB, nC] = [minus(ops[1]), minus(ops[2]), minus(ops[3])];
+    const shape = !(nC && nA !== nB);
+    if (!shape || minus(ops[0]) || ops.slice(4).some(minus)) this.err(this.inst.loc, messages.negationLimited());
+    if (shape && (nA !== nB || nC)) this.err(this.inst.loc, messages.negationNotAllowed(this.op));
+    else if (nA && nB && !nC && !minus(ops[0]) && !ops.slice(4).some(minus)) this.diags.push(warning(ops[1]!.loc, messages.negationsCancel(this.op)));
+  }
+
   notRegister(r: Resolved): void {
     for (const { op, index } of r.notRegister) this.err(op.loc, messages.mustBeRegister(index, this.op));
   }
@@ -1177,6 +1198,7 @@ function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx:
   let built: FamilyInst | null = null;
   if (r) {
     built = c.def.validate(c, r);
+    c.negations();
   }
   c.unknownSymbols();
   return { diagnostics: c.diags, inst: c.diags.some((d) => d.severity === "error") ? null : built };

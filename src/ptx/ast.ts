@@ -11,7 +11,8 @@ import type { Loc } from "../ir/ir.js";
  * An operand as written.
  * - `sym`: a register, special register, variable, parameter or label name, with an optional
  *   suffix after a dot (`%r2.b1` video selector, `%tid.x` component) and an optional `!`
- *   (negated predicate source, as in `setp ... , !%p2`).
+ *   (negated predicate source, as in `setp ... , !%p2`) or `-` (`minus`: the operand negation
+ *   ptxas parses on any register and judges per instruction, src/ir/build.ts `negations`).
  * - `int`: an integer literal or constant expression; `value` is its 64-bit two's-complement
  *   value (0 ≤ value < 2^64), as ptxas computes it. Truncation to the operand's width is the
  *   consumer's job.
@@ -21,7 +22,7 @@ import type { Loc } from "../ir/ir.js";
  *   `[tex, {x, y}]`. `list`: a parenthesised operand list, as in `call (r), f, (a, b)`.
  */
 export type Operand =
-  | { kind: "sym"; name: string; sel: string | null; neg: boolean; loc: Loc }
+  | { kind: "sym"; name: string; sel: string | null; neg: boolean; minus?: true; loc: Loc }
   | { kind: "int"; value: bigint; text: string; loc: Loc }
   | { kind: "float"; text: string; bits: bigint; width: 32 | 64; loc: Loc }
   | { kind: "sink"; loc: Loc }

@@ -89,6 +89,14 @@ export class Lexer {
     this.next();
   }
 
+  /** Whether a name (`%r1`, `x`, `_`) follows the current token, after blanks only: a one-token look-ahead for `-%r1`. */
+  nameFollows(): boolean {
+    let i = this.end;
+    while (i < this.len && (this.src.charCodeAt(i) === 32 || this.src.charCodeAt(i) === 9 || this.src.charCodeAt(i) === 10 || this.src.charCodeAt(i) === 13)) i++;
+    const c = this.src.charCodeAt(i);
+    return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c === 37;
+  }
+
   /** The current token's kind (a method, so that TypeScript does not narrow it across `next()`). */
   k(): TokenKind {
     return this.kind;

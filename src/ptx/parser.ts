@@ -896,6 +896,20 @@ class Parser {
         this.openBraces--;
         return { kind: "vector", elems, loc };
       }
+      if (lx.ch === MINUS && lx.nameFollows()) {
+        // `-%r1`: an operand negation; ptxas parses it on any register, and each instruction
+        // judges it (src/ir/build.ts `negations`). `-_` and `-d|p` are syntax errors.
+        lx.next();
+        const s = this.symOrSink(this.here());
+        if (s.kind !== "sym") {
+          this.report(s.loc, messages.parseError("_"));
+          throw new SyntaxFail();
+        }
+        if (lx.k() === "punct" && lx.ch === BAR && lx.ch2 === 0) this.fail();
+        s.minus = true;
+        s.loc = loc;
+        return s;
+      }
       if (lx.ch === BANG) {
         // `!%p` (negated predicate source) or `!expr`.
         const bstart = lx.start;
