@@ -110,6 +110,7 @@ export const messages = {
   /** `!x` where x is a register but not a predicate. */
   illegalNegation: () => "Illegal argument to predicate negation",
   illegalMinus: () => "Illegal argument to unary minus",
+  vectorSwizzle: () => "Unimplemented feature: vector swizzle",
   negationLimited: () => "Operand negation limited to either (source A xor source B) or source C",
   negationNotAllowed: (op: string) => `Operand negation not allowed for instruction '${op}'`,
   negationsCancel: (op: string) =>

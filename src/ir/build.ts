@@ -809,6 +809,8 @@ export class FamilyChecker {
    * itself (its width is still checked) and anything else as a value, like an immediate.
    */
   badField = new Set<Operand>();
+  /** Vector special registers with a suffix that is no component (`%tid.b0`): "vector swizzle", neither a vector nor a selector. */
+  swizzled = new Set<Operand>();
   /** Undeclared names, reported last; `mismatch` if the name also makes "Arguments mismatch". */
   unknown: { name: string; loc: Loc; mismatch: boolean }[] = [];
 
@@ -938,7 +940,7 @@ export class FamilyChecker {
 
   /** The video selector written on an operand (not a special register's component). */
   selOf(o: Operand): string | null {
-    return o.kind === "sym" && o.sel !== null && !this.isComponent(o) && !this.badField.has(o) ? o.sel : null;
+    return o.kind === "sym" && o.sel !== null && !this.isComponent(o) && !this.badField.has(o) && !this.swizzled.has(o) ? o.sel : null;
   }
 
   /**
@@ -963,7 +965,20 @@ export class FamilyChecker {
       const undeclared = !info && !special && !this.fn.labels.has(o.name);
       const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
       if (undeclared) this.unknown.push({ name: o.name, loc: o.loc, mismatch: !field });
-      if (o.sel === null || this.isComponent(o) || special) continue;
+      if (o.sel === null || this.isComponent(o)) continue;
+      if (special) {
+        // A suffix that is no component (ptxas 13.0): "Unknown field" on a scalar special
+        // register, which is then no register (as d: "Result register required"); on a vector
+        // one (`%tid.b0`) "Unimplemented feature: vector swizzle", a special register still.
+        if (specialRegister(o.name)!.vec) {
+          this.nameErr(o.loc, messages.vectorSwizzle());
+          this.swizzled.add(o);
+        } else {
+          this.nameErr(o.loc, messages.unknownField(o.sel));
+          this.badField.add(o);
+        }
+        continue;
+      }
       const cls = info && info.kind === "reg" ? regClass(info) : null;
       if (cls === "i32" || cls === "f32" || cls === "pred") {
         if (!knownSelectorSyntax(o.sel)) this.nameErr(o.loc, messages.unknownSelector(o.sel));
@@ -1096,12 +1111,12 @@ export class FamilyChecker {
 
   /** A vector special register without its component where the template takes none (`FamilySyntax.vectorSpecialMismatch`). */
   private vectorMismatch(o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>, role: Role): boolean {
-    return sp.vec && !this.isComponent(o) && this.syntax.vectorSpecialMismatch?.(role) === true;
+    return sp.vec && !this.isComponent(o) && !this.swizzled.has(o) && this.syntax.vectorSpecialMismatch?.(role) === true;
   }
 
   private special(res: Resolved, o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>): void {
     res.specials.push(o);
-    if (sp.vec && !this.isComponent(o)) res.vectorSpecial ??= o;
+    if (sp.vec && !this.isComponent(o) && !this.swizzled.has(o)) res.vectorSpecial ??= o;
   }
 
   // ---- phase 3 building blocks, called in each family's order
@@ -1151,7 +1166,8 @@ export class FamilyChecker {
   }
 
   specials(r: Resolved): void {
-    if (r.specials.length > 0) this.err(r.specials[0].loc, messages.specialRegister(this.op));
+    // One per special-register operand, as ptxas 13.0 says it.
+    for (const s of r.specials) this.err(s.loc, messages.specialRegister(this.op));
     if (r.vectorSpecial) this.err(r.vectorSpecial.loc, messages.vectorOperand(this.op));
   }
 
