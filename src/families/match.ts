@@ -79,7 +79,7 @@ export const match = {
     postOps: false,
     votes: true,
     clampIllegal: true,
-    vectorSpecialMismatch: () => true,
+    vectorOperandMismatch: () => true,
     addressMismatch: (role) => role !== "a",
   },
   validate,

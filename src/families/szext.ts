@@ -63,7 +63,7 @@ export const szext = {
     postOps: false,
     votes: false,
     clampIllegal: false,
-    vectorSpecialMismatch: (role) => role === "b",
+    vectorOperandMismatch: (role) => role === "b",
     addressMismatch: (role) => role === "b",
   },
   validate,

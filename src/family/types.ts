@@ -104,12 +104,13 @@ export interface FamilySyntax {
   /** The instruction has no destination: every operand is a source (`bar.warp.sync membermask`). */
   readonly noDest?: boolean;
   /**
-   * A vector special register without its component (`%tid`, `%ctaid`) as the operand of
-   * `role` (`d` included) is ptxas's template failure, "Arguments mismatch", not phase 3's
-   * "Special register argument …" and "Vector operand …". Per role, as ptxas 13.0 does it
-   * (measured): every operand of match and of the warp family, szext's `b`; absent: never.
+   * A vector operand — `{a, b}`, or a vector special register without its component (`%tid`)
+   * — as the operand of `role` (`d` included) is ptxas's template failure, "Arguments
+   * mismatch", not "Vector operand is not allowed" (with "Special register argument …" for a
+   * register). Per role, as ptxas 13.0 does it (measured): every operand of match and of the
+   * warp family, szext's `b`; absent: never.
    */
-  vectorSpecialMismatch?(role: Role): boolean;
+  vectorOperandMismatch?(role: Role): boolean;
   /**
    * An address (`[x]`) as the operand of `role` (`d` included) is an "Arguments mismatch",
    * never "must be register" (ptxas 13.0, measured: szext's `b`; match's `d` and membermask;

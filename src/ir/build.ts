@@ -959,10 +959,11 @@ export class FamilyChecker {
       const info = this.scope.lookup(o.name);
       // `!x` negates a predicate; ptxas rejects it on any other register (and then also finds the arguments mismatched where `!` is not allowed).
       if (o.neg && info && info.kind === "reg" && regClass(info) !== "pred") this.nameErr(o.loc, messages.illegalNegation());
-      // `-x` parses on any name; ptxas takes it only on a 32-bit integer register.
-      if (o.minus && !(info && info.kind === "reg" && regClass(info) === "i32")) this.nameErr(o.loc, messages.illegalMinus());
       const special = !info && specialRegister(o.name) !== null;
       const undeclared = !info && !special && !this.fn.labels.has(o.name);
+      // `-x` parses on any name; ptxas takes it on a 32-bit integer register or a special register.
+      if (o.minus && !special && !(info && info.kind === "reg" && regClass(info) === "i32")) this.nameErr(o.loc, messages.illegalMinus());
+      if (o.neg && undeclared) this.nameErr(o.loc, messages.illegalNegation());
       const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
       if (undeclared) this.unknown.push({ name: o.name, loc: o.loc, mismatch: !field });
       if (o.sel === null || this.isComponent(o)) continue;
@@ -1033,7 +1034,15 @@ export class FamilyChecker {
       if (!this.syntax.addressMismatch?.("d") && this.addressOk(d0, destClasses)) res.notRegister.push({ op: d0, index: 0 });
       else mismatch ??= d0.loc;
     }
-    else if (d0.kind === "vector" || d0.kind === "float" || d0.kind === "list") mismatch ??= d0.loc;
+    else if (d0.kind === "vector") {
+      if (this.syntax.vectorOperandMismatch?.("d")) mismatch ??= d0.loc;
+      else {
+        this.err(d0.loc, messages.vectorOperand(op));
+        return null;
+      }
+    }
+    // A 32-bit float literal where d may be `.f32` (the warp family) is a value: "Result register required" in phase 3.
+    else if ((d0.kind === "float" && !(d0.width === 32 && destClasses.includes("f32"))) || d0.kind === "list") mismatch ??= d0.loc;
     const parts = d0.kind === "pair" ? [d0.first, d0.second] : [d0];
     res.d = parts[0];
     if (d0.kind === "pair") res.p = d0.second;
@@ -1041,7 +1050,9 @@ export class FamilyChecker {
       const o = parts[k];
       if (o.kind !== "sym") continue; // `_`, or an immediate `d`
       if (o.neg) {
-        mismatch ??= o.loc;
+        // `!x` where d is a predicate is a value ("Result register required"); elsewhere a mismatch.
+        if (k === 0 && destClasses.includes("pred")) res.fieldValue = o;
+        else mismatch ??= o.loc;
         continue;
       }
       if (this.badField.has(o)) {
@@ -1051,12 +1062,12 @@ export class FamilyChecker {
       const info = this.scope.lookup(o.name);
       if (!info) {
         const sp = specialRegister(o.name);
-        if (sp && k === 0 && !sp.pred && sp.width === 32 && !this.vectorMismatch(o, sp, "d")) this.special(res, o, sp);
+        if (sp && k === 0 && !sp.pred && sp.width === 32 && destClasses.includes("i32") && !this.vectorMismatch(o, sp, "d")) this.special(res, o, sp);
         else mismatch ??= o.loc;
         continue;
       }
       if (k === 1) continue; // `p` is checked in phase 3
-      if (info.kind === "var") res.notRegister.push({ op: o, index: 0 });
+      if (info.kind === "var" && destClasses.includes(regClass(info))) res.notRegister.push({ op: o, index: 0 });
       else if (info.kind !== "reg" || !destClasses.includes(regClass(info))) mismatch ??= o.loc;
     }
 
@@ -1065,6 +1076,10 @@ export class FamilyChecker {
       const o = ops[i];
       const role = roles[i];
       if (o.kind === "vector") {
+        if (this.syntax.vectorOperandMismatch?.(role)) {
+          mismatch ??= o.loc;
+          continue;
+        }
         this.err(o.loc, messages.vectorOperand(op));
         return null;
       }
@@ -1109,9 +1124,9 @@ export class FamilyChecker {
     return res;
   }
 
-  /** A vector special register without its component where the template takes none (`FamilySyntax.vectorSpecialMismatch`). */
+  /** A vector special register without its component where the template takes none (`FamilySyntax.vectorOperandMismatch`). */
   private vectorMismatch(o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>, role: Role): boolean {
-    return sp.vec && !this.isComponent(o) && !this.swizzled.has(o) && this.syntax.vectorSpecialMismatch?.(role) === true;
+    return sp.vec && !this.isComponent(o) && !this.swizzled.has(o) && this.syntax.vectorOperandMismatch?.(role) === true;
   }
 
   private special(res: Resolved, o: SymOperand, sp: NonNullable<ReturnType<typeof specialRegister>>): void {
@@ -1178,7 +1193,8 @@ export class FamilyChecker {
   /** szext and match: no selector anywhere. */
   noSelectors(r: Resolved): void {
     if (this.selOf(r.d)) this.err(r.d.loc, messages.selectorOnDest(this.op));
-    for (const s of r.sources) if (this.selOf(s.op)) this.err(s.op.loc, messages.selectorOnSource(this.op));
+    // Without a destination (`bar.warp.sync`) the first operand stands where d does: ptxas says "destination".
+    for (const s of r.sources) if (this.selOf(s.op)) this.err(s.op.loc, this.syntax.noDest && s.index === 0 ? messages.selectorOnDest(this.op) : messages.selectorOnSource(this.op));
   }
 
   /**
@@ -1187,15 +1203,17 @@ export class FamilyChecker {
    * of A/B, it is "Operand negation limited to …"; a negation left after that is "not allowed"
    * (no family instruction takes one). `-a, -b` together cancel: ptxas accepts them and emits
    * the same cubin as for `a, b`, so they are lowered as that, with a warning. Run after the
-   * family's checks, when the template matched.
+   * family's checks; `matched`: the template matched (else only the shape is judged).
    */
-  negations(): void {
+  negations(matched: boolean): void {
     // Positions as written: the first operand is d's place even without a destination (`bar.warp.sync -m` is "limited").
     const ops = this.inst.operands;
     const minus = (o: Operand | undefined) => o?.kind === "sym" && o.minus === true; // `-d|p` is a syntax error
     const [nA, nB, nC] = [minus(ops[1]), minus(ops[2]), minus(ops[3])];
     const shape = !(nC && nA !== nB);
+    // "limited" is the operands' shape, said whether the template matched; "not allowed" only after it did.
     if (!shape || minus(ops[0]) || ops.slice(4).some(minus)) this.err(this.inst.loc, messages.negationLimited());
+    if (!matched) return;
     if (shape && (nA !== nB || nC)) this.err(this.inst.loc, messages.negationNotAllowed(this.op));
     else if (nA && nB && !nC && !minus(ops[0]) && !ops.slice(4).some(minus)) this.diags.push(warning(ops[1]!.loc, messages.negationsCancel(this.op)));
   }
@@ -1212,10 +1230,8 @@ function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx:
   c.names();
   const r = c.template();
   let built: FamilyInst | null = null;
-  if (r) {
-    built = c.def.validate(c, r);
-    c.negations();
-  }
+  if (r) built = c.def.validate(c, r);
+  c.negations(r !== null);
   c.unknownSymbols();
   return { diagnostics: c.diags, inst: c.diags.some((d) => d.severity === "error") ? null : built };
 }

@@ -50,7 +50,7 @@ function withoutSync(c: FamilyChecker, name: "shfl" | "vote", syncArity: number,
 
 /** A result that is an immediate, or a name whose suffix made it a value. */
 function resultRegister(c: FamilyChecker, r: Resolved, name: string): void {
-  if (r.d.kind === "int" || r.fieldValue) c.err(r.d.loc, messages.resultRegister(name));
+  if (r.d.kind === "int" || r.d.kind === "float" || r.fieldValue) c.err(r.d.loc, messages.resultRegister(name));
 }
 
 /** The checks every warp instruction ends with, after its own: special registers, `.clamp`, selectors, non-registers. */
@@ -77,7 +77,7 @@ export const shflSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
-  vectorSpecialMismatch: () => true,
+  vectorOperandMismatch: () => true,
   own: SHFL_MODES,
   destClasses: () => ["i32", "f32"],
   addressMismatch: (role) => role === "membermask",
@@ -121,7 +121,7 @@ export const voteSyntax: FamilySyntax = {
   postOps: false,
   votes: true,
   clampIllegal: true,
-  vectorSpecialMismatch: () => true,
+  vectorOperandMismatch: () => true,
   own: new Set(["ballot"]),
   destClasses: (t) => (t[0] === "pred" ? ["pred"] : ["i32", "f32"]),
   negatable: (role) => role === "a",
@@ -186,7 +186,7 @@ export const reduxSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
-  vectorSpecialMismatch: () => true,
+  vectorOperandMismatch: () => true,
   own: new Set([...REDUX_OPS, "abs", "NaN"]),
   destClasses: (t) => (t[0] === "f32" ? ["i32", "f32"] : ["i32"]),
   addressMismatch: () => true,
@@ -254,7 +254,7 @@ export const activemaskSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
-  vectorSpecialMismatch: () => true,
+  vectorOperandMismatch: () => true,
   destClasses: () => ["i32", "f32"],
 };
 
@@ -285,7 +285,7 @@ export const barWarpSyntax: FamilySyntax = {
   postOps: false,
   votes: false,
   clampIllegal: true,
-  vectorSpecialMismatch: () => true,
+  vectorOperandMismatch: () => true,
   own: new Set(["warp"]),
   noDest: true,
   addressMismatch: () => true,
