@@ -66,6 +66,7 @@ export const messages = {
   multipleAnyAll: () => "Multiple .any/.all modifiers specified",
   multipleVote: () => "Multiple vote modifiers specified",
   multiplePostOp: () => "Multiple instruction post-operation flags set",
+  absNeedsXorsign: () => "Modifier '.abs' requires modifier '.xorsign'",
   unexpectedTypes: (op: string) => `Unexpected instruction types specified for '${op}'`,
   requiresU32: () => "Operation requires .u32 type",
   syncRequired: (op: string) => `.sync modifier required for instruction '${op}'`,

@@ -715,7 +715,7 @@ const KNOWN_OTHER = new Set([
   "ftz", "approx", "cc", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc", "mmio", "aligned", "ballot",
   "exch", "inc", "dec", "popc", "up", "down", "bfly", "idx", "shiftamt", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc",
   "wait", "cta", "gpu", "sys", "cluster", "noftz", "L1", "L2", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms",
-  "a2dms", "weak", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "trap", "zero",
+  "a2dms", "weak", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "trap", "zero", "abs", "NaN",
 ]);
 
 /** Selector spellings ptxas recognises at all (`.b0123`, `.h10` belong to the SIMD video ops). */
@@ -877,6 +877,7 @@ export class FamilyChecker {
     const unknownSeen = new Set<string>();
     const otherSeen = new Set<string>();
     let anyAllReported = false;
+    let absRepeated = false;
     const own = this.syntax.own;
     this.inst.modifiers.forEach((m, i) => {
       if (own?.has(m)) this.own.push({ m, i });
@@ -886,7 +887,8 @@ export class FamilyChecker {
         else this.mode = m;
         if (this.syntax.clampIllegal) this.matchClamp ??= i;
       } else if (m === "sat") this.sat++;
-      else if (m === "add" || m === "min" || m === "max") {
+      // `.and/.or/.xor` after a post-op is a second post-op (ptxas 13.0); before one, or alone, the template's illegal modifier.
+      else if (m === "add" || m === "min" || m === "max" || ((m === "and" || m === "or" || m === "xor") && this.syntax.postOps && this.postOps.length > 0)) {
         this.postOps.push({ m, i });
         if (!this.syntax.postOps && !this.templateIllegal) this.templateIllegal = { m, i };
       } else if (m === "any" || m === "all" || m === "uni") {
@@ -903,6 +905,10 @@ export class FamilyChecker {
       else if (STATE_SPACES.has(m)) this.spaces.push(i);
       else if (VECTORS.has(m)) this.vectors.push(i);
       else if (KNOWN_OTHER.has(m) || m.startsWith("L2::") || m.startsWith("L1::")) {
+        if (m === "abs" && otherSeen.has(m) && !absRepeated) {
+          absRepeated = true;
+          this.err(this.modLoc(i), messages.multipleModifier(".abs"));
+        }
         if (!otherSeen.has(m)) this.others.push({ m, i });
         otherSeen.add(m);
       } else if (!unknownSeen.has(m)) {
@@ -1138,6 +1144,13 @@ export class FamilyChecker {
 
   /** `.uni` with `.any`/`.all` (two `.any/.all` were reported while parsing). */
   multipleVotes(): void {
+    // `.ballot` with `.any/.all/.uni` where votes are modifiers (match): "Multiple vote modifiers", not an illegal `.ballot`.
+    const ballot = this.syntax.votes ? this.others.findIndex((o) => o.m === "ballot") : -1;
+    if (ballot >= 0 && this.votes.length > 0) {
+      this.err(this.modLoc(this.others[ballot]!.i), messages.multipleVote());
+      this.others.splice(ballot, 1);
+      return;
+    }
     if (this.votes.length < 2 || !this.votes.includes("uni")) return;
     const i = this.inst.modifiers.lastIndexOf(this.votes[this.votes.length - 1]);
     this.err(this.modLoc(i), messages.multipleVote());
@@ -1154,7 +1167,11 @@ export class FamilyChecker {
       this.err(this.modLoc(this.inst.modifiers.lastIndexOf(this.vote)), messages.illegalModifier("." + this.vote, op));
     }
     if (this.spaces.length > 0) this.err(this.modLoc(this.spaces[0]), messages.noStateSpace(op));
-    for (const { m, i } of this.others) this.err(this.modLoc(i), messages.illegalModifier("." + m, op));
+    for (const { m, i } of this.others) {
+      this.err(this.modLoc(i), messages.illegalModifier("." + m, op));
+      // `.abs` is min/max's (with `.xorsign`): ptxas says so too.
+      if (m === "abs") this.err(this.modLoc(i), messages.absNeedsXorsign());
+    }
     if (this.vectors.length > 0) this.err(this.modLoc(this.vectors[0]), messages.vectorQualifier(op));
     if (this.comparison.length > 0) this.err(this.modLoc(this.comparison[0]), messages.comparisonNotAllowed(op));
     if (this.rounding.length > 0) this.err(this.modLoc(this.rounding[0]), messages.illegalRounding(op));
