@@ -117,6 +117,12 @@ export interface FamilySyntax {
    * shfl's, vote's and redux's membermask, redux's `d` and `a`).
    */
   addressMismatch?(role: Role): boolean;
+  /**
+   * The operand of `role` must carry the instruction's float type (redux `.f32`'s `d` and `a`,
+   * ptxas 13.0): an integer-typed register (`.u32`/`.s32`; `.b32` is untyped and fine), an
+   * integer literal, or a variable there is an "Arguments mismatch"; absent: never.
+   */
+  floatTyped?(role: Role, t: readonly string[]): boolean;
   /** Register classes of an address's base that make it "must be register" for `role`; absent: `i32`. */
   addressBase?(role: Role): readonly string[];
   /** A variable whose type `sourceClasses` does not accept is an "Arguments mismatch" (else always "must be register"). */

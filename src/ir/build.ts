@@ -1029,6 +1029,9 @@ export class FamilyChecker {
     const roles = this.syntax.roles;
     const noDest = this.syntax.noDest === true;
     const destClasses = this.syntax.destClasses?.(t) ?? ["i32"];
+    const floatD = this.syntax.floatTyped?.("d", t) === true;
+    /** An integer-typed register or a variable where the operand must carry the float type (`FamilySyntax.floatTyped`). */
+    const notFloat = (info: SymInfo) => info.kind === "var" || info.type === "u32" || info.type === "s32";
     let mismatch: Loc | null = null;
     // Without a destination (`bar.warp.sync`), `d` stands for the instruction: a sink at the opcode.
     const res: Resolved = { d: noDest ? { kind: "sink", loc: inst.loc } : ops[0], p: null, sources: [], specials: [], vectorSpecial: null, notRegister: [], fieldValue: null };
@@ -1047,8 +1050,9 @@ export class FamilyChecker {
         return null;
       }
     }
-    // A 32-bit float literal where d may be `.f32` (the warp family) is a value: "Result register required" in phase 3.
-    else if ((d0.kind === "float" && !(d0.width === 32 && destClasses.includes("f32"))) || d0.kind === "list") mismatch ??= d0.loc;
+    // A float literal where d may be `.f32` (the warp family; any width where d must be a float) is a value: "Result register required" in phase 3.
+    else if ((d0.kind === "float" && !((d0.width === 32 || floatD) && destClasses.includes("f32"))) || d0.kind === "list") mismatch ??= d0.loc;
+    else if (d0.kind === "int" && floatD) mismatch ??= d0.loc;
     const parts = d0.kind === "pair" ? [d0.first, d0.second] : [d0];
     res.d = parts[0];
     if (d0.kind === "pair") res.p = d0.second;
@@ -1073,7 +1077,8 @@ export class FamilyChecker {
         continue;
       }
       if (k === 1) continue; // `p` is checked in phase 3
-      if (info.kind === "var" && destClasses.includes(regClass(info))) res.notRegister.push({ op: o, index: 0 });
+      if (floatD && notFloat(info)) mismatch ??= o.loc;
+      else if (info.kind === "var" && destClasses.includes(regClass(info))) res.notRegister.push({ op: o, index: 0 });
       else if (info.kind !== "reg" || !destClasses.includes(regClass(info))) mismatch ??= o.loc;
     }
 
@@ -1090,7 +1095,11 @@ export class FamilyChecker {
         return null;
       }
       res.sources.push({ role, op: o, index: i });
-      if (o.kind === "int") continue;
+      const floatSrc = this.syntax.floatTyped?.(role, t) === true;
+      if (o.kind === "int") {
+        if (floatSrc) mismatch ??= o.loc;
+        continue;
+      }
       if (o.kind === "sink" && noDest) continue; // `bar.warp.sync _`: discard, judged in phase 3
       if (o.kind === "address") {
         if (!this.syntax.addressMismatch?.(role) && this.addressOk(o, this.syntax.addressBase?.(role))) res.notRegister.push({ op: o, index: i });
@@ -1117,6 +1126,10 @@ export class FamilyChecker {
       }
       // `!x` of a register that is not a predicate: reported while naming ("Illegal argument to predicate negation").
       if (o.neg && info.kind === "reg" && regClass(info) !== "pred") continue;
+      if (floatSrc && notFloat(info)) {
+        mismatch ??= o.loc;
+        continue;
+      }
       if (info.kind === "var") {
         if (this.syntax.strictVariables && !want.includes(regClass(info))) mismatch ??= o.loc;
         else res.notRegister.push({ op: o, index: i });

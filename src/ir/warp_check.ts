@@ -189,6 +189,7 @@ export const reduxSyntax: FamilySyntax = {
   vectorOperandMismatch: () => true,
   own: new Set([...REDUX_OPS, "abs", "NaN"]),
   destClasses: (t) => (t[0] === "f32" ? ["i32", "f32"] : ["i32"]),
+  floatTyped: (role, t) => t[0] === "f32" && (role === "d" || role === "a"),
   addressMismatch: () => true,
 };
 
