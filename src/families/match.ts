@@ -73,7 +73,7 @@ export const match = {
     types: (t) => t.length === 1 && (t[0] === "b32" || t[0] === "b64"),
     arity: (n) => n === 3,
     roles: ["d", "a", "membermask"],
-    sourceClasses: (role, t) => (role === "a" ? (t[0] === "b64" ? ["i64", "f64"] : ["i32", "f32"]) : ["i32"]),
+    sourceClasses: (role, t) => (role === "a" ? (t[0] === "b64" ? ["i64", "f64"] : ["i32", "f32", "h2"]) : ["i32"]),
     floatSource: (role, width, t) => role === "a" && width === (t[0] === "b64" ? 64 : 32),
     sync: true,
     postOps: false,

@@ -57,7 +57,9 @@ export const szext = {
     types: (t) => t.length === 1 && (t[0] === "u32" || t[0] === "s32"),
     arity: (n) => n === 3,
     roles: ["d", "a", "b", "c"],
-    sourceClasses: () => ["i32"],
+    // `.f16x2` registers as d and a too (32 bits; ptxas 13.0), not as b.
+    sourceClasses: (role) => (role === "a" ? ["i32", "h2"] : ["i32"]),
+    destClasses: () => ["i32", "h2"],
     floatSource: () => false,
     sync: false,
     postOps: false,

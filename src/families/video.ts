@@ -138,7 +138,9 @@ export const video = {
     types: (t) => t.length === 3 && t.every(int32),
     arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
     roles: ["d", "a", "b", "c"],
-    sourceClasses: () => ["i32"],
+    // `.f16x2` registers in every operand too (32 bits; ptxas 13.0).
+    sourceClasses: () => ["i32", "h2"],
+    destClasses: () => ["i32", "h2"],
     floatSource: () => false,
     sync: false,
     postOps: true,

@@ -731,7 +731,7 @@ function knownSelectorSyntax(sel: string): boolean {
 }
 
 /** Register class of a declared register or variable: i32 (.b32/.u32/.s32), f32, i64, f64, pred or other. */
-export function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" | "other" {
+export function regClass(info: SymInfo): "i32" | "f32" | "h2" | "i64" | "f64" | "pred" | "other" {
   if (info.vector !== null) return "other";
   switch (info.type) {
     case "b32":
@@ -740,6 +740,9 @@ export function regClass(info: SymInfo): "i32" | "f32" | "i64" | "f64" | "pred" 
       return "i32";
     case "f32":
       return "f32";
+    // `.f16x2`: 32 bits that ptxas 13.0 takes in most 32-bit operands of these families (FamilySyntax class lists).
+    case "f16x2":
+      return "h2";
     case "b64":
     case "u64":
     case "s64":
@@ -970,7 +973,7 @@ export class FamilyChecker {
       // `-x` parses on any name; ptxas takes it on a 32-bit integer register or a special register.
       if (o.minus && !special && !(info && info.kind === "reg" && regClass(info) === "i32")) this.nameErr(o.loc, messages.illegalMinus());
       if (o.neg && undeclared) this.nameErr(o.loc, messages.illegalNegation());
-      const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "pred"].includes(regClass(info)));
+      const field = o.sel !== null && !this.isComponent(o) && !special && !(info && info.kind === "reg" && ["i32", "f32", "h2", "pred"].includes(regClass(info)));
       if (undeclared) this.unknown.push({ name: o.name, loc: o.loc, mismatch: !field });
       if (o.sel === null || this.isComponent(o)) continue;
       if (special) {
@@ -987,7 +990,7 @@ export class FamilyChecker {
         continue;
       }
       const cls = info && info.kind === "reg" ? regClass(info) : null;
-      if (cls === "i32" || cls === "f32" || cls === "pred") {
+      if (cls === "i32" || cls === "f32" || cls === "h2" || cls === "pred") {
         if (!knownSelectorSyntax(o.sel)) this.nameErr(o.loc, messages.unknownSelector(o.sel));
         continue;
       }

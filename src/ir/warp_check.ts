@@ -71,7 +71,7 @@ export const shflSyntax: FamilySyntax = {
   // Without `.sync`, five operands are ptxas's ".sync modifier required" (phase 3), not a mismatch.
   arity: (n, _postOps, sync) => n === 5 || (!sync && n === 4),
   roles: ["d", "a", "b", "c", "membermask"],
-  sourceClasses: (role) => (role === "membermask" ? ["i32"] : ["i32", "f32"]),
+  sourceClasses: (role) => (role === "membermask" ? ["i32"] : ["i32", "f32", "h2"]),
   floatSource: (role, width) => width === 32 && role !== "membermask",
   sync: true,
   postOps: false,
@@ -79,7 +79,7 @@ export const shflSyntax: FamilySyntax = {
   clampIllegal: true,
   vectorOperandMismatch: () => true,
   own: SHFL_MODES,
-  destClasses: () => ["i32", "f32"],
+  destClasses: () => ["i32", "f32", "h2"],
   addressMismatch: (role) => role === "membermask",
 };
 
@@ -123,7 +123,8 @@ export const voteSyntax: FamilySyntax = {
   clampIllegal: true,
   vectorOperandMismatch: () => true,
   own: new Set(["ballot"]),
-  destClasses: (t) => (t[0] === "pred" ? ["pred"] : ["i32", "f32"]),
+  // ptxas 13.0 also takes a `.f16x2` register as .any/.all/.uni's predicate d and a, which ptx-lower refuses: no predicate meaning.
+  destClasses: (t) => (t[0] === "pred" ? ["pred"] : ["i32", "f32", "h2"]),
   negatable: (role) => role === "a",
   addressMismatch: (role) => role === "membermask",
   addressBase: (role) => (role === "a" ? ["pred"] : ["i32"]),
@@ -256,7 +257,7 @@ export const activemaskSyntax: FamilySyntax = {
   votes: false,
   clampIllegal: true,
   vectorOperandMismatch: () => true,
-  destClasses: () => ["i32", "f32"],
+  destClasses: () => ["i32", "f32", "h2"],
 };
 
 /** activemask, phase 3: result register, modifiers, no `p`, version (6.2), target (sm_30), discard (fatal), the common tail. */
