@@ -730,7 +730,7 @@ function knownSelectorSyntax(sel: string): boolean {
   return true;
 }
 
-/** Register class of a declared register or variable: i32 (.b32/.u32/.s32), f32, i64, f64, pred or other. */
+/** Register class of a declared register or variable: i32 (.b32/.u32/.s32), f32, h2 (.f16x2), i64, f64, pred or other. */
 export function regClass(info: SymInfo): "i32" | "f32" | "h2" | "i64" | "f64" | "pred" | "other" {
   if (info.vector !== null) return "other";
   switch (info.type) {
