@@ -137,50 +137,72 @@ const knownType = (stmt: string, theirs: string[], mine: string[]): boolean =>
 
 const errorsOf = (stderr: string) => [...new Set(stderr.split("\n").filter((l) => /; (error|fatal)/.test(l)).map((l) => l.replace(/.*; (error|fatal)\s*: /, "")))].sort();
 
+/** One case after both tools saw it: ptxas's errors (`ok`: it compiled; the cubin is `cubin`), ptx-lower's module and errors. */
+interface Seen {
+  stmt: string;
+  theirs: string[];
+  ok: boolean;
+  cubin: string;
+  mod: ReturnType<typeof parseModule>;
+  mine: string[];
+  /** A scratch path of this worker's, for the judge's own ptxas runs. */
+  scratch: string;
+}
+
+/**
+ * Runs every statement of `all` (as `moduleOf(stmt)`) through ptxas (`-arch`, six at a time)
+ * and `parseModule`, and hands each case to `judge`, which returns its problems.
+ */
+async function againstPtxas(all: string[], moduleOf: (stmt: string) => string, arch: string, judge: (c: Seen) => Promise<string[]> | string[]): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "ptx-lower-parity-"));
+  const problems: string[] = [];
+  try {
+    let next = 0;
+    const worker = async (w: number) => {
+      for (let i = next++; i < all.length; i = next++) {
+        const stmt = all[i]!;
+        const text = moduleOf(stmt);
+        const path = join(dir, `w${w}.ptx`);
+        const cubin = join(dir, `w${w}.cubin`);
+        writeFileSync(path, text);
+        let stderr = "";
+        let ok = true;
+        try {
+          await run("ptxas", [`-arch=${arch}`, path, "-o", cubin], { timeout: 30_000 });
+        } catch (e) {
+          stderr = String((e as { stderr?: string }).stderr ?? "");
+          ok = false;
+        }
+        const mod = parseModule(text, path);
+        const mine = [...new Set(mod.diagnostics.filter((d) => d.severity === "error").map((d) => d.message))].sort();
+        problems.push(...(await judge({ stmt, theirs: errorsOf(stderr), ok, cubin, mod, mine, scratch: join(dir, `w${w}s`) })));
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, (_, w) => worker(w)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return problems;
+}
+
+const same = (c: Seen) => JSON.stringify(c.theirs) === JSON.stringify(c.mine);
+const differ = (c: Seen) => `${c.stmt}\n  ptxas: ${c.theirs.join(" | ")}\n  ptx-lower: ${c.mine.join(" | ")}`;
+
 describe.skipIf(!PTXAS)("operand shapes: ptx-lower's errors are ptxas 13.0's", () => {
   it("on every case of the matrix (but KNOWN), and '-' that ptxas accepts is lowered as the cubin shows", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ptx-lower-operands-"));
-    const problems: string[] = [];
     let accepted = 0;
-    try {
-      const all = cases();
-      let next = 0;
-      const worker = async (w: number) => {
-        for (let i = next++; i < all.length; i = next++) {
-          const stmt = all[i]!;
-          const text = moduleText(stmt);
-          const path = join(dir, `w${w}.ptx`);
-          writeFileSync(path, text);
-          let stderr = "";
-          let ok = true;
-          try {
-            await run("ptxas", ["-arch=sm_90", path, "-o", join(dir, `w${w}.cubin`)], { timeout: 30_000 });
-          } catch (e) {
-            stderr = String((e as { stderr?: string }).stderr ?? "");
-            ok = false;
-          }
-          const theirs = errorsOf(stderr);
-          const mod = parseModule(text, path);
-          const mine = [...new Set(mod.diagnostics.filter((d) => d.severity === "error").map((d) => d.message))].sort();
-          if (KNOWN.has(stmt)) {
-            if (JSON.stringify(theirs) === JSON.stringify(mine)) problems.push(`${stmt}: listed in KNOWN but now agrees; take it out`);
-            continue;
-          }
-          if (JSON.stringify(theirs) !== JSON.stringify(mine)) problems.push(`${stmt}\n  ptxas: ${theirs.join(" | ")}\n  ptx-lower: ${mine.join(" | ")}`);
-          if (ok && /-[a-z]/.test(stmt)) {
-            accepted++;
-            const plain = join(dir, `w${w}p.ptx`);
-            writeFileSync(plain, moduleText(stmt.replace(/-([a-z])/g, "$1")));
-            await run("ptxas", ["-arch=sm_90", plain, "-o", join(dir, `w${w}p.cubin`)], { timeout: 30_000 });
-            if (!readFileSync(join(dir, `w${w}.cubin`)).equals(readFileSync(join(dir, `w${w}p.cubin`)))) problems.push(`${stmt}: ptxas's cubin differs from the one without '-'`);
-            if (mod.insts.length !== 1 || !mod.diagnostics.some((d) => d.severity === "warning" && /cancels/.test(d.message))) problems.push(`${stmt}: accepted by ptxas, not lowered with the warning`);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: 6 }, (_, w) => worker(w)));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const problems = await againstPtxas(cases(), moduleText, "sm_90", async (c) => {
+      if (KNOWN.has(c.stmt)) return same(c) ? [`${c.stmt}: listed in KNOWN but now agrees; take it out`] : [];
+      const out = same(c) ? [] : [differ(c)];
+      if (c.ok && /-[a-z]/.test(c.stmt)) {
+        accepted++;
+        writeFileSync(`${c.scratch}.ptx`, moduleText(c.stmt.replace(/-([a-z])/g, "$1")));
+        await run("ptxas", ["-arch=sm_90", `${c.scratch}.ptx`, "-o", `${c.scratch}.cubin`], { timeout: 30_000 });
+        if (!readFileSync(c.cubin).equals(readFileSync(`${c.scratch}.cubin`))) out.push(`${c.stmt}: ptxas's cubin differs from the one without '-'`);
+        if (c.mod.insts.length !== 1 || !c.mod.diagnostics.some((d) => d.severity === "warning" && /cancels/.test(d.message))) out.push(`${c.stmt}: accepted by ptxas, not lowered with the warning`);
+      }
+      return out;
+    });
     expect(problems, problems.join("\n")).toEqual([]);
     expect(accepted).toBeGreaterThanOrEqual(18);
   }, 600_000);
@@ -188,35 +210,10 @@ describe.skipIf(!PTXAS)("operand shapes: ptx-lower's errors are ptxas 13.0's", (
 
 describe.skipIf(!PTXAS)("modifier spellings: ptx-lower's errors are ptxas 13.0's", () => {
   it("on every mutation of every form's modifiers (but KNOWN_MODS)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ptx-lower-mods-"));
-    const problems: string[] = [];
     const all = modCases();
-    try {
-      let next = 0;
-      const worker = async (w: number) => {
-        for (let i = next++; i < all.length; i = next++) {
-          const stmt = all[i]!;
-          const text = modModule(stmt);
-          const path = join(dir, `w${w}.ptx`);
-          writeFileSync(path, text);
-          let stderr = "";
-          try {
-            await run("ptxas", ["-arch=sm_100a", path, "-o", "/dev/null"], { timeout: 30_000 });
-          } catch (e) {
-            stderr = String((e as { stderr?: string }).stderr ?? "");
-          }
-          const theirs = errorsOf(stderr);
-          const mine = [...new Set(parseModule(text, path).diagnostics.filter((d) => d.severity === "error").map((d) => d.message))].sort();
-          const same = JSON.stringify(theirs) === JSON.stringify(mine);
-          if (KNOWN_MODS.has(stmt)) {
-            if (same) problems.push(`${stmt}: listed in KNOWN_MODS but now agrees; take it out`);
-          } else if (!same) problems.push(`${stmt}\n  ptxas: ${theirs.join(" | ")}\n  ptx-lower: ${mine.join(" | ")}`);
-        }
-      };
-      await Promise.all(Array.from({ length: 6 }, (_, w) => worker(w)));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const problems = await againstPtxas(all, modModule, "sm_100a", (c) =>
+      KNOWN_MODS.has(c.stmt) ? (same(c) ? [`${c.stmt}: listed in KNOWN_MODS but now agrees; take it out`] : []) : same(c) ? [] : [differ(c)],
+    );
     expect(problems, problems.join("\n")).toEqual([]);
     expect(all.length).toBeGreaterThan(1000);
   }, 600_000);
@@ -224,35 +221,16 @@ describe.skipIf(!PTXAS)("modifier spellings: ptx-lower's errors are ptxas 13.0's
 
 describe.skipIf(!PTXAS)("register types and literals: ptx-lower's errors are ptxas 13.0's", () => {
   it("in every operand of every form (but the known gaps)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ptx-lower-types-"));
-    const problems: string[] = [];
-    let known = 0;
     const all = typeCases();
-    try {
-      let next = 0;
-      const worker = async (w: number) => {
-        for (let i = next++; i < all.length; i = next++) {
-          const stmt = all[i]!;
-          const text = typeModule(stmt);
-          const path = join(dir, `w${w}.ptx`);
-          writeFileSync(path, text);
-          let stderr = "";
-          try {
-            await run("ptxas", ["-arch=sm_100a", path, "-o", "/dev/null"], { timeout: 30_000 });
-          } catch (e) {
-            stderr = String((e as { stderr?: string }).stderr ?? "");
-          }
-          const theirs = errorsOf(stderr);
-          const mine = [...new Set(parseModule(text, path).diagnostics.filter((d) => d.severity === "error").map((d) => d.message))].sort();
-          if (JSON.stringify(theirs) === JSON.stringify(mine)) continue;
-          if (knownType(stmt, theirs, mine)) known++;
-          else problems.push(`${stmt}\n  ptxas: ${theirs.join(" | ")}\n  ptx-lower: ${mine.join(" | ")}`);
-        }
-      };
-      await Promise.all(Array.from({ length: 6 }, (_, w) => worker(w)));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    let known = 0;
+    const problems = await againstPtxas(all, typeModule, "sm_100a", (c) => {
+      if (same(c)) return [];
+      if (knownType(c.stmt, c.theirs, c.mine)) {
+        known++;
+        return [];
+      }
+      return [differ(c)];
+    });
     expect(problems, problems.join("\n")).toEqual([]);
     console.log(`register types and literals: ${all.length} modules, ${all.length - known} agree with ptxas, ${known} known gaps`);
   }, 600_000);
