@@ -50,7 +50,8 @@ const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|w
   --mcpu        processors of the amdgpu, hip and llvm rows, comma-separated (default all)
   --compiled-induction
                 hip/llvm rows: prove the compiled redux loops by their induction
-                (targets/llvm/prove_compiled_loop.ts; tens of minutes per function),
+                (targets/llvm/prove_compiled_loop.ts; about 1–2 min per function and
+                layout; the integer forms only: .f32's code has two loops),
                 instead of leaving them unknown`;
 
 function usageError(message: string): never {

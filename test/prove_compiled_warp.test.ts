@@ -109,6 +109,19 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
     expect(cx).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
   }, 60_000);
 
+  it("gfx1100 llvm: redux.add's loop proved by the compiled induction; the xor-accumulating loop not proved by it, then refuted", async () => {
+    const { fns, sregs } = await compiled("llvm", "gfx1100", [REDUX_ADD]);
+    const cf = fns.find((f) => f.variant === "vgpr")!;
+    const env = await loadZ3();
+    const v = await proveCompiledWarpLayout(env, cf, "gfx1100", "llvm", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(v.verdict).toBe("proved");
+    expect((v as { method: string }).method).toMatch(/^z3 inductive per-thread fold invariant \(acc v\d+ = the reference's fold over the members retired from the mask s\[\d+:\d+\]\)/);
+    const bad = broken(cf, (ls) => ls.map((l) => (!isLabel(l) && /^v_add(_nc)?_u32$/.test(l.op) ? ({ ...l, op: "v_xor_b32" } as MInst) : l)));
+    const w = await proveCompiledWarpLayout(env, bad, "gfx1100", "llvm", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(w.verdict).toBe("refuted");
+    expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
+  }, 600_000);
+
   it("gfx942 hip: a ballot over the wave's low half (not its own) is right on one warp, refuted on two", async () => {
     const { fns, sregs } = await compiled("hip", "gfx942", [BALLOT]);
     const cf = fns.find((f) => f.variant === "vgpr")!;

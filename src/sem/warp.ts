@@ -73,15 +73,25 @@ export interface WarpResult<V, B> {
  */
 export type ShflReading = "isa" | "wide";
 
-/** The reference meaning of a warp-level form over one warp (`reading`: shfl's, default `isa`). */
-export function warpLevel<V, B>(bv: BV<V, B>, f: WarpForm, w: WarpLanes<V, B>, reading: ShflReading = "isa"): WarpResult<V, B> {
+/** Every laneid, 0–31: `warpLevel`'s default lane selection. */
+const ALL_LANES: readonly number[] = Array.from({ length: WARP }, (_, i) => i);
+
+/**
+ * The reference meaning of a warp-level form over one warp (`reading`: shfl's, default `isa`).
+ * `which`: the lanes whose results are wanted (default all 32). The result arrays stay indexed
+ * by laneid; for shfl, vote and redux only the entries of `which` are computed (the others are
+ * holes), since each lane's result is its own computation over the warp's inputs — the provers'
+ * folds over a lane set (targets/amdgpu/prove/warp_loop.ts `refOver`) want one lane, and
+ * building all 32 was 32 times the terms. activemask and bar.warp.sync fill every lane.
+ */
+export function warpLevel<V, B>(bv: BV<V, B>, f: WarpForm, w: WarpLanes<V, B>, reading: ShflReading = "isa", which: readonly number[] = ALL_LANES): WarpResult<V, B> {
   switch (f.op) {
     case "shfl":
-      return shfl(bv, f.mode, w, reading);
+      return shfl(bv, f.mode, w, reading, which);
     case "vote":
-      return vote(bv, f.mode, f.negA, w);
+      return vote(bv, f.mode, f.negA, w, which);
     case "redux":
-      return redux(bv, f, w);
+      return redux(bv, f, w, which);
     case "activemask":
       return activemask(bv, w);
     case "bar.warp":
@@ -102,11 +112,11 @@ function noResult<V, B>(bv: BV<V, B>): WarpResult<V, B> {
  * shfl.sync / shfl, line by line from the ISA pseudocode (§9.7.9.6 "Semantics"). Lane
  * numbers are 8-bit values: `j` ranges over −31…62, compared signed for `.up`/`.down`.
  */
-function shfl<V, B>(bv: BV<V, B>, mode: "up" | "down" | "bfly" | "idx", w: WarpLanes<V, B>, reading: ShflReading): WarpResult<V, B> {
+function shfl<V, B>(bv: BV<V, B>, mode: "up" | "down" | "bfly" | "idx", w: WarpLanes<V, B>, reading: ShflReading, which: readonly number[]): WarpResult<V, B> {
   const W8 = 8;
   const [bHi, clampHi, segHi] = reading === "isa" ? [4, 4, 12] : [7, 7, 15];
   const r: WarpResult<V, B> = { d: [], p: [], dDefined: [], pDefined: [] };
-  for (let i = 0; i < WARP; i++) {
+  for (const i of which) {
     const { wellFormed } = membership(bv, w, i);
     const lane = bv.k(i, W8);
     const bval = bv.zext(bv.extract(w.b[i]!, bHi, 0), W8);
@@ -145,20 +155,20 @@ function shfl<V, B>(bv: BV<V, B>, mode: "up" | "down" | "bfly" | "idx", w: WarpL
       const ok = mm !== undefined ? bv.andB(bv.bitAt(mm, k), w.active[k]!) : w.executes[k]!;
       srcOk = bv.orB(srcOk, bv.andB(here, ok));
     }
-    r.d.push(d);
-    r.p.push(pval);
-    r.dDefined.push(bv.andB(wellFormed, srcOk));
-    r.pDefined.push(wellFormed);
+    r.d[i] = d;
+    r.p[i] = pval;
+    r.dDefined[i] = bv.andB(wellFormed, srcOk);
+    r.pDefined[i] = wellFormed;
   }
   return r;
 }
 
 /** vote.sync / vote: the reduction of the (possibly negated) predicate over the members. */
-function vote<V, B>(bv: BV<V, B>, mode: "all" | "any" | "uni" | "ballot", negA: boolean, w: WarpLanes<V, B>): WarpResult<V, B> {
+function vote<V, B>(bv: BV<V, B>, mode: "all" | "any" | "uni" | "ballot", negA: boolean, w: WarpLanes<V, B>, which: readonly number[]): WarpResult<V, B> {
   const zero = bv.k(0, 32);
   const pred = w.a.map((x) => (negA ? bv.notB(bv.bitAt(x, 0)) : bv.bitAt(x, 0)));
   const r: WarpResult<V, B> = { d: [], p: [], dDefined: [], pDefined: [] };
-  for (let i = 0; i < WARP; i++) {
+  for (const i of which) {
     const { members, wellFormed } = membership(bv, w, i);
     let all: B = bv.true;
     let none: B = bv.true;
@@ -169,10 +179,10 @@ function vote<V, B>(bv: BV<V, B>, mode: "all" | "any" | "uni" | "ballot", negA: 
       ballot = bv.or(ballot, bv.ite(bv.andB(members[j]!, pred[j]!), bv.k(2 ** j, 32), zero));
     }
     const d = mode === "ballot" ? ballot : bv.fromB(mode === "all" ? all : mode === "any" ? bv.notB(none) : bv.orB(all, none));
-    r.d.push(d);
-    r.p.push(bv.false);
-    r.dDefined.push(wellFormed);
-    r.pDefined.push(wellFormed);
+    r.d[i] = d;
+    r.p[i] = bv.false;
+    r.dDefined[i] = wellFormed;
+    r.pDefined[i] = wellFormed;
   }
   return r;
 }
@@ -188,15 +198,15 @@ function identity(op: "add" | "min" | "max" | "and" | "or" | "xor", type: "u32" 
 }
 
 /** redux.sync: the reduction of `a` over the members. */
-function redux<V, B>(bv: BV<V, B>, f: Extract<WarpForm, { op: "redux" }>, w: WarpLanes<V, B>): WarpResult<V, B> {
+function redux<V, B>(bv: BV<V, B>, f: Extract<WarpForm, { op: "redux" }>, w: WarpLanes<V, B>, which: readonly number[]): WarpResult<V, B> {
   const r: WarpResult<V, B> = { d: [], p: [], dDefined: [], pDefined: [] };
-  for (let i = 0; i < WARP; i++) {
+  for (const i of which) {
     const { members, wellFormed } = membership(bv, w, i);
     const d = f.type === "f32" ? reduceF32(bv, f.reduxOp, f.abs, f.NaN, w.a, members) : reduceInt(bv, f.reduxOp, f.type, w.a, members);
-    r.d.push(d);
-    r.p.push(bv.false);
-    r.dDefined.push(wellFormed);
-    r.pDefined.push(wellFormed);
+    r.d[i] = d;
+    r.p[i] = bv.false;
+    r.dDefined[i] = wellFormed;
+    r.pDefined[i] = wellFormed;
   }
   return r;
 }

@@ -65,10 +65,16 @@
  * has bits below l known 0 and bit l known 1 — so the trip's s_ff1 is the constant l and its
  * v_readlane reads lane l. Without it every lane's query held all 32 lanes' terms and timed out.
  *
- * Cost (measured, llc's gfx1100 redux.add, vgpr, one warp): about 35 s per trip index l (the
- * 2 × 32 per-lane queries, 30–100 ms each for the step, more for the exit), so ~18 min per
- * function × variant on wave32 and more on wave64: ./prove_compiled_warp.ts runs it only when
- * asked (`induction: true`).
+ * Cost (measured 2026-12-05 on this project's 2-core machine, another job niced beside it;
+ * `PROVE_DEBUG=1` prints each query): llc's gfx1100 redux.add.u32, vgpr, one warp: 2,114
+ * queries, 29–42 s of solver time, 37–85 s wall; gfx942, two warps: 8,322 queries, 117 s
+ * wall. Two changes made it so: the reference's fold over a lane set builds one lane, not 32
+ * (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built once (it was
+ * 35 s per trip index, ~18 min per wave32 function, almost all of it building terms); the
+ * per-lane queries are asked under the light hypotheses first (`askLane`). Still too slow for
+ * every compiled loop of the matrix (238 per kind × processor), so ./prove_compiled_warp.ts
+ * runs it only when asked (`induction: true`). The `.f32` functions' code has two back-edges
+ * and is not this shape (`notApplicable`).
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
@@ -240,7 +246,14 @@ export async function proveCompiledLoop(
     for (let t = 0; t < LANES; t++) {
       const G = membership(bv, hf.lanes, t).members;
       const a = hf.src.a!;
-      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref: (l) => refOver(bv, f, a, G.map((g, j) => (hf.base + j < l ? g : bv.false))) });
+      // REF(G_t<l), built once per l (each trip asks for l and l + 1, the exit for l + 1 again).
+      const refs = new Map<number, BitVec>();
+      const ref = (l: number): BitVec => {
+        let x = refs.get(l);
+        if (x === undefined) refs.set(l, (x = refOver(bv, f, a, G.map((g, j) => (hf.base + j < l ? g : bv.false)))));
+        return x;
+      };
+      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref });
     }
   const accHolds = (st: WaveState<BitVec, Bool>, l: number): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.eq(st.vgpr.get(loop.acc)![x.lane]!, x.ref(l)))));
   const within = (L0: BitVec): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.all(x.G.map((g, j) => bv.implies(g, bv.bitAt(L0, x.base + j)))))));
@@ -253,6 +266,21 @@ export async function proveCompiledLoop(
     if (res.status === "unsat") return null;
     const reason = res.status === "sat" ? `compiled loop induction fails at ${what} (not proved, not a counterexample)` : `compiled loop induction (${what}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`;
     return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason, ...(res.fault ? { fault: true } : {}) } };
+  };
+  // A per-lane query of a trip (`T_l`'s acc and exit): first under `light` alone, a subset of
+  // its hypotheses — an unsat there is unsat under all of them (fewer hypotheses, a stronger
+  // claim), so a proof is a proof — and only where that does not prove, under `light` and
+  // `rest`. The lane's own step (acc' = REF(G_t<l+1) from acc = REF(G_t<l)) does not use
+  // bit l of L0 or (M) in the code llc and clang emit, and leaving out (M), a term over every
+  // lane's members, halved these queries (measured: llc's gfx1100 redux.add.u32, vgpr, one
+  // warp, 2,048 lane queries 57.8 s → 29.0 s of solver time).
+  const askLane = async (what: string, light: Bool[], rest: Bool[], bad: Bool): Promise<{ verdict: Verdict } | null> => {
+    if (bv.asBool(bad) === false) return null;
+    queries++;
+    const res = await solve(env, [...light, bad], timeoutMs);
+    if (process.env.PROVE_DEBUG) console.log("compiled loop", what, "(light)", res.status, Math.round(res.ms));
+    if (res.status === "unsat") return null;
+    return ask(what, [...light, ...rest], bad);
   };
   try {
     // (E) the entry.
@@ -295,7 +323,7 @@ export async function proveCompiledLoop(
       r = await ask(`a trip from lowest bit ${l}: coming back (the mask)`, [...assume, T.atB], bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero)))));
       if (r) return r;
       for (const x of lanesOn) {
-        r = await ask(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [...assume, T.atB, x.on], bv.notB(bv.eq(T.fin.vgpr.get(loop.acc)![x.lane]!, x.ref(l + 1))));
+        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [E.atB, T.atB, x.on], [bitL, within(L0)], bv.notB(bv.eq(T.fin.vgpr.get(loop.acc)![x.lane]!, x.ref(l + 1))));
         if (r) return r;
       }
       // The exit: no member above l (L0 has none: mem' = 0), so G_t ∩ [0, l + 1) = G_t and
@@ -307,7 +335,7 @@ export async function proveCompiledLoop(
       // Per wave lane, in every active lane (stronger than where d is defined), then the rest.
       const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
       for (const x of lanesOn) {
-        r = await ask(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [...assume, bv.notB(T.atB)], bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
+        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [E.atB, bv.notB(T.atB)], [bitL, within(L0)], bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
         if (r) return r;
       }
       r = await ask(`a trip from lowest bit ${l}: the exit`, [...assume, bv.notB(T.atB)], bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond)));

@@ -42,10 +42,11 @@
  * induction proves a loop whose body is a scalar fold in SGPRs over the AMDGPU routine
  * contract's registers; clang's and llc's loop is not that shape (see `loopWhy`): a 64-bit
  * mask and a per-thread VGPR accumulator. ./prove_compiled_loop.ts has the induction for the
- * compiled shape (per-thread fold invariant, argued there); it is sound but, per function ×
- * variant × layout, costs tens of minutes of solver time today (about 35 s per trip index on
- * gfx1100: one query per lane for the step and one per lane for the exit), so it runs only
- * when asked (`induction: true`); otherwise the verdict is `unknown` with the reason. A
+ * compiled shape (per-thread fold invariant, argued there; the integer forms only, `.f32`'s
+ * code has two back-edges); it is sound but, per function × variant × layout, costs about a
+ * minute (wave32) to two (wave64, two warps) today (measured there), 476 loop functions per
+ * processor, so it runs only when asked (`induction: true`); otherwise the verdict is
+ * `unknown` with the reason. A
  * bug-finder — the loop unrolled over `COMPILED_BUG_LANES` possibly active lanes per CUDA warp
  * — refutes what it can.
  */

@@ -120,10 +120,14 @@ export function aLanes<V, B>(bv: Init<V, B>["bv"], r: AmdRoutine, st: WaveState<
   return lanes.map((l) => readSource(bv, st, r.layout.src.a!, 32, l));
 }
 
-/** REF(G): the reference's fold of `a` over the lane set G (file comment; ./warp_tree.ts uses it too). */
+/**
+ * REF(G): the reference's fold of `a` over the lane set G (file comment; ./warp_tree.ts uses it
+ * too): lane 0's d of the form with every membermask all ones and the lanes of G the active ones
+ * (lane 0's members are then G, whether or not lane 0 is in G). Only lane 0 is computed.
+ */
 export function refOver<V, B>(bv: Init<V, B>["bv"], f: WarpForm, a: V[], G: B[]): V {
   const ones = a.map(() => bv.k(0xffffffffn, 32));
-  return warpLevel(bv, f, { a, b: [], c: [], membermask: ones, active: G, executes: G }).d[0]!;
+  return warpLevel(bv, f, { a, b: [], c: [], membermask: ones, active: G, executes: G }, "isa", [0]).d[0]!;
 }
 
 /** The back-edge condition of `br` in state `st`. */
