@@ -50,8 +50,9 @@ const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|w
   --mcpu        processors of the amdgpu, hip and llvm rows, comma-separated (default all)
   --compiled-induction
                 hip/llvm rows: prove the compiled redux loops by their induction
-                (targets/llvm/prove_compiled_loop.ts; about 1–2 min per function and
-                layout; the integer forms only: .f32's code has two loops),
+                (targets/llvm/prove_compiled_loop.ts; about 1–2 min per function ×
+                variant × layout; the integer forms only: the .f32 loops are not
+                its shape),
                 instead of leaving them unknown`;
 
 function usageError(message: string): never {

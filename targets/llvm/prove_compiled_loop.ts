@@ -73,8 +73,9 @@
  * 35 s per trip index, ~18 min per wave32 function, almost all of it building terms); the
  * per-lane queries are asked under the light hypotheses first (`askLane`). Still too slow for
  * every compiled loop of the matrix (238 per kind × processor), so ./prove_compiled_warp.ts
- * runs it only when asked (`induction: true`). The `.f32` functions' code has two back-edges
- * and is not this shape (`notApplicable`).
+ * runs it only when asked (`induction: true`). The `.f32` functions' loops are not this shape
+ * (`notApplicable`): llc's have two back-edges, clang's carry more SGPRs than the mask; nor is
+ * clang's gfx1100 `sgpr` variant of the integer forms, whose accumulator is an SGPR.
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
