@@ -75,7 +75,8 @@
  * every compiled loop of the matrix (238 per kind × processor), so ./prove_compiled_warp.ts
  * runs it only when asked (`induction: true`). The `.f32` functions' loops are not this shape
  * (`notApplicable`): llc's have two back-edges, clang's carry more SGPRs than the mask; nor is
- * clang's gfx1100 `sgpr` variant of the integer forms, whose accumulator is an SGPR.
+ * clang's wave32 (gfx1030, gfx1100) `sgpr` variant of the integer forms, whose accumulator is an
+ * SGPR.
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
