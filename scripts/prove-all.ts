@@ -194,6 +194,7 @@ if (compiledSpecs.length) {
   else {
     process.stderr.write(`prove-all: hip/llvm: ${compiledSpecs.length} warp routine specs, ${compiledKinds.join(", ")} × ${mcpus.join(", ")}\n`);
     const lines: string[] = [];
+    let flushed = performance.now();
     await proveCompiledMatrix(compiledSpecs, {
       kinds: compiledKinds,
       mcpus,
@@ -208,10 +209,14 @@ if (compiledSpecs.length) {
           process.stderr.write(`  hip/llvm ${done}/${total} distinct proofs (${((now - t0) / 1000).toFixed(0)} s)\n`);
         }
       },
+      // Rows arrive as their proofs finish; written every 50 or 10 s, so a stopped run keeps them.
       onRow: (r) => {
         compiled.push(r);
         lines.push(compiledLineOf(r));
-        if (lines.length >= 50) appendFileSync(values.out!, lines.splice(0).join("\n") + "\n");
+        if (lines.length >= 50 || performance.now() - flushed > 10_000) {
+          appendFileSync(values.out!, lines.splice(0).join("\n") + "\n");
+          flushed = performance.now();
+        }
       },
     });
     if (lines.length) appendFileSync(values.out!, lines.join("\n") + "\n");

@@ -21,6 +21,7 @@ import type { CompiledFunction } from "../targets/llvm/compiled.js";
 import { compileFor } from "../targets/llvm/verify.js";
 import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import { proveCompiledWarpLayout } from "../targets/llvm/prove_compiled_warp.js";
+import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
 import { loadZ3 } from "../src/check/smt.js";
 
 const tools = await compiledToolsAvailable();
@@ -121,6 +122,26 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
     expect(w.verdict).toBe("refuted");
     expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
   }, 600_000);
+
+  it("prove:all's hip/llvm matrix reports each row as its proof finishes (a stopped run keeps them), the second profile's rows sharing the first's", async () => {
+    const events: string[] = [];
+    const rows = await proveCompiledMatrix([ACTIVEMASK, BALLOT], {
+      kinds: ["llvm"],
+      mcpus: ["gfx1100"],
+      profiles: ["isa", "sm90"],
+      workers: 1,
+      onRow: (r) => events.push(`row ${r.verdict.verdict}`),
+      onProgress: (done, total) => events.push(`progress ${done}/${total}`),
+    });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.verdict.verdict === "proved")).toBe(true);
+    expect(events.filter((e) => e.startsWith("row")).length).toBe(rows.length);
+    const total = events.filter((e) => e.startsWith("progress")).length;
+    expect(total).toBeGreaterThan(1);
+    // Rows come out before the last proof is done, not all at the end.
+    expect(events.indexOf("row proved")).toBeLessThan(events.indexOf(`progress ${total}/${total}`));
+    expect(rows.filter((r) => r.profile === "sm90").every((r) => r.shared)).toBe(true);
+  }, 120_000);
 
   it("gfx942 hip: a ballot over the wave's low half (not its own) is right on one warp, refuted on two", async () => {
     const { fns, sregs } = await compiled("hip", "gfx942", [BALLOT]);

@@ -140,7 +140,8 @@ async function proveJob(env: Awaited<ReturnType<typeof loadZ3>>, j: Job): Promis
 /**
  * Proves the compiled warp-level functions of `specs` (non-warp specs are ignored) for each
  * kind × processor × profile (file comment), the distinct proofs on `workers` threads.
- * `onRow` is called for every row once all are done.
+ * `onRow` is called for every row as soon as its verdict is known (rows a hazard refutes at
+ * once, the others when their proof is done).
  * @throws Error when clang or llc fails on the printed text (a printer bug).
  */
 export async function proveCompiledMatrix(
@@ -222,15 +223,24 @@ export async function proveCompiledMatrix(
         }
       }
     }
-  const verdicts: JobVerdicts[] = [];
-  await runJobs(jobs, opts.workers ?? 1, (i, v) => {
-    verdicts[i] = v;
-    opts.onProgress?.(verdicts.filter(Boolean).length, jobs.length);
-  });
+  // Each row is reported as soon as its verdict is known (a stopped run keeps what it proved):
+  // a row without a job (a hazard refuted it) at once, the others when their job is done.
+  const byJob = new Map<number, CompiledProveRow[]>();
   for (const r of rows) {
     const i = jobOf.get(rowJob.get(r.key)!);
-    if (i !== undefined && r.verdict.verdict === "unknown" && r.verdict.reason === "not proved yet") r.verdict = verdicts[i]![r.layout]!;
-    opts.onRow?.(r);
+    if (i !== undefined && r.verdict.verdict === "unknown" && r.verdict.reason === "not proved yet") {
+      const list = byJob.get(i);
+      if (list) list.push(r);
+      else byJob.set(i, [r]);
+    } else opts.onRow?.(r);
   }
+  let done = 0;
+  await runJobs(jobs, opts.workers ?? 1, (i, v) => {
+    for (const r of byJob.get(i) ?? []) {
+      r.verdict = v[r.layout]!;
+      opts.onRow?.(r);
+    }
+    opts.onProgress?.(++done, jobs.length);
+  });
   return rows;
 }
