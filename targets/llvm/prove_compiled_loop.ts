@@ -69,8 +69,8 @@
  * `PROVE_DEBUG=1` prints each query): llc's gfx1100 redux.add.u32, vgpr, one warp: 2,114
  * queries, 29–42 s of solver time, 37–85 s wall; gfx942, two warps: 8,322 queries, 117 s
  * wall. Two changes made it so: the reference's fold over a lane set builds one lane, not 32
- * (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built once (it was
- * 35 s per trip index, ~18 min per wave32 function, almost all of it building terms); the
+ * (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built once (before
+ * them, about 5 s wall per trip index, most of it building terms; this comment said 35 s); the
  * per-lane queries are asked under the light hypotheses first (`askLane`). Still too slow for
  * every compiled loop of the matrix (238 per kind × processor), so ./prove_compiled_warp.ts
  * runs it only when asked (`induction: true`). The `.f32` functions' loops are not this shape
@@ -293,7 +293,9 @@ export async function proveCompiledLoop(
     const zero = bv.k(0, 64);
     let r = await ask("the exit before the loop", [bv.notB(E.atB)], exitBads(SB));
     if (r) return r;
-    r = await ask("the loop entry (mask ≠ 0, members within it, acc = the fold over no lane)", [E.atB], bv.notB(bv.all([bv.notB(bv.eq(L0, zero)), within(L0), accHolds(SB, 0)])));
+    // (M): every active lane's members lie in L0 (one term, built once).
+    const M = within(L0);
+    r = await ask("the loop entry (mask ≠ 0, members within it, acc = the fold over no lane)", [E.atB], bv.notB(bv.all([bv.notB(bv.eq(L0, zero)), M, accHolds(SB, 0)])));
     if (r) return r;
     // (R) REF(G_t) is the reference's d where d is defined.
     r = await ask("the reference's d is the fold over the members", [], bv.any(su.halves.flatMap((hf) => Array.from({ length: LANES }, (_, t) => bv.andB(bv.andB(hf.activeB[t]!, hf.ref.dDefined[t]!), bv.notB(bv.eq(lanesOn[hf.base / 32 * LANES + t]!.ref(W), hf.ref.d[t]!)))))));
@@ -321,11 +323,13 @@ export async function proveCompiledLoop(
       for (const x of lanesOn) accL[x.lane] = bv.ite(x.on, x.ref(l), accL[x.lane]!);
       const T = run(trip, H, kv);
       const mem1 = above(l + 1);
-      const assume = [E.atB, bitL, within(L0)];
+      // The hypotheses of T_l: E.atB and, as `rest` of the per-lane queries (askLane), bit l of L0 and (M).
+      const rest = [bitL, M];
+      const assume = [E.atB, ...rest];
       r = await ask(`a trip from lowest bit ${l}: coming back (the mask)`, [...assume, T.atB], bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero)))));
       if (r) return r;
       for (const x of lanesOn) {
-        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [E.atB, T.atB, x.on], [bitL, within(L0)], bv.notB(bv.eq(T.fin.vgpr.get(loop.acc)![x.lane]!, x.ref(l + 1))));
+        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [E.atB, T.atB, x.on], rest, bv.notB(bv.eq(T.fin.vgpr.get(loop.acc)![x.lane]!, x.ref(l + 1))));
         if (r) return r;
       }
       // The exit: no member above l (L0 has none: mem' = 0), so G_t ∩ [0, l + 1) = G_t and
@@ -337,7 +341,7 @@ export async function proveCompiledLoop(
       // Per wave lane, in every active lane (stronger than where d is defined), then the rest.
       const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
       for (const x of lanesOn) {
-        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [E.atB, bv.notB(T.atB)], [bitL, within(L0)], bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
+        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [E.atB, bv.notB(T.atB)], rest, bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
         if (r) return r;
       }
       r = await ask(`a trip from lowest bit ${l}: the exit`, [...assume, bv.notB(T.atB)], bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond)));
