@@ -6,7 +6,7 @@
  *
  *   npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
  *        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
- *        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction]
+ *        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction] [--resume FILE]
  *
  * How it fits in minutes (design.md appendix): identical queries are proved once (query
  * keys: the emitted lines or PIR, contract layout, wave size and spec terms — the mcpus of a
@@ -21,10 +21,15 @@
  * the LLVM module, one compile per kind × processor, each function × variant × wave64 layout
  * proved by targets/llvm/prove_compiled_warp.ts (targets/llvm/prove_compiled_matrix.ts), in
  * the same number of worker threads, after the matrix's items. `--target` / `--mcpu` restrict the matrix (a sample).
+ * `--resume FILE`: the proof cache (src/check/proof_cache.ts) — verdicts stored by earlier
+ * runs of the same source are reused, this run's are added, so a matrix too big for one
+ * sitting is proved across several; each reused row says `"cached": true`, and the summary
+ * counts them.
  */
 import "../src/compose.js";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
 import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formId, formName } from "../src/ir/forms.js";
@@ -35,12 +40,13 @@ import { PROFILES } from "../src/ir/forms.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
+import { openProofCache, sourceFingerprint } from "../src/check/proof_cache.js";
 import type { CompiledProveRow } from "../targets/llvm/prove_compiled_matrix.js";
 import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
 
 const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
-       [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction]
+       [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction] [--resume FILE]
   --every N     prove one form in N of each family (a sample; 1 = all)
   --only REGEX  prove only the combinations whose label (routine rule target profile,
                 e.g. "shfl_sync_up_b32__v_s_imm0_v shfl_bpermute gfx900 isa") matches
@@ -53,7 +59,10 @@ const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|w
                 (targets/llvm/prove_compiled_loop.ts; about 1–2 min per function ×
                 variant × layout; the integer forms only: the .f32 loops are not
                 its shape),
-                instead of leaving them unknown`;
+                instead of leaving them unknown
+  --resume FILE the proof cache: reuse the proved and refuted verdicts an earlier run of
+                the same source stored in FILE (any edit under src/ or targets/ makes
+                them stale), and store this run's there`;
 
 function usageError(message: string): never {
   process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
@@ -76,6 +85,7 @@ try {
       target: { type: "string", default: "amdgpu,pir,hip,llvm" },
       mcpu: { type: "string" },
       "compiled-induction": { type: "boolean", default: false },
+      resume: { type: "string" },
     },
   });
 } catch (e) {
@@ -108,6 +118,8 @@ const wanted = (t: ProveItem["target"]) => kinds.includes(t.kind) && (t.kind !==
 const workers = Number(values.workers ?? availableParallelism());
 const every = Number(values.every);
 const t0 = performance.now();
+const cache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(fileURLToPath(new URL("..", import.meta.url))));
+if (cache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprint ${cache.fingerprint.slice(0, 12)}${cache.stale ? `, ${cache.stale} stale lines ignored` : ""}\n`);
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
 const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
 
@@ -144,6 +156,7 @@ const lineOf = (r: ItemResult) =>
       ...(r.verdict.verdict === "refuted" ? { reason: r.verdict.reason, counterexample: r.verdict.counterexample } : {}),
       ...(r.verdict.verdict !== "refuted" && r.verdict.verdict !== "tested" && r.verdict.bugFinder ? { bugFinder: r.verdict.bugFinder } : {}),
       ms: Math.round(r.verdict.ms),
+      ...(r.cached ? { cached: true } : {}),
     },
     big,
   );
@@ -165,6 +178,7 @@ const compiledLineOf = (r: CompiledProveRow) =>
       ...(r.verdict.verdict === "unknown" ? { reason: r.verdict.reason } : {}),
       ...(r.verdict.verdict === "refuted" ? { reason: r.verdict.reason, counterexample: r.verdict.counterexample } : {}),
       ms: Math.round(r.verdict.ms),
+      ...(r.cached ? { cached: true } : {}),
     },
     big,
   );
@@ -176,6 +190,7 @@ const results = await proveMany(items, {
   bugFinder: "fallback",
   bugLanes: Number(values["bug-lanes"]),
   bugTimeoutMs: Number(values["bug-timeout"]),
+  ...(cache ? { cache } : {}),
   onProgress: (done, total, r) => {
     pending.push(lineOf(r));
     const now = performance.now();
@@ -202,6 +217,7 @@ if (compiledSpecs.length) {
       timeoutMs: Number(values.timeout),
       workers,
       induction: values["compiled-induction"]!,
+      ...(cache ? { cache } : {}),
       onProgress: (done, total) => {
         const now = performance.now();
         if (now - last > 10_000 || done === total) {
@@ -246,7 +262,7 @@ for (const r of results) {
   c.queries.add(r.query.key);
   if (!solved.has(r.query.key)) {
     solved.add(r.query.key);
-    c.ms += r.verdict.ms;
+    if (!r.cached) c.ms += r.verdict.ms;
   }
 }
 for (const g of gaps) cell(`${familyOf(g.spec.form)}|${tname(g.target)}|${g.profile}`).gaps++;
@@ -259,7 +275,7 @@ for (const r of compiled) {
   c.queries.add(r.key);
   if (!solved.has(r.key)) {
     solved.add(r.key);
-    c.ms += r.verdict.ms;
+    if (!r.cached) c.ms += r.verdict.ms;
   }
 }
 const out: string[] = [];
@@ -272,6 +288,10 @@ for (const [k, c] of [...table].sort()) {
 const n = (v: string) => results.filter((r) => r.verdict.verdict === v).length + compiled.filter((r) => r.verdict.verdict === v).length;
 out.push("");
 out.push(`${results.length + compiled.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
+if (cache) {
+  const hits = results.filter((r) => r.cached).length + compiled.filter((r) => r.cached).length;
+  out.push(`${hits} of them from the proof cache ${values.resume} (verdicts an earlier run of this same source obtained, fingerprint ${cache.fingerprint.slice(0, 12)}; "cached": true in ${values.out}); the solver times count this run's proofs only`);
+}
 out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
 if (compiled.length) out.push(`hip/llvm: the compiled warp-level functions × argument variant (vgpr, sgpr) × wave64 layout (one warp, two warps); ${compiled.length} rows.`);
 out.push(`wall time ${wall.toFixed(1)} s on ${workers} workers (every ${every} form${every > 1 ? "s: a sample" : ""}${only ? `, only ${only.source}` : ""}); details in ${values.out}`);

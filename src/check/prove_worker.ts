@@ -28,6 +28,8 @@ import { routineName } from "../ir/ir.js";
 import { targetServices } from "../target/registry.js";
 import type { AnyRule, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove.js";
 import { proveAffinity, proveSelectorLemma, queryKey, reduceSelectors, rulesFor } from "./prove.js";
+import type { ProofCache } from "./proof_cache.js";
+import { cacheable } from "./proof_cache.js";
 
 /** One proof request: a routine, a target, a profile and a rule (by name). */
 export interface ProveItem {
@@ -55,6 +57,8 @@ export interface ItemResult {
   via?: string;
   /** Tries (2 after a fault or crash retry). */
   tries: number;
+  /** The verdict came from the proof cache (`ManyOptions.cache`), not from this run. */
+  cached?: boolean;
 }
 
 export interface ManyOptions extends Omit<ProveOptions, "env"> {
@@ -67,6 +71,11 @@ export interface ManyOptions extends Omit<ProveOptions, "env"> {
   /** Watchdog per item (default 40 × timeoutMs, at least 10 minutes). */
   itemTimeoutMs?: number;
   onProgress?: (done: number, total: number, result: ItemResult) => void;
+  /**
+   * Verdicts of an earlier run of the same source (./proof_cache.ts): a query whose key it
+   * holds is not solved again; every proved or refuted verdict of this run is stored in it.
+   */
+  cache?: ProofCache;
 }
 
 /** Resolves an item's rule in the current thread. */
@@ -188,7 +197,7 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
       if (!tasks.has(r.baseKey)) tasks.set(r.baseKey, r.base);
     } else if (!tasks.has(k)) tasks.set(k, items[i]!);
   }
-  const verdicts = new Map<string, { verdict: Verdict; tries: number; label: string }>();
+  const verdicts = new Map<string, { verdict: Verdict; tries: number; label: string; cached?: boolean }>();
   let done = 0;
   const total = items.length;
   const results: (ItemResult | undefined)[] = new Array(items.length);
@@ -211,7 +220,8 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
   const settle = (k: string) => {
     const own = verdicts.get(k)!;
     // Items whose own query is k.
-    for (const j of byKey.get(k) ?? []) emit(j, { item: items[j]!, verdict: own.verdict, key: k, coveredBy: firstOf.get(k)!, query: { key: k, label: own.label }, tries: own.tries });
+    const cached = own.cached ? { cached: true } : {};
+    for (const j of byKey.get(k) ?? []) emit(j, { item: items[j]!, verdict: own.verdict, key: k, coveredBy: firstOf.get(k)!, query: { key: k, label: own.label }, tries: own.tries, ...cached });
     // Items reduced to k, when k is proved (otherwise they get their own proof in round 2).
     if (own.verdict.verdict !== "proved") return;
     for (const kr of byBase.get(k) ?? []) {
@@ -219,16 +229,26 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
       if (!r) continue;
       const via = `selector stage: covered by ${own.label}${r.lemmas.length ? ` and ${r.lemmas.length} selector lemma(s)` : ""}`;
       const verdict: Verdict = { ...own.verdict, method: `${(own.verdict as { method: string }).method}; ${via}` };
-      for (const j of byKey.get(kr) ?? []) emit(j, { item: items[j]!, verdict, key: kr, coveredBy: firstOf.get(k) ?? -1, query: { key: k, label: own.label }, via, tries: own.tries });
+      for (const j of byKey.get(kr) ?? []) emit(j, { item: items[j]!, verdict, key: kr, coveredBy: firstOf.get(k) ?? -1, query: { key: k, label: own.label }, via, tries: own.tries, ...cached });
     }
   };
-  const run = async (list: [string, ProveItem][]) => {
+  const run = async (all: [string, ProveItem][]) => {
+    // Queries the cache answers are settled from it (./proof_cache.ts: same key, same source).
+    const list: [string, ProveItem][] = [];
+    for (const [k, it] of all) {
+      const v = opts.cache?.get(k) as Verdict | undefined;
+      if (v && cacheable(v)) {
+        verdicts.set(k, { verdict: v, tries: 0, label: itemLabel(it), cached: true });
+        settle(k);
+      } else list.push([k, it]);
+    }
     const vs = await runPool(
       list.map(([, it]) => it),
       opts,
       (idx, verdict, tries) => {
         const [k, it] = list[idx]!;
         verdicts.set(k, { verdict, tries, label: itemLabel(it) });
+        if (opts.cache && cacheable(verdict)) opts.cache.put(k, itemLabel(it), verdict);
         settle(k);
       },
     );

@@ -24,6 +24,8 @@ import { formId, formName } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { Verdict } from "../../src/check/prove_types.js";
 import { hash } from "../../src/check/prove_text.js";
+import type { ProofCache } from "../../src/check/proof_cache.js";
+import { cacheable } from "../../src/check/proof_cache.js";
 import { loadZ3 } from "../../src/check/smt.js";
 import { isWarpLevel } from "../../src/check/verify.js";
 import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
@@ -74,6 +76,8 @@ export interface CompiledProveRow {
   key: string;
   shared: boolean;
   verdict: Verdict;
+  /** The verdict came from the proof cache (`cache` of `proveCompiledMatrix`), not from this run. */
+  cached?: boolean;
 }
 
 /** One distinct proof: a compiled function in its wave's layouts (the one-warp one subsumed where the two-warps one is proved: ./prove_compiled_warp.ts `proveCompiledWarpLayouts`). */
@@ -158,6 +162,12 @@ export async function proveCompiledMatrix(
     onRow?: (r: CompiledProveRow) => void;
     /** Distinct proofs done / to do. */
     onProgress?: (done: number, total: number) => void;
+    /**
+     * Verdicts of an earlier run of the same source (src/check/proof_cache.ts), per job key: a
+     * job whose every layout it holds proved or refuted is not run again; every such job of
+     * this run is stored in it.
+     */
+    cache?: ProofCache;
   },
 ): Promise<CompiledProveRow[]> {
   const warp = specs.filter((s) => isWarpLevel(s.form));
@@ -167,6 +177,7 @@ export async function proveCompiledMatrix(
   const rows: CompiledProveRow[] = [];
   const jobs: Job[] = [];
   const jobOf = new Map<string, number>();
+  const jobKeys: string[] = [];
   /** Row key (per layout) → its job's key. */
   const rowJob = new Map<string, string>();
   for (const kind of opts.kinds)
@@ -218,6 +229,7 @@ export async function proveCompiledMatrix(
           }
           if (!seen && hz.length === 0) {
             jobOf.set(jobKey, jobs.length);
+            jobKeys.push(jobKey);
             jobs.push({ cf, mcpu, kind, sregs, layouts, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.induction ? { induction: true } : {}) });
           }
         }
@@ -235,12 +247,30 @@ export async function proveCompiledMatrix(
     } else opts.onRow?.(r);
   }
   let done = 0;
-  await runJobs(jobs, opts.workers ?? 1, (i, v) => {
+  const settle = (i: number, v: JobVerdicts, cached: boolean) => {
     for (const r of byJob.get(i) ?? []) {
       r.verdict = v[r.layout]!;
+      if (cached) r.cached = true;
       opts.onRow?.(r);
     }
     opts.onProgress?.(++done, jobs.length);
+  };
+  // Jobs the cache answers (every layout proved or refuted) are settled from it.
+  const toRun: number[] = [];
+  jobs.forEach((j, i) => {
+    const v = opts.cache?.get(jobKeys[i]!) as JobVerdicts | undefined;
+    if (v && j.layouts.every((l) => v[l] && cacheable(v[l]))) settle(i, v, true);
+    else toRun.push(i);
   });
+  await runJobs(
+    toRun.map((i) => jobs[i]!),
+    opts.workers ?? 1,
+    (n, v) => {
+      const i = toRun[n]!;
+      const j = jobs[i]!;
+      if (opts.cache && j.layouts.every((l) => v[l] && cacheable(v[l]))) opts.cache.put(jobKeys[i]!, `${j.kind} ${j.mcpu} ${j.cf.symbol} ${j.cf.variant}`, v);
+      settle(i, v, false);
+    },
+  );
   return rows;
 }

@@ -1,0 +1,63 @@
+/**
+ * The proof cache of `prove:all --resume` (src/check/proof_cache.ts): a verdict comes back
+ * only under the source fingerprint it was stored with; unknown verdicts are never reused;
+ * `proveMany` settles a query the cache holds without solving it and marks the result.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { RoutineSpec } from "../src/ir/ir.js";
+import { amdgpu, rulesFor } from "../src/check/prove.js";
+import type { ProveItem } from "../src/check/prove_worker.js";
+import { proveMany } from "../src/check/prove_worker.js";
+import { openProofCache, sourceFingerprint } from "../src/check/proof_cache.js";
+
+const dir = () => mkdtempSync(join(tmpdir(), "ptxl-cache-"));
+
+describe("the proof cache", () => {
+  it("returns a value only under the fingerprint it was stored with, and skips a torn line", () => {
+    const f = join(dir(), "c.jsonl");
+    openProofCache(f, "A").put("k1", "label", { verdict: "proved", ms: 5, method: "m" });
+    appendFileSync(f, '{"fingerprint":"A","key":"k2","val'); // a run killed mid-write
+    const a = openProofCache(f, "A");
+    expect(a.get("k1")).toEqual({ verdict: "proved", ms: 5, method: "m" });
+    expect(a.get("k2")).toBeUndefined();
+    const b = openProofCache(f, "B");
+    expect(b.get("k1")).toBeUndefined();
+    expect(b.stale).toBe(1);
+  });
+
+  it("the source fingerprint changes with any file under src/ or targets/, not with one elsewhere", () => {
+    const root = dir();
+    for (const d of ["src/sem", "targets/amdgpu", "test"]) mkdirSync(join(root, d), { recursive: true });
+    writeFileSync(join(root, "src/sem/a.ts"), "export const a = 1;\n");
+    writeFileSync(join(root, "targets/amdgpu/b.ts"), "export const b = 2;\n");
+    writeFileSync(join(root, "test/t.ts"), "x\n");
+    const f0 = sourceFingerprint(root);
+    writeFileSync(join(root, "test/t.ts"), "y\n");
+    expect(sourceFingerprint(root)).toBe(f0);
+    writeFileSync(join(root, "targets/amdgpu/b.ts"), "export const b = 3;\n");
+    expect(sourceFingerprint(root)).not.toBe(f0);
+  });
+
+  it("proveMany: a proved query is stored, then settled from the cache (marked cached); a stored unknown is solved again", async () => {
+    const spec: RoutineSpec = { form: { op: "szext", mode: "wrap", type: "u32" }, kinds: { a: { kind: "v" }, b: { kind: "v" } }, guarded: false };
+    const item: ProveItem = { spec, target: amdgpu("gfx900"), profile: "isa", rule: rulesFor(spec, amdgpu("gfx900"), "isa")[0]!.name };
+    const f = join(dir(), "c.jsonl");
+    const [first] = await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: openProofCache(f, "A") });
+    expect(first!.verdict.verdict).toBe("proved");
+    expect(first!.cached).toBeUndefined();
+    const stored = readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { key: string; value: { verdict: string } });
+    expect(stored.map((x) => [x.key, x.value.verdict])).toEqual([[first!.query.key, "proved"]]);
+    const [second] = await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: openProofCache(f, "A") });
+    expect(second!.cached).toBe(true);
+    expect(second!.verdict).toEqual(first!.verdict);
+    // An unknown under the key (written by hand: the cache never stores one) is not trusted.
+    const g = join(dir(), "c.jsonl");
+    writeFileSync(g, JSON.stringify({ fingerprint: "A", key: first!.query.key, label: "x", value: { verdict: "unknown", ms: 0, reason: "timeout" } }) + "\n");
+    const [third] = await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: openProofCache(g, "A") });
+    expect(third!.cached).toBeUndefined();
+    expect(third!.verdict.verdict).toBe("proved");
+  }, 300_000);
+});
