@@ -61,8 +61,8 @@ const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|w
                 its shape),
                 instead of leaving them unknown
   --resume FILE the proof cache: reuse the proved and refuted verdicts an earlier run of
-                the same source stored in FILE (any edit under src/ or targets/ makes
-                them stale), and store this run's there`;
+                same prover source stored in FILE (an edit to any file a prover
+                imports makes its verdicts stale), and store this run's there`;
 
 function usageError(message: string): never {
   process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
@@ -118,8 +118,12 @@ const wanted = (t: ProveItem["target"]) => kinds.includes(t.kind) && (t.kind !==
 const workers = Number(values.workers ?? availableParallelism());
 const every = Number(values.every);
 const t0 = performance.now();
-const cache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(fileURLToPath(new URL("..", import.meta.url))));
-if (cache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprint ${cache.fingerprint.slice(0, 12)}${cache.stale ? `, ${cache.stale} stale lines ignored` : ""}\n`);
+// The proof cache (--resume): one fingerprint for the AMDGPU and PIR provers, one for the
+// hip/llvm rows' (src/check/proof_cache.ts).
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const cache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["src/check/prove_worker.ts", "targets/amdgpu/prove/model.ts", "targets/portable/prove.ts"]));
+const compiledCache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["targets/llvm/prove_compiled_matrix.ts"]));
+if (cache && compiledCache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprints ${cache.fingerprint.slice(0, 12)} (amdgpu, pir), ${compiledCache.fingerprint.slice(0, 12)} (hip, llvm)\n`);
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
 const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
 
@@ -217,7 +221,7 @@ if (compiledSpecs.length) {
       timeoutMs: Number(values.timeout),
       workers,
       induction: values["compiled-induction"]!,
-      ...(cache ? { cache } : {}),
+      ...(compiledCache ? { cache: compiledCache } : {}),
       onProgress: (done, total) => {
         const now = performance.now();
         if (now - last > 10_000 || done === total) {
@@ -290,7 +294,7 @@ out.push("");
 out.push(`${results.length + compiled.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
 if (cache) {
   const hits = results.filter((r) => r.cached).length + compiled.filter((r) => r.cached).length;
-  out.push(`${hits} of them from the proof cache ${values.resume} (verdicts an earlier run of this same source obtained, fingerprint ${cache.fingerprint.slice(0, 12)}; "cached": true in ${values.out}); the solver times count this run's proofs only`);
+  out.push(`${hits} of them from the proof cache ${values.resume} (verdicts an earlier run of the same prover source obtained, fingerprints ${cache.fingerprint.slice(0, 12)} amdgpu/pir, ${compiledCache!.fingerprint.slice(0, 12)} hip/llvm; "cached": true in ${values.out}); the solver times count this run's proofs only`);
 }
 out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
 if (compiled.length) out.push(`hip/llvm: the compiled warp-level functions × argument variant (vgpr, sgpr) × wave64 layout (one warp, two warps); ${compiled.length} rows.`);

@@ -25,20 +25,29 @@ describe("the proof cache", () => {
     expect(a.get("k2")).toBeUndefined();
     const b = openProofCache(f, "B");
     expect(b.get("k1")).toBeUndefined();
-    expect(b.stale).toBe(1);
+    expect(b.others).toBe(1);
   });
 
-  it("the source fingerprint changes with any file under src/ or targets/, not with one elsewhere", () => {
+  it("the source fingerprint covers the entry's import closure and package-lock.json, not other files; an unresolved import is an error", () => {
     const root = dir();
-    for (const d of ["src/sem", "targets/amdgpu", "test"]) mkdirSync(join(root, d), { recursive: true });
-    writeFileSync(join(root, "src/sem/a.ts"), "export const a = 1;\n");
+    for (const d of ["src/sem", "targets/amdgpu", "targets/llvm"]) mkdirSync(join(root, d), { recursive: true });
+    writeFileSync(join(root, "targets/amdgpu/entry.ts"), 'import type { A } from "../../src/sem/a.js";\nexport { b } from "./b.js";\nconst m = () => import("./lazy.js");\n');
+    writeFileSync(join(root, "src/sem/a.ts"), "export type A = number;\n");
     writeFileSync(join(root, "targets/amdgpu/b.ts"), "export const b = 2;\n");
-    writeFileSync(join(root, "test/t.ts"), "x\n");
-    const f0 = sourceFingerprint(root);
-    writeFileSync(join(root, "test/t.ts"), "y\n");
-    expect(sourceFingerprint(root)).toBe(f0);
-    writeFileSync(join(root, "targets/amdgpu/b.ts"), "export const b = 3;\n");
-    expect(sourceFingerprint(root)).not.toBe(f0);
+    writeFileSync(join(root, "targets/amdgpu/lazy.ts"), "export const z = 1;\n");
+    writeFileSync(join(root, "targets/llvm/other.ts"), "export const o = 1;\n");
+    writeFileSync(join(root, "package-lock.json"), "{}\n");
+    const fp = () => sourceFingerprint(root, ["targets/amdgpu/entry.ts"]);
+    const f0 = fp();
+    writeFileSync(join(root, "targets/llvm/other.ts"), "export const o = 2;\n");
+    expect(fp()).toBe(f0);
+    for (const [f, text] of [["src/sem/a.ts", "export type A = bigint;\n"], ["targets/amdgpu/b.ts", "export const b = 3;\n"], ["targets/amdgpu/lazy.ts", "export const z = 2;\n"], ["package-lock.json", '{"z3":1}\n']] as const) {
+      const before = fp();
+      writeFileSync(join(root, f), text);
+      expect(fp(), f).not.toBe(before);
+    }
+    writeFileSync(join(root, "targets/amdgpu/b.ts"), 'export { c } from "./gone.js";\n');
+    expect(fp).toThrow(/import '\.\/gone\.js' does not resolve/);
   });
 
   it("proveMany: a proved query is stored, then settled from the cache (marked cached); a stored unknown is solved again", async () => {

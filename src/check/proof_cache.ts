@@ -5,19 +5,25 @@
  * A verdict is stored under its query key (./prove_worker.ts `itemKey`; the compiled rows'
  * job key, targets/llvm/prove_compiled_matrix.ts: both hash what is proved — the emitted or
  * compiled lines, the contract layout, the spec's terms) together with the **source
- * fingerprint** (`sourceFingerprint`): a hash of every TypeScript file of the prover and the
- * semantics (`src/`, `targets/`, `scripts/prove-all.ts`) and of `package-lock.json` (the
- * z3-solver build). A line whose fingerprint is not the current one is ignored, so any edit to
- * the semantics, a rule, the interpreter or the prover makes every stored verdict stale: the
- * cache can only return a verdict that this exact code obtained for this exact query.
+ * fingerprint** of the prover that obtained it (`sourceFingerprint`): a hash of every
+ * TypeScript file the prover's entry modules import, directly or through others (relative
+ * `import … from`, `export … from` and `import("…")` with a literal path: the semantics, the
+ * rules, the interpreter, the solver glue), and of `package-lock.json` (the z3-solver build and
+ * every other package). A line whose fingerprint is not the current one is ignored, so an edit
+ * to any of those files makes the stored verdicts of that prover stale: the cache can only
+ * return a verdict that this exact code obtained for this exact query. scripts/prove-all.ts
+ * takes one fingerprint for the AMDGPU and PIR provers (./prove_worker.ts,
+ * targets/amdgpu/prove/model.ts, targets/portable/prove.ts: an edit to the compiled-function
+ * prover does not touch them) and one for the hip/llvm rows
+ * (targets/llvm/prove_compiled_matrix.ts, which imports the AMDGPU interpreter it runs on).
  *
  * Only `proved` and `refuted` verdicts are stored — neither depends on the per-query timeout
  * or the worker count; an `unknown` is asked again. The file is JSON lines, appended as
  * verdicts arrive (a stopped run keeps them); each line is
  * `{ fingerprint, key, label, at, value }` (`at`: when it was proved, ISO 8601).
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { hash } from "./prove_text.js";
 
 /** An open proof cache (`openProofCache`). */
@@ -28,29 +34,35 @@ export interface ProofCache {
   get(key: string): unknown;
   /** Stores `value` under `key` (appended to the file at once). */
   put(key: string, label: string, value: unknown): void;
-  /** Lines read that carried another fingerprint (stale). */
-  readonly stale: number;
+  /** Lines read that carried another fingerprint (another prover's, or stale). */
+  readonly others: number;
 }
 
 /**
- * The source fingerprint (file comment): SHA-1 over the relative path and contents of every
- * `.ts` file under `root/src` and `root/targets`, `root/scripts/prove-all.ts` and
- * `root/package-lock.json`, in sorted path order.
- * @throws Error (from node:fs) when `root/src` cannot be read.
+ * The source fingerprint (file comment) of the modules `entries` (paths relative to `root`,
+ * `.ts`): SHA-1 over the relative path and contents of each file of their import closure and
+ * of `root/package-lock.json`, in sorted path order.
+ * @throws Error when a relative import does not resolve to a `.ts` file (a dependency the
+ *   fingerprint would miss), or (from node:fs) when a file cannot be read.
  */
-export function sourceFingerprint(root: string): string {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith(".ts")) files.push(p);
+export function sourceFingerprint(root: string, entries: readonly string[]): string {
+  const seen = new Set<string>();
+  const todo = [...entries];
+  const importRe = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
+  while (todo.length) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    const text = readFileSync(join(root, f), "utf8");
+    for (const m of text.matchAll(importRe)) {
+      const p = relative(root, join(root, dirname(f), m[1]!.replace(/\.js$/, ".ts")));
+      if (!p.endsWith(".ts") || !existsSync(join(root, p))) throw new Error(`${f}: import '${m[1]}' does not resolve to a .ts file; the source fingerprint would miss it`);
+      todo.push(p);
     }
-  };
-  for (const d of ["src", "targets"]) walk(join(root, d));
-  for (const f of ["scripts/prove-all.ts", "package-lock.json"]) if (existsSync(join(root, f))) files.push(join(root, f));
-  const rel = files.map((f) => relative(root, f)).sort();
-  return hash(rel.map((f) => `${f}\n${readFileSync(join(root, f), "utf8")}`).join("\n\0\n"));
+  }
+  const files = [...seen].sort();
+  if (existsSync(join(root, "package-lock.json"))) files.push("package-lock.json");
+  return hash(files.map((f) => `${f}\n${readFileSync(join(root, f), "utf8")}`).join("\n\0\n"));
 }
 
 /**
@@ -60,7 +72,7 @@ export function sourceFingerprint(root: string): string {
  */
 export function openProofCache(path: string, fingerprint: string): ProofCache {
   const map = new Map<string, unknown>();
-  let stale = 0;
+  let others = 0;
   if (existsSync(path))
     for (const line of readFileSync(path, "utf8").split("\n")) {
       if (!line.trim()) continue;
@@ -71,12 +83,12 @@ export function openProofCache(path: string, fingerprint: string): ProofCache {
         continue;
       }
       if (typeof x.key !== "string") continue;
-      if (x.fingerprint !== fingerprint) stale++;
+      if (x.fingerprint !== fingerprint) others++;
       else map.set(x.key, x.value);
     }
   return {
     fingerprint,
-    stale,
+    others,
     get: (key) => map.get(key),
     put: (key, label, value) => {
       map.set(key, value);
