@@ -56,10 +56,8 @@ const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|w
   --mcpu        processors of the amdgpu, hip and llvm rows, comma-separated (default all)
   --compiled-induction
                 hip/llvm rows: prove the compiled redux loops by their induction
-                (targets/llvm/prove_compiled_loop.ts; about 1–2 min per function ×
-                variant × layout; the integer forms only: the .f32 loops are not
-                its shape),
-                instead of leaving them unknown
+                (targets/llvm/prove_compiled_loop.ts; minutes per function ×
+                variant × layout), instead of leaving them unknown
   --resume FILE the proof cache: reuse the proved and refuted verdicts an earlier run of
                 same prover source stored in FILE (an edit to any file a prover
                 imports makes its verdicts stale), and store this run's there`;

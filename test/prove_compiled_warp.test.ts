@@ -22,6 +22,7 @@ import { compileFor } from "../targets/llvm/verify.js";
 import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import { proveCompiledWarpLayout } from "../targets/llvm/prove_compiled_warp.js";
 import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
+import { compiledLoopShape } from "../targets/llvm/prove_compiled_loop.js";
 import { loadZ3 } from "../src/check/smt.js";
 
 const tools = await compiledToolsAvailable();
@@ -122,6 +123,21 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
     expect(w.verdict).toBe("refuted");
     expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
   }, 600_000);
+
+  it("the compiled loop's shape: clang's wave32 sgpr variant accumulates in one SGPR, llc's in a VGPR; llc's .f32 loop has two back-edges and carries lane masks", async () => {
+    const hip = await compiled("hip", "gfx1100", [REDUX_ADD]);
+    const s = compiledLoopShape(hip.fns.find((f) => f.variant === "sgpr")!.lines as MLine[], 32);
+    expect(typeof s === "object" && s !== null && { accSgpr: s.accSgpr, memEven: s.mem % 2 === 0, accOutsideMem: s.acc !== s.mem && s.acc !== s.mem + 1 }).toEqual({ accSgpr: true, memEven: true, accOutsideMem: true });
+    const llc = await compiled("llvm", "gfx1100", [REDUX_ADD]);
+    const v = compiledLoopShape(llc.fns.find((f) => f.variant === "vgpr")!.lines as MLine[], 32);
+    expect(typeof v === "object" && v !== null && { accSgpr: v.accSgpr, masks: v.masks }).toEqual({ accSgpr: false, masks: [] });
+    const f32 = await compiled("llvm", "gfx1100", [spec({ op: "redux", reduxOp: "min", type: "f32", abs: false, NaN: false } as WarpForm, { a: V, membermask: V })]);
+    const lines = f32.fns.find((f) => f.variant === "vgpr")!.lines as MLine[];
+    const backEdges = lines.filter((l, i) => !isLabel(l) && l.ops[0]?.k === "label" && lines.findIndex((m) => isLabel(m) && m.label === (l.ops[0] as { name: string }).name) < i);
+    expect(backEdges.length).toBe(2);
+    const w = compiledLoopShape(lines, 32);
+    expect(typeof w === "object" && w !== null && { accSgpr: w.accSgpr, masks: w.masks.length > 0 }).toEqual({ accSgpr: false, masks: true });
+  }, 60_000);
 
   it("prove:all's hip/llvm matrix reports each row as its proof finishes (a stopped run keeps them), the second profile's rows sharing the first's", async () => {
     const events: string[] = [];

@@ -247,6 +247,18 @@ function reduceInt<V, B>(bv: BV<V, B>, op: "add" | "min" | "max" | "and" | "or" 
  * compare as numbers; NaNs never enter the comparison.
  */
 function reduceF32<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, NaN: boolean, a: V[], members: B[]): V {
+  const { acc, haveNumber, sawNaN } = reduceF32State(bv, op, abs, a, members);
+  return bv.ite(NaN ? bv.orB(sawNaN, bv.notB(haveNumber)) : bv.notB(haveNumber), bv.k(CANONICAL_NAN, 32), acc);
+}
+
+/**
+ * The state of `reduceF32`'s fold after the lanes `members` (32 entries): `acc` (32 bits) the
+ * best number taken so far (canonical NaN 0x7fffffff before the first), `haveNumber` whether a
+ * member's value (|x| with `.abs`) was a number, `sawNaN` whether one was a NaN. `reduceF32`'s
+ * d is made from it; targets/llvm/prove_compiled_loop.ts states its loop invariant in these
+ * terms (the compiled `.f32` loops carry the same three). Source: as `reduceF32`.
+ */
+export function reduceF32State<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, a: V[], members: B[]): { acc: V; haveNumber: B; sawNaN: B } {
   const signBit = bv.k(0x80000000n, 32);
   const magnitude = bv.k(0x7fffffffn, 32);
   const key = (x: V) => bv.ite(bv.bitAt(x, 31), bv.not(x), bv.or(x, signBit));
@@ -263,8 +275,7 @@ function reduceF32<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, NaN: boo
     haveNumber = bv.orB(haveNumber, bv.andB(members[j]!, bv.notB(nan)));
     sawNaN = bv.orB(sawNaN, bv.andB(members[j]!, nan));
   }
-  const canonical = bv.k(CANONICAL_NAN, 32);
-  return bv.ite(NaN ? bv.orB(sawNaN, bv.notB(haveNumber)) : bv.notB(haveNumber), canonical, acc);
+  return { acc, haveNumber, sawNaN };
 }
 
 /** activemask: the lanes that execute, in each executing lane. */

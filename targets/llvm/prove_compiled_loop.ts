@@ -8,15 +8,21 @@
  * over the AMDGPU routine contract) nor the waterfall's induction fits: the mask is 64 bits
  * (the wave's exec, both CUDA warps' lanes on wave64), the accumulator is per thread.
  *
- * The shape, recognised from the instructions (`compiledLoopShape`): exactly one back-edge, to
- * label B; the loop region (the lines from B to the back-edge) writes no exec and issues no DS
- * instruction; the registers the region reads before it writes them (in line order, which is the
- * order a trip from B runs them: a path from B back to B runs only region lines, since the one
- * back-edge is the region's end) are one SGPR pair `mem` and one VGPR `acc`. Both the rotated
- * loop llc emits (entry `s_branch` to a test at the bottom, the back-edge to the body's top) and
- * clang's do-while (a guard, then the body ending in the back-edge) have it. Which registers
- * these are only picks the invariant's terms: every claim below is a query, so a wrong pick is
- * an `unknown`, never a false proof.
+ * The shape, recognised from the instructions (`compiledLoopShape`): B is the lowest label a
+ * back-edge jumps to, the loop region the lines from B to the last back-edge, and every
+ * back-edge lies in the region (one back-edge in the integer loops; llc's `.f32` loop has two:
+ * the test at the bottom jumps back to the body's top B, and its exit path back to the latch
+ * above it). The region writes no exec and issues no DS instruction; the registers it reads
+ * before it writes them (in line order, which is the order a trip from B runs them: a path from
+ * B back to B runs only region lines, since every back-edge is in the region and jumps into it)
+ * are the SGPR pair `mem` the region's s_ff1_i32_b64 reads, the accumulator `acc` (one VGPR,
+ * or with no VGPR one SGPR: clang's wave32 code for the `sgpr` variant, whose uniform
+ * membermask gives every thread the same fold) and any number of lane masks (the other SGPRs;
+ * on wave64 the even-aligned pair holding one). Both the rotated loop llc emits (entry
+ * `s_branch` to a test at the bottom, the back-edge to the body's top) and clang's do-while (a
+ * guard, then the body ending in the back-edge) have it. Which registers these are only picks
+ * the invariant's terms: every claim below is a query, so a wrong pick is an `unknown`, never a
+ * false proof.
  *
  * Cutting the loop at B. The lines are instrumented (never changed otherwise): B's label is
  * followed by `s_mov_b32 sM, 1; s_branch END` (sM a marker SGPR above every register the
@@ -37,6 +43,24 @@
  * exec and LDS as in S_B. The accumulator is claimed in every active lane, not only where d is
  * defined: the thread folds its own members whatever the others' membermasks (a stronger claim,
  * and the reference's well-formedness stays out of the step queries, which it slowed).
+ * The accumulator's claim is the reference's fold state, not its d, where they differ: for
+ * `.f32`, src/sem/warp.ts `reduceF32State`'s acc over G_t<l (the best number so far, 0x7fffffff
+ * before one), whose d the code makes at the exit from it and two flags, as the reference
+ * does; for the integer forms REF(G_t<l) itself.
+ *
+ * Lane-mask facts (the `.f32` loops). The code keeps the fold's flags as lane masks (bit t:
+ * thread t's), and copies of them whose bits outside exec it preserves. A fact about a mask
+ * register R is one of: "bit t of R = haveNumber of the fold state over G_t<l" (`have`), "…
+ * = sawNaN" (`saw`), in every active lane t; "R's bits outside exec are S_B's" (`keep`).
+ * Which facts hold is found, not assumed: every candidate (`keep` for every mask, and `have`
+ * and `saw` for `.f32`) is asked at the entry (with G_t<l0 = ∅ by (M), as for acc), and then
+ * Houdini: for each trip index, each fact must hold after the trip under all the current facts
+ * (as hypotheses on the trip's start, beside J_l's other claims); a fact that does not is
+ * dropped, and the sweep is repeated until one drops none — the facts left are then carried by
+ * every trip, so J_l with them is inductive. They are hypotheses of every later query of the
+ * trip (per lane: that lane's bit). A fact that is needed but dropped leaves a later query
+ * failing: `unknown`.
+ *
  * The queries:
  *   (E) from the entry: where no path reaches B the conditions hold at the end; where one does,
  *       L0 ≠ 0, every active lane's members lie in L0 (M), and acc = REF(∅) in every active lane
@@ -80,6 +104,7 @@
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
+import { reduceF32State } from "../../src/sem/warp.js";
 import type { Bad, Verdict } from "../../src/check/prove_types.js";
 import { symbolicInit } from "../../src/check/prove_types.js";
 import { LANES } from "../../src/check/prove_warp.js";
@@ -100,14 +125,39 @@ import { compiledWarpBads, compiledWarpSetup, registerEnds } from "./prove_compi
 
 type Line = Exclude<MLine, { label: string }>;
 
+/** A lane-mask fact's kind (file comment): bit t = the fold state's haveNumber / sawNaN over G_t<l, or the bits outside exec kept. */
+type FlagKind = "have" | "saw";
+interface Fact {
+  reg: number;
+  kind: FlagKind | "keep";
+}
+const showFact = (x: Fact): string => `s${x.reg} ${x.kind === "keep" ? "keeps its bits outside exec" : x.kind === "have" ? "= a number was taken" : "= a NaN was seen"}`;
+
+/** Which carried register is the accumulator, and the lane masks that are left. */
+export interface AccChoice {
+  acc: number;
+  accSgpr: boolean;
+  masks: number[];
+}
+
 /** The loop of `compiledLoopShape`: B's line index, the back-edge's, the carried registers. */
 export interface CompiledLoop {
   b: number;
   k: number;
   label: string;
-  /** mem: the SGPR pair s[mem:mem+1]; acc: the VGPR. */
+  /** mem: the SGPR pair s[mem:mem+1]; acc: the accumulator's register number, a VGPR or (`accSgpr`) an SGPR. */
   mem: number;
   acc: number;
+  /** The accumulator is one SGPR (clang's wave32 code for uniform arguments), not a VGPR. */
+  accSgpr: boolean;
+  /**
+   * The other carried SGPRs, as lane masks of the wave (their first SGPR; on wave64 the
+   * even-aligned pair): the `.f32` loops' "a number was taken" / "a NaN was seen" masks and
+   * their copies (file comment, "Lane-mask facts").
+   */
+  masks: number[];
+  /** Every choice of accumulator (the fields above are the first). */
+  choices: AccChoice[];
   /** Registers the region writes (warp_loop.ts `flow` keys: `s4`, `v5`, `vcc`). */
   written: Set<string>;
 }
@@ -116,7 +166,7 @@ export interface CompiledLoop {
  * The compiled loop's shape (file comment), or why the lines do not have it. Null when the
  * lines have no back-edge.
  */
-export function compiledLoopShape(lines: readonly MLine[]): CompiledLoop | string | null {
+export function compiledLoopShape(lines: readonly MLine[], wave: 32 | 64): CompiledLoop | string | null {
   const labels = new Map(lines.flatMap((l, i) => (isLabel(l) ? [[l.label, i] as const] : [])));
   const back: { k: number; b: number }[] = [];
   lines.forEach((l, i) => {
@@ -125,8 +175,11 @@ export function compiledLoopShape(lines: readonly MLine[]): CompiledLoop | strin
     if (to !== undefined && to <= i) back.push({ k: i, b: to });
   });
   if (back.length === 0) return null;
-  if (back.length > 1) return `${back.length} back-edges`;
-  const { k, b } = back[0]!;
+  // B: the lowest back-edge target; the region ends at the last back-edge, and every other
+  // back-edge lies in it and jumps into it (llc's `.f32` loop: the latch's test jumps back to
+  // the body's top, the exit path back to the latch).
+  const b = Math.min(...back.map((x) => x.b));
+  const k = Math.max(...back.map((x) => x.k));
   const region = lines.slice(b + 1, k + 1).filter((l): l is Line => !isLabel(l));
   const fl = flow(region);
   if (fl.ds) return "the loop issues a DS instruction";
@@ -135,8 +188,25 @@ export function compiledLoopShape(lines: readonly MLine[]): CompiledLoop | strin
   const sg = carried.filter((x) => /^s\d+$/.test(x)).map((x) => Number(x.slice(1))).sort((x, y) => x - y);
   const vg = carried.filter((x) => /^v\d+$/.test(x)).map((x) => Number(x.slice(1)));
   const other = carried.filter((x) => !/^[sv]\d+$/.test(x));
-  if (sg.length !== 2 || sg[1] !== sg[0]! + 1 || vg.length !== 1 || other.length) return `the loop carries ${carried.join(", ") || "nothing"}, not a mask in an SGPR pair and a per-thread accumulator in a VGPR`;
-  return { b, k, label: (lines[b] as { label: string }).label, mem: sg[0]!, acc: vg[0]!, written: fl.written };
+  const why = `the loop carries ${carried.join(", ") || "nothing"}, not a mask in an SGPR pair, an accumulator in a VGPR or one SGPR, and lane masks`;
+  if (other.length || vg.length > 1) return why;
+  // The mask: the SGPR pair the region's s_ff1_i32_b64 reads or, in a loop without one (an
+  // immediate a: no lane is read, the member test is L & −L), the pair it takes L − 1 of (the
+  // low half in s_add_u32 _, sN, −1: L & (L − 1) retires the lowest bit); carried.
+  const ff1 = region.find((l) => l.op === "s_ff1_i32_b64")?.ops[1];
+  const dec = region.find((l) => l.op === "s_add_u32" && l.ops[1]?.k === "s" && l.ops[2]?.k === "imm" && (l.ops[2].value & 0xffffffffn) === 0xffffffffn)?.ops[1];
+  const memOp = ff1 ?? dec;
+  if (!memOp || memOp.k !== "s" || memOp.n % 2 !== 0 || !sg.includes(memOp.n) || !sg.includes(memOp.n + 1)) return why;
+  const mem = memOp.n;
+  const restS = sg.filter((x) => x !== mem && x !== mem + 1);
+  const label = (lines[b] as { label: string }).label;
+  // The other carried SGPRs: lane masks (wave64: the even-aligned pair holding each).
+  const masksOf = (xs: number[]) => [...new Set(xs.map((x) => (wave === 64 ? x & ~1 : x)))];
+  // No VGPR: the accumulator is one of the SGPRs left (clang's wave32 `sgpr` variant), each a
+  // choice in turn (the prover takes the first whose claim holds at the entry), the others masks.
+  const choices: AccChoice[] = vg.length === 1 ? [{ acc: vg[0]!, accSgpr: false, masks: masksOf(restS) }] : restS.map((x) => ({ acc: x, accSgpr: true, masks: masksOf(restS.filter((y) => y !== x)) }));
+  if (choices.length === 0) return why;
+  return { b, k, label, mem, ...choices[0]!, choices, written: fl.written };
 }
 
 /**
@@ -224,10 +294,12 @@ export async function proveCompiledLoop(
   const bv = env.bv;
   const f = cf.fn.spec.form as WarpForm;
   if (f.op !== "redux") return { notApplicable: "the loop invariant is the reference's fold, which only redux has" };
-  const loop = compiledLoopShape(lines);
-  if (loop === null) return { notApplicable: "no loop" };
-  if (typeof loop === "string") return { notApplicable: loop };
   const W = TARGETS[mcpu].wave;
+  const shape = compiledLoopShape(lines, W);
+  if (shape === null) return { notApplicable: "no loop" };
+  if (typeof shape === "string") return { notApplicable: shape };
+  // The accumulator's choice (`AccChoice`): the first, or the first whose claim holds at the entry.
+  let loop: CompiledLoop = shape;
   const sM = registerEnds(lines).s + 8;
   const init = symbolicInit(env);
   const su: CompiledSetup<BitVec, Bool> = compiledWarpSetup(init, cf, lines, mcpu, sregs, layout, { bits: null, activeLanes: LANES });
@@ -243,21 +315,46 @@ export async function proveCompiledLoop(
   const memOf = (st: WaveState<BitVec, Bool>) => bv.concat(st.sgpr.get(loop.mem + 1)!, st.sgpr.get(loop.mem)!);
   const exitBads = (fin: WaveState<BitVec, Bool>): Bool => bv.any(compiledWarpBads(bv, cf, su, fin).map((x: Bad<Bool>) => x.cond));
   // Per wave lane: on_t, G_t within L0, REF(G_t ∩ [0, l)) (file comment).
-  const lanesOn: { lane: number; on: Bool; G: Bool[]; base: number; ref: (l: number) => BitVec }[] = [];
+  type LaneOn = { lane: number; on: Bool; G: Bool[]; base: number; ref: (l: number) => BitVec; acc: (l: number) => BitVec; flag: (l: number, k: FlagKind) => Bool };
+  const lanesOn: LaneOn[] = [];
   for (const hf of su.halves)
     for (let t = 0; t < LANES; t++) {
       const G = membership(bv, hf.lanes, t).members;
-      const a = hf.src.a!;
+      // a per lane as the reference reads it (an immediate a: the constant in every lane).
+      const a = hf.lanes.a;
+      const below = (l: number) => G.map((g, j) => (hf.base + j < l ? g : bv.false));
       // REF(G_t<l), built once per l (each trip asks for l and l + 1, the exit for l + 1 again).
       const refs = new Map<number, BitVec>();
       const ref = (l: number): BitVec => {
         let x = refs.get(l);
-        if (x === undefined) refs.set(l, (x = refOver(bv, f, a, G.map((g, j) => (hf.base + j < l ? g : bv.false)))));
+        if (x === undefined) refs.set(l, (x = refOver(bv, f, a, below(l))));
         return x;
       };
-      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref });
+      // `.f32`: the reference's fold state over G_t<l (src/sem/warp.ts `reduceF32State`: its
+      // members are G_t<l, as in `refOver`), once per l; the integer forms' fold state is REF.
+      const states = new Map<number, ReturnType<typeof reduceF32State<BitVec, Bool>>>();
+      const state = (l: number) => {
+        let x = states.get(l);
+        if (x === undefined) states.set(l, (x = reduceF32State(bv, f.reduxOp as "min" | "max", f.type === "f32" && f.abs, a, below(l))));
+        return x;
+      };
+      const acc = f.type === "f32" ? (l: number) => state(l).acc : ref;
+      const flag = (l: number, k: FlagKind): Bool => (f.type !== "f32" ? bv.false : k === "have" ? state(l).haveNumber : state(l).sawNaN);
+      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref, acc, flag });
     }
-  const accHolds = (st: WaveState<BitVec, Bool>, l: number): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.eq(st.vgpr.get(loop.acc)![x.lane]!, x.ref(l)))));
+  // The accumulator as lane `lane` sees it: its VGPR's entry, or the one SGPR every lane shares.
+  const accOf = (st: WaveState<BitVec, Bool>, lane: number): BitVec => (loop.accSgpr ? st.sgpr.get(loop.acc)! : st.vgpr.get(loop.acc)![lane]!);
+  const accHolds = (st: WaveState<BitVec, Bool>, l: number): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.eq(accOf(st, x.lane), x.acc(l)))));
+  // Lane-mask facts (file comment): a mask register's value, the wave's width.
+  const maskOf = (st: WaveState<BitVec, Bool>, r: number): BitVec => (W === 32 ? st.sgpr.get(r)! : bv.concat(st.sgpr.get(r + 1)!, st.sgpr.get(r)!));
+  const factLane = (fact: Fact, st: WaveState<BitVec, Bool>, l: number, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(bv.bitAt(maskOf(st, fact.reg), x.lane), x.flag(l, fact.kind as FlagKind)));
+  const factAt = (fact: Fact, st: WaveState<BitVec, Bool>, SB: WaveState<BitVec, Bool>, l: number): Bool => {
+    if (fact.kind === "keep") {
+      const off = bv.not(SB.exec);
+      return bv.eq(bv.and(maskOf(st, fact.reg), off), bv.and(maskOf(SB, fact.reg), off));
+    }
+    return bv.all(lanesOn.map((x) => factLane(fact, st, l, x)));
+  };
   const within = (L0: BitVec): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.all(x.G.map((g, j) => bv.implies(g, bv.bitAt(L0, x.base + j)))))));
   let queries = 0;
   const ask = async (what: string, assume: Bool[], bad: Bool): Promise<{ verdict: Verdict } | null> => {
@@ -284,6 +381,7 @@ export async function proveCompiledLoop(
     if (res.status === "unsat") return null;
     return ask(what, [...light, ...rest], bad);
   };
+  let factsDone: Fact[] = [];
   try {
     // (E) the entry.
     const E = run(cutLines(lines, loop, sM, "entry"), cloneState(su.st));
@@ -295,16 +393,29 @@ export async function proveCompiledLoop(
     if (r) return r;
     // (M): every active lane's members lie in L0 (one term, built once).
     const M = within(L0);
+    if (shape.choices.length > 1)
+      for (const c of shape.choices) {
+        loop = { ...shape, ...c };
+        queries++;
+        const res = await solve(env, [E.atB, bv.notB(accHolds(SB, 0))], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("compiled loop", `the accumulator ${c.accSgpr ? "s" : "v"}${c.acc} at the entry`, res.status, Math.round(res.ms));
+        if (res.status === "unsat") break;
+      }
     r = await ask("the loop entry (mask ≠ 0, members within it, acc = the fold over no lane)", [E.atB], bv.notB(bv.all([bv.notB(bv.eq(L0, zero)), M, accHolds(SB, 0)])));
     if (r) return r;
     // (R) REF(G_t) is the reference's d where d is defined.
     r = await ask("the reference's d is the fold over the members", [], bv.any(su.halves.flatMap((hf) => Array.from({ length: LANES }, (_, t) => bv.andB(bv.andB(hf.activeB[t]!, hf.ref.dDefined[t]!), bv.notB(bv.eq(lanesOn[hf.base / 32 * LANES + t]!.ref(W), hf.ref.d[t]!)))))));
     if (r) return r;
-    // (T_l) one trip from J_l.
+    // (T_l) one trip from J_l: its start state H and the trip's end T, built once per l.
     const trip = cutLines(lines, loop, sM, "B");
-    for (let l = 0; l < W; l++) {
-      const bitL = bv.bitAt(L0, l);
-      if (bv.asBool(bitL) === false) continue;
+    const above = (n: number) => (n >= 64 ? zero : bv.and(L0, bv.k(((1n << 64n) - 1n) ^ ((1n << BigInt(n)) - 1n), 64)));
+    const trips = new Map<number, { H: WaveState<BitVec, Bool>; T: { fin: WaveState<BitVec, Bool>; atB: Bool }; accHyp: Map<number, Bool> }>();
+    const tripAt = (l: number) => {
+      let x = trips.get(l);
+      if (x === undefined) trips.set(l, (x = buildTrip(l)));
+      return x;
+    };
+    const buildTrip = (l: number) => {
       const H = cloneState(SB);
       for (const x of loop.written) {
         if (/^s\d+$/.test(x)) H.sgpr.set(Number(x.slice(1)), init.mk(`h${l}.${x}`, 32));
@@ -312,24 +423,70 @@ export async function proveCompiledLoop(
       }
       H.vcc = init.mk(`h${l}.vcc`, W);
       H.scc = init.mkB(`h${l}.scc`);
-      const above = (n: number) => (n >= 64 ? zero : bv.and(L0, bv.k(((1n << 64n) - 1n) ^ ((1n << BigInt(n)) - 1n), 64)));
       // mem = L0 ∩ [l, wave) with bit l of L0 set, written as L0 ∩ [l + 1, wave) ∪ {l}: its
       // bits below l are 0 and bit l is 1 by construction (the known-bits view).
       const mem = bv.or(above(l + 1), bv.k(1n << BigInt(l), 64));
       known.set(mem, Array.from({ length: 64 }, (_, i) => (i < l ? bv.false : i === l ? bv.true : undefined)));
       H.sgpr.set(loop.mem, kv.extract(mem, 31, 0));
       H.sgpr.set(loop.mem + 1, kv.extract(mem, 63, 32));
-      const accL = H.vgpr.get(loop.acc)!;
-      for (const x of lanesOn) accL[x.lane] = bv.ite(x.on, x.ref(l), accL[x.lane]!);
-      const T = run(trip, H, kv);
+      // acc = REF(G_t<l) in every active lane t: a VGPR's entries are set to it (inactive
+      // lanes' stay havocked); an SGPR, one value for every lane, stays havocked and the claim
+      // is a hypothesis per lane (`accHyp`). (Running each lane's trip from the SGPR set to
+      // ite(on_t, REF(G_t<l), havoc) instead was measured no faster.)
+      const accHyp = new Map<number, Bool>();
+      if (loop.accSgpr) for (const x of lanesOn) accHyp.set(x.lane, bv.implies(x.on, bv.eq(H.sgpr.get(loop.acc)!, x.acc(l))));
+      else {
+        const accL = H.vgpr.get(loop.acc)!;
+        for (const x of lanesOn) accL[x.lane] = bv.ite(x.on, x.acc(l), accL[x.lane]!);
+      }
+      return { H, T: run(trip, H, kv), accHyp };
+    };
+    const lows = Array.from({ length: W }, (_, l) => l).filter((l) => bv.asBool(bv.bitAt(L0, l)) !== false);
+    // The lane-mask facts (file comment): candidates, those that hold at the entry, then
+    // Houdini — drop every fact a trip does not carry to l + 1 under all the others, until a
+    // sweep over every trip drops none (the facts left are then inductive).
+    let facts: Fact[] = loop.masks.flatMap((reg) => [{ reg, kind: "keep" as const }, ...(f.type === "f32" ? (["have", "saw"] as const).map((kind) => ({ reg, kind })) : [])]);
+    const keptAtEntry: Fact[] = [];
+    for (const fact of facts) {
+      queries++;
+      const res = await solve(env, [E.atB, bv.notB(factAt(fact, SB, SB, 0))], timeoutMs);
+      if (process.env.PROVE_DEBUG) console.log("compiled loop", `fact ${showFact(fact)} at the entry`, res.status, Math.round(res.ms));
+      if (res.status === "unsat") keptAtEntry.push(fact);
+    }
+    facts = keptAtEntry;
+    for (let dropped = facts.length > 0; dropped; ) {
+      dropped = false;
+      for (const l of lows) {
+        const { H, T } = tripAt(l);
+        for (const fact of [...facts]) {
+          queries++;
+          const res = await solve(env, [E.atB, bv.bitAt(L0, l), M, T.atB, ...facts.map((g) => factAt(g, H, SB, l)), bv.notB(factAt(fact, T.fin, SB, l + 1))], timeoutMs);
+          if (process.env.PROVE_DEBUG) console.log("compiled loop", `fact ${showFact(fact)}, a trip from lowest bit ${l}`, res.status, Math.round(res.ms));
+          if (res.status !== "unsat") {
+            facts = facts.filter((g) => g !== fact);
+            dropped = true;
+          }
+        }
+      }
+    }
+    for (const l of lows) {
+      const bitL = bv.bitAt(L0, l);
+      const { H, T, accHyp } = tripAt(l);
       const mem1 = above(l + 1);
-      // The hypotheses of T_l: E.atB and, as `rest` of the per-lane queries (askLane), bit l of L0 and (M).
+      const factsH = facts.map((g) => factAt(g, H, SB, l));
+      const factsLane = (x: LaneOn) => facts.map((g) => (g.kind === "keep" ? factAt(g, H, SB, l) : factLane(g, H, l, x)));
+      // The hypotheses of T_l: E.atB and, as `rest` of the per-lane queries (askLane), bit l
+      // of L0, (M) and an SGPR accumulator's claims for every lane (each lane's own is light).
+      // The mask's and the exit's whole-wave queries do not read the accumulator: its claims
+      // are left out there (fewer hypotheses, a stronger claim).
       const rest = [bitL, M];
+      const restLane = [...rest, ...accHyp.values(), ...factsH];
+      const own = (x: LaneOn): Bool[] => [...(accHyp.has(x.lane) ? [accHyp.get(x.lane)!] : []), ...factsLane(x)];
       const assume = [E.atB, ...rest];
       r = await ask(`a trip from lowest bit ${l}: coming back (the mask)`, [...assume, T.atB], bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero)))));
       if (r) return r;
       for (const x of lanesOn) {
-        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [E.atB, T.atB, x.on], rest, bv.notB(bv.eq(T.fin.vgpr.get(loop.acc)![x.lane]!, x.ref(l + 1))));
+        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [E.atB, T.atB, x.on, ...own(x)], restLane, bv.notB(bv.eq(accOf(T.fin, x.lane), x.acc(l + 1))));
         if (r) return r;
       }
       // The exit: no member above l (L0 has none: mem' = 0), so G_t ∩ [0, l + 1) = G_t and
@@ -341,12 +498,13 @@ export async function proveCompiledLoop(
       // Per wave lane, in every active lane (stronger than where d is defined), then the rest.
       const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
       for (const x of lanesOn) {
-        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [E.atB, bv.notB(T.atB)], rest, bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
+        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [E.atB, bv.notB(T.atB), ...own(x)], restLane, bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
         if (r) return r;
       }
-      r = await ask(`a trip from lowest bit ${l}: the exit`, [...assume, bv.notB(T.atB)], bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond)));
+      r = await ask(`a trip from lowest bit ${l}: the exit`, [...assume, bv.notB(T.atB), ...factsH], bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond)));
       if (r) return r;
     }
+    factsDone = facts;
   } catch (e) {
     if (!(e instanceof InterpError)) throw e;
     return { notApplicable: `the interpreter: ${e.message}` };
@@ -355,7 +513,7 @@ export async function proveCompiledLoop(
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive per-thread fold invariant (acc v${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]), full-width values, ${queries} queries`,
+      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries`,
       queries,
     },
   };

@@ -42,10 +42,9 @@
  * induction proves a loop whose body is a scalar fold in SGPRs over the AMDGPU routine
  * contract's registers; clang's and llc's loop is not that shape (see `loopWhy`): a 64-bit
  * mask and a per-thread VGPR accumulator. ./prove_compiled_loop.ts has the induction for the
- * compiled shape (per-thread fold invariant, argued there; not the `.f32` loops, nor an SGPR
- * accumulator: see there); it is sound but, per function × variant × layout, costs about a
- * minute (wave32) to two (wave64, two warps) today (measured there), 476 loop functions per
- * processor, so it runs only when asked (`induction: true`); otherwise the verdict is
+ * compiled shape (per-thread fold invariant, with lane-mask facts for `.f32`, argued there); it
+ * is sound but, per function × variant × layout, costs minutes (measured there), 476 loop
+ * functions per processor, so it runs only when asked (`induction: true`); otherwise the verdict is
  * `unknown` with the reason. A
  * bug-finder — the loop unrolled over `COMPILED_BUG_LANES` possibly active lanes per CUDA warp
  * — refutes what it can.

@@ -203,6 +203,8 @@ function branchIO<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> {
     setExec: no,
     scc: () => st.scc,
     setScc: no,
+    // s_cbranch_vccz / vccnz (llc's `.f32` redux loop: targets/llvm/prove_compiled_loop.ts).
+    vcc: () => st.vcc,
   };
 }
 

@@ -1,0 +1,60 @@
+/**
+ * Issue 15 item 5: the compiled loop induction (targets/llvm/prove_compiled_loop.ts) on the
+ * `.f32` redux loops — lane-mask facts found by Houdini, llc's loop with two back-edges — and a
+ * deliberately broken `.f32` loop it must not prove (the bug-finder then refutes it). The
+ * integer loops' cases are in test/prove_compiled_warp.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import type { RoutineSpec } from "../src/ir/ir.js";
+import type { WarpForm } from "../src/ir/warp_forms.js";
+import type { Mcpu } from "../targets/amdgpu/regs.js";
+import type { MInst, MLine } from "../targets/amdgpu/minst.js";
+import { isLabel } from "../targets/amdgpu/minst.js";
+import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
+import type { CompiledFunction } from "../targets/llvm/compiled.js";
+import { compileFor } from "../targets/llvm/verify.js";
+import { proveCompiledWarpLayout } from "../targets/llvm/prove_compiled_warp.js";
+import { loadZ3 } from "../src/check/smt.js";
+
+const tools = await compiledToolsAvailable();
+if (!tools.ok) console.log(`test/prove_compiled_loop.test.ts: skipped, ${tools.reason}`);
+
+const V = { kind: "v" } as const;
+const f32 = (reduxOp: "min" | "max", NaN: boolean): RoutineSpec => ({ form: { op: "redux", reduxOp, type: "f32", abs: false, NaN } as WarpForm, kinds: { a: V, membermask: V }, guarded: false });
+
+/** The `vgpr` variant of the one function compiled from `spec`. */
+async function vgprFn(kind: "hip" | "llvm", mcpu: Mcpu, spec: RoutineSpec): Promise<{ cf: CompiledFunction; sregs: number[] }> {
+  const { set, sregs } = await compileFor(kind, [{ name: "r0", spec }], mcpu, "isa");
+  return { cf: set.functions.find((f) => !f.fn.alias && f.variant === "vgpr")!, sregs };
+}
+
+describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
+  it("llc's gfx1100 redux.max.NaN.f32 loop (two back-edges, s_cbranch_vccz) is proved, with the 'a number was taken' and 'a NaN was seen' masks found", async () => {
+    const { cf, sregs } = await vgprFn("llvm", "gfx1100", f32("max", true));
+    const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx1100", "llvm", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(v.verdict).toBe("proved");
+    const method = (v as { method: string }).method;
+    expect(method).toMatch(/^z3 inductive per-thread fold invariant/);
+    expect(method).toMatch(/s\d+ = a number was taken/);
+    expect(method).toMatch(/s\d+ = a NaN was seen/);
+  }, 900_000);
+
+  it("clang's gfx1100 redux.min.f32 loop made to forget which lanes took a number (s_or_b32 → s_mov_b32) is not proved by the induction, then refuted", async () => {
+    const { cf, sregs } = await vgprFn("hip", "gfx1100", f32("min", false));
+    const lines = cf.lines as MLine[];
+    // The fold's "a number was taken" mask, the loop's first s_or_b32 sN, sN, sM (accumulating),
+    // made s_mov_b32 sN, sM.
+    let edits = 0;
+    const broken = lines.map((l) => {
+      if (isLabel(l) || l.op !== "s_or_b32" || edits > 0) return l;
+      const [d, x, y] = l.ops;
+      if (d?.k !== "s" || x?.k !== "s" || d.n !== x.n || y?.k !== "s") return l;
+      edits++;
+      return { ...l, op: "s_mov_b32", ops: [d, y] } as MInst;
+    });
+    expect(edits).toBe(1);
+    const w = await proveCompiledWarpLayout(await loadZ3(), { ...cf, lines: broken }, "gfx1100", "hip", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(w.verdict).toBe("refuted");
+    expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
+  }, 600_000);
+});
