@@ -28,7 +28,7 @@ describe("the proof cache", () => {
     expect(b.others).toBe(1);
   });
 
-  it("the source fingerprint covers the entry's import closure and package-lock.json, not other files; an unresolved import is an error", () => {
+  it("the source fingerprint covers the code of the entry's import closure and package-lock.json, not comments, layout or other files; an unresolved import is an error", () => {
     const root = dir();
     for (const d of ["src/sem", "targets/amdgpu", "targets/llvm"]) mkdirSync(join(root, d), { recursive: true });
     writeFileSync(join(root, "targets/amdgpu/entry.ts"), 'import type { A } from "../../src/sem/a.js";\nexport { b } from "./b.js";\nconst m = () => import("./lazy.js");\n');
@@ -40,6 +40,9 @@ describe("the proof cache", () => {
     const fp = () => sourceFingerprint(root, ["targets/amdgpu/entry.ts"]);
     const f0 = fp();
     writeFileSync(join(root, "targets/llvm/other.ts"), "export const o = 2;\n");
+    expect(fp()).toBe(f0);
+    // A comment or the layout: the same code, the same fingerprint.
+    writeFileSync(join(root, "targets/amdgpu/b.ts"), "/** b, documented. */\nexport const   b = 2; // two\n");
     expect(fp()).toBe(f0);
     for (const [f, text] of [["src/sem/a.ts", "export type A = bigint;\n"], ["targets/amdgpu/b.ts", "export const b = 3;\n"], ["targets/amdgpu/lazy.ts", "export const z = 2;\n"], ["package-lock.json", '{"z3":1}\n']] as const) {
       const before = fp();

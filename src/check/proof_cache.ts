@@ -6,7 +6,8 @@
  * job key, targets/llvm/prove_compiled_matrix.ts: both hash what is proved — the emitted or
  * compiled lines, the contract layout, the spec's terms) together with the **source
  * fingerprint** of the prover that obtained it (`sourceFingerprint`): a hash of every
- * TypeScript file the prover's entry modules import, directly or through others (relative
+ * TypeScript file the prover's entry modules import (their code: comments and layout left
+ * out), directly or through others (relative
  * `import … from`, `export … from` and `import("…")` with a literal path: the semantics, the
  * rules, the interpreter, the solver glue), and of `package-lock.json` (the z3-solver build and
  * every other package). A line whose fingerprint is not the current one is ignored, so an edit
@@ -24,6 +25,7 @@
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { ts } from "ts-morph";
 import { hash } from "./prove_text.js";
 
 /** An open proof cache (`openProofCache`). */
@@ -40,29 +42,33 @@ export interface ProofCache {
 
 /**
  * The source fingerprint (file comment) of the modules `entries` (paths relative to `root`,
- * `.ts`): SHA-1 over the relative path and contents of each file of their import closure and
- * of `root/package-lock.json`, in sorted path order.
+ * `.ts`): SHA-1 over the relative path and code of each file of their import closure (printed
+ * by TypeScript's printer without comments, so comments and layout do not count) and over
+ * `root/package-lock.json`, in sorted path order.
  * @throws Error when a relative import does not resolve to a `.ts` file (a dependency the
  *   fingerprint would miss), or (from node:fs) when a file cannot be read.
  */
 export function sourceFingerprint(root: string, entries: readonly string[]): string {
-  const seen = new Set<string>();
+  // Each .ts file as TypeScript's printer writes it without comments: an edit to a comment or
+  // to the layout leaves the fingerprint (and the verdicts) as they were; any token changes it.
+  const printer = ts.createPrinter({ removeComments: true });
+  const code = new Map<string, string>();
   const todo = [...entries];
   const importRe = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
   while (todo.length) {
     const f = todo.pop()!;
-    if (seen.has(f)) continue;
-    seen.add(f);
-    const text = readFileSync(join(root, f), "utf8");
+    if (code.has(f)) continue;
+    const text = printer.printFile(ts.createSourceFile(f, readFileSync(join(root, f), "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
+    code.set(f, text);
     for (const m of text.matchAll(importRe)) {
       const p = relative(root, join(root, dirname(f), m[1]!.replace(/\.js$/, ".ts")));
       if (!p.endsWith(".ts") || !existsSync(join(root, p))) throw new Error(`${f}: import '${m[1]}' does not resolve to a .ts file; the source fingerprint would miss it`);
       todo.push(p);
     }
   }
-  const files = [...seen].sort();
-  if (existsSync(join(root, "package-lock.json"))) files.push("package-lock.json");
-  return hash(files.map((f) => `${f}\n${readFileSync(join(root, f), "utf8")}`).join("\n\0\n"));
+  const texts = [...code.keys()].sort().map((f) => `${f}\n${code.get(f)!}`);
+  if (existsSync(join(root, "package-lock.json"))) texts.push(`package-lock.json\n${readFileSync(join(root, "package-lock.json"), "utf8")}`);
+  return hash(texts.join("\n\0\n"));
 }
 
 /**
