@@ -56,8 +56,9 @@
  * and `saw` for `.f32`) is asked at the entry (with G_t<l0 = ∅ by (M), as for acc), and then
  * Houdini: for each trip index, each fact must hold after the trip under all the current facts
  * (as hypotheses on the trip's start, beside J_l's other claims); a fact that does not is
- * dropped, and the sweep is repeated until one drops none — the facts left are then carried by
- * every trip, so J_l with them is inductive. They are hypotheses of every later query of the
+ * dropped, and the trips checked under a larger set are checked again, until every trip holds
+ * every fact left under exactly those facts — they are then carried by every trip, so J_l with
+ * them is inductive. They are hypotheses of every later query of the
  * trip (per lane: that lane's bit). A fact that is needed but dropped leaves a later query
  * failing: `unknown`.
  *
@@ -89,18 +90,25 @@
  * has bits below l known 0 and bit l known 1 — so the trip's s_ff1 is the constant l and its
  * v_readlane reads lane l. Without it every lane's query held all 32 lanes' terms and timed out.
  *
- * Cost (measured 2026-12-05 on this project's 2-core machine, another job niced beside it;
- * `PROVE_DEBUG=1` prints each query): llc's gfx1100 redux.add.u32, vgpr, one warp: 2,114
- * queries, 29–42 s of solver time, 37–85 s wall; gfx942, two warps: 8,322 queries, 117 s
- * wall. Two changes made it so: the reference's fold over a lane set builds one lane, not 32
- * (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built once (before
- * them, about 5 s wall per trip index, most of it building terms; this comment said 35 s); the
- * per-lane queries are asked under the light hypotheses first (`askLane`). Still too slow for
- * every compiled loop of the matrix (238 per kind × processor), so ./prove_compiled_warp.ts
- * runs it only when asked (`induction: true`). The `.f32` functions' loops are not this shape
- * (`notApplicable`): llc's have two back-edges, clang's carry more SGPRs than the mask; nor is
- * clang's wave32 (gfx1030, gfx1100) `sgpr` variant of the integer forms, whose accumulator is an
- * SGPR.
+ * Cost (measured 2026-12-05 on this project's 2-core machine, one or two other proofs beside
+ * it; `PROVE_DEBUG=1` prints each query; queries / wall):
+ *   - llc's gfx1100 redux.add.u32, vgpr, one warp: 2,114 / 26 s (the test);
+ *   - clang's gfx900 redux.add.u32 with an immediate a, vgpr, two warps: 8,322 / 132 s;
+ *   - clang's gfx1100 redux.add.u32, sgpr (the SGPR accumulator): 2,114 / 731 s — its lane
+ *     queries take 0.3–2.7 s where the VGPR accumulator's take ~15 ms (the accumulator's
+ *     claim a hypothesis per lane; running each lane's trip from ite(on_t, REF, havoc) instead
+ *     was measured no faster);
+ *   - clang's gfx1100 redux.min.f32, vgpr: 2,313 / 208 s (facts: s1 = a number was taken);
+ *     sgpr: 2,184 / 166 s; redux.max.NaN.f32, vgpr: 2,512 / 296 s (s4 = taken, s1 = NaN seen);
+ *   - llc's gfx1100 redux.min.f32 (two back-edges), vgpr: 2,315 / 193 s;
+ *   - a broken clang min.f32 loop: not proved at the second trip, then refuted, 20 s.
+ * Two changes made the per-lane queries cheap: the reference's fold over a lane set builds one
+ * lane, not 32 (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built
+ * once; and they are asked under the light hypotheses first (`askLane`). Every compiled redux
+ * loop of the matrix has this shape (238 functions per kind × processor, measured with
+ * `compiledLoopShape` over the matrix's compiles on all five processors), but at minutes each
+ * the induction is too slow to run on every prove:all, so ./prove_compiled_warp.ts runs it
+ * only when asked (`induction: true`; prove:all `--compiled-induction`).
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
@@ -454,21 +462,25 @@ export async function proveCompiledLoop(
       if (res.status === "unsat") keptAtEntry.push(fact);
     }
     facts = keptAtEntry;
-    for (let dropped = facts.length > 0; dropped; ) {
-      dropped = false;
-      for (const l of lows) {
+    // `version` counts the drops; a trip is done when all its facts held under the current set
+    // (no drop since its check began), so a drop rechecks only the trips checked before it.
+    let version = 0;
+    const checkedAt = new Map<number, number>();
+    for (let todo = facts.length ? lows : []; todo.length; todo = lows.filter((l) => checkedAt.get(l) !== version))
+      for (const l of todo) {
         const { H, T } = tripAt(l);
+        const v0 = version;
         for (const fact of [...facts]) {
           queries++;
           const res = await solve(env, [E.atB, bv.bitAt(L0, l), M, T.atB, ...facts.map((g) => factAt(g, H, SB, l)), bv.notB(factAt(fact, T.fin, SB, l + 1))], timeoutMs);
           if (process.env.PROVE_DEBUG) console.log("compiled loop", `fact ${showFact(fact)}, a trip from lowest bit ${l}`, res.status, Math.round(res.ms));
           if (res.status !== "unsat") {
             facts = facts.filter((g) => g !== fact);
-            dropped = true;
+            version++;
           }
         }
+        if (version === v0) checkedAt.set(l, version);
       }
-    }
     for (const l of lows) {
       const bitL = bv.bitAt(L0, l);
       const { H, T, accHyp } = tripAt(l);
