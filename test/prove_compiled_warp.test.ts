@@ -80,7 +80,7 @@ describe.skipIf(!tools.ok)("compiled warp-level functions are proved", () => {
     const env = await loadZ3();
     const v = await proveCompiledWarpLayout(env, fns[0]!, "gfx1100", "llvm", sregs, "one warp");
     expect(v.verdict).toBe("unknown");
-    expect((v as { reason: string }).reason).toMatch(/^no induction: targets\/amdgpu\/prove\/warp_loop\.ts's loop-fold invariant does not fit the compiled loop \(.*the loop body writes VGPRs.*\); bug-finder \(2 lanes per warp, full width\): no bug$/);
+    expect((v as { reason: string }).reason).toMatch(/^no induction: targets\/amdgpu\/prove\/warp_loop\.ts's loop-fold invariant does not fit the compiled loop \(.*the loop body writes VGPRs.*\); the compiled loop induction \(\.\/prove_compiled_loop\.ts\) not run: it is asked for \(prove:all --compiled-induction\); bug-finder \(2 lanes per warp, full width\): no bug$/);
   }, 60_000);
 });
 

@@ -357,7 +357,7 @@ export async function proveCompiledWarpLayout(
   const runOpts = { bits, maxBack, trace: false, activeLanes };
   // Loops: the induction (./prove_compiled_loop.ts) first; where it does not prove, the
   // bug-finder below refutes or the verdict is unknown with the induction's reason.
-  let why = loops ? loopWhy(lines)! : "";
+  let why = loops ? `${loopWhy(lines)!}; the compiled loop induction (./prove_compiled_loop.ts) not run: it is asked for (prove:all --compiled-induction)` : "";
   if (loops && opts.induction) {
     const ind = await proveCompiledLoop(env, cf, lines, mcpu, sregs, layout, timeoutMs);
     if ("verdict" in ind && ind.verdict.verdict === "proved") return { ...ind.verdict, ms: performance.now() - t0, method: `${ind.verdict.method} (${target} ${mcpu}, ${cf.variant}, ${layout})` };
