@@ -39,6 +39,13 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect(method).toMatch(/s\d+ = a NaN was seen/);
   }, 900_000);
 
+  it("without the induction, llc's .f32 loop (s_cbranch_vccz in its latch) goes through the bug-finder and is unknown, not a crash", async () => {
+    const { cf, sregs } = await vgprFn("llvm", "gfx1100", f32("min", false));
+    const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx1100", "llvm", sregs, "one warp", { timeoutMs: 60_000 });
+    expect(v.verdict).toBe("unknown");
+    expect((v as { reason: string }).reason).toMatch(/compiled loop induction .* not run.*; bug-finder .*: no bug$/);
+  }, 300_000);
+
   it("clang's gfx1100 redux.min.f32 loop made to forget which lanes took a number (s_or_b32 → s_mov_b32) is not proved by the induction, then refuted", async () => {
     const { cf, sregs } = await vgprFn("hip", "gfx1100", f32("min", false));
     const lines = cf.lines as MLine[];
