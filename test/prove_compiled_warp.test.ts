@@ -137,6 +137,12 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
     expect(backEdges.length).toBe(2);
     const w = compiledLoopShape(lines, 32);
     expect(typeof w === "object" && w !== null && { accSgpr: w.accSgpr, masks: w.masks.length > 0 }).toEqual({ accSgpr: false, masks: true });
+    // An immediate a: no s_ff1 (no lane is read; the member test is L & −L); the mask is the pair the loop takes L − 1 of.
+    const imm = await compiled("hip", "gfx900", [spec({ op: "redux", reduxOp: "add", type: "u32" }, { a: { kind: "imm", value: 5n }, membermask: V })]);
+    const immLines = imm.fns.find((f) => f.variant === "vgpr")!.lines as MLine[];
+    expect(immLines.some((l) => !isLabel(l) && l.op === "s_ff1_i32_b64")).toBe(false);
+    const u = compiledLoopShape(immLines, 64);
+    expect(typeof u === "object" && u !== null && immLines.some((l) => !isLabel(l) && l.op === "s_add_u32" && l.ops[1]?.k === "s" && l.ops[1].n === u.mem)).toBe(true);
   }, 60_000);
 
   it("prove:all's hip/llvm matrix reports each row as its proof finishes (a stopped run keeps them), the second profile's rows sharing the first's", async () => {
