@@ -4,7 +4,7 @@
  * package points to.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -42,8 +42,9 @@ describe("npm pack --dry-run", { timeout: 180_000 }, () => {
     expect(files.every((f) => /^(dist\/(bin|src|passes|targets)\/|docs\/|examples\/|LICENSE$|README\.md$|package\.json$)/.test(f)), files.join("\n")).toBe(true);
   });
 
-  it("the CLI's shebang survives the build", () => {
+  it("the CLI's shebang survives the build, and the build makes it executable (npx runs it as it is)", () => {
     expect(readFileSync(join(ROOT, "dist", "bin", "ptx-lower.js"), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(statSync(join(ROOT, "dist", "bin", "ptx-lower.js")).mode & 0o111).toBe(0o111);
   });
 });
 
