@@ -451,8 +451,8 @@ export async function proveCompiledLoop(
     };
     const lows = Array.from({ length: W }, (_, l) => l).filter((l) => bv.asBool(bv.bitAt(L0, l)) !== false);
     // The lane-mask facts (file comment): candidates, those that hold at the entry, then
-    // Houdini — drop every fact a trip does not carry to l + 1 under all the others, until a
-    // sweep over every trip drops none (the facts left are then inductive).
+    // Houdini — drop every fact a trip does not carry to l + 1 under all the others, until
+    // every trip holds the facts left under exactly those (they are then inductive).
     let facts: Fact[] = loop.masks.flatMap((reg) => [{ reg, kind: "keep" as const }, ...(f.type === "f32" ? (["have", "saw"] as const).map((kind) => ({ reg, kind })) : [])]);
     const keptAtEntry: Fact[] = [];
     for (const fact of facts) {
