@@ -90,6 +90,27 @@
  * has bits below l known 0 and bit l known 1 — so the trip's s_ff1 is the constant l and its
  * v_readlane reads lane l. Without it every lane's query held all 32 lanes' terms and timed out.
  *
+ * Lane-sliced queries (wave32). Two changes make a lane's query of a trip hold that lane's
+ * terms alone and no fold. (1) The known-bits view fills: a bitwise operation with one
+ * operand's bits known spells every bit of its result (a bit not known is an extract of its own
+ * operand), so lane t's bit of `s_or_b64 s[0:1], s[0:1], s[6:7]` with s[0:1] havocked is lane
+ * t's compare, not an extract of a term over every lane's; the lane-mask facts read lane t's bit
+ * through it too. (2) Generalized queries (`generalized`): the lane's fold state over G_t<l
+ * (REF, or `.f32`'s acc / haveNumber / sawNaN) is replaced in the query by fresh symbols
+ * (z3 `substitute`), the lane's own, and the query is asked first that way, then as it is. A
+ * term replaced by a fresh symbol is a generalization: a model of the query is one of the
+ * generalized query with the symbol set to the term's value, so unsat there is unsat here. It
+ * proves because the reference's state over G_t<l+1 is built from its state over G_t<l (a left
+ * fold: src/sem/warp.ts), so the claim becomes "the code's step and the reference's step agree
+ * from any state", with no 32-step fold to bit-blast. Neither alone helps (clang's gfx1100
+ * redux.add.u32, sgpr: fill only 804 s, generalization only 768 s, both 35–53 s). They are
+ * not used on wave64: each trip's filled bits and each generalized copy of a query stay alive
+ * to the proof's end (src/check/smt.ts `Z3BV.keep` holds every term; releasing them mid-proof
+ * let z3-solver's finalizers run during a check: "memory access out of bounds", measured), and
+ * z3's check costs more the more terms are alive — over the 64 trips of a two-warps proof every
+ * query came to take ~1.2 s (clang's gfx942 redux.min.f32; clang's gfx900 redux.add.u32 with an
+ * immediate a, two warps, 132 s → 566 s).
+ *
  * Cost (measured 2026-12-05 on this project's 2-core machine, one or two other proofs beside
  * it; `PROVE_DEBUG=1` prints each query; queries / wall):
  *   - llc's gfx1100 redux.add.u32, vgpr, one warp: 2,114 / 26 s (the test);
@@ -102,6 +123,11 @@
  *     sgpr: 2,184 / 166 s; redux.max.NaN.f32, vgpr: 2,512 / 296 s (s4 = taken, s1 = NaN seen);
  *   - llc's gfx1100 redux.min.f32 (two back-edges), vgpr: 2,315 / 193 s;
  *   - a broken clang min.f32 loop: not proved at the second trip, then refuted, 20 s.
+ *   With lane-sliced queries (wave32; the same machine, two or three other jobs beside):
+ *   llc's redux.add.u32, vgpr 2,114 / 31 s; clang's redux.add.u32, sgpr 2,114 / 53–74 s;
+ *   clang's redux.min.f32, vgpr 2,220 / 64–70 s; clang's redux.max.NaN.f32, vgpr 71 s; but
+ *   clang's redux.min.f32, sgpr 2,633 / 228 s — slower than without (its acc queries do not
+ *   prove generalized: the SGPR accumulator's step needs more of the fold state than the claim).
  * Two changes made the per-lane queries cheap: the reference's fold over a lane set builds one
  * lane, not 32 (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built
  * once; and they are asked under the light hypotheses first (`askLane`). Every compiled redux
@@ -224,7 +250,7 @@ export function compiledLoopShape(lines: readonly MLine[], wave: 32 | 64): Compi
  * `v_cndmask`'s read of it) is that lane's condition, and a bit that is constant by
  * construction is the constant. Every value is still `bv`'s own term.
  */
-function bitLevelView(bv: Z3Env["bv"], known: Map<BitVec, (Bool | undefined)[]>): Z3Env["bv"] {
+function bitLevelView(bv: Z3Env["bv"], known: Map<BitVec, (Bool | undefined)[]>, fill: boolean): Z3Env["bv"] {
   type B = (Bool | undefined)[];
   const bitsOf = (x: BitVec): B | undefined => {
     const k = known.get(x);
@@ -239,15 +265,24 @@ function bitLevelView(bv: Z3Env["bv"], known: Map<BitVec, (Bool | undefined)[]>)
     if (bits && bv.asBigint(r) === undefined && !known.has(r) && bits.some((b) => b !== undefined)) known.set(r, bits);
     return r;
   };
+  // `fill` (file comment, "Lane-sliced queries"): a bitwise operation with one operand's bits
+  // known spells every bit of its result, a bit not known being `bv.bitAt` of its operand (an
+  // extract of that operand alone, its own definition). Without it, `s_or_b64 s[0:1], s[0:1],
+  // s[6:7]` with s[0:1] havocked loses the bits of s[6:7] (lane t's compare), and lane t's read
+  // of the result is an extract of the whole 64-bit term: every lane's compares in every
+  // lane's query (clang's gfx942 redux.min.f32, two warps, trip from bit 31: a lane's query
+  // 854 KB of SMT-LIB without, 9.7 KB with).
   const both = (x: BitVec, y: BitVec, op: (a: Bool, b: Bool) => Bool): B | undefined => {
     const a = bitsOf(x);
     const b = bitsOf(y);
+    if (fill) return a || b ? Array.from({ length: bv.width(x) }, (_, i) => op(a?.[i] ?? bv.bitAt(x, i), b?.[i] ?? bv.bitAt(y, i))) : undefined;
     return a && b ? a.map((p, i) => (p !== undefined && b[i] !== undefined ? op(p, b[i]!) : undefined)) : undefined;
   };
   const view: Partial<Record<keyof Z3Env["bv"], unknown>> = {
     bitAt: (x: BitVec, i: number): Bool => bitsOf(x)?.[i] ?? bv.bitAt(x, i),
     or: (x: BitVec, y: BitVec) => note(bv.or(x, y), both(x, y, (a, b) => bv.orB(a, b))),
     and: (x: BitVec, y: BitVec) => note(bv.and(x, y), both(x, y, (a, b) => bv.andB(a, b))),
+    xor: (x: BitVec, y: BitVec) => note(bv.xor(x, y), both(x, y, (a, b) => bv.notB(bv.eqB(a, b)))),
     not: (x: BitVec) => note(bv.not(x), bitsOf(x)?.map((a) => (a === undefined ? undefined : bv.notB(a)))),
     ite: (c: Bool, x: BitVec, y: BitVec) => note(bv.ite(c, x, y), both(x, y, (a, b) => bv.iteB(c, a, b))),
     concat: (hi: BitVec, lo: BitVec) => {
@@ -312,7 +347,9 @@ export async function proveCompiledLoop(
   const init = symbolicInit(env);
   const su: CompiledSetup<BitVec, Bool> = compiledWarpSetup(init, cf, lines, mcpu, sregs, layout, { bits: null, activeLanes: LANES });
   const known = new Map<BitVec, (Bool | undefined)[]>();
-  const kv = bitLevelView(bv, known);
+  // Lane-sliced queries (file comment) on wave32 only.
+  const sliced = W === 32;
+  const kv = bitLevelView(bv, known, sliced);
   const run = (code: MLine[], st: WaveState<BitVec, Bool>, view = kv) => {
     st.sgpr.set(sM, bv.k(0, 32));
     const p = execPaths(view, code, st, { maxBack: 1 });
@@ -323,7 +360,7 @@ export async function proveCompiledLoop(
   const memOf = (st: WaveState<BitVec, Bool>) => bv.concat(st.sgpr.get(loop.mem + 1)!, st.sgpr.get(loop.mem)!);
   const exitBads = (fin: WaveState<BitVec, Bool>): Bool => bv.any(compiledWarpBads(bv, cf, su, fin).map((x: Bad<Bool>) => x.cond));
   // Per wave lane: on_t, G_t within L0, REF(G_t ∩ [0, l)) (file comment).
-  type LaneOn = { lane: number; on: Bool; G: Bool[]; base: number; ref: (l: number) => BitVec; acc: (l: number) => BitVec; flag: (l: number, k: FlagKind) => Bool };
+  type LaneOn = { lane: number; on: Bool; G: Bool[]; base: number; ref: (l: number) => BitVec; acc: (l: number) => BitVec; flag: (l: number, k: FlagKind) => Bool; fold: (l: number) => { acc: BitVec; flags: Bool[] } };
   const lanesOn: LaneOn[] = [];
   for (const hf of su.halves)
     for (let t = 0; t < LANES; t++) {
@@ -348,14 +385,18 @@ export async function proveCompiledLoop(
       };
       const acc = f.type === "f32" ? (l: number) => state(l).acc : ref;
       const flag = (l: number, k: FlagKind): Bool => (f.type !== "f32" ? bv.false : k === "have" ? state(l).haveNumber : state(l).sawNaN);
-      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref, acc, flag });
+      // The fold state over G_t<l, the terms a query is generalized over (`generalized`).
+      const fold = f.type === "f32" ? (l: number) => ({ acc: state(l).acc, flags: [state(l).haveNumber, state(l).sawNaN] }) : (l: number) => ({ acc: ref(l), flags: [] });
+      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref, acc, flag, fold });
     }
   // The accumulator as lane `lane` sees it: its VGPR's entry, or the one SGPR every lane shares.
   const accOf = (st: WaveState<BitVec, Bool>, lane: number): BitVec => (loop.accSgpr ? st.sgpr.get(loop.acc)! : st.vgpr.get(loop.acc)![lane]!);
   const accHolds = (st: WaveState<BitVec, Bool>, l: number): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.eq(accOf(st, x.lane), x.acc(l)))));
   // Lane-mask facts (file comment): a mask register's value, the wave's width.
   const maskOf = (st: WaveState<BitVec, Bool>, r: number): BitVec => (W === 32 ? st.sgpr.get(r)! : bv.concat(st.sgpr.get(r + 1)!, st.sgpr.get(r)!));
-  const factLane = (fact: Fact, st: WaveState<BitVec, Bool>, l: number, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(bv.bitAt(maskOf(st, fact.reg), x.lane), x.flag(l, fact.kind as FlagKind)));
+  // (Sliced: lane t's bit through the known-bits view, that lane's term, not an extract of the wave's.)
+  const laneBit = sliced ? kv : bv;
+  const factLane = (fact: Fact, st: WaveState<BitVec, Bool>, l: number, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(laneBit.bitAt(maskOf(st, fact.reg), x.lane), x.flag(l, fact.kind as FlagKind)));
   const factAt = (fact: Fact, st: WaveState<BitVec, Bool>, SB: WaveState<BitVec, Bool>, l: number): Bool => {
     if (fact.kind === "keep") {
       const off = bv.not(SB.exec);
@@ -374,6 +415,39 @@ export async function proveCompiledLoop(
     const reason = res.status === "sat" ? `compiled loop induction fails at ${what} (not proved, not a counterexample)` : `compiled loop induction (${what}): ${res.reason ?? "unknown"} (per-query timeout ${timeoutMs / 1000} s)`;
     return { verdict: { verdict: "unknown", ms: performance.now() - t0, reason, ...(res.fault ? { fault: true } : {}) } };
   };
+  // The fold state generalized (file comment, "Generalized queries"): the query with every
+  // lane's fold state over G_t<l (`fold`, for the lanes `xs`) replaced by that lane's fresh
+  // symbols; null where no term is left to replace (constants are not: the state over no lane).
+  const fresh = new Map<number, { acc: BitVec; flags: Bool[] }>();
+  // Where the code's step needs more of the state than the claim gives (clang's `.f32` loop
+  // with an SGPR accumulator: the generalized queries failed, each then asked again), they cost
+  // a query each for nothing (redux.min.f32, sgpr: 3,640 queries / 318 s against 2,184 / 166 s
+  // without): a kind of query (`what` without its numbers) that has failed generalized 8 times
+  // more than it proved is asked only as it is.
+  const genScore = new Map<string, number>();
+  const generalizedTried = (what: string, proved: boolean) => {
+    const k = what.replace(/\d+/g, "N");
+    genScore.set(k, (genScore.get(k) ?? 0) + (proved ? -1 : 1));
+  };
+  const generalized = (l: number, xs: readonly LaneOn[], qs: Bool[], what: string): Bool[] | null => {
+    if (!sliced || (genScore.get(what.replace(/\d+/g, "N")) ?? 0) >= 8) return null;
+    const pairs: [BitVec, BitVec][] = [];
+    const seen = new Set<number>();
+    const put = (from: BitVec | Bool, to: BitVec | Bool, constant: boolean) => {
+      if (constant || seen.has(from.id())) return;
+      seen.add(from.id());
+      pairs.push([from as BitVec, to as BitVec]);
+    };
+    for (const x of xs) {
+      const st = x.fold(l);
+      let v = fresh.get(x.lane);
+      if (!v) fresh.set(x.lane, (v = { acc: init.mk(`fold${x.lane}.acc`, 32), flags: st.flags.map((_, i) => init.mkB(`fold${x.lane}.flag${i}`)) }));
+      put(st.acc, v.acc, bv.asBigint(st.acc) !== undefined);
+      st.flags.forEach((b, i) => put(b, v.flags[i]!, bv.asBool(b) !== undefined));
+    }
+    // (Held as every term is: src/check/smt.ts `Z3BV.keep`.)
+    return pairs.length ? qs.map((q) => bv.hold(env.ctx.substitute(q, ...pairs) as Bool)) : null;
+  };
   // A per-lane query of a trip (`T_l`'s acc and exit): first under `light` alone, a subset of
   // its hypotheses — an unsat there is unsat under all of them (fewer hypotheses, a stronger
   // claim), so a proof is a proof — and only where that does not prove, under `light` and
@@ -381,8 +455,16 @@ export async function proveCompiledLoop(
   // bit l of L0 or (M) in the code llc and clang emit, and leaving out (M), a term over every
   // lane's members, halved these queries (measured: llc's gfx1100 redux.add.u32, vgpr, one
   // warp, 2,048 lane queries 57.8 s → 29.0 s of solver time).
-  const askLane = async (what: string, light: Bool[], rest: Bool[], bad: Bool): Promise<{ verdict: Verdict } | null> => {
+  const askLane = async (what: string, l: number, x: LaneOn, light: Bool[], rest: Bool[], bad: Bool): Promise<{ verdict: Verdict } | null> => {
     if (bv.asBool(bad) === false) return null;
+    const g = generalized(l, [x], [...light, bad], what);
+    if (g) {
+      queries++;
+      const res = await solve(env, g, timeoutMs);
+      if (process.env.PROVE_DEBUG) console.log("compiled loop", what, "(light, generalized)", res.status, Math.round(res.ms));
+      generalizedTried(what, res.status === "unsat");
+      if (res.status === "unsat") return null;
+    }
     queries++;
     const res = await solve(env, [...light, bad], timeoutMs);
     if (process.env.PROVE_DEBUG) console.log("compiled loop", what, "(light)", res.status, Math.round(res.ms));
@@ -471,9 +553,18 @@ export async function proveCompiledLoop(
         const { H, T } = tripAt(l);
         const v0 = version;
         for (const fact of [...facts]) {
-          queries++;
-          const res = await solve(env, [E.atB, bv.bitAt(L0, l), M, T.atB, ...facts.map((g) => factAt(g, H, SB, l)), bv.notB(factAt(fact, T.fin, SB, l + 1))], timeoutMs);
-          if (process.env.PROVE_DEBUG) console.log("compiled loop", `fact ${showFact(fact)}, a trip from lowest bit ${l}`, res.status, Math.round(res.ms));
+          const qs = [E.atB, bv.bitAt(L0, l), M, T.atB, ...facts.map((g) => factAt(g, H, SB, l)), bv.notB(factAt(fact, T.fin, SB, l + 1))];
+          // Generalized first (`generalized`), then as it is.
+          const kind = `fact ${showFact(fact)}`;
+          const g = generalized(l, lanesOn, qs, kind);
+          let res = g ? (queries++, await solve(env, g, timeoutMs)) : undefined;
+          if (res) generalizedTried(kind, res.status === "unsat");
+          if (process.env.PROVE_DEBUG && res) console.log("compiled loop", `fact ${showFact(fact)}, a trip from lowest bit ${l}`, "(generalized)", res.status, Math.round(res.ms));
+          if (res?.status !== "unsat") {
+            queries++;
+            res = await solve(env, qs, timeoutMs);
+            if (process.env.PROVE_DEBUG) console.log("compiled loop", `fact ${showFact(fact)}, a trip from lowest bit ${l}`, res.status, Math.round(res.ms));
+          }
           if (res.status !== "unsat") {
             facts = facts.filter((g) => g !== fact);
             version++;
@@ -498,7 +589,7 @@ export async function proveCompiledLoop(
       r = await ask(`a trip from lowest bit ${l}: coming back (the mask)`, [...assume, T.atB], bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero)))));
       if (r) return r;
       for (const x of lanesOn) {
-        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, [E.atB, T.atB, x.on, ...own(x)], restLane, bv.notB(bv.eq(accOf(T.fin, x.lane), x.acc(l + 1))));
+        r = await askLane(`a trip from lowest bit ${l}: coming back (acc, lane ${x.lane})`, l, x, [E.atB, T.atB, x.on, ...own(x)], restLane, bv.notB(bv.eq(accOf(T.fin, x.lane), x.acc(l + 1))));
         if (r) return r;
       }
       // The exit: no member above l (L0 has none: mem' = 0), so G_t ∩ [0, l + 1) = G_t and
@@ -510,7 +601,7 @@ export async function proveCompiledLoop(
       // Per wave lane, in every active lane (stronger than where d is defined), then the rest.
       const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
       for (const x of lanesOn) {
-        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, [E.atB, bv.notB(T.atB), ...own(x)], restLane, bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
+        r = await askLane(`a trip from lowest bit ${l}: the exit (lane ${x.lane})`, l, x, [E.atB, bv.notB(T.atB), ...own(x)], restLane, bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond)));
         if (r) return r;
       }
       r = await ask(`a trip from lowest bit ${l}: the exit`, [...assume, bv.notB(T.atB), ...factsH], bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond)));
