@@ -425,9 +425,11 @@ export async function proveCompiledLoop(
   // without): a kind of query (`what` without its numbers) that has failed generalized 8 times
   // more than it proved is asked only as it is.
   const genScore = new Map<string, number>();
+  let genProved = 0;
   const generalizedTried = (what: string, proved: boolean) => {
     const k = what.replace(/\d+/g, "N");
     genScore.set(k, (genScore.get(k) ?? 0) + (proved ? -1 : 1));
+    if (proved) genProved++;
   };
   const generalized = (l: number, xs: readonly LaneOn[], qs: Bool[], what: string): Bool[] | null => {
     if (!sliced || (genScore.get(what.replace(/\d+/g, "N")) ?? 0) >= 8) return null;
@@ -616,7 +618,7 @@ export async function proveCompiledLoop(
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries`,
+      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries${sliced ? `, lane-sliced (${genProved} proved generalized)` : ""}`,
       queries,
     },
   };
