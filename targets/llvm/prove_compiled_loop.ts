@@ -386,7 +386,7 @@ export async function proveCompiledLoop(
       const acc = f.type === "f32" ? (l: number) => state(l).acc : ref;
       const flag = (l: number, k: FlagKind): Bool => (f.type !== "f32" ? bv.false : k === "have" ? state(l).haveNumber : state(l).sawNaN);
       // The fold state over G_t<l, the terms a query is generalized over (`generalized`).
-      const fold = f.type === "f32" ? (l: number) => ({ acc: state(l).acc, flags: [state(l).haveNumber, state(l).sawNaN] }) : (l: number) => ({ acc: ref(l), flags: [] });
+      const fold = (l: number) => ({ acc: acc(l), flags: f.type === "f32" ? [flag(l, "have"), flag(l, "saw")] : [] });
       lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref, acc, flag, fold });
     }
   // The accumulator as lane `lane` sees it: its VGPR's entry, or the one SGPR every lane shares.
@@ -426,13 +426,14 @@ export async function proveCompiledLoop(
   // more than it proved is asked only as it is.
   const genScore = new Map<string, number>();
   let genProved = 0;
+  const kindOf = (what: string) => what.replace(/\d+/g, "N");
   const generalizedTried = (what: string, proved: boolean) => {
-    const k = what.replace(/\d+/g, "N");
+    const k = kindOf(what);
     genScore.set(k, (genScore.get(k) ?? 0) + (proved ? -1 : 1));
     if (proved) genProved++;
   };
   const generalized = (l: number, xs: readonly LaneOn[], qs: Bool[], what: string): Bool[] | null => {
-    if (!sliced || (genScore.get(what.replace(/\d+/g, "N")) ?? 0) >= 8) return null;
+    if (!sliced || (genScore.get(kindOf(what)) ?? 0) >= 8) return null;
     const pairs: [BitVec, BitVec][] = [];
     const seen = new Set<number>();
     const put = (from: BitVec | Bool, to: BitVec | Bool, constant: boolean) => {
