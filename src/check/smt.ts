@@ -56,6 +56,39 @@ async function gcFunction(): Promise<(() => void) | null> {
 let loading: Promise<Z3Env> | null = null;
 
 /**
+ * Finalizers deferred while a check runs. z3-solver frees a term from a JS finalizer
+ * (`FinalizationRegistry` callback → `Z3_dec_ref`), and its `check` runs in z3's own thread
+ * while the JS thread awaits it; a `dec_ref` then races the check and corrupts z3's heap
+ * ("RuntimeError: memory access out of bounds", seen when a proof released terms between its
+ * own queries). z3-solver builds its registry once, in `init()`; `loadZ3` gives it a
+ * registry whose callbacks are queued while `checking > 0` and run when the last check ends
+ * (`solve`). With this, terms may be released at any point between checks, not only between
+ * proofs.
+ */
+let checking = 0;
+const deferred: (() => void)[] = [];
+let deferredCount = 0;
+/** How many z3-solver finalizers have waited for a check to end, since the thread began (for tests). */
+export function finalizersDeferred(): number {
+  return deferredCount;
+}
+function endCheck(): void {
+  if (--checking > 0) return;
+  for (let cb = deferred.shift(); cb; cb = deferred.shift()) cb();
+}
+class GatedFinalizationRegistry<T> extends FinalizationRegistry<T> {
+  constructor(callback: (held: T) => void) {
+    super((held) => {
+      if (checking > 0) {
+        deferredCount++;
+        deferred.push(() => callback(held));
+      }
+      else callback(held);
+    });
+  }
+}
+
+/**
  * `recycle` also collects once this many terms are held, whatever the weight: z3's tactic
  * solver rebuilds and regrows its table of every live term on each check (the SAT tactic's
  * `compact_memory`, then the bit-blaster's inserts), so a check costs more the more terms
@@ -69,7 +102,15 @@ export function loadZ3(): Promise<Z3Env> {
   if (!loading) {
     loading = (async () => {
       const mod = await import("z3-solver");
-      const api = await mod.init();
+      // z3-solver's registry is built in init(): the gated one (`checking`) for its span only.
+      const native = globalThis.FinalizationRegistry;
+      globalThis.FinalizationRegistry = GatedFinalizationRegistry;
+      let api: Awaited<ReturnType<typeof mod.init>>;
+      try {
+        api = await mod.init();
+      } finally {
+        globalThis.FinalizationRegistry = native;
+      }
       const gc = await gcFunction();
       const ctx = new api.Context("main");
       let load = 0;
@@ -480,9 +521,15 @@ export async function solve(env: Z3Env, assertions: Bool[], timeoutMs: number, l
     env.bv.hold(s);
     s.set("timeout", Math.max(1, Math.round(timeoutMs)));
     for (const a of live) s.add(a);
-    // Pending finalizers (dec_ref of terms nobody holds) run now, not during the check.
+    // Pending finalizers (dec_ref of terms nobody holds) run now; during the check they wait (`checking`).
     await new Promise((r) => setTimeout(r, 0));
-    const status = await s.check();
+    checking++;
+    let status: Awaited<ReturnType<typeof s.check>>;
+    try {
+      status = await s.check();
+    } finally {
+      endCheck();
+    }
     const ms = performance.now() - t0;
     if (status === "sat") return { status, ms, model: env.bv.hold(s.model()) };
     const reason = status === "unknown" ? s.reasonUnknown() || "unknown" : undefined;
