@@ -90,7 +90,7 @@
  * has bits below l known 0 and bit l known 1 — so the trip's s_ff1 is the constant l and its
  * v_readlane reads lane l. Without it every lane's query held all 32 lanes' terms and timed out.
  *
- * Lane-sliced queries (wave32). Two changes make a lane's query of a trip hold that lane's
+ * Lane-sliced queries. Two changes make a lane's query of a trip hold that lane's
  * terms alone and no fold. (1) The known-bits view fills: a bitwise operation with one
  * operand's bits known spells every bit of its result (a bit not known is an extract of its own
  * operand), so lane t's bit of `s_or_b64 s[0:1], s[0:1], s[6:7]` with s[0:1] havocked is lane
@@ -103,13 +103,16 @@
  * proves because the reference's state over G_t<l+1 is built from its state over G_t<l (a left
  * fold: src/sem/warp.ts), so the claim becomes "the code's step and the reference's step agree
  * from any state", with no 32-step fold to bit-blast. Neither alone helps (clang's gfx1100
- * redux.add.u32, sgpr: fill only 804 s, generalization only 768 s, both 35–53 s). They are
- * not used on wave64: each trip's filled bits and each generalized copy of a query stay alive
- * to the proof's end (src/check/smt.ts `Z3BV.keep` holds every term; releasing them mid-proof
- * let z3-solver's finalizers run during a check: "memory access out of bounds", measured), and
- * z3's check costs more the more terms are alive — over the 64 trips of a two-warps proof every
- * query came to take ~1.2 s (clang's gfx942 redux.min.f32; clang's gfx900 redux.add.u32 with an
- * immediate a, two warps, 132 s → 566 s).
+ * redux.add.u32, sgpr: fill only 804 s, generalization only 768 s, both 35–53 s).
+ *
+ * Releasing a trip's terms (`forgetTrip`). z3's check costs more the more terms are alive, and
+ * the filled bits and generalized copies of every trip, held to the proof's end, made every
+ * query of a wave64 two-warps proof take ~1.2 s (3.4 GB; clang's gfx942 redux.min.f32; clang's
+ * gfx900 redux.add.u32 with an immediate a, two warps, 132 s → 566 s). So once a trip is
+ * checked its terms are dropped (rebuilt if a later pass asks again) and the solver's released
+ * when enough are held: possible mid-proof since src/check/smt.ts defers z3-solver's
+ * finalizers while a check runs (before that, a release mid-proof crashed z3-solver: "memory
+ * access out of bounds").
  *
  * Cost (measured 2026-12-05 on this project's 2-core machine, one or two other proofs beside
  * it; `PROVE_DEBUG=1` prints each query; queries / wall):
@@ -123,11 +126,16 @@
  *     sgpr: 2,184 / 166 s; redux.max.NaN.f32, vgpr: 2,512 / 296 s (s4 = taken, s1 = NaN seen);
  *   - llc's gfx1100 redux.min.f32 (two back-edges), vgpr: 2,315 / 193 s;
  *   - a broken clang min.f32 loop: not proved at the second trip, then refuted, 20 s.
- *   With lane-sliced queries (wave32; the same machine, two or three other jobs beside):
- *   llc's redux.add.u32, vgpr 2,114 / 31 s; clang's redux.add.u32, sgpr 2,114 / 53–74 s;
- *   clang's redux.min.f32, vgpr 2,220 / 64–70 s; clang's redux.max.NaN.f32, vgpr 71 s; but
- *   clang's redux.min.f32, sgpr 2,633 / 228 s — slower than without (its acc queries do not
- *   prove generalized: the SGPR accumulator's step needs more of the fold state than the claim).
+ *   With lane-sliced queries, wave32 only and no release (the same machine, two or three
+ *   other jobs beside): llc's redux.add.u32, vgpr 2,114 / 31 s; clang's redux.add.u32, sgpr
+ *   2,114 / 53–74 s; clang's redux.min.f32, vgpr 2,220 / 64–70 s; clang's redux.max.NaN.f32,
+ *   vgpr 71 s; but clang's redux.min.f32, sgpr 2,633 / 228 s — slower than without (its acc
+ *   queries do not prove generalized: the SGPR accumulator's step needs more of the fold state
+ *   than the claim).
+ *   With the release too, every wave (one other job beside): clang's gfx1100 redux.add.u32,
+ *   sgpr 2,114 / 23 s (389 MB); redux.min.f32, vgpr 2,220 / 50 s; clang's gfx942
+ *   redux.min.f32, vgpr, two warps 8,524 / 346 s (699 MB; ~25 min before); clang's gfx900
+ *   redux.add.u32 with an immediate a, two warps 8,322 / 144 s (538 MB).
  * Two changes made the per-lane queries cheap: the reference's fold over a lane set builds one
  * lane, not 32 (src/sem/warp.ts `warpLevel`'s `which`), and each lane's REF(G_t<l) is built
  * once; and they are asked under the light hypotheses first (`askLane`). Every compiled redux
@@ -250,7 +258,7 @@ export function compiledLoopShape(lines: readonly MLine[], wave: 32 | 64): Compi
  * `v_cndmask`'s read of it) is that lane's condition, and a bit that is constant by
  * construction is the constant. Every value is still `bv`'s own term.
  */
-function bitLevelView(bv: Z3Env["bv"], known: Map<BitVec, (Bool | undefined)[]>, fill: boolean): Z3Env["bv"] {
+function bitLevelView(bv: Z3Env["bv"], known: WeakMap<BitVec, (Bool | undefined)[]>): Z3Env["bv"] {
   type B = (Bool | undefined)[];
   const bitsOf = (x: BitVec): B | undefined => {
     const k = known.get(x);
@@ -265,7 +273,7 @@ function bitLevelView(bv: Z3Env["bv"], known: Map<BitVec, (Bool | undefined)[]>,
     if (bits && bv.asBigint(r) === undefined && !known.has(r) && bits.some((b) => b !== undefined)) known.set(r, bits);
     return r;
   };
-  // `fill` (file comment, "Lane-sliced queries"): a bitwise operation with one operand's bits
+  // The fill (file comment, "Lane-sliced queries"): a bitwise operation with one operand's bits
   // known spells every bit of its result, a bit not known being `bv.bitAt` of its operand (an
   // extract of that operand alone, its own definition). Without it, `s_or_b64 s[0:1], s[0:1],
   // s[6:7]` with s[0:1] havocked loses the bits of s[6:7] (lane t's compare), and lane t's read
@@ -275,8 +283,7 @@ function bitLevelView(bv: Z3Env["bv"], known: Map<BitVec, (Bool | undefined)[]>,
   const both = (x: BitVec, y: BitVec, op: (a: Bool, b: Bool) => Bool): B | undefined => {
     const a = bitsOf(x);
     const b = bitsOf(y);
-    if (fill) return a || b ? Array.from({ length: bv.width(x) }, (_, i) => op(a?.[i] ?? bv.bitAt(x, i), b?.[i] ?? bv.bitAt(y, i))) : undefined;
-    return a && b ? a.map((p, i) => (p !== undefined && b[i] !== undefined ? op(p, b[i]!) : undefined)) : undefined;
+    return a || b ? Array.from({ length: bv.width(x) }, (_, i) => op(a?.[i] ?? bv.bitAt(x, i), b?.[i] ?? bv.bitAt(y, i))) : undefined;
   };
   const view: Partial<Record<keyof Z3Env["bv"], unknown>> = {
     bitAt: (x: BitVec, i: number): Bool => bitsOf(x)?.[i] ?? bv.bitAt(x, i),
@@ -346,10 +353,9 @@ export async function proveCompiledLoop(
   const sM = registerEnds(lines).s + 8;
   const init = symbolicInit(env);
   const su: CompiledSetup<BitVec, Bool> = compiledWarpSetup(init, cf, lines, mcpu, sregs, layout, { bits: null, activeLanes: LANES });
-  const known = new Map<BitVec, (Bool | undefined)[]>();
-  // Lane-sliced queries (file comment) on wave32 only.
-  const sliced = W === 32;
-  const kv = bitLevelView(bv, known, sliced);
+  // (Weak: a trip's terms are released once the trip is proved, `forgetTrip`.)
+  const known = new WeakMap<BitVec, (Bool | undefined)[]>();
+  const kv = bitLevelView(bv, known);
   const run = (code: MLine[], st: WaveState<BitVec, Bool>, view = kv) => {
     st.sgpr.set(sM, bv.k(0, 32));
     const p = execPaths(view, code, st, { maxBack: 1 });
@@ -360,7 +366,7 @@ export async function proveCompiledLoop(
   const memOf = (st: WaveState<BitVec, Bool>) => bv.concat(st.sgpr.get(loop.mem + 1)!, st.sgpr.get(loop.mem)!);
   const exitBads = (fin: WaveState<BitVec, Bool>): Bool => bv.any(compiledWarpBads(bv, cf, su, fin).map((x: Bad<Bool>) => x.cond));
   // Per wave lane: on_t, G_t within L0, REF(G_t ∩ [0, l)) (file comment).
-  type LaneOn = { lane: number; on: Bool; G: Bool[]; base: number; ref: (l: number) => BitVec; acc: (l: number) => BitVec; flag: (l: number, k: FlagKind) => Bool; fold: (l: number) => { acc: BitVec; flags: Bool[] } };
+  type LaneOn = { lane: number; on: Bool; G: Bool[]; base: number; ref: (l: number) => BitVec; acc: (l: number) => BitVec; flag: (l: number, k: FlagKind) => Bool; fold: (l: number) => { acc: BitVec; flags: Bool[] }; forget: (below: number) => void };
   const lanesOn: LaneOn[] = [];
   for (const hf of su.halves)
     for (let t = 0; t < LANES; t++) {
@@ -387,16 +393,19 @@ export async function proveCompiledLoop(
       const flag = (l: number, k: FlagKind): Bool => (f.type !== "f32" ? bv.false : k === "have" ? state(l).haveNumber : state(l).sawNaN);
       // The fold state over G_t<l, the terms a query is generalized over (`generalized`).
       const fold = (l: number) => ({ acc: acc(l), flags: f.type === "f32" ? [flag(l, "have"), flag(l, "saw")] : [] });
-      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref, acc, flag, fold });
+      // Drops the terms built for l < below (`forgetTrip`; rebuilt if asked for again).
+      const forget = (below: number) => {
+        for (const m of [refs, states]) for (const k of m.keys()) if (k < below) m.delete(k);
+      };
+      lanesOn.push({ lane: hf.base + t, on: hf.activeB[t]!, G, base: hf.base, ref, acc, flag, fold, forget });
     }
   // The accumulator as lane `lane` sees it: its VGPR's entry, or the one SGPR every lane shares.
   const accOf = (st: WaveState<BitVec, Bool>, lane: number): BitVec => (loop.accSgpr ? st.sgpr.get(loop.acc)! : st.vgpr.get(loop.acc)![lane]!);
   const accHolds = (st: WaveState<BitVec, Bool>, l: number): Bool => bv.all(lanesOn.map((x) => bv.implies(x.on, bv.eq(accOf(st, x.lane), x.acc(l)))));
   // Lane-mask facts (file comment): a mask register's value, the wave's width.
   const maskOf = (st: WaveState<BitVec, Bool>, r: number): BitVec => (W === 32 ? st.sgpr.get(r)! : bv.concat(st.sgpr.get(r + 1)!, st.sgpr.get(r)!));
-  // (Sliced: lane t's bit through the known-bits view, that lane's term, not an extract of the wave's.)
-  const laneBit = sliced ? kv : bv;
-  const factLane = (fact: Fact, st: WaveState<BitVec, Bool>, l: number, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(laneBit.bitAt(maskOf(st, fact.reg), x.lane), x.flag(l, fact.kind as FlagKind)));
+  // (Lane-sliced: lane t's bit through the known-bits view, that lane's term, not an extract of the wave's.)
+  const factLane = (fact: Fact, st: WaveState<BitVec, Bool>, l: number, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(kv.bitAt(maskOf(st, fact.reg), x.lane), x.flag(l, fact.kind as FlagKind)));
   const factAt = (fact: Fact, st: WaveState<BitVec, Bool>, SB: WaveState<BitVec, Bool>, l: number): Bool => {
     if (fact.kind === "keep") {
       const off = bv.not(SB.exec);
@@ -433,7 +442,7 @@ export async function proveCompiledLoop(
     if (proved) genProved++;
   };
   const generalized = (l: number, xs: readonly LaneOn[], qs: Bool[], what: string): Bool[] | null => {
-    if (!sliced || (genScore.get(kindOf(what)) ?? 0) >= 8) return null;
+    if ((genScore.get(kindOf(what)) ?? 0) >= 8) return null;
     const pairs: [BitVec, BitVec][] = [];
     const seen = new Set<number>();
     const put = (from: BitVec | Bool, to: BitVec | Bool, constant: boolean) => {
@@ -503,6 +512,16 @@ export async function proveCompiledLoop(
     const trip = cutLines(lines, loop, sM, "B");
     const above = (n: number) => (n >= 64 ? zero : bv.and(L0, bv.k(((1n << 64n) - 1n) ^ ((1n << BigInt(n)) - 1n), 64)));
     const trips = new Map<number, { H: WaveState<BitVec, Bool>; T: { fin: WaveState<BitVec, Bool>; atB: Bool }; accHyp: Map<number, Bool> }>();
+    // A trip's terms (its states, the lanes' fold states for l and below, their bit views) are
+    // dropped once it is checked, and the solver's terms released when enough are held
+    // (src/check/smt.ts `recycle`; safe between checks since smt.ts defers z3-solver's
+    // finalizers while a check runs): z3's check costs more the more terms are alive, and a
+    // wave64 two-warps proof held ~3.4 GB of them without this (file comment).
+    const forgetTrip = async (l: number) => {
+      trips.delete(l);
+      for (const x of lanesOn) x.forget(l + 1);
+      await env.recycle(0);
+    };
     const tripAt = (l: number) => {
       let x = trips.get(l);
       if (x === undefined) trips.set(l, (x = buildTrip(l)));
@@ -574,6 +593,7 @@ export async function proveCompiledLoop(
           }
         }
         if (version === v0) checkedAt.set(l, version);
+        await forgetTrip(l);
       }
     for (const l of lows) {
       const bitL = bv.bitAt(L0, l);
@@ -609,6 +629,7 @@ export async function proveCompiledLoop(
       }
       r = await ask(`a trip from lowest bit ${l}: the exit`, [...assume, bv.notB(T.atB), ...factsH], bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond)));
       if (r) return r;
+      await forgetTrip(l);
     }
     factsDone = facts;
   } catch (e) {
@@ -619,7 +640,7 @@ export async function proveCompiledLoop(
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries${sliced ? `, lane-sliced (${genProved} proved generalized)` : ""}`,
+      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries, lane-sliced (${genProved} proved generalized)`,
       queries,
     },
   };
