@@ -213,32 +213,38 @@ function redux<V, B>(bv: BV<V, B>, f: Extract<WarpForm, { op: "redux" }>, w: War
 
 function reduceInt<V, B>(bv: BV<V, B>, op: "add" | "min" | "max" | "and" | "or" | "xor", type: "u32" | "s32" | "b32", a: V[], members: B[]): V {
   let acc = bv.k(identity(op, type), 32);
-  for (let j = 0; j < WARP; j++) {
-    const x = a[j]!;
-    let next: V;
-    switch (op) {
-      case "add":
-        next = bv.add(acc, x);
-        break;
-      case "min":
-        next = bv.ite(type === "s32" ? bv.slt(x, acc) : bv.ult(x, acc), x, acc);
-        break;
-      case "max":
-        next = bv.ite(type === "s32" ? bv.slt(acc, x) : bv.ult(acc, x), x, acc);
-        break;
-      case "and":
-        next = bv.and(acc, x);
-        break;
-      case "or":
-        next = bv.or(acc, x);
-        break;
-      case "xor":
-        next = bv.xor(acc, x);
-        break;
-    }
-    acc = bv.ite(members[j]!, next, acc);
-  }
+  for (let j = 0; j < WARP; j++) acc = reduceIntStep(bv, op, type, acc, a[j]!, members[j]!);
   return acc;
+}
+
+/**
+ * One step of `reduceInt`'s fold (the fold is these steps over lanes 0–31 in order, from the
+ * identity): the accumulator (32 bits) after lane value `x`, which enters only if `member`.
+ * targets/llvm/prove_compiled_loop.ts states a compiled loop's trip against it.
+ */
+export function reduceIntStep<V, B>(bv: BV<V, B>, op: "add" | "min" | "max" | "and" | "or" | "xor", type: "u32" | "s32" | "b32", acc: V, x: V, member: B): V {
+  let next: V;
+  switch (op) {
+    case "add":
+      next = bv.add(acc, x);
+      break;
+    case "min":
+      next = bv.ite(type === "s32" ? bv.slt(x, acc) : bv.ult(x, acc), x, acc);
+      break;
+    case "max":
+      next = bv.ite(type === "s32" ? bv.slt(acc, x) : bv.ult(acc, x), x, acc);
+      break;
+    case "and":
+      next = bv.and(acc, x);
+      break;
+    case "or":
+      next = bv.or(acc, x);
+      break;
+    case "xor":
+      next = bv.xor(acc, x);
+      break;
+  }
+  return bv.ite(member, next, acc);
 }
 
 /**
@@ -247,9 +253,16 @@ function reduceInt<V, B>(bv: BV<V, B>, op: "add" | "min" | "max" | "and" | "or" 
  * compare as numbers; NaNs never enter the comparison.
  */
 function reduceF32<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, NaN: boolean, a: V[], members: B[]): V {
-  const { acc, haveNumber, sawNaN } = reduceF32State(bv, op, abs, a, members);
-  return bv.ite(NaN ? bv.orB(sawNaN, bv.notB(haveNumber)) : bv.notB(haveNumber), bv.k(CANONICAL_NAN, 32), acc);
+  return reduceF32Result(bv, NaN, reduceF32State(bv, op, abs, a, members));
 }
+
+/** `reduceF32`'s d from its fold's state (`reduceF32State`): the canonical NaN where no number was taken (or, `.NaN`, a NaN was seen), else acc. */
+export function reduceF32Result<V, B>(bv: BV<V, B>, NaN: boolean, st: F32FoldState<V, B>): V {
+  return bv.ite(NaN ? bv.orB(st.sawNaN, bv.notB(st.haveNumber)) : bv.notB(st.haveNumber), bv.k(CANONICAL_NAN, 32), st.acc);
+}
+
+/** The state of `reduceF32`'s fold (`reduceF32State`). */
+export type F32FoldState<V, B> = { acc: V; haveNumber: B; sawNaN: B };
 
 /**
  * The state of `reduceF32`'s fold after the lanes `members` (32 entries): `acc` (32 bits) the
@@ -258,24 +271,32 @@ function reduceF32<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, NaN: boo
  * d is made from it; targets/llvm/prove_compiled_loop.ts states its loop invariant in these
  * terms (the compiled `.f32` loops carry the same three). Source: as `reduceF32`.
  */
-export function reduceF32State<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, a: V[], members: B[]): { acc: V; haveNumber: B; sawNaN: B } {
+export function reduceF32State<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, a: V[], members: B[]): F32FoldState<V, B> {
+  let st: F32FoldState<V, B> = { acc: bv.k(CANONICAL_NAN, 32), haveNumber: bv.false, sawNaN: bv.false };
+  for (let j = 0; j < WARP; j++) st = reduceF32Step(bv, op, abs, st, a[j]!, members[j]!);
+  return st;
+}
+
+/**
+ * One step of `reduceF32State`'s fold (the fold is these steps over lanes 0–31 in order, from
+ * acc = the canonical NaN and both flags false): the state after lane value `x` (32 bits),
+ * which enters only if `member`. targets/llvm/prove_compiled_loop.ts states a compiled loop's
+ * trip against it.
+ */
+export function reduceF32Step<V, B>(bv: BV<V, B>, op: "min" | "max", abs: boolean, st: F32FoldState<V, B>, a: V, member: B): F32FoldState<V, B> {
   const signBit = bv.k(0x80000000n, 32);
   const magnitude = bv.k(0x7fffffffn, 32);
   const key = (x: V) => bv.ite(bv.bitAt(x, 31), bv.not(x), bv.or(x, signBit));
   const isNaN = (x: V) => bv.ult(bv.k(0x7f800000n, 32), bv.and(x, magnitude));
-  let acc = bv.k(CANONICAL_NAN, 32);
-  let haveNumber: B = bv.false;
-  let sawNaN: B = bv.false;
-  for (let j = 0; j < WARP; j++) {
-    const x = abs ? bv.and(a[j]!, magnitude) : a[j]!;
-    const nan = isNaN(x);
-    const better = op === "min" ? bv.ult(key(x), key(acc)) : bv.ult(key(acc), key(x));
-    const take = bv.andB(bv.andB(members[j]!, bv.notB(nan)), bv.orB(bv.notB(haveNumber), better));
-    acc = bv.ite(take, x, acc);
-    haveNumber = bv.orB(haveNumber, bv.andB(members[j]!, bv.notB(nan)));
-    sawNaN = bv.orB(sawNaN, bv.andB(members[j]!, nan));
-  }
-  return { acc, haveNumber, sawNaN };
+  const x = abs ? bv.and(a, magnitude) : a;
+  const nan = isNaN(x);
+  const better = op === "min" ? bv.ult(key(x), key(st.acc)) : bv.ult(key(st.acc), key(x));
+  const take = bv.andB(bv.andB(member, bv.notB(nan)), bv.orB(bv.notB(st.haveNumber), better));
+  return {
+    acc: bv.ite(take, x, st.acc),
+    haveNumber: bv.orB(st.haveNumber, bv.andB(member, bv.notB(nan))),
+    sawNaN: bv.orB(st.sawNaN, bv.andB(member, nan)),
+  };
 }
 
 /** activemask: the lanes that execute, in each executing lane. */
