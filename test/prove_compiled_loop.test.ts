@@ -29,7 +29,7 @@ async function vgprFn(kind: "hip" | "llvm", mcpu: Mcpu, spec: RoutineSpec): Prom
 }
 
 describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
-  it("llc's gfx1100 redux.max.NaN.f32 loop (two back-edges, s_cbranch_vccz) is proved, with the 'a number was taken' and 'a NaN was seen' masks found", async () => {
+  it("llc's gfx1100 redux.max.NaN.f32 loop (two back-edges, s_cbranch_vccz) is proved by one symbolic trip, with the 'a number was taken' and 'a NaN was seen' masks found", async () => {
     const { cf, sregs } = await vgprFn("llvm", "gfx1100", f32("max", true));
     const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx1100", "llvm", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
     expect(v.verdict).toBe("proved");
@@ -37,8 +37,26 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect(method).toMatch(/^z3 inductive per-thread fold invariant/);
     expect(method).toMatch(/s\d+ = a number was taken/);
     expect(method).toMatch(/s\d+ = a NaN was seen/);
-    // Wave32: lane-sliced, and queries proved with the fold state generalized (file comment).
-    expect(method).toMatch(/lane-sliced \([1-9]\d* proved generalized\)/);
+    // The trip for every l at once, against src/sem/warp.ts's reduceF32Step (file comment).
+    expect(method).toMatch(/\d+ queries, one symbolic trip/);
+  }, 900_000);
+
+  it("the same loop by the trips one l at a time (lane-sliced, queries proved generalized)", async () => {
+    const { cf, sregs } = await vgprFn("llvm", "gfx1100", f32("max", true));
+    const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx1100", "llvm", sregs, "one warp", { induction: "trips", timeoutMs: 60_000 });
+    expect(v.verdict).toBe("proved");
+    const method = (v as { method: string }).method;
+    expect(method).toMatch(/s\d+ = a number was taken/);
+    expect(method).toMatch(/s\d+ = a NaN was seen/);
+    expect(method).toMatch(/lane-sliced trips \([1-9]\d* proved generalized\)/);
+  }, 900_000);
+
+  it("clang's gfx942 redux.add.u32 loop with an immediate a is proved on two warps in one wave64 by one symbolic trip", async () => {
+    const spec: RoutineSpec = { form: { op: "redux", reduxOp: "add", type: "u32" } as WarpForm, kinds: { a: { kind: "imm", value: 5n }, membermask: V }, guarded: false };
+    const { cf, sregs } = await vgprFn("hip", "gfx942", spec);
+    const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx942", "hip", sregs, "two warps", { induction: true, timeoutMs: 60_000 });
+    expect(v.verdict).toBe("proved");
+    expect((v as { method: string }).method).toMatch(/\d+ queries, one symbolic trip \(hip gfx942, vgpr, two warps\)$/);
   }, 900_000);
 
   it("without the induction, llc's .f32 loop (s_cbranch_vccz in its latch) goes through the bug-finder and is unknown, not a crash", async () => {

@@ -105,6 +105,25 @@
  * from any state", with no 32-step fold to bit-blast. Neither alone helps (clang's gfx1100
  * redux.add.u32, sgpr: fill only 804 s, generalization only 768 s, both 35–53 s).
  *
+ * One symbolic trip (`symbolicTrip`, asked first). The trips T_l differ only in l, so one trip
+ * proves them all when l is a symbol: l < wave, bit l of L0 set, mem = L0 ∩ [l, wave) (no bit
+ * known: the trip's s_ff1 is a priority encoder of it, its v_readlane a choice among the
+ * lanes), and each active lane's fold state over G_t<l a fresh symbol S_t (the generalization
+ * above, taken from the start). The claim of a trip is then the reference's own step: acc' =
+ * step(S_t, a at lane l, lane l ∈ G_t) with src/sem/warp.ts `reduceIntStep` / `reduceF32Step`,
+ * the functions its fold is made of (the fold over G_t<l+1 is the step over lane l from the
+ * fold over G_t<l: the fold runs the steps in lane order and a step over a non-member returns
+ * the state it was given), the flags' lane-mask facts the same, and the exit's d is
+ * `reduceF32Result` of the stepped state (REF(G_t) when no member is above l; (R) below). What
+ * the trips T_l need of each other is what they needed before: the state at l' (the next bit
+ * of L0) is the state at l + 1, since by (M) no member lies between. Where a query of it does
+ * not prove (a step that needs more than "the state is any state": clang's `.f32` loop with an
+ * SGPR accumulator), the trips are asked one l at a time as below. Measured (the same machine,
+ * one other job beside; queries / wall): clang's gfx1100 redux.add.u32, sgpr 69 / 12 s (23 s
+ * by trips); redux.min.f32, vgpr 82 / 37 s (50 s); clang's gfx942 redux.min.f32, vgpr, two
+ * warps 146 / 149 s (346 s); clang's gfx900 redux.add.u32 with an immediate a, two warps
+ * 133 / 11 s (144 s).
+ *
  * Releasing a trip's terms (`forgetTrip`). z3's check costs more the more terms are alive, and
  * the filled bits and generalized copies of every trip, held to the proof's end, made every
  * query of a wave64 two-warps proof take ~1.2 s (3.4 GB; clang's gfx942 redux.min.f32; clang's
@@ -146,7 +165,7 @@
  */
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { membership } from "../../src/sem/members.js";
-import { reduceF32State } from "../../src/sem/warp.js";
+import { reduceF32Result, reduceF32State, reduceF32Step, reduceIntStep } from "../../src/sem/warp.js";
 import type { Bad, Verdict } from "../../src/check/prove_types.js";
 import { symbolicInit } from "../../src/check/prove_types.js";
 import { LANES } from "../../src/check/prove_warp.js";
@@ -339,6 +358,7 @@ export async function proveCompiledLoop(
   sregs: readonly number[],
   layout: CompiledWarpLayout,
   timeoutMs: number,
+  oneTripFirst = true,
 ): Promise<{ verdict: Verdict } | { notApplicable: string }> {
   const t0 = performance.now();
   const bv = env.bv;
@@ -484,6 +504,7 @@ export async function proveCompiledLoop(
     return ask(what, [...light, ...rest], bad);
   };
   let factsDone: Fact[] = [];
+  let method = "lane-sliced trips";
   try {
     // (E) the entry.
     const E = run(cutLines(lines, loop, sM, "entry"), cloneState(su.st));
@@ -510,6 +531,87 @@ export async function proveCompiledLoop(
     if (r) return r;
     // (T_l) one trip from J_l: its start state H and the trip's end T, built once per l.
     const trip = cutLines(lines, loop, sM, "B");
+    // One symbolic trip (file comment): l a symbol (l < wave, bit l of L0 set), mem = L0 ∩ [l,
+    // wave), each active lane's fold state over G_t<l a fresh symbol; the trip must take it
+    // to the reference's own step (src/sem/warp.ts `reduceIntStep` / `reduceF32Step`, the
+    // steps its fold is made of) over lane l. Returns null when every query is unsat.
+    const symbolicTrip = async (): Promise<string | null> => {
+      const l = init.mk("l", 32);
+      const l64 = bv.zext(l, 64);
+      const one64 = bv.k(1, 64);
+      const ones64 = bv.k((1n << 64n) - 1n, 64);
+      const inRange = bv.ult(l, bv.k(W, 32));
+      const bitL = bv.eq(bv.and(bv.lshr(L0, l64), one64), one64);
+      const isLane = (i: number) => bv.eq(l, bv.k(i, 32));
+      // a at lane l (any value where lane l is in no warp: no lane's member there).
+      let aL = su.halves[0]!.lanes.a[0]!;
+      for (const hf of su.halves) for (let j = 0; j < LANES; j++) aL = bv.ite(isLane(hf.base + j), hf.lanes.a[j]!, aL);
+      type St = { acc: BitVec; flags: Bool[] };
+      const f32 = f.type === "f32";
+      const S = new Map<number, St>(lanesOn.map((x) => [x.lane, { acc: init.mk(`S${x.lane}.acc`, 32), flags: f32 ? [init.mkB(`S${x.lane}.have`), init.mkB(`S${x.lane}.saw`)] : [] }]));
+      const memberL = (x: LaneOn): Bool => bv.any(x.G.map((g, j) => bv.andB(isLane(x.base + j), g)));
+      const step = (x: LaneOn): St => {
+        const st = S.get(x.lane)!;
+        if (!f32) return { acc: reduceIntStep(bv, f.reduxOp as "add", f.type as "u32", st.acc, aL, memberL(x)), flags: [] };
+        const r = reduceF32Step(bv, f.reduxOp as "min" | "max", f.type === "f32" && f.abs, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }, aL, memberL(x));
+        return { acc: r.acc, flags: [r.haveNumber, r.sawNaN] };
+      };
+      const result = (st: St): BitVec => (f32 && f.type === "f32" ? reduceF32Result(bv, f.NaN, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }) : st.acc);
+      const H = cloneState(SB);
+      for (const x of loop.written) {
+        if (/^s\d+$/.test(x)) H.sgpr.set(Number(x.slice(1)), init.mk(`hS.${x}`, 32));
+        if (/^v\d+$/.test(x)) H.vgpr.set(Number(x.slice(1)), Array.from({ length: W }, (_, t) => init.mk(`hS.${x}.${t}`, 32)));
+      }
+      H.vcc = init.mk("hS.vcc", W);
+      H.scc = init.mkB("hS.scc");
+      const mem = bv.and(L0, bv.shl(ones64, l64));
+      H.sgpr.set(loop.mem, bv.extract(mem, 31, 0));
+      H.sgpr.set(loop.mem + 1, bv.extract(mem, 63, 32));
+      const accHyp = new Map<number, Bool>();
+      if (loop.accSgpr) for (const x of lanesOn) accHyp.set(x.lane, bv.implies(x.on, bv.eq(H.sgpr.get(loop.acc)!, S.get(x.lane)!.acc)));
+      else {
+        const accL = H.vgpr.get(loop.acc)!;
+        for (const x of lanesOn) accL[x.lane] = bv.ite(x.on, S.get(x.lane)!.acc, accL[x.lane]!);
+      }
+      const T = run(trip, H, kv);
+      const stepped = new Map(lanesOn.map((x) => [x.lane, step(x)]));
+      const flagAt = (fact: Fact, sts: Map<number, St>, x: LaneOn) => sts.get(x.lane)!.flags[fact.kind === "have" ? 0 : 1]!;
+      const factOne = (fact: Fact, st: WaveState<BitVec, Bool>, sts: Map<number, St>, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(kv.bitAt(maskOf(st, fact.reg), x.lane), flagAt(fact, sts, x)));
+      const factSym = (fact: Fact, st: WaveState<BitVec, Bool>, sts: Map<number, St>): Bool => (fact.kind === "keep" ? factAt(fact, st, SB, 0) : bv.all(lanesOn.map((x) => factOne(fact, st, sts, x))));
+      const base = [E.atB, inRange, bitL];
+      const tell = async (what: string, qs: Bool[]): Promise<boolean> => {
+        if (qs.some((q) => bv.asBool(q) === false)) return true;
+        queries++;
+        const res = await solve(env, qs, timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("compiled loop", `one symbolic trip: ${what}`, res.status, Math.round(res.ms));
+        return res.status === "unsat";
+      };
+      // Houdini over the lane-mask facts that held at the entry, on this one trip.
+      let fs = [...keptAtEntry];
+      for (let dropped = true; dropped; ) {
+        dropped = false;
+        for (const fact of [...fs]) {
+          if (await tell(`fact ${showFact(fact)}`, [...base, M, T.atB, ...fs.map((g) => factSym(g, H, S)), bv.notB(factSym(fact, T.fin, stepped))])) continue;
+          fs = fs.filter((g) => g !== fact);
+          dropped = true;
+        }
+      }
+      const factsH = fs.map((g) => factSym(g, H, S));
+      const own = (x: LaneOn): Bool[] => [...(accHyp.has(x.lane) ? [accHyp.get(x.lane)!] : []), ...fs.map((g) => (g.kind === "keep" ? factSym(g, H, S) : factOne(g, H, S, x)))];
+      const rest = [M, ...accHyp.values(), ...factsH];
+      const lane = async (what: string, x: LaneOn, hyps: Bool[], bad: Bool) => (await tell(`${what} (lane ${x.lane}, light)`, [...base, ...hyps, ...own(x), bad])) || tell(`${what} (lane ${x.lane})`, [...base, ...hyps, ...own(x), ...rest, bad]);
+      const mem1 = bv.and(L0, bv.shl(ones64, bv.add(l64, one64)));
+      if (!(await tell("coming back (the mask)", [...base, M, T.atB, bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero))))]))) return "coming back (the mask)";
+      for (const x of lanesOn) if (!(await lane("coming back (acc)", x, [T.atB, x.on], bv.notB(bv.eq(accOf(T.fin, x.lane), stepped.get(x.lane)!.acc))))) return `coming back (acc, lane ${x.lane})`;
+      const none = bv.all(lanesOn.map((x) => bv.implies(x.on, bv.all(x.G.map((g, j) => bv.implies(bv.ult(l, bv.k(x.base + j, 32)), bv.notB(g)))))));
+      if (!(await tell("no member left at the exit", [...base, M, bv.notB(T.atB), bv.notB(none)]))) return "no member left at the exit";
+      const want = new Map(lanesOn.map((x) => [x.lane, result(stepped.get(x.lane)!)]));
+      const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
+      for (const x of lanesOn) if (!(await lane("the exit", x, [bv.notB(T.atB)], bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond))))) return `the exit (lane ${x.lane})`;
+      if (!(await tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]))) return "the exit";
+      factsDone = fs;
+      return null;
+    };
     const above = (n: number) => (n >= 64 ? zero : bv.and(L0, bv.k(((1n << 64n) - 1n) ^ ((1n << BigInt(n)) - 1n), 64)));
     const trips = new Map<number, { H: WaveState<BitVec, Bool>; T: { fin: WaveState<BitVec, Bool>; atB: Bool }; accHyp: Map<number, Bool> }>();
     // A trip's terms (its states, the lanes' fold states for l and below, their bit views) are
@@ -566,11 +668,16 @@ export async function proveCompiledLoop(
       if (res.status === "unsat") keptAtEntry.push(fact);
     }
     facts = keptAtEntry;
+    // (S) One trip for every l at once (file comment, "One symbolic trip"); where a query of it
+    // does not prove, the trips one l at a time (T_l) below.
+    const symbolic = oneTripFirst ? await symbolicTrip() : "not asked";
+    const oneTrip = symbolic === null;
+    if (process.env.PROVE_DEBUG && !oneTrip) console.log("compiled loop", "one symbolic trip: not proved at", symbolic);
     // `version` counts the drops; a trip is done when all its facts held under the current set
     // (no drop since its check began), so a drop rechecks only the trips checked before it.
     let version = 0;
     const checkedAt = new Map<number, number>();
-    for (let todo = facts.length ? lows : []; todo.length; todo = lows.filter((l) => checkedAt.get(l) !== version))
+    for (let todo = facts.length && !oneTrip ? lows : []; todo.length; todo = lows.filter((l) => checkedAt.get(l) !== version))
       for (const l of todo) {
         const { H, T } = tripAt(l);
         const v0 = version;
@@ -595,7 +702,7 @@ export async function proveCompiledLoop(
         if (version === v0) checkedAt.set(l, version);
         await forgetTrip(l);
       }
-    for (const l of lows) {
+    for (const l of oneTrip ? [] : lows) {
       const bitL = bv.bitAt(L0, l);
       const { H, T, accHyp } = tripAt(l);
       const mem1 = above(l + 1);
@@ -631,7 +738,8 @@ export async function proveCompiledLoop(
       if (r) return r;
       await forgetTrip(l);
     }
-    factsDone = facts;
+    if (!oneTrip) factsDone = facts;
+    else method = "one symbolic trip";
   } catch (e) {
     if (!(e instanceof InterpError)) throw e;
     return { notApplicable: `the interpreter: ${e.message}` };
@@ -640,7 +748,7 @@ export async function proveCompiledLoop(
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries, lane-sliced (${genProved} proved generalized)`,
+      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries, ${method === "one symbolic trip" ? method : `${method} (${genProved} proved generalized)`}`,
       queries,
     },
   };

@@ -330,7 +330,8 @@ export function loopWhy(lines: readonly MLine[]): string | null {
 /**
  * Proves one extracted warp-level function in one layout (file comment). Never throws for
  * wrong code: every failure is a verdict. `sregs`: llvm's `inreg` SGPRs; `induction`: run
- * ./prove_compiled_loop.ts's induction on a loop before the bug-finder (slow: file comment).
+ * ./prove_compiled_loop.ts's induction on a loop before the bug-finder (slow: file comment);
+ * `"trips"`: without its one symbolic trip, the trips one l at a time only (tests, measurements).
  */
 export async function proveCompiledWarpLayout(
   env: Z3Env,
@@ -339,7 +340,7 @@ export async function proveCompiledWarpLayout(
   target: "hip" | "llvm",
   sregs: readonly number[],
   layout: CompiledWarpLayout,
-  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean } = {},
+  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean | "trips" } = {},
 ): Promise<Verdict> {
   const t0 = performance.now();
   const timeoutMs = opts.timeoutMs ?? 30_000;
@@ -359,7 +360,7 @@ export async function proveCompiledWarpLayout(
   // bug-finder below refutes or the verdict is unknown with the induction's reason.
   let why = loops ? `${loopWhy(lines)!}; the compiled loop induction (./prove_compiled_loop.ts) not run: it is asked for (prove:all --compiled-induction)` : "";
   if (loops && opts.induction) {
-    const ind = await proveCompiledLoop(env, cf, lines, mcpu, sregs, layout, timeoutMs);
+    const ind = await proveCompiledLoop(env, cf, lines, mcpu, sregs, layout, timeoutMs, opts.induction !== "trips");
     if ("verdict" in ind && ind.verdict.verdict === "proved") return { ...ind.verdict, ms: performance.now() - t0, method: `${ind.verdict.method} (${target} ${mcpu}, ${cf.variant}, ${layout})` };
     why = "verdict" in ind ? (ind.verdict as { reason: string }).reason : `no induction: ${ind.notApplicable}`;
     await env.recycle(1);
@@ -407,7 +408,7 @@ export async function proveCompiledWarpLayouts(
   mcpu: Mcpu,
   target: "hip" | "llvm",
   sregs: readonly number[],
-  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean } = {},
+  opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean | "trips" } = {},
   layouts: readonly CompiledWarpLayout[] = compiledWarpLayouts(mcpu),
 ): Promise<Partial<Record<CompiledWarpLayout, Verdict>>> {
   const out: Partial<Record<CompiledWarpLayout, Verdict>> = {};
