@@ -118,11 +118,22 @@
  * the trips T_l need of each other is what they needed before: the state at l' (the next bit
  * of L0) is the state at l + 1, since by (M) no member lies between. Where a query of it does
  * not prove (a step that needs more than "the state is any state": clang's `.f32` loop with an
- * SGPR accumulator), the trips are asked one l at a time as below. Measured (the same machine,
- * one other job beside; queries / wall): clang's gfx1100 redux.add.u32, sgpr 69 / 12 s (23 s
- * by trips); redux.min.f32, vgpr 82 / 37 s (50 s); clang's gfx942 redux.min.f32, vgpr, two
- * warps 146 / 149 s (346 s); clang's gfx900 redux.add.u32 with an immediate a, two warps
- * 133 / 11 s (144 s).
+ * SGPR accumulator before the shared symbols below), the trips are asked one l at a time as
+ * below. Three things make its queries small: (a) a lemma, one query, that the trip's s_ff1 of
+ * mem is l under the hypotheses every query of the trip has; the queries then have that term
+ * replaced by l (an equal term under their own hypotheses: the same models), so no query
+ * bit-blasts the priority encoder against the lane choices again (clang's gfx1100
+ * redux.min.f32 lane queries 34 s → 6 s in all); (b) the flag facts asked lane by lane under
+ * that lane's bit and the keep facts alone (such a fact is inductive whatever other flag fact
+ * is dropped, so Houdini does not ask it again), the whole wave only where a lane's does not
+ * prove; (c) lanes of a warp whose members are the same terms (a uniform membermask) share one
+ * fold-state symbol — the same term, so one symbol is still a generalization — which is what
+ * clang's uniform `.f32` code needs (one flag bit for every lane). Measured on this 2-core
+ * machine, nothing else running (queries / wall; the trips one l at a time in brackets):
+ * clang's gfx1100 redux.add.u32, sgpr 70 / 12 s (23 s); redux.min.f32, vgpr 83 / 10 s (50 s);
+ * redux.min.f32, sgpr 149 / 30 s (161 s); llc's gfx1100 redux.max.NaN.f32 118 / 9 s; clang's
+ * gfx942 redux.min.f32, vgpr, two warps 210 / 36 s (346 s; ~25 min before the release of
+ * trips' terms); clang's gfx900 redux.add.u32 with an immediate a, two warps 134 / 11 s (144 s).
  *
  * Releasing a trip's terms (`forgetTrip`). z3's check costs more the more terms are alive, and
  * the filled bits and generalized copies of every trip, held to the proof's end, made every
@@ -174,6 +185,7 @@ import { solve } from "../../src/check/smt.js";
 import type { WaveState } from "../amdgpu/interp.js";
 import { InterpError } from "../amdgpu/interp.js";
 import { record } from "../amdgpu/isa/index.js";
+import { ff1 } from "../amdgpu/isa/util.js";
 import type { MInst, MLine } from "../amdgpu/minst.js";
 import { imm, isLabel, s } from "../amdgpu/minst.js";
 import { cloneState, execPaths } from "../amdgpu/prove/paths.js";
@@ -548,7 +560,19 @@ export async function proveCompiledLoop(
       for (const hf of su.halves) for (let j = 0; j < LANES; j++) aL = bv.ite(isLane(hf.base + j), hf.lanes.a[j]!, aL);
       type St = { acc: BitVec; flags: Bool[] };
       const f32 = f.type === "f32";
-      const S = new Map<number, St>(lanesOn.map((x) => [x.lane, { acc: init.mk(`S${x.lane}.acc`, 32), flags: f32 ? [init.mkB(`S${x.lane}.have`), init.mkB(`S${x.lane}.saw`)] : [] }]));
+      // Lanes of a warp whose members are the same terms (a uniform membermask) have the same
+      // fold state: one symbol for them all (a generalization still — each distinct term is
+      // replaced by its own symbol — and it keeps what clang's uniform code needs: every
+      // lane's flag is the same bit).
+      const byMembers = new Map<string, St>();
+      const S = new Map<number, St>(
+        lanesOn.map((x) => {
+          const key = `${x.base}:${x.G.map((g) => g.id()).join(",")}`;
+          let st = byMembers.get(key);
+          if (!st) byMembers.set(key, (st = { acc: init.mk(`S${x.lane}.acc`, 32), flags: f32 ? [init.mkB(`S${x.lane}.have`), init.mkB(`S${x.lane}.saw`)] : [] }));
+          return [x.lane, st];
+        }),
+      );
       const memberL = (x: LaneOn): Bool => bv.any(x.G.map((g, j) => bv.andB(isLane(x.base + j), g)));
       const step = (x: LaneOn): St => {
         const st = S.get(x.lane)!;
@@ -579,18 +603,42 @@ export async function proveCompiledLoop(
       const factOne = (fact: Fact, st: WaveState<BitVec, Bool>, sts: Map<number, St>, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(kv.bitAt(maskOf(st, fact.reg), x.lane), flagAt(fact, sts, x)));
       const factSym = (fact: Fact, st: WaveState<BitVec, Bool>, sts: Map<number, St>): Bool => (fact.kind === "keep" ? factAt(fact, st, SB, 0) : bv.all(lanesOn.map((x) => factOne(fact, st, sts, x))));
       const base = [E.atB, inRange, bitL];
+      // The trip's s_ff1 of mem is l (under base: a lemma, one query); where it is, the
+      // queries below have the s_ff1 term replaced by l (an equal term under their base).
+      const ff1Term = ff1(kv, kv.concat(H.sgpr.get(loop.mem + 1)!, H.sgpr.get(loop.mem)!));
+      let ffPairs: [BitVec, BitVec][] = [];
+      {
+        queries++;
+        const res = await solve(env, [...base, bv.notB(bv.eq(ff1Term, l))], timeoutMs);
+        if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: s_ff1 of mem is l", res.status, Math.round(res.ms));
+        if (res.status === "unsat") ffPairs = [[ff1Term, l]];
+      }
       const tell = async (what: string, qs: Bool[]): Promise<boolean> => {
         if (qs.some((q) => bv.asBool(q) === false)) return true;
         queries++;
-        const res = await solve(env, qs, timeoutMs);
+        const body = qs.slice(base.length).map((q) => (ffPairs.length ? bv.hold(env.ctx.substitute(q, ...ffPairs) as Bool) : q));
+        if (process.env.PROVE_DEBUG && ffPairs.length) console.log("substituted", body.filter((q, i) => !q.eqIdentity(qs[base.length + i]!)).length, "of", body.length);
+        const res = await solve(env, [...qs.slice(0, base.length), ...body], timeoutMs);
         if (process.env.PROVE_DEBUG) console.log("compiled loop", `one symbolic trip: ${what}`, res.status, Math.round(res.ms));
         return res.status === "unsat";
       };
       // Houdini over the lane-mask facts that held at the entry, on this one trip.
       let fs = [...keptAtEntry];
+      const alone = new Set<Fact>();
+      const keeps = fs.filter((g) => g.kind === "keep").length;
       for (let dropped = true; dropped; ) {
         dropped = false;
         for (const fact of [...fs]) {
+          // A flag mask's bit, lane by lane under that bit and the keep facts alone first: a
+          // query of one lane's terms, and, proved so, inductive whatever other flag fact is
+          // dropped (`alone`: not asked again while the keep facts stand). Else the whole wave's.
+          if (alone.has(fact) && fs.filter((g) => g.kind === "keep").length === keeps) continue;
+          let byLane = fact.kind !== "keep";
+          for (const x of byLane ? lanesOn : []) if (!(byLane = await tell(`fact ${showFact(fact)} (lane ${x.lane}, alone)`, [...base, T.atB, ...fs.filter((g) => g.kind === "keep").map((g) => factSym(g, H, S)), factOne(fact, H, S, x), bv.notB(factOne(fact, T.fin, stepped, x))]))) break;
+          if (byLane) {
+            alone.add(fact);
+            continue;
+          }
           if (await tell(`fact ${showFact(fact)}`, [...base, M, T.atB, ...fs.map((g) => factSym(g, H, S)), bv.notB(factSym(fact, T.fin, stepped))])) continue;
           fs = fs.filter((g) => g !== fact);
           dropped = true;
@@ -599,7 +647,17 @@ export async function proveCompiledLoop(
       const factsH = fs.map((g) => factSym(g, H, S));
       const own = (x: LaneOn): Bool[] => [...(accHyp.has(x.lane) ? [accHyp.get(x.lane)!] : []), ...fs.map((g) => (g.kind === "keep" ? factSym(g, H, S) : factOne(g, H, S, x)))];
       const rest = [M, ...accHyp.values(), ...factsH];
-      const lane = async (what: string, x: LaneOn, hyps: Bool[], bad: Bool) => (await tell(`${what} (lane ${x.lane}, light)`, [...base, ...hyps, ...own(x), bad])) || tell(`${what} (lane ${x.lane})`, [...base, ...hyps, ...own(x), ...rest, bad]);
+      // A lane's query under its own hypotheses first, then under every lane's; once the light
+      // one has failed 4 times more than it proved for a claim, only the full one (a cost rule).
+      const lightScore = new Map<string, number>();
+      const lane = async (what: string, x: LaneOn, hyps: Bool[], bad: Bool) => {
+        if ((lightScore.get(what) ?? 0) < 4) {
+          const ok = await tell(`${what} (lane ${x.lane}, light)`, [...base, ...hyps, ...own(x), bad]);
+          lightScore.set(what, (lightScore.get(what) ?? 0) + (ok ? -1 : 1));
+          if (ok) return true;
+        }
+        return tell(`${what} (lane ${x.lane})`, [...base, ...hyps, ...own(x), ...rest, bad]);
+      };
       const mem1 = bv.and(L0, bv.shl(ones64, bv.add(l64, one64)));
       if (!(await tell("coming back (the mask)", [...base, M, T.atB, bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero))))]))) return "coming back (the mask)";
       for (const x of lanesOn) if (!(await lane("coming back (acc)", x, [T.atB, x.on], bv.notB(bv.eq(accOf(T.fin, x.lane), stepped.get(x.lane)!.acc))))) return `coming back (acc, lane ${x.lane})`;
