@@ -128,7 +128,11 @@
  * is dropped, so Houdini does not ask it again), the whole wave only where a lane's does not
  * prove; (c) lanes of a warp whose members are the same terms (a uniform membermask) share one
  * fold-state symbol — the same term, so one symbol is still a generalization — which is what
- * clang's uniform `.f32` code needs (one flag bit for every lane). Measured on this 2-core
+ * clang's uniform `.f32` code needs (one flag bit for every lane); (d) acc's bits that every
+ * state of the fold has (Houdini over the start value's bits, on the reference's step alone:
+ * `.abs` keeps the sign bit 0, which clang's gfx9 `.abs` code relies on when it makes acc's
+ * key) hold of the fresh symbols too (clang's gfx900 redux.max.abs.NaN.f32, vgpr, two warps:
+ * 560 s by the trips, 50 s so). Measured on this 2-core
  * machine, nothing else running (queries / wall; the trips one l at a time in brackets):
  * clang's gfx1100 redux.add.u32, sgpr 70 / 12 s (23 s); redux.min.f32, vgpr 83 / 10 s (50 s);
  * redux.min.f32, sgpr 149 / 30 s (161 s); llc's gfx1100 redux.max.NaN.f32 118 / 9 s; clang's
@@ -574,12 +578,39 @@ export async function proveCompiledLoop(
         }),
       );
       const memberL = (x: LaneOn): Bool => bv.any(x.G.map((g, j) => bv.andB(isLane(x.base + j), g)));
-      const step = (x: LaneOn): St => {
-        const st = S.get(x.lane)!;
-        if (!f32) return { acc: reduceIntStep(bv, f.reduxOp as "add", f.type as "u32", st.acc, aL, memberL(x)), flags: [] };
-        const r = reduceF32Step(bv, f.reduxOp as "min" | "max", f.type === "f32" && f.abs, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }, aL, memberL(x));
+      const stepOf = (st: St, a: BitVec, member: Bool): St => {
+        if (!f32) return { acc: reduceIntStep(bv, f.reduxOp as "add", f.type as "u32", st.acc, a, member), flags: [] };
+        const r = reduceF32Step(bv, f.reduxOp as "min" | "max", f.type === "f32" && f.abs, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }, a, member);
         return { acc: r.acc, flags: [r.haveNumber, r.sawNaN] };
       };
+      const step = (x: LaneOn): St => stepOf(S.get(x.lane)!, aL, memberL(x));
+      // The fold state's constant bits (`.abs`: acc's sign bit is 0): a bit of acc that is the
+      // fold's start value's and that every step keeps (Houdini over the 32 bits, each step
+      // from any state with the bits left, any lane value, member or not: queries on the
+      // reference's step alone) is a bit of every state over G_t<l, so the fresh symbols may
+      // have it (still a generalization of the states). Clang's `.abs` loops compare keys
+      // made on the assumption that acc is not negative.
+      const start = lanesOn[0]!.fold(0).acc;
+      const startBits = bv.asBigint(start);
+      let constBits: number[] = [];
+      if (startBits !== undefined) {
+        const g: St = { acc: init.mk("Sany.acc", 32), flags: f32 ? [init.mkB("Sany.have"), init.mkB("Sany.saw")] : [] };
+        const next = stepOf(g, init.mk("any.a", 32), init.mkB("any.member"));
+        const bitIs = (v: BitVec, i: number) => bv.eqB(bv.bitAt(v, i), ((startBits >> BigInt(i)) & 1n) === 1n ? bv.true : bv.false);
+        constBits = Array.from({ length: 32 }, (_, i) => i);
+        for (let dropped = true; dropped; ) {
+          dropped = false;
+          for (const i of [...constBits]) {
+            queries++;
+            const res = await solve(env, [...constBits.map((j) => bitIs(g.acc, j)), bv.notB(bitIs(next.acc, i))], timeoutMs);
+            if (res.status === "unsat") continue;
+            constBits = constBits.filter((j) => j !== i);
+            dropped = true;
+          }
+        }
+        if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: acc's constant bits", constBits.join(",") || "none");
+      }
+      const stateFacts = [...new Set(S.values())].flatMap((st) => constBits.map((i) => bv.eqB(bv.bitAt(st.acc, i), ((startBits! >> BigInt(i)) & 1n) === 1n ? bv.true : bv.false)));
       const result = (st: St): BitVec => (f32 && f.type === "f32" ? reduceF32Result(bv, f.NaN, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }) : st.acc);
       const H = cloneState(SB);
       for (const x of loop.written) {
@@ -602,7 +633,7 @@ export async function proveCompiledLoop(
       const flagAt = (fact: Fact, sts: Map<number, St>, x: LaneOn) => sts.get(x.lane)!.flags[fact.kind === "have" ? 0 : 1]!;
       const factOne = (fact: Fact, st: WaveState<BitVec, Bool>, sts: Map<number, St>, x: LaneOn): Bool => bv.implies(x.on, bv.eqB(kv.bitAt(maskOf(st, fact.reg), x.lane), flagAt(fact, sts, x)));
       const factSym = (fact: Fact, st: WaveState<BitVec, Bool>, sts: Map<number, St>): Bool => (fact.kind === "keep" ? factAt(fact, st, SB, 0) : bv.all(lanesOn.map((x) => factOne(fact, st, sts, x))));
-      const base = [E.atB, inRange, bitL];
+      const base = [E.atB, inRange, bitL, ...stateFacts];
       // The trip's s_ff1 of mem is l (under base: a lemma, one query); where it is, the
       // queries below have the s_ff1 term replaced by l (an equal term under their base).
       const ff1Term = ff1(kv, kv.concat(H.sgpr.get(loop.mem + 1)!, H.sgpr.get(loop.mem)!));
@@ -633,8 +664,10 @@ export async function proveCompiledLoop(
           // query of one lane's terms, and, proved so, inductive whatever other flag fact is
           // dropped (`alone`: not asked again while the keep facts stand). Else the whole wave's.
           if (alone.has(fact) && fs.filter((g) => g.kind === "keep").length === keeps) continue;
-          let byLane = fact.kind !== "keep";
-          for (const x of byLane ? lanesOn : []) if (!(byLane = await tell(`fact ${showFact(fact)} (lane ${x.lane}, alone)`, [...base, T.atB, ...fs.filter((g) => g.kind === "keep").map((g) => factSym(g, H, S)), factOne(fact, H, S, x), bv.notB(factOne(fact, T.fin, stepped, x))]))) break;
+          // (A keep fact: the whole wave's, under the keep facts alone.)
+          const keepH = fs.filter((g) => g.kind === "keep").map((g) => factSym(g, H, S));
+          let byLane = fact.kind !== "keep" || (await tell(`fact ${showFact(fact)} (alone)`, [...base, T.atB, ...keepH, bv.notB(factSym(fact, T.fin, stepped))]));
+          for (const x of fact.kind !== "keep" ? lanesOn : []) if (!(byLane = await tell(`fact ${showFact(fact)} (lane ${x.lane}, alone)`, [...base, T.atB, ...keepH, factOne(fact, H, S, x), bv.notB(factOne(fact, T.fin, stepped, x))]))) break;
           if (byLane) {
             alone.add(fact);
             continue;
