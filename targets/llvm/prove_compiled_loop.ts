@@ -128,11 +128,14 @@
  * is dropped, so Houdini does not ask it again), the whole wave only where a lane's does not
  * prove; (c) lanes of a warp whose members are the same terms (a uniform membermask) share one
  * fold-state symbol — the same term, so one symbol is still a generalization — which is what
- * clang's uniform `.f32` code needs (one flag bit for every lane); (d) acc's bits that every
- * state of the fold has (Houdini over the start value's bits, on the reference's step alone:
- * `.abs` keeps the sign bit 0, which clang's gfx9 `.abs` code relies on when it makes acc's
- * key) hold of the fresh symbols too (clang's gfx900 redux.max.abs.NaN.f32, vgpr, two warps:
- * 560 s by the trips, 50 s so). Measured on this 2-core
+ * clang's uniform `.f32` code needs (one flag bit for every lane); (d) the state's bits that
+ * every state of the fold has (Houdini over the start state's bits — acc's 32 and the flags —
+ * on the reference's step alone, from any state with the bits left, by any lane's a, member
+ * or not) hold of the fresh symbols too: `.abs` keeps acc's sign bit 0, which clang's gfx9
+ * `.abs` code relies on when it makes acc's key (clang's gfx900 redux.max.abs.NaN.f32, vgpr,
+ * two warps: 560 s by the trips, 50 s so), and an immediate a that is not a NaN keeps "a NaN
+ * was seen" false, which clang's code for it no longer tracks (the same with a = 5 and
+ * membermask 0xffff: 612 s by the trips, 18 s). Measured on this 2-core
  * machine, nothing else running (queries / wall; the trips one l at a time in brackets):
  * clang's gfx1100 redux.add.u32, sgpr 70 / 12 s (23 s); redux.min.f32, vgpr 83 / 10 s (50 s);
  * redux.min.f32, sgpr 149 / 30 s (161 s); llc's gfx1100 redux.max.NaN.f32 118 / 9 s; clang's
@@ -590,27 +593,32 @@ export async function proveCompiledLoop(
       // reference's step alone) is a bit of every state over G_t<l, so the fresh symbols may
       // have it (still a generalization of the states). Clang's `.abs` loops compare keys
       // made on the assumption that acc is not negative.
-      const start = lanesOn[0]!.fold(0).acc;
-      const startBits = bv.asBigint(start);
-      let constBits: number[] = [];
-      if (startBits !== undefined) {
+      // A candidate: a bit of the state (acc's 32, then the flags) and its value at the start.
+      const start = lanesOn[0]!.fold(0);
+      type Cand = { name: string; of: (st: St) => Bool; want: Bool };
+      const startBits = bv.asBigint(start.acc);
+      let cands: Cand[] = [
+        ...(startBits === undefined ? [] : Array.from({ length: 32 }, (_, i): Cand => ({ name: `acc[${i}]`, of: (st) => bv.bitAt(st.acc, i), want: ((startBits >> BigInt(i)) & 1n) === 1n ? bv.true : bv.false }))),
+        ...start.flags.flatMap((b, i): Cand[] => (bv.asBool(b) === undefined ? [] : [{ name: i === 0 ? "a number was taken" : "a NaN was seen", of: (st) => st.flags[i]!, want: b }])),
+      ];
+      {
         const g: St = { acc: init.mk("Sany.acc", 32), flags: f32 ? [init.mkB("Sany.have"), init.mkB("Sany.saw")] : [] };
-        const next = stepOf(g, init.mk("any.a", 32), init.mkB("any.member"));
-        const bitIs = (v: BitVec, i: number) => bv.eqB(bv.bitAt(v, i), ((startBits >> BigInt(i)) & 1n) === 1n ? bv.true : bv.false);
-        constBits = Array.from({ length: 32 }, (_, i) => i);
+        // Any lane's a (aL with l free: some lane's value), member or not.
+        const next = stepOf(g, aL, init.mkB("any.member"));
+        const holds = (c: Cand, st: St) => bv.eqB(c.of(st), c.want);
         for (let dropped = true; dropped; ) {
           dropped = false;
-          for (const i of [...constBits]) {
+          for (const c of [...cands]) {
             queries++;
-            const res = await solve(env, [...constBits.map((j) => bitIs(g.acc, j)), bv.notB(bitIs(next.acc, i))], timeoutMs);
+            const res = await solve(env, [...cands.map((d) => holds(d, g)), bv.notB(holds(c, next))], timeoutMs);
             if (res.status === "unsat") continue;
-            constBits = constBits.filter((j) => j !== i);
+            cands = cands.filter((d) => d !== c);
             dropped = true;
           }
         }
-        if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: acc's constant bits", constBits.join(",") || "none");
+        if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: the fold state's constant bits", cands.map((c) => c.name).join(", ") || "none");
       }
-      const stateFacts = [...new Set(S.values())].flatMap((st) => constBits.map((i) => bv.eqB(bv.bitAt(st.acc, i), ((startBits! >> BigInt(i)) & 1n) === 1n ? bv.true : bv.false)));
+      const stateFacts = [...new Set(S.values())].flatMap((st) => cands.map((c) => bv.eqB(c.of(st), c.want)));
       const result = (st: St): BitVec => (f32 && f.type === "f32" ? reduceF32Result(bv, f.NaN, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }) : st.acc);
       const H = cloneState(SB);
       for (const x of loop.written) {
