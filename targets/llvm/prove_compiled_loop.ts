@@ -587,13 +587,11 @@ export async function proveCompiledLoop(
         return { acc: r.acc, flags: [r.haveNumber, r.sawNaN] };
       };
       const step = (x: LaneOn): St => stepOf(S.get(x.lane)!, aL, memberL(x));
-      // The fold state's constant bits (`.abs`: acc's sign bit is 0): a bit of acc that is the
-      // fold's start value's and that every step keeps (Houdini over the 32 bits, each step
-      // from any state with the bits left, any lane value, member or not: queries on the
-      // reference's step alone) is a bit of every state over G_t<l, so the fresh symbols may
-      // have it (still a generalization of the states). Clang's `.abs` loops compare keys
-      // made on the assumption that acc is not negative.
-      // A candidate: a bit of the state (acc's 32, then the flags) and its value at the start.
+      // The fold state's constant bits (file comment, (d)): a bit of the state (acc's 32, then
+      // the flags) that has the start state's value and that every step keeps (Houdini: each
+      // step from any state with the bits left, by any lane's a, member or not — queries on
+      // the reference's step alone) is that bit of every state over G_t<l, so the fresh
+      // symbols may have it (still a generalization of the states). `.abs`: acc's sign bit 0.
       const start = lanesOn[0]!.fold(0);
       type Cand = { name: string; of: (st: St) => Bool; want: Bool };
       const startBits = bv.asBigint(start.acc);
@@ -619,7 +617,7 @@ export async function proveCompiledLoop(
         if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: the fold state's constant bits", cands.map((c) => c.name).join(", ") || "none");
       }
       const stateFacts = [...new Set(S.values())].flatMap((st) => cands.map((c) => bv.eqB(c.of(st), c.want)));
-      const result = (st: St): BitVec => (f32 && f.type === "f32" ? reduceF32Result(bv, f.NaN, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }) : st.acc);
+      const result = (st: St): BitVec => (f.type === "f32" ? reduceF32Result(bv, f.NaN, { acc: st.acc, haveNumber: st.flags[0]!, sawNaN: st.flags[1]! }) : st.acc);
       const H = cloneState(SB);
       for (const x of loop.written) {
         if (/^s\d+$/.test(x)) H.sgpr.set(Number(x.slice(1)), init.mk(`hS.${x}`, 32));
@@ -656,7 +654,6 @@ export async function proveCompiledLoop(
         if (qs.some((q) => bv.asBool(q) === false)) return true;
         queries++;
         const body = qs.slice(base.length).map((q) => (ffPairs.length ? bv.hold(env.ctx.substitute(q, ...ffPairs) as Bool) : q));
-        if (process.env.PROVE_DEBUG && ffPairs.length) console.log("substituted", body.filter((q, i) => !q.eqIdentity(qs[base.length + i]!)).length, "of", body.length);
         const res = await solve(env, [...qs.slice(0, base.length), ...body], timeoutMs);
         if (process.env.PROVE_DEBUG) console.log("compiled loop", `one symbolic trip: ${what}`, res.status, Math.round(res.ms));
         return res.status === "unsat";
