@@ -156,10 +156,10 @@ export class Z3BV implements BV<BitVec, Bool> {
   private readonly low = new WeakMap<object, number>();
   private fresh = 0;
   /**
-   * Every term built since the last `release()`, held so that no finalizer of z3-solver
-   * runs `dec_ref` while a check is running in z3's thread (z3-solver's finalizers are not
-   * serialised with `check`; a concurrent `dec_ref` corrupts the heap: "memory access out of
-   * bounds"). Released between proofs, when no check runs.
+   * Every term built since the last `release()`, held until then so that terms are freed in
+   * batches (`recycle`), not one finalizer at a time. (Holding them was first the guard against
+   * a `dec_ref` during a check; that guard is now `checking`, which defers z3-solver's
+   * finalizers while a check runs, so a release between any two checks is safe.)
    */
   private live: object[] = [];
   private keep<T extends object>(t: T): T {
