@@ -116,12 +116,16 @@ const wanted = (t: ProveItem["target"]) => kinds.includes(t.kind) && (t.kind !==
 const workers = Number(values.workers ?? availableParallelism());
 const every = Number(values.every);
 const t0 = performance.now();
-// The proof cache (--resume): one fingerprint for the AMDGPU and PIR provers, one for the
-// hip/llvm rows' (src/check/proof_cache.ts).
+// The proof cache (--resume): one fingerprint for the AMDGPU and PIR provers, and two for the
+// hip/llvm rows' (src/check/proof_cache.ts): the functions with a loop, and the loop-free ones,
+// whose proofs never run targets/llvm/prove_compiled_loop.ts (prove_compiled_warp.ts
+// `compiledHasLoop`), so that file is left out of theirs.
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const cache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["src/check/prove_worker.ts", "targets/amdgpu/prove/model.ts", "targets/portable/prove.ts"]));
 const compiledCache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["targets/llvm/prove_compiled_matrix.ts"]));
-if (cache && compiledCache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprints ${cache.fingerprint.slice(0, 12)} (amdgpu, pir), ${compiledCache.fingerprint.slice(0, 12)} (hip, llvm)\n`);
+const loopFreeCache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["targets/llvm/prove_compiled_matrix.ts"], ["targets/llvm/prove_compiled_loop.ts"]));
+const fingerprints = () => `${cache!.fingerprint.slice(0, 12)} (amdgpu, pir), ${compiledCache!.fingerprint.slice(0, 12)} (hip, llvm loops), ${loopFreeCache!.fingerprint.slice(0, 12)} (hip, llvm loop-free)`;
+if (cache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprints ${fingerprints()}\n`);
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
 const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
 
@@ -219,7 +223,7 @@ if (compiledSpecs.length) {
       timeoutMs: Number(values.timeout),
       workers,
       induction: values["compiled-induction"]!,
-      ...(compiledCache ? { cache: compiledCache } : {}),
+      ...(compiledCache ? { cache: compiledCache, loopFreeCache: loopFreeCache! } : {}),
       onProgress: (done, total) => {
         const now = performance.now();
         if (now - last > 10_000 || done === total) {
@@ -292,7 +296,7 @@ out.push("");
 out.push(`${results.length + compiled.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
 if (cache) {
   const hits = results.filter((r) => r.cached).length + compiled.filter((r) => r.cached).length;
-  out.push(`${hits} of them from the proof cache ${values.resume} (verdicts an earlier run of the same prover source obtained, fingerprints ${cache.fingerprint.slice(0, 12)} amdgpu/pir, ${compiledCache!.fingerprint.slice(0, 12)} hip/llvm; "cached": true in ${values.out}); the solver times count this run's proofs only`);
+  out.push(`${hits} of them from the proof cache ${values.resume} (verdicts an earlier run of the same prover source obtained, fingerprints ${fingerprints()}; "cached": true in ${values.out}); the solver times count this run's proofs only`);
 }
 out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
 if (compiled.length) out.push(`hip/llvm: the compiled warp-level functions × argument variant (vgpr, sgpr) × wave64 layout (one warp, two warps); ${compiled.length} rows.`);

@@ -49,6 +49,14 @@ describe("the proof cache", () => {
       writeFileSync(join(root, f), text);
       expect(fp(), f).not.toBe(before);
     }
+    // `exclude`: the excluded file's code does not count, the rest of the closure does.
+    const fx = () => sourceFingerprint(root, ["targets/amdgpu/entry.ts"], ["targets/amdgpu/lazy.ts"]);
+    const x0 = fx();
+    expect(x0).not.toBe(fp());
+    writeFileSync(join(root, "targets/amdgpu/lazy.ts"), "export const z = 3;\n");
+    expect(fx()).toBe(x0);
+    writeFileSync(join(root, "targets/amdgpu/b.ts"), "export const b = 4;\n");
+    expect(fx()).not.toBe(x0);
     writeFileSync(join(root, "targets/amdgpu/b.ts"), 'export { c } from "./gone.js";\n');
     expect(fp).toThrow(/import '\.\/gone\.js' does not resolve/);
   });

@@ -10,7 +10,11 @@
  * the two-warps layout (it is right when lanes 32–63 are inactive), which shows that layout
  * is looked at. Skips (printing why) only when clang-19 or llc-19 is absent.
  */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openProofCache } from "../src/check/proof_cache.js";
 import type { RoutineSpec } from "../src/ir/ir.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
@@ -147,11 +151,13 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
 
   it("prove:all's hip/llvm matrix reports each row as its proof finishes (a stopped run keeps them), the second profile's rows sharing the first's", async () => {
     const events: string[] = [];
+    // Two caches (scripts/prove-all.ts): these functions are loop-free, so their verdicts go to loopFreeCache.
+    const f = join(mkdtempSync(join(tmpdir(), "ptxl-cache-")), "c.jsonl");
+    const caches = () => ({ cache: openProofCache(f, "LOOPS"), loopFreeCache: openProofCache(f, "FREE") });
+    const opts = { kinds: ["llvm"] as const, mcpus: ["gfx1100"] as const, profiles: ["isa", "sm90"] as const, workers: 1 };
     const rows = await proveCompiledMatrix([ACTIVEMASK, BALLOT], {
-      kinds: ["llvm"],
-      mcpus: ["gfx1100"],
-      profiles: ["isa", "sm90"],
-      workers: 1,
+      ...opts,
+      ...caches(),
       onRow: (r) => events.push(`row ${r.verdict.verdict}`),
       onProgress: (done, total) => events.push(`progress ${done}/${total}`),
     });
@@ -163,6 +169,11 @@ describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replaye
     // Rows come out before the last proof is done, not all at the end.
     expect(events.indexOf("row proved")).toBeLessThan(events.indexOf(`progress ${total}/${total}`));
     expect(rows.filter((r) => r.profile === "sm90").every((r) => r.shared)).toBe(true);
+    const stored = readFileSync(f, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { fingerprint: string }).fingerprint);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.every((x) => x === "FREE")).toBe(true);
+    const again = await proveCompiledMatrix([ACTIVEMASK, BALLOT], { ...opts, ...caches() });
+    expect(again.every((r) => r.cached && r.verdict.verdict === "proved")).toBe(true);
   }, 120_000);
 
   it("gfx942 hip: a ballot over the wave's low half (not its own) is right on one warp, refuted on two", async () => {

@@ -15,8 +15,11 @@
  * return a verdict that this exact code obtained for this exact query. scripts/prove-all.ts
  * takes one fingerprint for the AMDGPU and PIR provers (./prove_worker.ts,
  * targets/amdgpu/prove/model.ts, targets/portable/prove.ts: an edit to the compiled-function
- * prover does not touch them) and one for the hip/llvm rows
- * (targets/llvm/prove_compiled_matrix.ts, which imports the AMDGPU interpreter it runs on).
+ * prover does not touch them) and two for the hip/llvm rows
+ * (targets/llvm/prove_compiled_matrix.ts, which imports the AMDGPU interpreter it runs on):
+ * one for the compiled functions with a loop, and one, without
+ * targets/llvm/prove_compiled_loop.ts (the loop induction, never run on loop-free code), for
+ * the loop-free ones — so work on the loop induction leaves the loop-free verdicts standing.
  *
  * Only `proved` and `refuted` verdicts are stored — neither depends on the per-query timeout
  * or the worker count; an `unknown` is asked again. The file is JSON lines, appended as
@@ -44,11 +47,15 @@ export interface ProofCache {
  * The source fingerprint (file comment) of the modules `entries` (paths relative to `root`,
  * `.ts`): SHA-1 over the relative path and code of each file of their import closure (printed
  * by TypeScript's printer without comments, so comments and layout do not count) and over
- * `root/package-lock.json`, in sorted path order.
+ * `root/package-lock.json`, in sorted path order. `exclude` (paths relative to `root`): files
+ * neither hashed nor followed — only for a file the verdicts stored under this fingerprint are
+ * obtained without running (scripts/prove-all.ts: the loop-free compiled functions' verdicts
+ * and targets/llvm/prove_compiled_loop.ts, which runs only on a loop); a file it imports is
+ * still hashed where another file of the closure imports it.
  * @throws Error when a relative import does not resolve to a `.ts` file (a dependency the
  *   fingerprint would miss), or (from node:fs) when a file cannot be read.
  */
-export function sourceFingerprint(root: string, entries: readonly string[]): string {
+export function sourceFingerprint(root: string, entries: readonly string[], exclude: readonly string[] = []): string {
   // Each .ts file as TypeScript's printer writes it without comments: an edit to a comment or
   // to the layout leaves the fingerprint (and the verdicts) as they were; any token changes it.
   const printer = ts.createPrinter({ removeComments: true });
@@ -57,7 +64,7 @@ export function sourceFingerprint(root: string, entries: readonly string[]): str
   const importRe = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
   while (todo.length) {
     const f = todo.pop()!;
-    if (code.has(f)) continue;
+    if (code.has(f) || exclude.includes(f)) continue;
     const text = printer.printFile(ts.createSourceFile(f, readFileSync(join(root, f), "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
     code.set(f, text);
     for (const m of text.matchAll(importRe)) {

@@ -38,7 +38,7 @@ import { printHipModule } from "../hip/print.js";
 import { printLlvmModule } from "./print.js";
 import { callableName, compileFor } from "./verify.js";
 import type { CompiledWarpLayout } from "./prove_compiled_warp.js";
-import { compiledWarpLayouts, proveCompiledWarpLayouts } from "./prove_compiled_warp.js";
+import { compiledHasLoop, compiledWarpLayouts, proveCompiledWarpLayouts } from "./prove_compiled_warp.js";
 import type { CompiledFunction } from "./compiled.js";
 
 if (!isMainThread && (workerData as { ptxCompiledProver?: boolean } | null)?.ptxCompiledProver) void serve();
@@ -168,6 +168,12 @@ export async function proveCompiledMatrix(
      * this run is stored in it.
      */
     cache?: ProofCache;
+    /**
+     * The cache of the loop-free jobs (`compiledHasLoop` false), when it is kept apart: its
+     * fingerprint leaves out ./prove_compiled_loop.ts, which those jobs never run
+     * (scripts/prove-all.ts). Default: `cache`.
+     */
+    loopFreeCache?: ProofCache;
   },
 ): Promise<CompiledProveRow[]> {
   const warp = specs.filter((s) => isWarpLevel(s.form));
@@ -255,20 +261,25 @@ export async function proveCompiledMatrix(
     }
     opts.onProgress?.(++done, jobs.length);
   };
-  // Jobs the cache answers (every layout proved or refuted) are settled from it.
+  // Jobs the cache answers (every layout proved or refuted) are settled from it. The others
+  // run loop-free first (seconds each; the loops take minutes), so a run stopped early has
+  // proved the most it could.
+  const cacheOf = (j: Job) => (compiledHasLoop(j.cf) ? opts.cache : (opts.loopFreeCache ?? opts.cache));
   const toRun: number[] = [];
   jobs.forEach((j, i) => {
-    const v = opts.cache?.get(jobKeys[i]!) as JobVerdicts | undefined;
+    const v = cacheOf(j)?.get(jobKeys[i]!) as JobVerdicts | undefined;
     if (v && j.layouts.every((l) => v[l] && cacheable(v[l]))) settle(i, v, true);
     else toRun.push(i);
   });
+  toRun.sort((x, y) => Number(compiledHasLoop(jobs[x]!.cf)) - Number(compiledHasLoop(jobs[y]!.cf)) || x - y);
   await runJobs(
     toRun.map((i) => jobs[i]!),
     opts.workers ?? 1,
     (n, v) => {
       const i = toRun[n]!;
       const j = jobs[i]!;
-      if (opts.cache && j.layouts.every((l) => v[l] && cacheable(v[l]))) opts.cache.put(jobKeys[i]!, `${j.kind} ${j.mcpu} ${j.cf.symbol} ${j.cf.variant}`, v);
+      const cache = cacheOf(j);
+      if (cache && j.layouts.every((l) => v[l] && cacheable(v[l]))) cache.put(jobKeys[i]!, `${j.kind} ${j.mcpu} ${j.cf.symbol} ${j.cf.variant}`, v);
       settle(i, v, false);
     },
   );

@@ -328,6 +328,16 @@ export function loopWhy(lines: readonly MLine[]): string | null {
 }
 
 /**
+ * Whether `cf`'s code has a loop (targets/amdgpu/prove/match.ts `loopShape`): the only code on
+ * which `proveCompiledWarpLayout` runs ./prove_compiled_loop.ts (and code not extracted, an
+ * `unknown` never stored, counts as a loop). scripts/prove-all.ts keys the loop-free verdicts
+ * by a source fingerprint without that file (./prove_compiled_matrix.ts `loopFreeCache`).
+ */
+export function compiledHasLoop(cf: CompiledFunction): boolean {
+  return !Array.isArray(cf.lines) || loopShape(cf.lines).kind !== "none";
+}
+
+/**
  * Proves one extracted warp-level function in one layout (file comment). Never throws for
  * wrong code: every failure is a verdict. `sregs`: llvm's `inreg` SGPRs; `induction`: run
  * ./prove_compiled_loop.ts's induction on a loop before the bug-finder (slow: file comment);
@@ -348,7 +358,7 @@ export async function proveCompiledWarpLayout(
   if (!Array.isArray(cf.lines)) return { verdict: "unknown", ms: 0, reason: cf.lines.error };
   const lines = cf.lines;
   const f = cf.fn.spec.form as WarpForm;
-  const loops = loopShape(lines).kind !== "none";
+  const loops = compiledHasLoop(cf);
   // Loops: the bug-finder over BUG_LANES lanes per warp (each trip retires one lane of exec).
   const maxBack = loops ? BUG_LANES * (layout === "two warps" ? 2 : 1) + 2 : 0;
   const activeLanes = loops ? BUG_LANES : LANES;
