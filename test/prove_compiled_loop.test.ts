@@ -1,7 +1,7 @@
 /**
  * Issue 15 item 5: the compiled loop induction (targets/llvm/prove_compiled_loop.ts) on the
- * `.f32` redux loops — lane-mask facts found by Houdini, llc's loop with two back-edges — and a
- * deliberately broken `.f32` loop it must not prove (the bug-finder then refutes it). The
+ * `.f32` redux loops — lane-mask facts found by Houdini, llc's loop with two back-edges — and
+ * deliberately broken loops it must not prove (the bug-finder then refutes them). The
  * integer loops' cases are in test/prove_compiled_warp.test.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import type { RoutineSpec } from "../src/ir/ir.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import type { MInst, MLine } from "../targets/amdgpu/minst.js";
-import { isLabel } from "../targets/amdgpu/minst.js";
+import { isLabel, v } from "../targets/amdgpu/minst.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
 import type { CompiledFunction } from "../targets/llvm/compiled.js";
 import { compileFor } from "../targets/llvm/verify.js";
@@ -39,6 +39,8 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect(method).toMatch(/s\d+ = a NaN was seen/);
     // The trip for every l at once, against src/sem/warp.ts's reduceF32Step (file comment).
     expect(method).toMatch(/\d+ queries, one symbolic trip/);
+    // Its v_readlane of the s_ff1 lane proved a at lane l (lemma (e)), then replaced by it.
+    expect(method).toMatch(/one symbolic trip \(its v_readlane is a at lane l\)/);
   }, 900_000);
 
   it("the same loop by the trips one l at a time (lane-sliced, queries proved generalized)", async () => {
@@ -65,6 +67,29 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect(v.verdict).toBe("unknown");
     expect((v as { reason: string }).reason).toMatch(/compiled loop induction .* not run.*; bug-finder .*: no bug$/);
   }, 300_000);
+
+  it("clang's gfx1100 redux.add.u32 loop whose v_readlane source holds membermask, not a, is not proved (lemma (e) is false there), then refuted", async () => {
+    const spec: RoutineSpec = { form: { op: "redux", reduxOp: "add", type: "u32" } as WarpForm, kinds: { a: V, membermask: V }, guarded: false };
+    const { cf, sregs } = await vgprFn("hip", "gfx1100", spec);
+    const lines = cf.lines as MLine[];
+    const rl = lines.filter((l): l is MInst => !isLabel(l) && l.op === "v_readlane_b32");
+    expect(rl.length).toBe(1);
+    const src = rl[0]!.ops[1]!;
+    // The copy of a the v_readlane reads (v_mov_b32 vN, v0 before the loop) made a copy of
+    // membermask's argument VGPR: the v_readlane still reads lane s_ff1 of a VGPR the loop
+    // does not write, so the lemma is asked, and it is false.
+    const mm = v(cf.args.filter((x) => !x.inreg).findIndex((x) => x.name === "membermask"));
+    let edits = 0;
+    const broken = lines.map((l) => {
+      if (isLabel(l) || !l.op.startsWith("v_mov_b32") || l.ops[0]?.k !== "v" || src.k !== "v" || l.ops[0].n !== src.n) return l;
+      edits++;
+      return { ...l, ops: [l.ops[0], mm] } as MInst;
+    });
+    expect(edits).toBe(1);
+    const w = await proveCompiledWarpLayout(await loadZ3(), { ...cf, lines: broken }, "gfx1100", "hip", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(w.verdict).toBe("refuted");
+    expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
+  }, 600_000);
 
   it("clang's gfx1100 redux.min.f32 loop made to forget which lanes took a number (s_or_b32 → s_mov_b32) is not proved by the induction, then refuted", async () => {
     const { cf, sregs } = await vgprFn("hip", "gfx1100", f32("min", false));

@@ -119,11 +119,16 @@
  * of L0) is the state at l + 1, since by (M) no member lies between. Where a query of it does
  * not prove (a step that needs more than "the state is any state": clang's `.f32` loop with an
  * SGPR accumulator before the shared symbols below), the trips are asked one l at a time as
- * below. Three things make its queries small: (a) a lemma, one query, that the trip's s_ff1 of
+ * below. These things make its queries small: (a) a lemma, one query, that the trip's s_ff1 of
  * mem is l under the hypotheses every query of the trip has; the queries then have that term
  * replaced by l (an equal term under their own hypotheses: the same models), so no query
  * bit-blasts the priority encoder against the lane choices again (clang's gfx1100
- * redux.min.f32 lane queries 34 s → 6 s in all); (b) the flag facts asked lane by lane under
+ * redux.min.f32 lane queries 34 s → 6 s in all); (e) likewise a lemma that the trip's
+ * v_readlane of lane s_ff1 (from a VGPR the loop does not write) is a at lane l, the
+ * reference's term, which then replaces it: the lane queries no longer choose among the 64
+ * lanes' a twice (the code's choice and the reference's) — clang's gfx900 redux.xor.b32,
+ * vgpr, two warps: 128 lane queries 79 s → 13 s (the term is the interpreter's: the
+ * v_readlane run alone with the s_ff1 term as its lane select); (b) the flag facts asked lane by lane under
  * that lane's bit and the keep facts alone (such a fact is inductive whatever other flag fact
  * is dropped, so Houdini does not ask it again), the whole wave only where a lane's does not
  * prove; (c) lanes of a warp whose members are the same terms (a uniform membermask) share one
@@ -524,6 +529,7 @@ export async function proveCompiledLoop(
   };
   let factsDone: Fact[] = [];
   let method = "lane-sliced trips";
+  let readlaneLemma = false;
   try {
     // (E) the entry.
     const E = run(cutLines(lines, loop, sM, "entry"), cloneState(su.st));
@@ -649,6 +655,37 @@ export async function proveCompiledLoop(
         const res = await solve(env, [...base, bv.notB(bv.eq(ff1Term, l))], timeoutMs);
         if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: s_ff1 of mem is l", res.status, Math.round(res.ms));
         if (res.status === "unsat") ffPairs = [[ff1Term, l]];
+      }
+      // (e) The trip's v_readlane of lane s_ff1 from a VGPR the loop does not write is a at
+      // lane l (under base: a lemma, one query each); where it is, that term is replaced by
+      // aL too, so the lane queries do not bit-blast the code's choice among the lanes against
+      // the reference's. The term is the interpreter's own: the instruction run alone on H
+      // with its lane select the s_ff1 term (no second copy of v_readlane's semantics).
+      const ffAt = trip.findIndex((x) => !isLabel(x) && x.op === "s_ff1_i32_b64");
+      const ffDst = ffAt >= 0 ? (trip[ffAt] as MInst).ops[0] : undefined;
+      const regsOf = (w: number | "wave") => (w === "wave" ? W / 32 : Math.ceil(w / 32));
+      for (let i = ffAt + 1; ffPairs.length && ffDst?.k === "s" && i < trip.length; i++) {
+        const x = trip[i]!;
+        if (isLabel(x)) continue;
+        const [dst, src, sel] = x.ops;
+        if (x.op === "v_readlane_b32" && dst?.k === "s" && src?.k === "v" && sel?.k === "s" && sel.n === ffDst.n && !loop.written.has(`v${src.n}`)) {
+          const st = cloneState(H);
+          st.sgpr.set(ffDst.n, ff1Term);
+          const p = execPaths(kv, [x], st, { maxBack: 0 });
+          const term = p.final?.sgpr.get(dst.n);
+          if (term !== undefined && !p.error) {
+            const termL = bv.hold(env.ctx.substitute(term, ...ffPairs) as BitVec);
+            queries++;
+            const res = await solve(env, [...base, bv.notB(bv.eq(termL, aL))], timeoutMs);
+            if (process.env.PROVE_DEBUG) console.log("compiled loop", "one symbolic trip: v_readlane of s_ff1 is a at lane l", res.status, Math.round(res.ms));
+            if (res.status === "unsat") {
+              ffPairs = [...ffPairs, [term, aL], [termL, aL]];
+              readlaneLemma = true;
+            }
+          }
+        }
+        // (Past a write of the s_ff1 result's register, a lane select is not that term.)
+        if (x.ops.some((o, k) => { const sp = record(x.op).ops[k]; return sp?.out && o.k === "s" && o.n <= ffDst.n && ffDst.n < o.n + regsOf(sp.w); })) break;
       }
       const tell = async (what: string, qs: Bool[]): Promise<boolean> => {
         if (qs.some((q) => bv.asBool(q) === false)) return true;
@@ -835,7 +872,7 @@ export async function proveCompiledLoop(
       await forgetTrip(l);
     }
     if (!oneTrip) factsDone = facts;
-    else method = "one symbolic trip";
+    else method = `one symbolic trip${readlaneLemma ? " (its v_readlane is a at lane l)" : ""}`;
   } catch (e) {
     if (!(e instanceof InterpError)) throw e;
     return { notApplicable: `the interpreter: ${e.message}` };
@@ -844,7 +881,7 @@ export async function proveCompiledLoop(
     verdict: {
       verdict: "proved",
       ms: performance.now() - t0,
-      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries, ${method === "one symbolic trip" ? method : `${method} (${genProved} proved generalized)`}`,
+      method: `z3 inductive per-thread fold invariant (acc ${loop.accSgpr ? "s" : "v"}${loop.acc} = the reference's fold over the members retired from the mask s[${loop.mem}:${loop.mem + 1}]${factsDone.length ? `; lane masks: ${factsDone.map(showFact).join(", ")}` : ""}), full-width values, ${queries} queries, ${method.startsWith("one symbolic trip") ? method : `${method} (${genProved} proved generalized)`}`,
       queries,
     },
   };
