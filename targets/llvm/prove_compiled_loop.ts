@@ -128,8 +128,8 @@
  * reference's term, which then replaces it: the lane queries no longer choose among the 64
  * lanes' a twice (the code's choice and the reference's) — clang's gfx900 redux.xor.b32,
  * vgpr, two warps: 128 lane queries 79 s → 13 s (the term is the interpreter's: the
- * v_readlane run alone with the s_ff1 term as its lane select); (b) the flag facts asked lane by lane under
- * that lane's bit and the keep facts alone (such a fact is inductive whatever other flag fact
+ * v_readlane run alone with the s_ff1 term as its lane select); (b) the flag facts asked
+ * lane by lane under that lane's bit and the keep facts alone (such a fact is inductive whatever other flag fact
  * is dropped, so Houdini does not ask it again), the whole wave only where a lane's does not
  * prove; (c) lanes of a warp whose members are the same terms (a uniform membermask) share one
  * fold-state symbol — the same term, so one symbol is still a generalization — which is what
