@@ -41,6 +41,8 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect(method).toMatch(/\d+ queries, one symbolic trip/);
     // Its v_readlane of the s_ff1 lane proved a at lane l (lemma (e)), then replaced by it.
     expect(method).toMatch(/one symbolic trip \(its v_readlane is a at lane l\)/);
+    // (f): each lane's claims — both flag facts' bits, acc, d — in one query.
+    expect(method).toMatch(/, one query per lane/);
   }, 900_000);
 
   it("the same loop by the trips one l at a time (lane-sliced, queries proved generalized)", async () => {

@@ -140,7 +140,19 @@
  * `.abs` code relies on when it makes acc's key (clang's gfx900 redux.max.abs.NaN.f32, vgpr,
  * two warps: 560 s by the trips, 50 s so), and an immediate a that is not a NaN keeps "a NaN
  * was seen" false, which clang's code for it no longer tracks (the same with a = 5 and
- * membermask 0xffff: 612 s by the trips, 18 s). Measured on this 2-core
+ * membermask 0xffff: 612 s by the trips, 18 s); (f) `.f32`: one query per lane for all of
+ * that lane's claims — the flag facts' bits, acc on the way back, d at the exit — its bad their
+ * disjunction, under the lane's own hypotheses (the keep facts, proved first on their own; the
+ * lane's bits of the flag facts whose lane-0 bit is inductive alone, the candidates; an SGPR
+ * accumulator's claim for the lane). Every lane unsat makes the keep facts, the candidates and
+ * acc an inductive invariant (each lane's claims follow from that invariant at the trip's
+ * start, of which its hypotheses are a part); where a lane's is not unsat, the separate
+ * queries decide as before. The lane-specific part of a query (the lane's membership test
+ * against the reference's, at a symbolic l) is most of its cost, and the joint query pays it
+ * once, not four times: clang's gfx900 redux.max.abs.NaN.f32, sgpr, two warps 318 queries /
+ * 39 s → 126 / 23 s of CPU, llc's gfx942 redux.min.abs.f32, sgpr, two warps 26 s → 16 s,
+ * llc's gfx1100 redux.max.NaN.f32 16.5 s → 10.3 s (integer loops gain nothing from joining
+ * their two claims: llc's gfx942 redux.add.u32, vgpr, two warps 14–15 s → 16–17 s). Measured on this 2-core
  * machine, nothing else running (queries / wall; the trips one l at a time in brackets):
  * clang's gfx1100 redux.add.u32, sgpr 70 / 12 s (23 s); redux.min.f32, vgpr 83 / 10 s (50 s);
  * redux.min.f32, sgpr 149 / 30 s (161 s); llc's gfx1100 redux.max.NaN.f32 118 / 9 s; clang's
@@ -530,6 +542,7 @@ export async function proveCompiledLoop(
   let factsDone: Fact[] = [];
   let method = "lane-sliced trips";
   let readlaneLemma = false;
+  let jointLanes = false;
   try {
     // (E) the entry.
     const E = run(cutLines(lines, loop, sM, "entry"), cloneState(su.st));
@@ -687,14 +700,64 @@ export async function proveCompiledLoop(
         // (Past a write of the s_ff1 result's register, a lane select is not that term.)
         if (x.ops.some((o, k) => { const sp = record(x.op).ops[k]; return sp?.out && o.k === "s" && o.n <= ffDst.n && ffDst.n < o.n + regsOf(sp.w); })) break;
       }
+      // (The same query asked again — a keep fact's, after (f) did not prove — has its answer.)
+      const told = new Map<string, boolean>();
       const tell = async (what: string, qs: Bool[]): Promise<boolean> => {
         if (qs.some((q) => bv.asBool(q) === false)) return true;
+        const key = qs.map((q) => q.id()).join(",");
+        const known = told.get(key);
+        if (known !== undefined) return known;
         queries++;
         const body = qs.slice(base.length).map((q) => (ffPairs.length ? bv.hold(env.ctx.substitute(q, ...ffPairs) as Bool) : q));
         const res = await solve(env, [...qs.slice(0, base.length), ...body], timeoutMs);
         if (process.env.PROVE_DEBUG) console.log("compiled loop", `one symbolic trip: ${what}`, res.status, Math.round(res.ms));
+        told.set(key, res.status === "unsat");
         return res.status === "unsat";
       };
+      // The claims every path below ends with, besides the lanes' own: mem comes back as
+      // L0 ∩ [l + 1, wave) (M), no member is left at the exit, and d where no lane of ours
+      // is (`bads` with no lane or another's).
+      const mem1 = bv.and(L0, bv.shl(ones64, bv.add(l64, one64)));
+      const none = bv.all(lanesOn.map((x) => bv.implies(x.on, bv.all(x.G.map((g, j) => bv.implies(bv.ult(l, bv.k(x.base + j, 32)), bv.notB(g)))))));
+      const want = new Map(lanesOn.map((x) => [x.lane, result(stepped.get(x.lane)!)]));
+      const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
+      const laneBad = (x: LaneOn): Bool => bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond));
+      const accBad = (x: LaneOn): Bool => bv.notB(bv.eq(accOf(T.fin, x.lane), stepped.get(x.lane)!.acc));
+      const wholeWave = async (factsH: Bool[]): Promise<string | null> => {
+        if (!(await tell("coming back (the mask)", [...base, M, T.atB, bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero))))]))) return "coming back (the mask)";
+        if (!(await tell("no member left at the exit", [...base, M, bv.notB(T.atB), bv.notB(none)]))) return "no member left at the exit";
+        if (!(await tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]))) return "the exit";
+        return null;
+      };
+      // (f) `.f32`: one query per lane for all that lane's claims (file comment). The keep
+      // facts alone first; the flag facts whose lane-0 bit is inductive alone are the
+      // candidates; then each lane's query: its bad the disjunction of its candidates' bits
+      // and its acc on the way back and its d at the exit, under its own hypotheses (the keep
+      // facts, its candidates' bits, an SGPR accumulator's claim for it). Unsat in every lane
+      // makes the keep facts and the candidates, with acc, an inductive invariant; else the
+      // separate queries below decide (the keep facts' answers kept: `told`).
+      if (f32) {
+        const keeps = keptAtEntry.filter((g) => g.kind === "keep");
+        const keepH = keeps.map((g) => factSym(g, H, S));
+        let ok = true;
+        for (const fact of keeps) if (!(ok = await tell(`fact ${showFact(fact)} (alone)`, [...base, T.atB, ...keepH, bv.notB(factSym(fact, T.fin, stepped))]))) break;
+        const cands: Fact[] = [];
+        const x0 = lanesOn[0]!;
+        for (const fact of ok ? keptAtEntry.filter((g) => g.kind !== "keep") : []) if (await tell(`fact ${showFact(fact)} (lane ${x0.lane}, candidate)`, [...base, T.atB, ...keepH, factOne(fact, H, S, x0), bv.notB(factOne(fact, T.fin, stepped, x0))])) cands.push(fact);
+        for (const x of ok ? lanesOn : []) {
+          const own = [...(accHyp.has(x.lane) ? [accHyp.get(x.lane)!] : []), ...keepH, ...cands.map((g) => factOne(g, H, S, x))];
+          const bad = bv.any([bv.andB(T.atB, bv.any([...cands.map((g) => bv.notB(factOne(g, T.fin, stepped, x))), bv.andB(x.on, accBad(x))])), bv.andB(bv.notB(T.atB), laneBad(x))]);
+          if (!(ok = await tell(`every claim (lane ${x.lane}, joint)`, [...base, ...own, bad]))) break;
+        }
+        if (ok) {
+          const fs = [...keeps, ...cands];
+          const r = await wholeWave(fs.map((g) => factSym(g, H, S)));
+          if (r) return r;
+          factsDone = fs;
+          jointLanes = true;
+          return null;
+        }
+      }
       // Houdini over the lane-mask facts that held at the entry, on this one trip.
       let fs = [...keptAtEntry];
       const alone = new Set<Fact>();
@@ -733,15 +796,10 @@ export async function proveCompiledLoop(
         }
         return tell(`${what} (lane ${x.lane})`, [...base, ...hyps, ...own(x), ...rest, bad]);
       };
-      const mem1 = bv.and(L0, bv.shl(ones64, bv.add(l64, one64)));
-      if (!(await tell("coming back (the mask)", [...base, M, T.atB, bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero))))]))) return "coming back (the mask)";
-      for (const x of lanesOn) if (!(await lane("coming back (acc)", x, [T.atB, x.on], bv.notB(bv.eq(accOf(T.fin, x.lane), stepped.get(x.lane)!.acc))))) return `coming back (acc, lane ${x.lane})`;
-      const none = bv.all(lanesOn.map((x) => bv.implies(x.on, bv.all(x.G.map((g, j) => bv.implies(bv.ult(l, bv.k(x.base + j, 32)), bv.notB(g)))))));
-      if (!(await tell("no member left at the exit", [...base, M, bv.notB(T.atB), bv.notB(none)]))) return "no member left at the exit";
-      const want = new Map(lanesOn.map((x) => [x.lane, result(stepped.get(x.lane)!)]));
-      const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
-      for (const x of lanesOn) if (!(await lane("the exit", x, [bv.notB(T.atB)], bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond))))) return `the exit (lane ${x.lane})`;
-      if (!(await tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]))) return "the exit";
+      for (const x of lanesOn) if (!(await lane("coming back (acc)", x, [T.atB, x.on], accBad(x)))) return `coming back (acc, lane ${x.lane})`;
+      for (const x of lanesOn) if (!(await lane("the exit", x, [bv.notB(T.atB)], laneBad(x)))) return `the exit (lane ${x.lane})`;
+      const r = await wholeWave(factsH);
+      if (r) return r;
       factsDone = fs;
       return null;
     };
@@ -872,7 +930,7 @@ export async function proveCompiledLoop(
       await forgetTrip(l);
     }
     if (!oneTrip) factsDone = facts;
-    else method = `one symbolic trip${readlaneLemma ? " (its v_readlane is a at lane l)" : ""}`;
+    else method = `one symbolic trip${readlaneLemma ? " (its v_readlane is a at lane l)" : ""}${jointLanes ? ", one query per lane" : ""}`;
   } catch (e) {
     if (!(e instanceof InterpError)) throw e;
     return { notApplicable: `the interpreter: ${e.message}` };
