@@ -93,6 +93,26 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
   }, 600_000);
 
+  it("clang's gfx1100 redux.xor.b32 loop is proved with one query per lane (f); made to or, not xor, it fails those, then the separate queries, then is refuted", async () => {
+    const spec: RoutineSpec = { form: { op: "redux", reduxOp: "xor", type: "b32" } as WarpForm, kinds: { a: V, membermask: V }, guarded: false };
+    const { cf, sregs } = await vgprFn("hip", "gfx1100", spec);
+    const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx1100", "hip", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(v.verdict).toBe("proved");
+    expect((v as { method: string }).method).toMatch(/\d+ queries, one symbolic trip \(its v_readlane is a at lane l\), one query per lane \(hip gfx1100, vgpr, one warp\)$/);
+    // The fold's v_xor_b32 vN, vM, vN made v_or_b32.
+    const lines = cf.lines as MLine[];
+    let edits = 0;
+    const broken = lines.map((l) => {
+      if (isLabel(l) || !l.op.startsWith("v_xor_b32")) return l;
+      edits++;
+      return { ...l, op: l.op.replace("v_xor_b32", "v_or_b32") } as MInst;
+    });
+    expect(edits).toBe(1);
+    const w = await proveCompiledWarpLayout(await loadZ3(), { ...cf, lines: broken }, "gfx1100", "hip", sregs, "one warp", { induction: true, timeoutMs: 60_000 });
+    expect(w.verdict).toBe("refuted");
+    expect((w as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
+  }, 600_000);
+
   it("clang's gfx1100 redux.min.f32 loop made to forget which lanes took a number (s_or_b32 → s_mov_b32) is not proved by the induction, then refuted", async () => {
     const { cf, sregs } = await vgprFn("hip", "gfx1100", f32("min", false));
     const lines = cf.lines as MLine[];

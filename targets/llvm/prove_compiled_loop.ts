@@ -140,9 +140,10 @@
  * `.abs` code relies on when it makes acc's key (clang's gfx900 redux.max.abs.NaN.f32, vgpr,
  * two warps: 560 s by the trips, 50 s so), and an immediate a that is not a NaN keeps "a NaN
  * was seen" false, which clang's code for it no longer tracks (the same with a = 5 and
- * membermask 0xffff: 612 s by the trips, 18 s); (f) `.f32`: one query per lane for all of
- * that lane's claims — the flag facts' bits, acc on the way back, d at the exit — its bad their
- * disjunction, under the lane's own hypotheses (the keep facts, proved first on their own; the
+ * membermask 0xffff: 612 s by the trips, 18 s); (f) one query per lane for all of that
+ * lane's claims — `.f32`'s flag facts' bits, acc on the way back, d at the exit — its bad their
+ * disjunction, under the lane's own hypotheses (the keep facts, proved first on their own, in
+ * one query where it proves; the
  * lane's bits of the flag facts whose lane-0 bit is inductive alone, the candidates; an SGPR
  * accumulator's claim for the lane). Every lane unsat makes the keep facts, the candidates and
  * acc an inductive invariant (each lane's claims follow from that invariant at the trip's
@@ -151,8 +152,12 @@
  * against the reference's, at a symbolic l) is most of its cost, and the joint query pays it
  * once, not four times: clang's gfx900 redux.max.abs.NaN.f32, sgpr, two warps 318 queries /
  * 39 s → 126 / 23 s of CPU, llc's gfx942 redux.min.abs.f32, sgpr, two warps 26 s → 16 s,
- * llc's gfx1100 redux.max.NaN.f32 16.5 s → 10.3 s (integer loops gain nothing from joining
- * their two claims: llc's gfx942 redux.add.u32, vgpr, two warps 14–15 s → 16–17 s). Measured on this 2-core
+ * llc's gfx1100 redux.max.NaN.f32 16.5 s → 10.3 s; the keep facts in one query, not one
+ * each: the first of these 23 s → 15 s. The integer loops' two claims joined, two runs each:
+ * clang's gfx900 redux.xor.b32, vgpr, two warps 16.5 / 15.1 s → 11.9 / 12.7 s of CPU, clang's
+ * gfx942 redux.max.u32, sgpr 14.6 / 13.9 s → 10.7 / 9.6 s, llc's gfx900 redux.and.b32, sgpr
+ * 12.1 / 10.8 s → 8.0 / 8.1 s, but llc's gfx942 redux.add.u32, vgpr 15.3 / 12.6 s → 16.0 /
+ * 15.3 s: redux.add keeps the separate queries (a cost rule). Measured on this 2-core
  * machine, nothing else running (queries / wall; the trips one l at a time in brackets):
  * clang's gfx1100 redux.add.u32, sgpr 70 / 12 s (23 s); redux.min.f32, vgpr 83 / 10 s (50 s);
  * redux.min.f32, sgpr 149 / 30 s (161 s); llc's gfx1100 redux.max.NaN.f32 118 / 9 s; clang's
@@ -729,18 +734,20 @@ export async function proveCompiledLoop(
         if (!(await tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]))) return "the exit";
         return null;
       };
-      // (f) `.f32`: one query per lane for all that lane's claims (file comment). The keep
+      // (f) One query per lane for all that lane's claims (file comment). The keep
       // facts alone first; the flag facts whose lane-0 bit is inductive alone are the
       // candidates; then each lane's query: its bad the disjunction of its candidates' bits
       // and its acc on the way back and its d at the exit, under its own hypotheses (the keep
       // facts, its candidates' bits, an SGPR accumulator's claim for it). Unsat in every lane
       // makes the keep facts and the candidates, with acc, an inductive invariant; else the
       // separate queries below decide (the keep facts' answers kept: `told`).
-      if (f32) {
+      // (A cost rule: redux.add's joint query costs more than its two separate ones.)
+      if (f.reduxOp !== "add") {
         const keeps = keptAtEntry.filter((g) => g.kind === "keep");
         const keepH = keeps.map((g) => factSym(g, H, S));
-        let ok = true;
-        for (const fact of keeps) if (!(ok = await tell(`fact ${showFact(fact)} (alone)`, [...base, T.atB, ...keepH, bv.notB(factSym(fact, T.fin, stepped))]))) break;
+        // (The keep facts in one query, their bad the disjunction: the trip's bit-blast once.)
+        let ok = await tell("the keep facts (together)", [...base, T.atB, ...keepH, bv.any(keeps.map((g) => bv.notB(factSym(g, T.fin, stepped))))]);
+        for (const fact of ok ? [] : keeps) if (!(ok = await tell(`fact ${showFact(fact)} (alone)`, [...base, T.atB, ...keepH, bv.notB(factSym(fact, T.fin, stepped))]))) break;
         const cands: Fact[] = [];
         const x0 = lanesOn[0]!;
         for (const fact of ok ? keptAtEntry.filter((g) => g.kind !== "keep") : []) if (await tell(`fact ${showFact(fact)} (lane ${x0.lane}, candidate)`, [...base, T.atB, ...keepH, factOne(fact, H, S, x0), bv.notB(factOne(fact, T.fin, stepped, x0))])) cands.push(fact);
