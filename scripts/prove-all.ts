@@ -29,7 +29,6 @@
 import "../src/compose.js";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formId, formName } from "../src/ir/forms.js";
@@ -40,7 +39,8 @@ import { PROFILES } from "../src/ir/forms.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
-import { openProofCache, sourceFingerprint } from "../src/check/proof_cache.js";
+import { openProofCache } from "../src/check/proof_cache.js";
+import { proverFingerprints } from "./proof_fingerprints.js";
 import type { CompiledProveRow } from "../targets/llvm/prove_compiled_matrix.js";
 import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
 
@@ -117,13 +117,11 @@ const workers = Number(values.workers ?? availableParallelism());
 const every = Number(values.every);
 const t0 = performance.now();
 // The proof cache (--resume): one fingerprint for the AMDGPU and PIR provers, and two for the
-// hip/llvm rows' (src/check/proof_cache.ts): the functions with a loop, and the loop-free ones,
-// whose proofs never run targets/llvm/prove_compiled_loop.ts (prove_compiled_warp.ts
-// `compiledHasLoop`), so that file is left out of theirs.
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const cache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["src/check/prove_worker.ts", "targets/amdgpu/prove/model.ts", "targets/portable/prove.ts"]));
-const compiledCache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["targets/llvm/prove_compiled_matrix.ts"]));
-const loopFreeCache = values.resume === undefined ? undefined : openProofCache(values.resume, sourceFingerprint(ROOT, ["targets/llvm/prove_compiled_matrix.ts"], ["targets/llvm/prove_compiled_loop.ts"]));
+// hip/llvm rows' (./proof_fingerprints.ts): the functions with a loop, and the loop-free ones.
+const fps = values.resume === undefined ? undefined : proverFingerprints();
+const cache = fps && openProofCache(values.resume!, fps.amdgpuPir);
+const compiledCache = fps && openProofCache(values.resume!, fps.loops);
+const loopFreeCache = fps && openProofCache(values.resume!, fps.loopFree);
 const fingerprints = () => `${cache!.fingerprint.slice(0, 12)} (amdgpu, pir), ${compiledCache!.fingerprint.slice(0, 12)} (hip, llvm loops), ${loopFreeCache!.fingerprint.slice(0, 12)} (hip, llvm loop-free)`;
 if (cache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprints ${fingerprints()}\n`);
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);

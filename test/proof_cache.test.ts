@@ -12,6 +12,9 @@ import { amdgpu, rulesFor } from "../src/check/prove.js";
 import type { ProveItem } from "../src/check/prove_worker.js";
 import { proveMany } from "../src/check/prove_worker.js";
 import { openProofCache, sourceFingerprint } from "../src/check/proof_cache.js";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { proverFingerprints } from "../scripts/proof_fingerprints.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "ptxl-cache-"));
 
@@ -80,4 +83,23 @@ describe("the proof cache", () => {
     expect(third!.cached).toBeUndefined();
     expect(third!.verdict.verdict).toBe("proved");
   }, 300_000);
+
+  it("scripts/proof-cache-status.ts counts the current fingerprints' keys and verdicts (the last line of a key), the stale lines, and exits 1 on a refutation", () => {
+    const f = join(dir(), "c.jsonl");
+    const fp = proverFingerprints();
+    const line = (fingerprint: string, key: string, value: unknown) => `${JSON.stringify({ fingerprint, key, label: key, at: "2026-12-05T00:00:00.000Z", value })}\n`;
+    writeFileSync(f, line(fp.amdgpuPir, "a1", { verdict: "refuted" }) + line(fp.amdgpuPir, "a1", { verdict: "proved" }) + line(fp.amdgpuPir, "a2", { verdict: "proved" }) + line(fp.loopFree, "h1", { "one warp": { verdict: "proved" }, "two warps": { verdict: "proved" } }) + line("0".repeat(40), "old", { verdict: "refuted" }));
+    const script = fileURLToPath(new URL("../scripts/proof-cache-status.ts", import.meta.url));
+    const run = () => spawnSync(process.execPath, ["--import", "tsx", script, "--resume", f], { encoding: "utf8" });
+    let r = run();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("5 lines, 1 under other (stale) fingerprints");
+    expect(r.stdout).toContain(`${fp.amdgpuPir.slice(0, 12)} (amdgpu, pir): 2 keys, 2 verdicts: 2 proved`);
+    expect(r.stdout).toContain(`${fp.loopFree.slice(0, 12)} (hip, llvm loop-free): 1 keys, 2 verdicts: 2 proved`);
+    expect(r.stdout).toContain(`${fp.loops.slice(0, 12)} (hip, llvm with a loop): 0 keys, 0 verdicts: none`);
+    appendFileSync(f, line(fp.loops, "h2", { "two warps": { verdict: "refuted" } }));
+    r = run();
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain("(hip, llvm with a loop): 1 keys, 1 verdicts: 1 refuted");
+  }, 60_000);
 });
