@@ -705,18 +705,20 @@ export async function proveCompiledLoop(
         // (Past a write of the s_ff1 result's register, a lane select is not that term.)
         if (x.ops.some((o, k) => { const sp = record(x.op).ops[k]; return sp?.out && o.k === "s" && o.n <= ffDst.n && ffDst.n < o.n + regsOf(sp.w); })) break;
       }
-      // (The same query asked again — a keep fact's, after (f) did not prove — has its answer.)
-      const told = new Map<string, boolean>();
+      // (The same query asked again — a keep fact's, after (f) did not prove — has its answer.
+      // Keyed by z3's term ids, which z3 reuses only once a term is freed: the entry holds its
+      // terms, so none of them is freed while the key stands.)
+      const told = new Map<string, { qs: Bool[]; unsat: boolean }>();
       const tell = async (what: string, qs: Bool[]): Promise<boolean> => {
         if (qs.some((q) => bv.asBool(q) === false)) return true;
         const key = qs.map((q) => q.id()).join(",");
         const known = told.get(key);
-        if (known !== undefined) return known;
+        if (known !== undefined) return known.unsat;
         queries++;
         const body = qs.slice(base.length).map((q) => (ffPairs.length ? bv.hold(env.ctx.substitute(q, ...ffPairs) as Bool) : q));
         const res = await solve(env, [...qs.slice(0, base.length), ...body], timeoutMs);
         if (process.env.PROVE_DEBUG) console.log("compiled loop", `one symbolic trip: ${what}`, res.status, Math.round(res.ms));
-        told.set(key, res.status === "unsat");
+        told.set(key, { qs, unsat: res.status === "unsat" });
         return res.status === "unsat";
       };
       // The claims every path below ends with, besides the lanes' own: mem comes back as
