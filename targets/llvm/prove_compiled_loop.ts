@@ -707,18 +707,20 @@ export async function proveCompiledLoop(
       }
       // (The same query asked again — a keep fact's, after (f) did not prove — has its answer.
       // Keyed by z3's term ids, which z3 reuses only once a term is freed: the entry holds its
-      // terms, so none of them is freed while the key stands.)
+      // terms, so none of them is freed while the key stands. What else a query is made of —
+      // ffPairs, base — is fixed for the trip before the first `tell`.)
       const told = new Map<string, { qs: Bool[]; unsat: boolean }>();
+      const keyOf = (qs: Bool[]) => qs.map((q) => q.id()).join(",");
+      const remember = (qs: Bool[], unsat: boolean) => told.set(keyOf(qs), { qs, unsat });
       const tell = async (what: string, qs: Bool[]): Promise<boolean> => {
         if (qs.some((q) => bv.asBool(q) === false)) return true;
-        const key = qs.map((q) => q.id()).join(",");
-        const known = told.get(key);
+        const known = told.get(keyOf(qs));
         if (known !== undefined) return known.unsat;
         queries++;
         const body = qs.slice(base.length).map((q) => (ffPairs.length ? bv.hold(env.ctx.substitute(q, ...ffPairs) as Bool) : q));
         const res = await solve(env, [...qs.slice(0, base.length), ...body], timeoutMs);
         if (process.env.PROVE_DEBUG) console.log("compiled loop", `one symbolic trip: ${what}`, res.status, Math.round(res.ms));
-        told.set(key, { qs, unsat: res.status === "unsat" });
+        remember(qs, res.status === "unsat");
         return res.status === "unsat";
       };
       // The claims every path below ends with, besides the lanes' own: mem comes back as
@@ -730,12 +732,11 @@ export async function proveCompiledLoop(
       const bads = compiledWarpBads(bv, cf, su, T.fin, { want, everyActive: true });
       const laneBad = (x: LaneOn): Bool => bv.any(bads.filter((b) => b.lane === x.lane).map((b) => b.cond));
       const accBad = (x: LaneOn): Bool => bv.notB(bv.eq(accOf(T.fin, x.lane), stepped.get(x.lane)!.acc));
-      const wholeWave = async (factsH: Bool[]): Promise<string | null> => {
-        if (!(await tell("coming back (the mask)", [...base, M, T.atB, bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero))))]))) return "coming back (the mask)";
-        if (!(await tell("no member left at the exit", [...base, M, bv.notB(T.atB), bv.notB(none)]))) return "no member left at the exit";
-        if (!(await tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]))) return "the exit";
-        return null;
-      };
+      // (The first two need no fact and no lane's claim: asked first, they fail a wrong mask
+      // update before any lane query.)
+      if (!(await tell("coming back (the mask)", [...base, M, T.atB, bv.notB(bv.andB(bv.eq(memOf(T.fin), mem1), bv.notB(bv.eq(mem1, zero))))]))) return "coming back (the mask)";
+      if (!(await tell("no member left at the exit", [...base, M, bv.notB(T.atB), bv.notB(none)]))) return "no member left at the exit";
+      const theExit = (factsH: Bool[]) => tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]);
       // (f) One query per lane for all that lane's claims (file comment). The keep
       // facts alone first; the flag facts whose lane-0 bit is inductive alone are the
       // candidates; then each lane's query: its bad the disjunction of its candidates' bits
@@ -747,9 +748,13 @@ export async function proveCompiledLoop(
       if (f.reduxOp !== "add") {
         const keeps = keptAtEntry.filter((g) => g.kind === "keep");
         const keepH = keeps.map((g) => factSym(g, H, S));
-        // (The keep facts in one query, their bad the disjunction: the trip's bit-blast once.)
+        // (The keep facts in one query, their bad the disjunction: the trip's bit-blast once.
+        // Unsat, so is each one's own query — the same hypotheses, one disjunct — which
+        // Houdini below then finds answered.)
+        const keepQ = (fact: Fact) => [...base, T.atB, ...keepH, bv.notB(factSym(fact, T.fin, stepped))];
         let ok = await tell("the keep facts (together)", [...base, T.atB, ...keepH, bv.any(keeps.map((g) => bv.notB(factSym(g, T.fin, stepped))))]);
-        for (const fact of ok ? [] : keeps) if (!(ok = await tell(`fact ${showFact(fact)} (alone)`, [...base, T.atB, ...keepH, bv.notB(factSym(fact, T.fin, stepped))]))) break;
+        if (ok) for (const fact of keeps) remember(keepQ(fact), true);
+        for (const fact of ok ? [] : keeps) if (!(ok = await tell(`fact ${showFact(fact)} (alone)`, keepQ(fact)))) break;
         const cands: Fact[] = [];
         const x0 = lanesOn[0]!;
         for (const fact of ok ? keptAtEntry.filter((g) => g.kind !== "keep") : []) if (await tell(`fact ${showFact(fact)} (lane ${x0.lane}, candidate)`, [...base, T.atB, ...keepH, factOne(fact, H, S, x0), bv.notB(factOne(fact, T.fin, stepped, x0))])) cands.push(fact);
@@ -758,11 +763,9 @@ export async function proveCompiledLoop(
           const bad = bv.any([bv.andB(T.atB, bv.any([...cands.map((g) => bv.notB(factOne(g, T.fin, stepped, x))), bv.andB(x.on, accBad(x))])), bv.andB(bv.notB(T.atB), laneBad(x))]);
           if (!(ok = await tell(`every claim (lane ${x.lane}, joint)`, [...base, ...own, bad]))) break;
         }
-        if (ok) {
-          const fs = [...keeps, ...cands];
-          const r = await wholeWave(fs.map((g) => factSym(g, H, S)));
-          if (r) return r;
-          factsDone = fs;
+        // (Where the exit's rest does not prove under these facts, Houdini's may keep more.)
+        if (ok && (await theExit([...keeps, ...cands].map((g) => factSym(g, H, S))))) {
+          factsDone = [...keeps, ...cands];
           jointLanes = true;
           return null;
         }
@@ -807,8 +810,7 @@ export async function proveCompiledLoop(
       };
       for (const x of lanesOn) if (!(await lane("coming back (acc)", x, [T.atB, x.on], accBad(x)))) return `coming back (acc, lane ${x.lane})`;
       for (const x of lanesOn) if (!(await lane("the exit", x, [bv.notB(T.atB)], laneBad(x)))) return `the exit (lane ${x.lane})`;
-      const r = await wholeWave(factsH);
-      if (r) return r;
+      if (!(await theExit(factsH))) return "the exit";
       factsDone = fs;
       return null;
     };
