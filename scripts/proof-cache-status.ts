@@ -9,8 +9,9 @@
  *
  *   npx tsx scripts/proof-cache-status.ts --resume FILE   (prove:all's option, the same file)
  *
- * Exits 1 where a current line holds a verdict other than `proved` (a refutation in the
- * cache), 2 on a bad command line or an unreadable file.
+ * Exits 1 where a current entry's verdict is not `proved` (a refutation, or a value of
+ * another shape: "malformed"), 2 on a bad command line or an unreadable file; a line that is
+ * not a cache entry is skipped with a `FILE:LINE:1: warning` and counted.
  */
 import { readFileSync } from "node:fs";
 import { scriptArgs, scriptUsageError } from "./script_args.js";
@@ -34,18 +35,24 @@ const names = new Map([
 const last = new Map<string, Map<string, unknown>>();
 let lines = 0;
 let stale = 0;
-let bad = 0;
+let malformed = 0;
+let notProved = 0;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 for (const [i, line] of text.split("\n").entries()) {
   if (!line.trim()) continue;
   lines++;
-  let x: { fingerprint?: unknown; key?: unknown; value?: unknown };
+  let x: unknown;
   try {
-    x = JSON.parse(line) as typeof x;
+    x = JSON.parse(line);
   } catch {
-    process.stderr.write(`${file}:${i + 1}:1: warning: not JSON, skipped\n`);
+    x = undefined;
+  }
+  if (!isObject(x) || typeof x.fingerprint !== "string" || typeof x.key !== "string") {
+    malformed++;
+    process.stderr.write(`${file}:${i + 1}:1: warning: not a cache entry ({ fingerprint, key, label, at, value }), skipped\n`);
     continue;
   }
-  if (typeof x.fingerprint !== "string" || typeof x.key !== "string" || !names.has(x.fingerprint)) {
+  if (!names.has(x.fingerprint)) {
     stale++;
     continue;
   }
@@ -53,23 +60,28 @@ for (const [i, line] of text.split("\n").entries()) {
   if (!m) last.set(x.fingerprint, (m = new Map()));
   m.set(x.key, x.value);
 }
-const out: string[] = [`${file}: ${lines} lines, ${stale} under other (stale) fingerprints`];
+// A stored value's verdicts: AMDGPU/PIR { verdict }, hip/llvm { [layout]: { verdict } };
+// anything else is one "malformed" verdict.
+const verdictsOf = (v: unknown): string[] => {
+  const one = (r: unknown) => (isObject(r) && typeof r.verdict === "string" ? r.verdict : undefined);
+  if (one(v) !== undefined) return [one(v)!];
+  const rows = isObject(v) ? Object.values(v).map(one) : [];
+  return rows.length && rows.every((r) => r !== undefined) ? (rows as string[]) : ["malformed"];
+};
+const out: string[] = [`${file}: ${lines} lines, ${stale} under other (stale) fingerprints${malformed ? `, ${malformed} not cache entries` : ""}`];
 for (const [f, name] of names) {
   const m = last.get(f) ?? new Map<string, unknown>();
   const verdicts = new Map<string, number>();
-  let layouts = 0;
-  for (const v of m.values()) {
-    // AMDGPU/PIR: { verdict }; hip/llvm: { [layout]: { verdict } }.
-    const rows = v && typeof v === "object" && "verdict" in v ? [v] : Object.values((v ?? {}) as Record<string, unknown>);
-    for (const r of rows) {
-      const verdict = String((r as { verdict?: unknown })?.verdict ?? "malformed");
+  let n = 0;
+  for (const v of m.values())
+    for (const verdict of verdictsOf(v)) {
       verdicts.set(verdict, (verdicts.get(verdict) ?? 0) + 1);
-      layouts++;
-      if (verdict !== "proved") bad++;
+      n++;
+      if (verdict !== "proved") notProved++;
     }
-  }
-  const vs = [...verdicts].map(([k, n]) => `${n} ${k}`).join(", ") || "none";
-  out.push(`  ${f.slice(0, 12)} (${name}): ${m.size} keys, ${layouts} verdicts: ${vs}`);
+  const vs = [...verdicts].map(([k, c]) => `${c} ${k}`).join(", ") || "none";
+  out.push(`  ${f.slice(0, 12)} (${name}): ${m.size} keys, ${n} verdicts: ${vs}`);
 }
 process.stdout.write(`${out.join("\n")}\n`);
-process.exit(bad ? 1 : 0);
+if (notProved) process.stderr.write(`proof-cache-status: ${notProved} current verdicts are not "proved"\n`);
+process.exit(notProved ? 1 : 0);

@@ -84,7 +84,7 @@ describe("the proof cache", () => {
     expect(third!.verdict.verdict).toBe("proved");
   }, 300_000);
 
-  it("scripts/proof-cache-status.ts counts the current fingerprints' keys and verdicts (the last line of a key), the stale lines, and exits 1 on a refutation", () => {
+  it("scripts/proof-cache-status.ts counts the current fingerprints' keys and verdicts (the last line of a key), the stale lines, and exits 1 on a refutation or a malformed entry", () => {
     const f = join(dir(), "c.jsonl");
     const fp = proverFingerprints();
     const line = (fingerprint: string, key: string, value: unknown) => `${JSON.stringify({ fingerprint, key, label: key, at: "2026-12-05T00:00:00.000Z", value })}\n`;
@@ -101,5 +101,12 @@ describe("the proof cache", () => {
     r = run();
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("(hip, llvm with a loop): 1 keys, 1 verdicts: 1 refuted");
+    // A line that is not an entry is skipped with a warning; a value of another shape is "malformed".
+    appendFileSync(f, `null\n${line(fp.amdgpuPir, "a3", "proved")}`);
+    r = run();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/c\.jsonl:7:1: warning: not a cache entry/);
+    expect(r.stdout).toContain("8 lines, 1 under other (stale) fingerprints, 1 not cache entries");
+    expect(r.stdout).toContain("(amdgpu, pir): 3 keys, 3 verdicts: 2 proved, 1 malformed");
   }, 60_000);
 });
