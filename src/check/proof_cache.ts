@@ -25,8 +25,16 @@
  * or the worker count; an `unknown` is asked again. The file is JSON lines, appended as
  * verdicts arrive (a stopped run keeps them); each line is
  * `{ fingerprint, key, label, at, value }` (`at`: when it was proved, ISO 8601).
+ *
+ * **Stored verdicts** (`openProofCache`'s `stored`; prove:all `--stored PATH`): files of the
+ * same lines, read only, before the cache file — the verdicts earlier sittings obtained,
+ * committed under proofs/ (gzip, one file per sitting) so that a matrix bigger than one
+ * machine's sitting is proved across sittings on machines that do not share a disk. They are
+ * the same verdicts under the same fingerprints: a stored line counts only where this exact
+ * source obtained it, and `prove:all --recheck` proves a sample of them again.
  */
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { dirname, join, relative } from "node:path";
 import { ts } from "ts-morph";
 import { hash } from "./prove_text.js";
@@ -79,26 +87,47 @@ export function sourceFingerprint(root: string, entries: readonly string[], excl
 }
 
 /**
- * Opens (or creates on the first `put`) the cache file `path` for `fingerprint`.
- * Malformed lines (a run killed mid-write) are skipped.
- * @throws Error (from node:fs) when `path` exists but cannot be read.
+ * The files a `stored` path names (`openProofCache`): the path itself, or, for a folder, its
+ * `*.jsonl` and `*.jsonl.gz` files in name order (not its subfolders).
+ * @throws Error (from node:fs) when `path` does not exist or cannot be read.
  */
-export function openProofCache(path: string, fingerprint: string): ProofCache {
+export function storedFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .filter((f) => /\.jsonl(\.gz)?$/.test(f))
+    .sort()
+    .map((f) => join(path, f));
+}
+
+/**
+ * Opens (or creates on the first `put`) the cache file `path` for `fingerprint`, after the
+ * read-only `stored` files or folders (file comment; `.gz` files are gunzipped): a key's
+ * value is the last one read, the cache file's last. Lines that are not a cache entry (a run
+ * killed mid-write: torn JSON; `null`, an array, no string key) are skipped.
+ * @throws Error (from node:fs or node:zlib) when `path` exists but cannot be read, or a
+ *   `stored` path does not exist, cannot be read or is not gzip where it ends `.gz`.
+ */
+export function openProofCache(path: string, fingerprint: string, stored: readonly string[] = []): ProofCache {
   const map = new Map<string, unknown>();
   let others = 0;
-  if (existsSync(path))
-    for (const line of readFileSync(path, "utf8").split("\n")) {
+  const read = (text: string) => {
+    for (const line of text.split("\n")) {
       if (!line.trim()) continue;
-      let x: { fingerprint?: unknown; key?: unknown; value?: unknown };
+      let x: unknown;
       try {
-        x = JSON.parse(line) as typeof x;
+        x = JSON.parse(line);
       } catch {
         continue;
       }
-      if (typeof x.key !== "string") continue;
-      if (x.fingerprint !== fingerprint) others++;
-      else map.set(x.key, x.value);
+      if (typeof x !== "object" || x === null || Array.isArray(x)) continue;
+      const e = x as { fingerprint?: unknown; key?: unknown; value?: unknown };
+      if (typeof e.key !== "string") continue;
+      if (e.fingerprint !== fingerprint) others++;
+      else map.set(e.key, e.value);
     }
+  };
+  for (const f of stored.flatMap(storedFiles)) read(f.endsWith(".gz") ? gunzipSync(readFileSync(f)).toString("utf8") : readFileSync(f, "utf8"));
+  if (existsSync(path)) read(readFileSync(path, "utf8"));
   return {
     fingerprint,
     others,

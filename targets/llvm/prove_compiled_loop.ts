@@ -738,7 +738,7 @@ export async function proveCompiledLoop(
       if (!(await tell("no member left at the exit", [...base, M, bv.notB(T.atB), bv.notB(none)]))) return "no member left at the exit";
       const theExit = (factsH: Bool[]) => tell("the exit", [...base, M, bv.notB(T.atB), ...factsH, bv.any(bads.filter((b) => b.lane === undefined || !lanesOn.some((x) => x.lane === b.lane)).map((b) => b.cond))]);
       // (f) One query per lane for all that lane's claims (file comment). The keep
-      // facts alone first; the flag facts whose lane-0 bit is inductive alone are the
+      // facts first, together in one query (one by one where that does not prove); the flag facts whose lane-0 bit is inductive alone are the
       // candidates; then each lane's query: its bad the disjunction of its candidates' bits
       // and its acc on the way back and its d at the exit, under its own hypotheses (the keep
       // facts, its candidates' bits, an SGPR accumulator's claim for it). Unsat in every lane
