@@ -7,6 +7,7 @@
  *   npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
  *        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
  *        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction] [--resume FILE]
+ *        [--stored PATH …] [--recheck RATE] [--recheck-seed S]
  *
  * How it fits in minutes (design.md appendix): identical queries are proved once (query
  * keys: the emitted lines or PIR, contract layout, wave size and spec terms — the mcpus of a
@@ -24,10 +25,12 @@
  * `--resume FILE`: the proof cache (src/check/proof_cache.ts) — verdicts stored by earlier
  * runs of the same source are reused, this run's are added, so a matrix too big for one
  * sitting is proved across several; each reused row says `"cached": true`, and the summary
- * counts them.
+ * counts them. `--stored PATH` (repeatable; a file or a folder, e.g. proofs/): verdicts
+ * earlier sittings committed, read only, before FILE. `--recheck RATE`: proves a sample of the
+ * stored verdicts again (./recheck_cache.ts) and reports whether they agree; exit 1 if not.
  */
 import "../src/compose.js";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
@@ -41,12 +44,15 @@ import { MCPUS } from "../targets/amdgpu/regs.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
 import { openProofCache } from "../src/check/proof_cache.js";
 import { proverFingerprints } from "./proof_fingerprints.js";
+import type { RecheckReport } from "./recheck_cache.js";
+import { rechecking } from "./recheck_cache.js";
 import type { CompiledProveRow } from "../targets/llvm/prove_compiled_matrix.js";
 import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";
 
 const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|warp|all] [--workers N]
        [--timeout MS] [--every N] [--only REGEX] [--out prove-all.jsonl] [--bug-lanes N] [--bug-timeout MS]
        [--target amdgpu,pir,hip,llvm] [--mcpu gfx900,…] [--compiled-induction] [--resume FILE]
+       [--stored PATH …] [--recheck RATE] [--recheck-seed S]
   --every N     prove one form in N of each family (a sample; 1 = all)
   --only REGEX  prove only the combinations whose label (routine rule target profile,
                 e.g. "shfl_sync_up_b32__v_s_imm0_v shfl_bpermute gfx900 isa") matches
@@ -60,7 +66,14 @@ const USAGE = `usage: npx tsx scripts/prove-all.ts [--family szext|video|match|w
                 variant × layout), instead of leaving them unknown
   --resume FILE the proof cache: reuse the proved and refuted verdicts an earlier run of
                 same prover source stored in FILE (an edit to any file a prover
-                imports makes its verdicts stale), and store this run's there`;
+                imports makes its verdicts stale), and store this run's there
+  --stored PATH verdicts to reuse as --resume's, read only, from a file or a folder of
+                *.jsonl / *.jsonl.gz (repeatable; the committed sittings: proofs/)
+  --recheck RATE
+                prove again the stored verdicts of a sample of the keys (RATE: a fraction,
+                0.02 = 2%) and compare; a disagreement is named and exits 1
+  --recheck-seed S
+                the sample's seed (default 0)`;
 
 function usageError(message: string): never {
   process.stderr.write(`prove-all: error: ${message}\n${USAGE}\n`);
@@ -84,6 +97,9 @@ try {
       mcpu: { type: "string" },
       "compiled-induction": { type: "boolean", default: false },
       resume: { type: "string" },
+      stored: { type: "string", multiple: true },
+      recheck: { type: "string" },
+      "recheck-seed": { type: "string", default: "0" },
     },
   });
 } catch (e) {
@@ -99,6 +115,13 @@ for (const k of ["workers", "timeout", "every", "bug-lanes", "bug-timeout"] as c
   const v = values[k];
   if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) usageError(`--${k} must be a positive integer, not '${v}'`);
 }
+
+const stored = values.stored ?? [];
+if (stored.length && values.resume === undefined) usageError("--stored needs --resume FILE (where this run's verdicts go)");
+for (const p of stored) if (!existsSync(p)) usageError(`--stored: ${p}: no such file or folder`);
+const recheckRate = values.recheck === undefined ? 0 : Number(values.recheck);
+if (values.recheck !== undefined && !(values.recheck.trim() !== "" && recheckRate >= 0 && recheckRate <= 1)) usageError(`--recheck must be a fraction from 0 to 1, not '${values.recheck}'`);
+if (values.recheck !== undefined && values.resume === undefined) usageError("--recheck needs --resume FILE (the verdicts it proves again)");
 
 let only: RegExp | null = null;
 try {
@@ -119,11 +142,20 @@ const t0 = performance.now();
 // The proof cache (--resume): one fingerprint for the AMDGPU and PIR provers, and two for the
 // hip/llvm rows' (./proof_fingerprints.ts): the functions with a loop, and the loop-free ones.
 const fps = values.resume === undefined ? undefined : proverFingerprints();
-const cache = fps && openProofCache(values.resume!, fps.amdgpuPir);
-const compiledCache = fps && openProofCache(values.resume!, fps.loops);
-const loopFreeCache = fps && openProofCache(values.resume!, fps.loopFree);
+// (--recheck: each wrapped, ./recheck_cache.ts.)
+const audits: (() => RecheckReport)[] = [];
+const open = (fingerprint: string) => {
+  const c = openProofCache(values.resume!, fingerprint, stored);
+  if (!recheckRate) return c;
+  const r = rechecking(c, recheckRate, values["recheck-seed"]!);
+  audits.push(r.report);
+  return r.cache;
+};
+const cache = fps && open(fps.amdgpuPir);
+const compiledCache = fps && open(fps.loops);
+const loopFreeCache = fps && open(fps.loopFree);
 const fingerprints = () => `${cache!.fingerprint.slice(0, 12)} (amdgpu, pir), ${compiledCache!.fingerprint.slice(0, 12)} (hip, llvm loops), ${loopFreeCache!.fingerprint.slice(0, 12)} (hip, llvm loop-free)`;
-if (cache) process.stderr.write(`prove-all: proof cache ${values.resume}: source fingerprints ${fingerprints()}\n`);
+if (cache) process.stderr.write(`prove-all: proof cache ${values.resume}${stored.length ? ` (after the stored ${stored.join(", ")})` : ""}: source fingerprints ${fingerprints()}\n`);
 const big = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
 const tname = (t: ProveItem["target"]) => (t.kind === "amdgpu" ? t.mcpu : "pir");
 
@@ -294,11 +326,17 @@ out.push("");
 out.push(`${results.length + compiled.length} combinations: ${n("proved")} proved, ${n("refuted")} refuted, ${n("unknown")} unknown; ${gaps.length} gaps (no rule); ${solved.size} distinct queries solved`);
 if (cache) {
   const hits = results.filter((r) => r.cached).length + compiled.filter((r) => r.cached).length;
-  out.push(`${hits} of them from the proof cache ${values.resume} (verdicts an earlier run of the same prover source obtained, fingerprints ${fingerprints()}; "cached": true in ${values.out}); the solver times count this run's proofs only`);
+  out.push(`${hits} of them from the proof cache ${values.resume}${stored.length ? ` and the stored ${stored.join(", ")}` : ""} (verdicts an earlier run of the same prover source obtained, fingerprints ${fingerprints()}; "cached": true in ${values.out}); the solver times count this run's proofs only`);
 }
 out.push(`JS and C: the "pir" rows (one PIR proof covers both printers).`);
 if (compiled.length) out.push(`hip/llvm: the compiled warp-level functions × argument variant (vgpr, sgpr) × wave64 layout (one warp, two warps); ${compiled.length} rows.`);
 out.push(`wall time ${wall.toFixed(1)} s on ${workers} workers (every ${every} form${every > 1 ? "s: a sample" : ""}${only ? `, only ${only.source}` : ""}); details in ${values.out}`);
+// --recheck: the sample of stored verdicts proved again.
+const audit = audits.map((f) => f()).reduce((a, b) => ({ sampled: a.sampled + b.sampled, agree: a.agree + b.agree, disagree: [...a.disagree, ...b.disagree], unsettled: a.unsettled + b.unsettled }), { sampled: 0, agree: 0, disagree: [] as string[], unsettled: 0 });
+if (recheckRate) {
+  out.push(`recheck (rate ${recheckRate}, seed ${values["recheck-seed"]}): ${audit.sampled} stored verdicts proved again: ${audit.agree} agree, ${audit.disagree.length} disagree, ${audit.unsettled} not settled (unknown now)`);
+  for (const d of audit.disagree.slice(0, 20)) out.push(`  DISAGREES: ${d}`);
+}
 const bad = results.filter((r) => r.verdict.verdict !== "proved");
 const seen = new Set<string>();
 for (const r of bad) {
@@ -322,4 +360,4 @@ for (const r of badCompiled) {
   if (r.verdict.verdict === "unknown") out.push(`  ${r.verdict.reason}`);
 }
 console.log(out.join("\n"));
-process.exit(bad.length || badCompiled.length || gaps.length ? 1 : 0);
+process.exit(bad.length || badCompiled.length || gaps.length || audit.disagree.length ? 1 : 0);

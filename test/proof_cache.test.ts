@@ -10,11 +10,13 @@ import { describe, expect, it } from "vitest";
 import type { RoutineSpec } from "../src/ir/ir.js";
 import { amdgpu, rulesFor } from "../src/check/prove.js";
 import type { ProveItem } from "../src/check/prove_worker.js";
-import { proveMany } from "../src/check/prove_worker.js";
+import { itemLabel, proveMany } from "../src/check/prove_worker.js";
 import { openProofCache, sourceFingerprint } from "../src/check/proof_cache.js";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { proverFingerprints } from "../scripts/proof_fingerprints.js";
+import { rechecking, sampled, storedVerdicts } from "../scripts/recheck_cache.js";
+import { gzipSync } from "node:zlib";
 
 const dir = () => mkdtempSync(join(tmpdir(), "ptxl-cache-"));
 
@@ -108,5 +110,67 @@ describe("the proof cache", () => {
     expect(r.stderr).toMatch(/c\.jsonl:7:1: warning: not a cache entry/);
     expect(r.stdout).toContain("8 lines, 1 under other (stale) fingerprints, 1 not cache entries");
     expect(r.stdout).toContain("(amdgpu, pir): 3 keys, 3 verdicts: 2 proved, 1 malformed");
+    // --stored: a folder of committed sittings (one gzipped), read before the cache file.
+    const d = dir();
+    writeFileSync(join(d, "s1.jsonl.gz"), gzipSync(line(fp.loops, "h3", { "one warp": { verdict: "proved" } })));
+    writeFileSync(join(d, "s2.jsonl"), line(fp.loops, "h2", { "two warps": { verdict: "proved" } }));
+    writeFileSync(join(d, "notes.txt"), "not read\n");
+    const only = spawnSync(process.execPath, ["--import", "tsx", script, "--stored", d], { encoding: "utf8" });
+    expect(only.status, only.stderr).toBe(0);
+    expect(only.stdout).toContain("(hip, llvm with a loop): 2 keys, 2 verdicts: 2 proved");
+    // The cache file comes last: its refutation of h2 is the one that counts.
+    r = spawnSync(process.execPath, ["--import", "tsx", script, "--stored", d, "--resume", f], { encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain("(hip, llvm with a loop): 2 keys, 2 verdicts: 1 proved, 1 refuted");
+    const none = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8" });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("--resume FILE or --stored PATH is required");
   }, 60_000);
+
+  it("stored verdicts: files or a folder (gzip or not) read before the cache file, never written; lines that are not entries (null, an array) skipped", () => {
+    const d = dir();
+    const entry = (key: string, verdict: string) => `${JSON.stringify({ fingerprint: "A", key, label: key, at: "2026-12-06T00:00:00.000Z", value: { verdict } })}\n`;
+    writeFileSync(join(d, "a.jsonl.gz"), gzipSync(entry("k1", "proved") + "null\n[1]\n" + entry("k2", "refuted")));
+    writeFileSync(join(d, "b.jsonl"), entry("k2", "proved"));
+    const f = join(dir(), "c.jsonl");
+    writeFileSync(f, "null\n" + entry("k3", "proved"));
+    const c = openProofCache(f, "A", [d]);
+    expect([c.get("k1"), c.get("k2"), c.get("k3")]).toEqual([{ verdict: "proved" }, { verdict: "proved" }, { verdict: "proved" }]);
+    c.put("k4", "k4", { verdict: "proved" });
+    expect(readFileSync(join(d, "b.jsonl"), "utf8")).toBe(entry("k2", "proved"));
+    expect(readFileSync(f, "utf8").trim().split("\n")).toHaveLength(3);
+    expect(openProofCache(f, "A", [join(d, "a.jsonl.gz")]).get("k2")).toEqual({ verdict: "refuted" });
+    expect(() => openProofCache(f, "A", [join(d, "gone")])).toThrow(/ENOENT/);
+  });
+
+  it("--recheck (scripts/recheck_cache.ts): a sampled stored verdict is proved again, not reused, and compared; a wrong stored verdict is named", async () => {
+    const spec: RoutineSpec = { form: { op: "szext", mode: "clamp", type: "s32" }, kinds: { a: { kind: "v" }, b: { kind: "v" } }, guarded: false };
+    const item: ProveItem = { spec, target: amdgpu("gfx1100"), profile: "isa", rule: rulesFor(spec, amdgpu("gfx1100"), "isa")[0]!.name };
+    const f = join(dir(), "c.jsonl");
+    const [first] = await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: openProofCache(f, "A") });
+    expect(first!.verdict.verdict).toBe("proved");
+    // The whole sample (rate 1): solved again, and it agrees.
+    const all = rechecking(openProofCache(f, "A"), 1, "0");
+    const [again] = await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: all.cache });
+    expect(again!.cached).toBeUndefined();
+    expect(all.report()).toEqual({ sampled: 1, agree: 1, disagree: [], unsettled: 0 });
+    // Rate 0: reused.
+    const none = rechecking(openProofCache(f, "A"), 0, "0");
+    expect((await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: none.cache }))[0]!.cached).toBe(true);
+    expect(none.report().sampled).toBe(0);
+    // A stored refutation of a query that proves (a line written by hand) is named.
+    const g = join(dir(), "c.jsonl");
+    writeFileSync(g, JSON.stringify({ fingerprint: "A", key: first!.query.key, label: "x", value: { verdict: "refuted", ms: 0, reason: "r", counterexample: "c" } }) + "\n");
+    const bad = rechecking(openProofCache(g, "A"), 1, "0");
+    await proveMany([item], { workers: 1, timeoutMs: 60_000, cache: bad.cache });
+    expect(bad.report().disagree).toEqual([`${first!.query.key} (${itemLabel(item)}): stored refuted, now proved`]);
+    // The sample is a fixed fraction of keys under a seed, and moves with the seed.
+    const keys = Array.from({ length: 2000 }, (_, i) => `k${i}`);
+    const n = keys.filter((k) => sampled(k, 0.1, "0")).length;
+    expect(n).toBeGreaterThan(150);
+    expect(n).toBeLessThan(250);
+    expect(keys.filter((k) => sampled(k, 0.1, "0") !== sampled(k, 0.1, "1")).length).toBeGreaterThan(100);
+    expect(storedVerdicts({ "two warps": { verdict: "proved" }, "one warp": { verdict: "refuted" } })).toEqual(["one warp=refuted", "two warps=proved"]);
+    expect(storedVerdicts("proved")).toEqual(["malformed"]);
+  }, 300_000);
 });
