@@ -30,7 +30,8 @@
  * stored verdicts again (./recheck_cache.ts) and reports whether they agree; exit 1 if not.
  */
 import "../src/compose.js";
-import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
 import type { Family } from "../src/ir/forms.js";
@@ -42,7 +43,8 @@ import { PROFILES } from "../src/ir/forms.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
-import { openProofCache } from "../src/check/proof_cache.js";
+import type { ProofCache } from "../src/check/proof_cache.js";
+import { openProofCache, storedFiles } from "../src/check/proof_cache.js";
 import { proverFingerprints } from "./proof_fingerprints.js";
 import type { RecheckReport } from "./recheck_cache.js";
 import { rechecking } from "./recheck_cache.js";
@@ -119,6 +121,14 @@ for (const k of ["workers", "timeout", "every", "bug-lanes", "bug-timeout"] as c
 const stored = values.stored ?? [];
 if (stored.length && values.resume === undefined) usageError("--stored needs --resume FILE (where this run's verdicts go)");
 for (const p of stored) if (!existsSync(p)) usageError(`--stored: ${p}: no such file or folder`);
+// (Each stored file readable, and gzip where it ends .gz: else the error names it.)
+for (const f of stored.flatMap(storedFiles))
+  try {
+    if (f.endsWith(".gz")) gunzipSync(readFileSync(f));
+    else readFileSync(f);
+  } catch (e) {
+    usageError(`--stored: ${f}: ${(e as Error).message}`);
+  }
 const recheckRate = values.recheck === undefined ? 0 : Number(values.recheck);
 if (values.recheck !== undefined && !(values.recheck.trim() !== "" && recheckRate >= 0 && recheckRate <= 1)) usageError(`--recheck must be a fraction from 0 to 1, not '${values.recheck}'`);
 if (values.recheck !== undefined && values.resume === undefined) usageError("--recheck needs --resume FILE (the verdicts it proves again)");
@@ -145,7 +155,12 @@ const fps = values.resume === undefined ? undefined : proverFingerprints();
 // (--recheck: each wrapped, ./recheck_cache.ts.)
 const audits: (() => RecheckReport)[] = [];
 const open = (fingerprint: string) => {
-  const c = openProofCache(values.resume!, fingerprint, stored);
+  let c: ProofCache;
+  try {
+    c = openProofCache(values.resume!, fingerprint, stored);
+  } catch (e) {
+    usageError(`--resume/--stored: ${(e as Error).message}`);
+  }
   if (!recheckRate) return c;
   const r = rechecking(c, recheckRate, values["recheck-seed"]!);
   audits.push(r.report);
