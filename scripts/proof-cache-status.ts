@@ -21,6 +21,7 @@ import { gunzipSync } from "node:zlib";
 import { storedFiles } from "../src/check/proof_cache.js";
 import { scriptArgs, scriptUsageError } from "./script_args.js";
 import { proverFingerprints } from "./proof_fingerprints.js";
+import { storedVerdictRows } from "./recheck_cache.js";
 
 const USAGE = "usage: npx tsx scripts/proof-cache-status.ts [--stored PATH …] [--resume FILE]  (one at least)";
 const args = scriptArgs("proof-cache-status", USAGE, { resume: { type: "string" }, stored: { type: "string", multiple: true } });
@@ -69,21 +70,13 @@ for (const [name, text] of texts)
     if (!m) last.set(x.fingerprint, (m = new Map()));
     m.set(x.key, x.value);
   }
-// A stored value's verdicts: AMDGPU/PIR { verdict }, hip/llvm { [layout]: { verdict } };
-// anything else is one "malformed" verdict.
-const verdictsOf = (v: unknown): string[] => {
-  const one = (r: unknown) => (isObject(r) && typeof r.verdict === "string" ? r.verdict : undefined);
-  if (one(v) !== undefined) return [one(v)!];
-  const rows = isObject(v) ? Object.values(v).map(one) : [];
-  return rows.length && rows.every((r) => r !== undefined) ? (rows as string[]) : ["malformed"];
-};
 const out: string[] = [`${file}: ${lines} lines, ${stale} under other (stale) fingerprints${malformed ? `, ${malformed} not cache entries` : ""}`];
 for (const [f, name] of names) {
   const m = last.get(f) ?? new Map<string, unknown>();
   const verdicts = new Map<string, number>();
   let n = 0;
   for (const v of m.values())
-    for (const verdict of verdictsOf(v)) {
+    for (const [, verdict] of storedVerdictRows(v)) {
       verdicts.set(verdict, (verdicts.get(verdict) ?? 0) + 1);
       n++;
       if (verdict !== "proved") notProved++;

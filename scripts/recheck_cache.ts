@@ -28,17 +28,26 @@ export interface RecheckReport {
 }
 
 /**
- * The verdict strings of a stored value, in a fixed order: `{ verdict }` (AMDGPU, PIR) gives
- * one; `{ [layout]: { verdict } }` (a compiled job) one per layout, `layout=verdict`; another
- * shape gives `["malformed"]`.
+ * The verdicts of a stored value, in a fixed order, as `[layout, verdict]` pairs: `{ verdict }`
+ * (AMDGPU, PIR) gives one with no layout; `{ [layout]: { verdict } }` (a compiled job) one per
+ * layout, sorted by layout; another shape gives `[[undefined, "malformed"]]`. The one reading
+ * of a stored value's shape, shared by the recheck and scripts/proof-cache-status.ts.
+ */
+export function storedVerdictRows(v: unknown): Array<[layout: string | undefined, verdict: string]> {
+  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+  if (isObject(v) && typeof v.verdict === "string") return [[undefined, v.verdict]];
+  if (!isObject(v)) return [[undefined, "malformed"]];
+  const rows = Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (!rows.length || !rows.every(([, r]) => isObject(r) && typeof r.verdict === "string")) return [[undefined, "malformed"]];
+  return rows.map(([l, r]) => [l, (r as { verdict: string }).verdict]);
+}
+
+/**
+ * The verdict strings of a stored value (`storedVerdictRows`): `verdict` where it has no
+ * layout, `layout=verdict` per layout of a compiled job, `["malformed"]` for another shape.
  */
 export function storedVerdicts(v: unknown): string[] {
-  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
-  if (isObject(v) && typeof v.verdict === "string") return [v.verdict];
-  if (!isObject(v)) return ["malformed"];
-  const rows = Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1));
-  if (!rows.length || !rows.every(([, r]) => isObject(r) && typeof r.verdict === "string")) return ["malformed"];
-  return rows.map(([l, r]) => `${l}=${(r as { verdict: string }).verdict}`);
+  return storedVerdictRows(v).map(([l, verdict]) => (l === undefined ? verdict : `${l}=${verdict}`));
 }
 
 /** Whether `key` is in the sample of `rate` (a fraction in [0, 1]) under `seed`. */
