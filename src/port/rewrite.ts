@@ -104,15 +104,35 @@ import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, routinesModule } from "./bind.js";
 import { COOPERATIVE_GROUPS_LEFT, CUDA_WARP_INTRINSICS, cooperativeGroupsCalls, warpIntrinsicCalls, warpIntrinsicUses } from "./intrinsics.js";
 
+/** The source language of a ported file: CUDA/HIP C++ (`.cu .cuh .hip .h .hpp …`) or OpenCL C (`.cl`). */
+export type PortLanguage = "cuda" | "opencl";
+
 /** Options of `portSource`. */
 export interface PortOptions {
-  /** The header text for the routines module (the HIP target's printer). Called only when something is rewritten. */
-  header: (mod: ParsedModule) => Promise<string>;
+  /** The header text for the routines module (the HIP target's printer), in the file's language. Called only when something is rewritten. */
+  header: (mod: ParsedModule, language: PortLanguage) => Promise<string>;
   /** The header's file name, included with quotes (default `port.hip.h`). */
   headerName?: string;
   /** Inline the header in the file instead of including it (for standard output). */
   inlineHeader?: boolean;
+  /** The source language (default `cuda`): OpenCL C gets its own guard and header dialect. */
+  language?: PortLanguage;
+  /** Pins the PTX module header every statement is checked under (`sm_90`, `sm_100a`, `sm_70`), instead of the first one ptxas accepts. */
+  ptxTarget?: string;
+  /** Macros that switch a HIP build on (`--hip-macro NAME`): a branch conditioned on one is a HIP path, as `__HIP_PLATFORM_AMD__` is. */
+  hipMacros?: readonly string[];
+  /** `-D NAME[=V]` / `-U NAME`, in order, as a compiler takes them, before the file's own `#define`/`#undef`. */
+  predefined?: readonly ({ define: string; value: string } | { undef: string })[];
+  /** Rename intrinsic calls and `warpSize` in code both builds of a HIP-aware file compile (default: leave and report them). */
+  renameShared?: boolean;
 }
+
+/**
+ * Whether a HIP device compile takes a rewrite (src/port/cond.ts): `live` — it does;
+ * `dead` — it does not, because of `guard` (e.g. `#if __CUDA_ARCH__ >= 700` at line N);
+ * `depends` — on the macros `names`, which neither HIP nor the file settles.
+ */
+export type Liveness = { state: "live" } | { state: "dead"; guard: { loc: Loc; text: string } } | { state: "depends"; names: string[]; guard: { loc: Loc; text: string } };
 
 /** What happened to one asm statement. */
 export interface PortStatement {
@@ -129,6 +149,10 @@ export interface PortStatement {
   calls: string[];
   /** Why it was left (the first is the one shown in the table). */
   reasons: Reason[];
+  /** Whether a HIP compile takes it (rewritten statements; `live` for the others too). */
+  liveness: Liveness;
+  /** The PTX module header it was checked under (`.version 9.0 / .target sm_90`), or null when it was not checked (malformed, …). */
+  ptxHeader: string | null;
 }
 
 /**
@@ -149,6 +173,25 @@ export interface PortIntrinsic {
   macro: string | null;
   /** Why it was left (empty when rewritten). */
   reasons: Reason[];
+  /** Whether a HIP compile takes it. */
+  liveness: Liveness;
+}
+
+/** A use of `warpSize` in code: rewritten to the header's `ptxl_warpSize` (32), or left (a HIP path, shared code). */
+export interface PortWarpSize {
+  loc: Loc;
+  status: "rewritten" | "left";
+  reasons: Reason[];
+  liveness: Liveness;
+}
+
+/** An `#include` of a CUDA-only header that `port` leaves, with the HIP header that replaces it. */
+export interface PortInclude {
+  loc: Loc;
+  /** As written: `cuda_fp16.h`. */
+  name: string;
+  /** `hip/hip_fp16.h`, or null when HIP has none. */
+  hip: string | null;
 }
 
 /** The result of porting one source. */
@@ -165,6 +208,16 @@ export interface PortResult {
   routines: string[];
   /** Per function called, the C locations of its calls (for a header's `serves:` lines). */
   callers: Map<string, Loc[]>;
+  /** The uses of `warpSize` in code. */
+  warpSize: PortWarpSize[];
+  /** CUDA-only includes left, each with its HIP replacement. */
+  includes: PortInclude[];
+  /** Warnings about the file as a whole (a HIP-aware file's warp code may assume 64-lane waves; a pattern of two CUDA warps per wave64). */
+  warnings: Reason[];
+  /** Macros whose name holds HIP, ROCM or AMD and that guard code: likely HIP build switches (`--hip-macro NAME`). */
+  hipSwitches: { name: string; loc: Loc }[];
+  /** Set when the file is already ported (its own guards around the original asm): nothing was rewritten again. */
+  alreadyPorted: boolean;
 }
 
 const SIMPLE = /^\s*[A-Za-z_$][\w$]*(?:\s*(?:\.|->)\s*[A-Za-z_$][\w$]*|\s*\[\s*[\w$]+\s*\])*\s*$/;
@@ -313,6 +366,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       forms: b.ok && ok ? b.calls.map((c) => formName(c.spec.form)) : [],
       calls: b.ok && ok ? b.calls.map((c) => c.name) : [],
       reasons: ok ? [] : reasons.length ? reasons : b.ok ? [] : b.reasons,
+      liveness: { state: "live" },
+      ptxHeader: null,
     };
     statements.push(r);
     return r;
@@ -394,20 +449,21 @@ export async function portSource(text: string, file: string, opts: PortOptions):
         to: rewrite?.to ?? null,
         macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
         reasons: reason === null ? [] : [{ loc: c.loc, message: reason }],
+        liveness: { state: "live" },
       };
     })
     .sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
   // The drop-ins used, in first-use order, and the PTX instructions their HIP functions are made of.
   const dropIns = new Map<string, string>();
   for (const c of warpCalls) if (c.intrinsic?.status === "rewrite" && !dropIns.has(c.intrinsic.to)) dropIns.set(c.intrinsic.to, c.name);
-  if (specs.size === 0 && dropIns.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers };
+  if (specs.size === 0 && dropIns.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers, warpSize: [], includes: [], warnings: [], hipSwitches: [], alreadyPorted: false };
   const extra = [...dropIns.values()].flatMap((n) => {
     const i = CUDA_WARP_INTRINSICS.get(n)!;
     return i.status === "rewrite" ? i.ptx : [];
   });
   const headerName = opts.headerName ?? "port.hip.h";
   const mod = routinesModule([...specs.values()], file, extra);
-  const header = await opts.header(mod);
+  const header = await opts.header(mod, opts.language ?? "cuda");
   const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
   // Before the first line of code; where a comment ends on that line, right before the code.
   const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
@@ -427,7 +483,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   out += text.slice(pos);
   out = renameIntrinsics(out, file);
   out = out.slice(0, at) + guard + out.slice(at);
-  return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers };
+  return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers, warpSize: [], includes: [], warnings: [], hipSwitches: [], alreadyPorted: false };
 }
 
 /**
