@@ -16,7 +16,7 @@ import { CUDA_WARP_INTRINSICS } from "../src/port/intrinsics.js";
 import { portSource } from "../src/port/rewrite.js";
 import { scanSource } from "../src/port/scan.js";
 import { hipHeader, portBanner } from "../bin/port.js";
-import { DROP_INS, dropInNeeds, printDropIns } from "../targets/hip/dropins.js";
+import { DROP_INS, dropInNeeds, printDropIns, widthCheck } from "../targets/hip/dropins.js";
 import { runTool } from "../src/tools.js";
 import type { Form } from "../src/ir/forms.js";
 import { formWrites } from "../src/ir/forms.js";
@@ -86,8 +86,8 @@ describe("CUDA-signature drop-ins", () => {
 
   it("CUDA's c for width (sm_30_intrinsics.hpp: ((32-width)<<8)|0x1f, up (32-width)<<8) and width 32 by default, CUDA's 32-bit unsigned masks", () => {
     const text = printDropIns(new Set(DROP_INS.flatMap(dropInNeeds)));
-    expect(text).toContain("static __attribute__((device)) inline int ptxl_shfl_sync(unsigned mask, int var, int srcLane, int width = 32) {\n  bool p;\n  return (int)ptxl_shfl_sync_idx_b32_dp((uint32_t)var, (uint32_t)srcLane, ((32u - (uint32_t)width) << 8) | 0x1fu, mask, &p);\n}");
-    expect(text).toContain("ptxl_shfl_up_sync(unsigned mask, int var, unsigned int delta, int width = 32) {\n  bool p;\n  return (int)ptxl_shfl_sync_up_b32_dp((uint32_t)var, (uint32_t)delta, ((32u - (uint32_t)width) << 8), mask, &p);");
+    expect(text).toContain(`static __attribute__((device)) inline int ptxl_shfl_sync(unsigned mask, int var, int srcLane, int width = 32)${widthCheck("ptxl_shfl_sync", "__shfl_sync")} {\n  bool p;\n  return (int)ptxl_shfl_sync_idx_b32_dp((uint32_t)var, (uint32_t)srcLane, ((32u - (uint32_t)width) << 8) | 0x1fu, mask, &p);\n}`);
+    expect(text).toContain("ptxl_shfl_up_sync(unsigned mask, int var, unsigned int delta, int width = 32)" + widthCheck("ptxl_shfl_up_sync", "__shfl_up_sync") + " {\n  bool p;\n  return (int)ptxl_shfl_sync_up_b32_dp((uint32_t)var, (uint32_t)delta, ((32u - (uint32_t)width) << 8), mask, &p);");
     expect(text).toContain("ptxl_shfl_xor_sync(unsigned mask, int var, int laneMask, int width = 32)");
     // No using-directive, no CUDA name defined or declared.
     expect(text).not.toMatch(/\busing\b/);

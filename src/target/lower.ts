@@ -40,6 +40,14 @@ export interface ModuleLowering {
   banner: string[];
   /** The `file:line:col  text` of each occurrence, for the `serves:` lines. */
   served(insts: FamilyInst[]): string[];
+  /**
+   * The language of the source the output serves (HIP header only; default `cuda`): `cuda`,
+   * HIP device functions and the CUDA-signature drop-ins (C++); `opencl`, OpenCL C for
+   * AMDGPU, no drop-ins (targets/hip/print.ts `HipPrintOptions`). Other targets ignore it.
+   */
+  language?: "cuda" | "opencl";
+  /** Define `ptxl_warpSize` (CUDA's 32), what `ptx-lower port` rewrites `warpSize` to (HIP header only; default false). */
+  warpSize?: boolean;
 }
 
 /** One output target. */

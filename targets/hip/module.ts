@@ -9,6 +9,11 @@ import { missingLowering } from "../../src/check/verify.js";
 import { printHipModule } from "./print.js";
 import { printLlvmModule } from "../llvm/print.js";
 
+/**
+ * A callable-functions target: `print` over the module's routines. The HIP header also takes
+ * the module's `language` and `warpSize` (src/target/lower.ts `ModuleLowering`); LLVM IR is
+ * the same for every source language and has no `warpSize` to define, so it ignores them.
+ */
 function callableOutput(name: "hip" | "llvm", print: typeof printHipModule): OutputTargetService {
   return {
     name,
@@ -17,7 +22,8 @@ function callableOutput(name: "hip" | "llvm", print: typeof printHipModule): Out
     describe: () => `${name} (callable functions; every processor)`,
     async lowerModule(m: ModuleLowering) {
       const routines: LoweredRoutine[] = m.routines.map((r) => ({ name: r.name, spec: r.spec, rule: name === "hip" ? "hip_callable" : "llvm_callable", insts: r.insts }));
-      return { text: print(m.routines, { banner: m.banner.join("\n"), profile: m.profile }), routines };
+      const opts = { banner: m.banner.join("\n"), profile: m.profile };
+      return { text: name === "hip" ? print(m.routines, { ...opts, language: m.language, warpSize: m.warpSize }) : print(m.routines, opts), routines };
     },
   };
 }

@@ -7,8 +7,10 @@
  * - Scalar forms (szext, vshl/vshr) are the portable target's routine for the collapsed spec
  *   (targets/portable: szext's rules, and vsh derived from src/sem through the staging of
  *   targets/portable/stage.ts), printed by the C printer (targets/c/print.ts) and made
- *   `__device__` with `#pragma clang attribute push(__attribute__((device)), apply_to =
- *   function)`. That C is what the `c` target already checks against the reference; clang
+ *   `__device__` one function at a time (`static __attribute__((device)) inline`,
+ *   `qualifyScalar`; a `#pragma clang attribute push` region around them would be empty, and
+ *   warned about, in a second header whose guards skip all of it). That C is what the `c`
+ *   target already checks against the reference; clang
  *   selects the AMDGPU instructions
  *   (`v_bfe_*`, `v_perm_b32`, `v_alignbit_b32`, …) and schedules them, and LLVM's hazard
  *   recognizer inserts the wait states. There is no inline asm, so there is no boundary to
@@ -42,6 +44,13 @@
  * `PTX_LOWER_HELPER_<name>`): with both headers included, host code calls the C function,
  * device code this one, and a `__host__ __device__` caller gets each on its own side.
  *
+ * Two dialects (`HipPrintOptions.language`): `cuda`, the above; `opencl`, the same functions
+ * as OpenCL C for AMDGPU (`clang -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa`, for a `.cl`
+ * file the port rewrites): no includes, no device attribute, OpenCL's `uint`/`ulong`/`bool`
+ * for `<stdint.h>`'s names (`openclTypes`), and no CUDA-signature drop-ins (C++ overloads; see
+ * targets/hip/dropins.ts `dropInsFor`). The clang builtins are the same in both.
+ * `HipPrintOptions.warpSize` adds `ptxl_warpSize`, CUDA's 32 (`WARP_SIZE_SECTION`).
+ *
  * Include guards: one per function, `PTX_LOWER_HIP_<name>`, so headers of several modules
  * share what they have in common (each function defined once). Semantics profiles: the
  * vshl/vshr functions mean what `opts.profile` says, under the same names in every profile
@@ -62,7 +71,7 @@ import { lowerPortable } from "../portable/rules/index.js";
 import { printCModule, cComment } from "../c/print.js";
 import type { CallableFn, CallablePrintOptions, RoutineLike } from "../llvm/callable.js";
 import { callableFunctions, immOf, profileSensitive } from "../llvm/callable.js";
-import { printDropIns } from "./dropins.js";
+import { dropInsFor, printDropIns } from "./dropins.js";
 
 /** The include guard of a scalar function: its name, in every profile (see `profileClash`). */
 function guardOf(fn: CallableFn): string {
@@ -120,10 +129,9 @@ export function hipParams(fn: CallableFn): string[] {
   return ps;
 }
 
-const HELPERS = `#define PTX_LOWER_HIP_DEVICE __attribute__((device))
-
-/* This thread's CUDA warp inside its wavefront: 0, or 32 for lanes 32-63 on wave64. */
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_base_(void) {
+/** The helpers of match.sync's functions (and the warp-level family's), each function qualified with `q` (the dialect's `fn`). */
+const helpers = (q: string) => `/* This thread's CUDA warp inside its wavefront: 0, or 32 for lanes 32-63 on wave64. */
+${q} uint32_t ptxl_warp_base_(void) {
 #if __AMDGCN_WAVEFRONT_SIZE == 64
   return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)) & 32u;
 #else
@@ -132,7 +140,7 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_base_(void) {
 }
 
 /* The ballot of c over this thread's CUDA warp: bit i is lane i of the warp. */
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_ballot_(bool c) {
+${q} uint32_t ptxl_warp_ballot_(bool c) {
 #if __AMDGCN_WAVEFRONT_SIZE == 64
   return (uint32_t)(__builtin_amdgcn_ballot_w64(c) >> ptxl_warp_base_());
 #else
@@ -141,7 +149,7 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_ballot_(bool c) {
 }
 
 /* The executing lanes of this thread's warp whose a equals this thread's (a waterfall). */
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b32_(uint32_t a) {
+${q} uint32_t ptxl_warp_equal_b32_(uint32_t a) {
   for (;;) {
     const uint32_t lead = (uint32_t)__builtin_amdgcn_readfirstlane((int)a);
     const uint32_t m = ptxl_warp_ballot_(a == lead);
@@ -149,7 +157,7 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b32_(uint32_t a) {
   }
 }
 
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b64_(uint64_t a) {
+${q} uint32_t ptxl_warp_equal_b64_(uint64_t a) {
   for (;;) {
     const uint64_t lead = (uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)a) |
                           ((uint64_t)(uint32_t)__builtin_amdgcn_readfirstlane((int)(uint32_t)(a >> 32)) << 32);
@@ -165,8 +173,8 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_equal_b64_(uint64_t a) {
  * (base + lane) * 4 (it wraps mod 64 on gfx9 wave64, mod 32 on wave32, and base + lane < 64),
  * and `readlane` with a lane of the wave (a uniform loop over the executing lanes).
  */
-const WARP_LEVEL_HELPERS = `/* This thread's laneid: its lane in its CUDA warp (mbcnt & 31 on wave64). */
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_lane_(void) {
+const warpLevelHelpers = (q: string) => `/* This thread's laneid: its lane in its CUDA warp (mbcnt & 31 on wave64). */
+${q} uint32_t ptxl_warp_lane_(void) {
 #if __AMDGCN_WAVEFRONT_SIZE == 64
   return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)) & 31u;
 #else
@@ -175,12 +183,12 @@ static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_lane_(void) {
 }
 
 /* Lane j's x in this thread's CUDA warp (j < 32; any other j reads some lane); undefined where lane j does not execute. */
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_warp_read_(uint32_t x, uint32_t j) {
+${q} uint32_t ptxl_warp_read_(uint32_t x, uint32_t j) {
   return (uint32_t)__builtin_amdgcn_ds_bpermute((int)((ptxl_warp_base_() + j) << 2), (int)x);
 }
 
 /* The executing lanes of the whole wavefront (both CUDA warps on wave64): a uniform value. */
-static PTX_LOWER_HIP_DEVICE inline uint64_t ptxl_wave_exec_(void) {
+${q} uint64_t ptxl_wave_exec_(void) {
 #if __AMDGCN_WAVEFRONT_SIZE == 64
   return __builtin_amdgcn_ballot_w64(true);
 #else
@@ -189,7 +197,7 @@ static PTX_LOWER_HIP_DEVICE inline uint64_t ptxl_wave_exec_(void) {
 }
 
 /* The IEEE-754 total-order key of an f32 bit pattern (negative: all bits inverted; else the sign bit set). */
-static PTX_LOWER_HIP_DEVICE inline uint32_t ptxl_f32_key_(uint32_t x) {
+${q} uint32_t ptxl_f32_key_(uint32_t x) {
   return (x >> 31) ? ~x : (x | 0x80000000u);
 }`;
 
@@ -363,37 +371,136 @@ function header(fn: CallableFn, rule: string): string {
   return `${fn.name}: ${formName(fn.spec.form)}  —  ${rule}\n${what}`;
 }
 
+/** The language a header is written in: CUDA/HIP C++ (and C) device code, or OpenCL C. */
+export type HipLanguage = "cuda" | "opencl";
+
+/** `printHipModule`'s options: the callable printers' own, and the header's language and constants. */
+export interface HipPrintOptions extends CallablePrintOptions {
+  /**
+   * `cuda` (default): HIP device functions (`__attribute__((device))`, `<stdint.h>` types), and
+   * the CUDA-signature drop-ins (C++). `opencl`: OpenCL C for AMDGPU (`clang -x cl -target
+   * amdgcn-amd-amdhsa`): the same functions over OpenCL's `uint`/`ulong`/`bool`, no includes, no
+   * device attribute, no drop-ins (targets/hip/dropins.ts `dropInsFor`).
+   */
+  language?: HipLanguage;
+  /** Define `ptxl_warpSize`, CUDA's warp size 32 (`WARP_SIZE_SECTION`): the port's replacement of `warpSize`. */
+  warpSize?: boolean;
+}
+
+/** How a dialect writes a function's qualifiers and its types. */
+interface Dialect {
+  /** Before a function's return type. */
+  fn: string;
+  /** The includes the functions' types need. */
+  includes: string | null;
+  /** A function section's text in the dialect's types (the C printer and this file write `<stdint.h>`'s). */
+  types(text: string): string;
+}
+
+/**
+ * `<stdint.h>`'s names as OpenCL C spells them (OpenCL C 2.0 §6.1.1: `uint` is 32 bits, `ulong`
+ * 64; `bool` is built in): a renaming of types and literal macros, token by token.
+ */
+const OPENCL_TYPES: readonly [RegExp, string][] = [
+  [/\buint64_t\b/g, "ulong"],
+  [/\bint64_t\b/g, "long"],
+  [/\buint32_t\b/g, "uint"],
+  [/\bint32_t\b/g, "int"],
+  [/\buint16_t\b/g, "ushort"],
+  [/\bUINT64_C\((0x[0-9a-fA-F]+|[0-9]+)\)/g, "$1UL"],
+  [/\bUINT64_MAX\b/g, "0xffffffffffffffffUL"],
+];
+
+/**
+ * `text` with `<stdint.h>`'s names in OpenCL C's spelling.
+ * @throws Error if a `<stdint.h>` name the table does not cover is left (a coverage gap: the
+ *   C printer started writing another one).
+ */
+export function openclTypes(text: string): string {
+  let out = text;
+  for (const [re, to] of OPENCL_TYPES) out = out.replace(re, to);
+  const left = /\b(u?int(8|16|32|64|ptr|max)_t|U?INT(8|16|32|64)_(C|MAX|MIN)|stdint|stdbool)\b/.exec(out);
+  if (left) throw new Error(`printHipModule: no OpenCL C spelling of ${left[0]}`);
+  return out;
+}
+
+const DIALECTS: Record<HipLanguage, Dialect> = {
+  cuda: { fn: "static __attribute__((device)) inline", includes: "#include <stdbool.h>\n#include <stdint.h>", types: (t) => t },
+  opencl: { fn: "static inline", includes: null, types: openclTypes },
+};
+
+/**
+ * The `ptxl_warpSize` section: what `ptx-lower port` rewrites `warpSize` to (issue 34 item 2).
+ * A macro, so it is a constant expression in every dialect (array bounds, template arguments,
+ * `#if`), under an include guard of its own (`PTX_LOWER_HIP_warpSize`) so that headers of
+ * several modules define it once.
+ */
+export const WARP_SIZE_SECTION = [
+  "/* ptxl_warpSize: CUDA's warpSize, 32 (sm_30_intrinsics.hpp), what ptx-lower port rewrites warpSize to. The",
+  "   drop-ins and warp functions of these headers give CUDA warps of 32 threads on every processor, two per",
+  "   wave64 wavefront (gfx9), so a lane or warp index computed with it matches theirs; HIP's warpSize is the",
+  "   wavefront size, 64 on wave64, and would put lanes 32-63 in a warp the drop-ins do not see. */",
+  "#ifndef PTX_LOWER_HIP_warpSize",
+  "#define PTX_LOWER_HIP_warpSize",
+  "#define ptxl_warpSize 32",
+  "#endif",
+].join("\n");
+
+/**
+ * The scalar section's functions qualified for the dialect, one by one: the C printer writes
+ * each helper and routine as `static inline` at a line's start, inside its include guard, and
+ * the qualifier goes on each (no `#pragma clang attribute push` region, which clang warns is
+ * unused (`-Wpragma-clang-attribute`) when another header's guards already defined all of it).
+ * @throws Error if the functions do not match the guards one to one (the C printer's shape changed).
+ */
+function qualifyScalar(c: string, d: Dialect): string {
+  const fns = c.match(/^static inline /gm)?.length ?? 0;
+  const guards = c.match(/^#ifndef /gm)?.length ?? 0;
+  if (fns !== guards) throw new Error(`printHipModule: ${fns} functions for ${guards} include guards in the C printer's text`);
+  return d.types(c.replace(/^static inline /gm, `${d.fn} `));
+}
+
 /**
  * Prints the HIP header for a module's routines. `routines`: what `lowerModule` collects
  * (name and spec per routine); `opts.banner`: the `lower` banner; `opts.profile`: the
- * semantics profile of the video forms (default isa).
+ * semantics profile of the video forms (default isa); `opts.language`: `cuda` (default) or
+ * `opencl` (see `HipPrintOptions`); `opts.warpSize`: define `ptxl_warpSize` (32).
  * @returns the header text (self-contained; an include guard per function and one for the
- *   shared helpers, so that two headers can be included in one translation unit, and so can
- *   the C header of the same module; an `#error` per vshl/vshr function against a header of
- *   another profile that defined it first).
+ *   shared helpers, so that any number of headers can be included in one translation unit
+ *   without a diagnostic under `-Wall -Wextra`, and so can the C header of the same module;
+ *   an `#error` per vshl/vshr function against a header of another profile that defined it first).
  * @throws Error if a scalar routine has no portable rule (a coverage gap; never expected).
  */
-export function printHipModule(routines: readonly RoutineLike[], opts: CallablePrintOptions = {}): string {
+export function printHipModule(routines: readonly RoutineLike[], opts: HipPrintOptions = {}): string {
   const profile = opts.profile ?? "isa";
+  const language = opts.language ?? "cuda";
+  const d = DIALECTS[language];
   const fns = callableFunctions(routines);
   const scalar = fns.filter((f) => f.spec.form.op !== "match" && !isWarpLevel(f.spec.form));
   const warp = fns.filter((f) => f.spec.form.op === "match");
   const warpLevel = fns.filter((f) => isWarpLevel(f.spec.form));
   const parts: string[] = [];
   if (opts.banner) parts.push(cComment(opts.banner));
-  parts.push(
-    cComment(
-      [
-        "HIP device functions, one per (form, immediates); operand kinds v/s collapse (uniformity is the",
-        "compiler's business once inlined) and a guard is the caller's `if`. Per-thread values: u32 (u64 for",
-        "match .b64 a), bool. A warp function is called by every thread of a CUDA warp with its own a and",
-        "32-bit membermask; on wave64 a wavefront holds two CUDA warps (lanes 0-31, 32-63) and each thread's",
-        "membermask names lanes of its own half. Device functions only: for host code, include the C header",
-        "of the same module (`ptx-lower lower --target c`) too; clang overloads each name on host and device.",
-      ].join("\n"),
-    ),
-  );
-  parts.push("#include <stdbool.h>\n#include <stdint.h>");
+  const intro =
+    language === "cuda"
+      ? [
+          "HIP device functions, one per (form, immediates); operand kinds v/s collapse (uniformity is the",
+          "compiler's business once inlined) and a guard is the caller's `if`. Per-thread values: u32 (u64 for",
+          "match .b64 a), bool. A warp function is called by every thread of a CUDA warp with its own a and",
+          "32-bit membermask; on wave64 a wavefront holds two CUDA warps (lanes 0-31, 32-63) and each thread's",
+          "membermask names lanes of its own half. Device functions only: for host code, include the C header",
+          "of the same module (`ptx-lower lower --target c`) too; clang overloads each name on host and device.",
+        ]
+      : [
+          "OpenCL C functions for AMDGPU (clang -x cl -target amdgcn-amd-amdhsa), one per (form, immediates);",
+          "operand kinds v/s collapse and a guard is the caller's `if`. Per-thread values: uint (ulong for match",
+          ".b64 a), bool. A warp function is called by every work-item of a CUDA warp (32 consecutive lanes of",
+          "a wavefront: two per wave64) with its own a and 32-bit membermask. No CUDA-signature drop-ins: they",
+          "are C++ overloads, which OpenCL C cannot express.",
+        ];
+  parts.push(cComment(intro.join("\n")));
+  if (d.includes) parts.push(d.includes);
+  if (opts.warpSize) parts.push(WARP_SIZE_SECTION);
   const clash = profileClash(scalar, profile);
   if (clash.length) {
     const why = `The vshl/vshr functions below have the ${profile} semantics profile's meaning. A header of another\nprofile defines the same names with other meanings: one translation unit cannot include both.`;
@@ -405,29 +512,31 @@ export function printHipModule(routines: readonly RoutineLike[], opts: CallableP
       return { name: fn.name, fn: { ...pir, name: fn.name }, header: header(fn, `portable rule ${rule.name}`) };
     });
     const c = printCModule(printable, { inline: true, guards: scalar.map(guardOf), helperGuardPrefix: "PTX_LOWER_HIP_HELPER_" });
-    // The C printer's own includes are already above.
+    // The C printer's own includes are the dialect's business (above, or none).
     const body = c.replace("#include <stdbool.h>\n#include <stdint.h>\n\n", "");
-    parts.push(["#pragma clang attribute push(__attribute__((device)), apply_to = function)", body.trimEnd(), "#pragma clang attribute pop"].join("\n"));
+    parts.push(qualifyScalar(body.trimEnd(), d));
   }
+  const warpHelpers = `#ifndef PTX_LOWER_HIP_WARP_HELPERS\n#define PTX_LOWER_HIP_WARP_HELPERS\n${d.types(helpers(d.fn))}\n#endif`;
+  const signature = (fn: CallableFn) => d.types(`${d.fn} ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`);
   if (warp.length) {
-    parts.push(`#ifndef PTX_LOWER_HIP_WARP_HELPERS\n#define PTX_LOWER_HIP_WARP_HELPERS\n${HELPERS}\n#endif`);
+    parts.push(warpHelpers);
     for (const fn of warp) {
       const g = guardOf(fn);
-      const sig = `static PTX_LOWER_HIP_DEVICE inline ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`;
-      parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "waterfall over the thread's CUDA warp (builtins)"))}\n${sig}\n${matchBody(fn).join("\n")}\n}\n#endif`);
+      parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "waterfall over the thread's CUDA warp (builtins)"))}\n${signature(fn)}\n${d.types(matchBody(fn).join("\n"))}\n}\n#endif`);
     }
   }
   if (warpLevel.length) {
-    if (!warp.length) parts.push(`#ifndef PTX_LOWER_HIP_WARP_HELPERS\n#define PTX_LOWER_HIP_WARP_HELPERS\n${HELPERS}\n#endif`);
-    parts.push(`#ifndef PTX_LOWER_HIP_WARP_LEVEL_HELPERS\n#define PTX_LOWER_HIP_WARP_LEVEL_HELPERS\n${WARP_LEVEL_HELPERS}\n#endif`);
+    if (!warp.length) parts.push(warpHelpers);
+    parts.push(`#ifndef PTX_LOWER_HIP_WARP_LEVEL_HELPERS\n#define PTX_LOWER_HIP_WARP_LEVEL_HELPERS\n${d.types(warpLevelHelpers(d.fn))}\n#endif`);
     for (const fn of warpLevel) {
       const g = guardOf(fn);
-      const sig = `static PTX_LOWER_HIP_DEVICE inline ${hipReturnType(fn)} ${fn.name}(${hipParams(fn).join(", ") || "void"}) {`;
-      parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "per thread over its own membermask and CUDA warp (builtins)"))}\n${sig}\n${warpLevelBody(fn).join("\n")}\n}\n#endif`);
+      parts.push(`#ifndef ${g}\n#define ${g}\n${cComment(header(fn, "per thread over its own membermask and CUDA warp (builtins)"))}\n${signature(fn)}\n${d.types(warpLevelBody(fn).join("\n"))}\n}\n#endif`);
     }
   }
-  // The CUDA-signature drop-ins whose functions are all here (targets/hip/dropins.ts).
-  const dropIns = printDropIns(new Set(fns.map((f) => f.name)));
-  if (dropIns) parts.push(dropIns);
+  // The CUDA-signature drop-ins whose functions are all here (targets/hip/dropins.ts); C++ only.
+  if (dropInsFor(language).length) {
+    const dropIns = printDropIns(new Set(fns.map((f) => f.name)));
+    if (dropIns) parts.push(dropIns);
+  }
   return parts.join("\n\n") + "\n";
 }
