@@ -139,7 +139,7 @@ describe("port: real inputs", () => {
       "szext_clamp_s32__imm128_v",
       "szext_wrap_u32__imm0xffffffff_imm7",
     ]);
-    expect(r.text).toContain('#if defined(__HIP__)\n#include "bitfields.hip.h"\n#endif\n#include <cstdint>');
+    expect(r.text).toContain('#if defined(__HIP__) /* ptx-lower port */\n#include "bitfields.hip.h"\n#endif /* ptx-lower port */\n#include <cstdint>');
     expect(r.text).toContain("  g = szext_wrap_u32__imm0xffffffff_imm7();\n");
     expect(r.callers.get("szext_wrap_u32__imm0xffffffff_imm7")).toEqual([{ file: "examples/bitfields.cu", line: 48, col: 8 }]);
     await expect(r.text).toMatchFileSnapshot("./port/golden/bitfields.cu");
@@ -161,7 +161,7 @@ describe("port: real inputs", () => {
     // The calls' lines, with only the names changed; the CUDA side names each drop-in after its intrinsic.
     const lines = read(join(ROOT, "examples", "warp_match.cu")).split("\n");
     for (const line of [8, 12, 19]) expect(r.text).toContain(lines[line - 1]!.replace(/\b__(match_any_sync|match_all_sync|activemask)\(/g, "ptxl_$1("));
-    expect(r.text.split("\n").slice(1, 8)).toEqual(['#if defined(__HIP__)', '#include "warp_match.hip.h"', "#else", "#define ptxl_match_any_sync __match_any_sync", "#define ptxl_activemask __activemask", "#define ptxl_match_all_sync __match_all_sync", "#endif"]);
+    expect(r.text.split("\n").slice(1, 8)).toEqual(['#if defined(__HIP__) /* ptx-lower port */', '#include "warp_match.hip.h"', "#else", "#define ptxl_match_any_sync __match_any_sync", "#define ptxl_activemask __activemask", "#define ptxl_match_all_sync __match_all_sync", "#endif /* ptx-lower port */"]);
     // The asm's routines, then the instructions CUDA's headers compile the intrinsics to (sm_70_rt.hpp: both widths).
     expect(collectRoutines(r.routinesModule!).map((x) => x.name)).toEqual([
       "vshl_u32_u32_clamp_add__v_v_v",
@@ -232,7 +232,7 @@ describe("port: real inputs", () => {
     // An input used twice that is no plain name is evaluated once.
     expect(t).toContain("unsigned int ptxl_1 = (v + 1);\n      ptxl_0 = vshl_u32_u32_clamp_add__v_v_v(ptxl_1, n, ptxl_1);");
     // A macro whose every use passes a literal is duplicated, the literal passed as a value.
-    expect(t).toContain('#if defined(__HIP__)\n#define SEXT_IMM(d, a, N) (d) = szext_clamp_s32__v_v((a), (N))\n#else\n#define SEXT_IMM(d, a, N) asm(');
+    expect(t).toContain('#if defined(__HIP__) /* ptx-lower port */\n#define SEXT_IMM(d, a, N) (d) = szext_clamp_s32__v_v((a), (N))\n#else\n#define SEXT_IMM(d, a, N) asm(');
     // What is left is byte-identical: the mixed template's line and the not-rewritten macro.
     const src = read(join(PORT, "patterns.cu"));
     for (const line of [78, 98, 109]) expect(t).toContain(src.split("\n")[line - 1]!);
@@ -312,21 +312,21 @@ describe("port: real inputs", () => {
     const r = await portSource(two, "two.cu", { header: declarations, headerName: "two.hip.h" });
     expect(r.text).toBe(
       [
-        "#if defined(__HIP__)",
+        "#if defined(__HIP__) /* ptx-lower port */",
         '#include "two.hip.h"',
-        "#endif",
+        "#endif /* ptx-lower port */",
         "void f(unsigned a, unsigned b) {",
         "  unsigned x, y;",
-        "#if defined(__HIP__)",
+        "#if defined(__HIP__) /* ptx-lower port */",
         "  x = szext_clamp_u32__v_v(a, b);",
         "#else",
         '  asm("szext.clamp.u32 %0, %1, %2;" : "=r"(x) : "r"(a), "r"(b));',
-        "#endif",
-        "#if defined(__HIP__)",
+        "#endif /* ptx-lower port */",
+        "#if defined(__HIP__) /* ptx-lower port */",
         "  y = szext_wrap_u32__v_imm3(a);",
         "#else",
         '  asm("szext.wrap.u32 %0, %1, 3;" : "=r"(y) : "r"(a));',
-        "#endif",
+        "#endif /* ptx-lower port */",
         "  g(x, y);",
         "}",
         "",
@@ -334,9 +334,9 @@ describe("port: real inputs", () => {
     );
     const crlf = 'int f(unsigned a) {\r\n  int d;\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n  return d;\r\n}\r\n';
     const c = await portSource(crlf, "crlf.cu", { header: declarations, headerName: "crlf.hip.h" });
-    expect(c.text).toBe('#if defined(__HIP__)\r\n#include "crlf.hip.h"\r\n#endif\r\nint f(unsigned a) {\r\n  int d;\r\n#if defined(__HIP__)\r\n  d = szext_clamp_s32__v_imm4(a);\r\n#else\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n#endif\r\n  return d;\r\n}\r\n');
+    expect(c.text).toBe('#if defined(__HIP__) /* ptx-lower port */\r\n#include "crlf.hip.h"\r\n#endif /* ptx-lower port */\r\nint f(unsigned a) {\r\n  int d;\r\n#if defined(__HIP__) /* ptx-lower port */\r\n  d = szext_clamp_s32__v_imm4(a);\r\n#else\r\n  asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); // four\r\n#endif /* ptx-lower port */\r\n  return d;\r\n}\r\n');
     const after = '/* a comment that ends\n   here */ int f(unsigned a) { int d; asm("szext.clamp.s32 %0, %1, 4;" : "=r"(d) : "r"(a)); return d; }\n';
-    expect((await portSource(after, "a.cu", { header: declarations, headerName: "a.hip.h" })).text.startsWith('/* a comment that ends\n   here */ \n#if defined(__HIP__)\n#include "a.hip.h"\n#endif\nint f(unsigned a) { int d;\n#if')).toBe(true);
+    expect((await portSource(after, "a.cu", { header: declarations, headerName: "a.hip.h" })).text.startsWith('/* a comment that ends\n   here */ \n#if defined(__HIP__) /* ptx-lower port */\n#include "a.hip.h"\n#endif /* ptx-lower port */\nint f(unsigned a) { int d;\n#if')).toBe(true);
     const member = 'void f() { obj.asm("szext.clamp.s32 %0, %1, 4;"); p->asm("x"); }\n';
     expect((await portSource(member, "m.cu", { header: declarations })).statements).toEqual([]);
   });
@@ -736,7 +736,7 @@ describe("ptx-lower port (the command)", () => {
   it("without -o the one input goes to standard output with the header inlined, the table to standard error", async () => {
     const r = await runPort([BITFIELDS], {});
     expect(r.code).toBe(0);
-    expect(r.out).toContain("#if defined(__HIP__)\n// declarations for test/port.test.ts\n__device__ unsigned int szext_clamp_s32__v_v(unsigned int a, unsigned int b);");
+    expect(r.out).toContain("#if defined(__HIP__) /* ptx-lower port */\n// declarations for test/port.test.ts\n__device__ unsigned int szext_clamp_s32__v_v(unsigned int a, unsigned int b);");
     expect(r.out).not.toContain("#include \"");
     expect(r.err).toContain("10 asm statements: 10 rewritten, 0 left");
   });
@@ -947,10 +947,10 @@ describe("ptx-lower port (the command)", () => {
     expect((await runPort([join(dir, "l.cu")], { output: join(dir, "l.out.cu") })).code).toBe(0);
     const out = readFileSync(join(dir, "l.out.cu"));
     expect(out.subarray(0, 16)).toEqual(latin1.subarray(0, 16));
-    expect(out.toString("latin1")).toContain(`\n#if defined(__HIP__)\n#include "l.out.hip.h"\n#endif\nint f(unsigned a) { int d;\n#if defined(__HIP__)\n  d = szext_clamp_s32__v_imm4(a);\n#else\n  ${stmt}\n#endif\n  return d; }\n`);
+    expect(out.toString("latin1")).toContain(`\n#if defined(__HIP__) /* ptx-lower port */\n#include "l.out.hip.h"\n#endif /* ptx-lower port */\nint f(unsigned a) { int d;\n#if defined(__HIP__) /* ptx-lower port */\n  d = szext_clamp_s32__v_imm4(a);\n#else\n  ${stmt}\n#endif /* ptx-lower port */\n  return d; }\n`);
     writeFileSync(join(dir, "b.cu"), `\ufeffint f(unsigned a) { int d;\n  ${stmt}\n  return d; }\n`);
     expect((await runPort([join(dir, "b.cu")], { output: join(dir, "b.out.cu") })).code).toBe(0);
-    expect(read(join(dir, "b.out.cu")).startsWith(`\ufeff#if defined(__HIP__)\n#include "b.out.hip.h"\n#endif\nint f`)).toBe(true);
+    expect(read(join(dir, "b.out.cu")).startsWith(`\ufeff#if defined(__HIP__) /* ptx-lower port */\n#include "b.out.hip.h"\n#endif /* ptx-lower port */\nint f`)).toBe(true);
   });
 
 });

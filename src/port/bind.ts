@@ -25,9 +25,63 @@ import type { ParsedModule } from "../ir/build.js";
 import { flattenModule, parseModule, specialRegister } from "../ir/build.js";
 import type { Statement } from "../ptx/ast.js";
 import type { AsmOperand, AsmStatement, Scan, Token } from "./scan.js";
+import { PTXAS_PTX_VERSION, TARGET_MIN_VERSION, targetMinVersion } from "../ptx/targets.js";
 
 /** The PTX context of the synthesized module: what nvcc -arch=sm_90 (CUDA 13) emits. */
 export const PORT_MODULE_HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n";
+
+/** A PTX module header a statement may be checked under: `.version V` / `.target T`. */
+export interface PtxHead {
+  version: string;
+  target: string;
+}
+
+/** The module text of a head: `.version V\n.target T\n.address_size 64\n`. */
+export const headText = (h: PtxHead): string => `.version ${h.version}\n.target ${h.target}\n.address_size 64\n`;
+
+/** How reports name a head: `.version 9.0 / .target sm_90`. */
+export const headName = (h: PtxHead): string => `.version ${h.version} / .target ${h.target}`;
+
+/**
+ * The module headers a statement is checked under, in order; the first one ptxas 13.0 accepts
+ * for all its instructions is used (issue 34 item 1):
+ * 1. `.version 9.0 / .target sm_90` — what nvcc -arch=sm_90 (CUDA 13) hands ptxas;
+ * 2. the targets above sm_90 that src/ptx/targets.ts knows, lowest first, at ptxas's own
+ *    `.version` 9.0 (which supports them all) — an instruction that needs more than sm_90
+ *    (`redux.sync.max.NaN.f32`: sm_100a) is checked under the lowest target that has it;
+ * 3. `.version 6.3 / .target sm_70` — the deprecated `shfl`/`vote` without `.sync`, which
+ *    sm_70 code from PTX ISA 6.4 on may not use (pre-Volta code, and the branch of some
+ *    headers that a HIP compile takes).
+ * The later ones are tried only when the first is refused for its target (a message naming a
+ * `.target`), so an illegal form costs one parse.
+ */
+export function portHeads(): PtxHead[] {
+  const above = [...TARGET_MIN_VERSION.keys()]
+    .filter((a) => Number.parseInt(a, 10) >= 90 && a !== "90")
+    .sort((x, y) => Number.parseInt(x, 10) - Number.parseInt(y, 10) || x.localeCompare(y));
+  return [{ version: PTXAS_PTX_VERSION, target: "sm_90" }, ...above.map((a) => ({ version: PTXAS_PTX_VERSION, target: `sm_${a}` })), { version: "6.3", target: "sm_70" }];
+}
+
+/** The heads tried, compactly: `sm_90, sm_90a, …, sm_121f at .version 9.0; sm_70 at .version 6.3`. */
+function triedHeads(heads: readonly PtxHead[]): string {
+  const byVersion = new Map<string, string[]>();
+  for (const h of heads) byVersion.set(h.version, [...(byVersion.get(h.version) ?? []), h.target]);
+  return [...byVersion].map(([v, ts]) => `${ts.length > 4 ? `${ts.slice(0, 3).join(", ")}, …, ${ts[ts.length - 1]}` : ts.join(", ")} at .version ${v}`).join("; ");
+}
+
+/** Whether a diagnostic says the instruction is refused for the module's target (so another head may accept it). */
+const TARGET_REFUSAL = /\.target|\btarget\b.*\bsm_|sm_\d+ and (higher|later)/;
+
+/**
+ * The head `--ptx-target T` pins: `.version 6.3 / .target T` when ptxas accepts T under 6.3
+ * (sm_75 and below: the deprecated `shfl`/`vote` stay legal, as in pre-Volta builds), else
+ * `.version 9.0 / .target T`. @returns null when T is no `sm_` target src/ptx/targets.ts knows.
+ */
+export function pinnedHead(target: string): PtxHead | null {
+  const min = targetMinVersion(target);
+  if (min === null || !/^sm_/.test(target)) return null;
+  return min[0] < 6 || (min[0] === 6 && min[1] <= 3) ? { version: "6.3", target } : { version: PTXAS_PTX_VERSION, target };
+}
 
 /** Register class of a constraint letter, and the PTX declaration it is bound to. */
 const CLASS_DECL: Record<string, string> = { r: ".b32", l: ".b64", h: ".b16", f: ".f32", d: ".f64" };
@@ -76,7 +130,7 @@ export interface Call {
    * register of its own (`%s0`, `%s1`, … in operand order of the text) of the declared type
    * in `types`: what the routines module is made of.
    */
-  ptx: { text: string; types: string[] };
+  ptx: { text: string; types: string[]; head: PtxHead };
 }
 
 /** Why a statement is left as it is: a message and where (in the C source). */
@@ -85,7 +139,7 @@ export interface Reason {
   message: string;
 }
 
-export type BindResult = { ok: true; operands: BoundOperand[]; calls: Call[]; temps: Temp[] } | { ok: false; operands: BoundOperand[]; reasons: Reason[] };
+export type BindResult = { ok: true; operands: BoundOperand[]; calls: Call[]; temps: Temp[]; head: PtxHead } | { ok: false; operands: BoundOperand[]; reasons: Reason[]; head?: PtxHead };
 
 /**
  * The value of a C integer constant expression: literals (decimal, octal, hex, binary, digit
@@ -221,7 +275,7 @@ const REG_RE = /^%__ptxl_op(\d+)$/;
  *   expression is evaluated as a constant; `asRegister`: `n` operands bound as `.b32`
  *   registers instead (a macro's HIP copy passes them as values).
  */
-export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map<number, bigint>; asRegister?: Set<number> } = {}): BindResult {
+export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map<number, bigint>; asRegister?: Set<number>; heads?: readonly PtxHead[] } = {}): BindResult {
   if (st.malformed) return { ok: false, operands: [], reasons: [{ loc: st.malformed.loc, message: `malformed asm statement: ${st.malformed.message}` }] };
   const { operands, reasons } = readOperands(st);
   const fail = (loc: Loc, message: string): BindResult => ({ ok: false, operands, reasons: [...reasons, { loc, message }] });
@@ -282,9 +336,24 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
     .filter((o) => o.cls !== "tied" && (o.cls !== "n" || asReg(o)))
     .map((o) => `.reg ${asReg(o) ? ".b32" : CLASS_DECL[o.cls]} ${regName(o.index)};`)
     .join(" ");
-  const head = `${PORT_MODULE_HEAD}.visible .entry __ptxl_port()\n{\n${decls}\n`;
-  const text = head + body + "\n}\n";
-  const mod = parseModule(text, scan.source.file);
+  // The first module header whose target accepts every instruction (`portHeads`; one, when pinned).
+  const heads = opts.heads ?? portHeads();
+  let ptxHead = heads[0]!;
+  let head = "";
+  let text = "";
+  let mod!: ParsedModule;
+  for (const h of heads) {
+    const candidate = `${headText(h)}.visible .entry __ptxl_port()\n{\n${decls}\n`;
+    const m = parseModule(candidate + body + "\n}\n", scan.source.file);
+    const errors = m.diagnostics.filter((d) => d.severity === "error");
+    if (h === heads[0]) {
+      [ptxHead, head, text, mod] = [h, candidate, candidate + body + "\n}\n", m];
+      if (!errors.some((d) => TARGET_REFUSAL.test(d.message))) break;
+    } else if (errors.length === 0) {
+      [ptxHead, head, text, mod] = [h, candidate, candidate + body + "\n}\n", m];
+      break;
+    }
+  }
   // PTX locations back to the C source.
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text[i] === "\n") lineStarts.push(i + 1);
@@ -294,7 +363,8 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
   };
   const inBody = (l: Loc) => (lineStarts[l.line - 1] ?? 0) + l.col - 1 >= head.length;
   const out: Reason[] = [];
-  for (const d of mod.diagnostics) if (d.severity === "error") out.push({ loc: cLoc(d.loc), message: d.message });
+  const tried = heads.length > 1 && ptxHead === heads[0] ? ` (no module header accepts it; tried ${triedHeads(heads)})` : "";
+  for (const d of mod.diagnostics) if (d.severity === "error") out.push({ loc: cLoc(d.loc), message: d.message + (TARGET_REFUSAL.test(d.message) ? tried : "") });
   const family = new Map(mod.insts.map((fi) => [`${fi.loc.line}:${fi.loc.col}`, fi]));
   const fn = mod.ast.items.find((x) => x.kind === "function");
   let count = 0;
@@ -393,10 +463,9 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
     for (let k = slots.length - 1; k >= 0; k--) inst = inst.slice(0, slots[k]!.off) + `%s${k}` + inst.slice(slots[k]!.off + slots[k]!.o.name.length);
     inst = inst.replace(/^@!?\s*[%$\w]+\s*/, "");
     const spec: RoutineSpec = { form: fi.form, kinds, guarded: false };
-    calls.push({ name: routineName(spec, formId), spec, args, d: d as Ref | null, p: p as Ref | null, guard, loc, ptx: { text: inst, types } });
+    calls.push({ name: routineName(spec, formId), spec, args, d: d as Ref | null, p: p as Ref | null, guard, loc, ptx: { text: inst, types, head: ptxHead } });
   }
-  for (const o of operands) if (o.cls === "h" || o.cls === "f" || o.cls === "d") return fail(o.loc, `operand %${o.index}: a "${o.cls}" operand has no u32/u64 value to pass`);
-  return { ok: true, operands, calls, temps: [...temps.values()] };
+  return { ok: true, operands, calls, temps: [...temps.values()], head: ptxHead };
 }
 
 /**
@@ -406,23 +475,28 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
  * `v`) or only written. Its routines (src/lower.ts `collectRoutines`) are exactly the calls'
  * functions, by name (and `extra`'s); this is what the header generator is given.
  */
-export function routinesModuleText(calls: readonly Call[], name: string, extra: readonly Call["ptx"][] = []): string {
+export function routinesModuleText(calls: readonly Call[], name: string, extra: readonly RoutinePtx[] = [], head: PtxHead | null = null): string {
   const decls: string[] = [];
   const insts: string[] = [];
   [...calls.map((c) => c.ptx), ...extra].forEach((ptx, i) => {
     ptx.types.forEach((t, k) => decls.push(`\t.reg .${t} %r${i}_${k};`));
     insts.push(`\t${ptx.text.replace(/%s(\d+)/g, (_, k: string) => `%r${i}_${k}`)}`);
   });
-  return [`// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`, PORT_MODULE_HEAD.trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
+  const h = head ?? calls[0]?.ptx.head ?? portHeads()[0]!;
+  return [`// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`, headText(h).trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
 }
 
+/** An instruction of the routines module: `Call.ptx`'s shape, its head optional (the CUDA warp intrinsics' PTX has none: it is legal under every head). */
+export type RoutinePtx = { text: string; types: string[]; head?: PtxHead };
+
 /**
- * Parses `routinesModuleText`; throws if the module does not parse clean (an internal error).
- * `extra`: more instructions in `Call.ptx`'s shape, after the calls' — the PTX of the CUDA
- * warp intrinsics the file calls (src/port/intrinsics.ts), whose HIP functions the drop-ins call.
+ * Parses `routinesModuleText` under `head` (default: the first call's); throws if the module
+ * does not parse clean (an internal error). `extra`: more instructions in `Call.ptx`'s shape,
+ * after the calls' — the PTX of the CUDA warp intrinsics the file calls
+ * (src/port/intrinsics.ts), whose HIP functions the drop-ins call.
  */
-export function routinesModule(calls: readonly Call[], name: string, extra: readonly Call["ptx"][] = []): ParsedModule {
-  const mod = parseModule(routinesModuleText(calls, name, extra), `${name}.routines.ptx`);
+export function routinesModule(calls: readonly Call[], name: string, extra: readonly RoutinePtx[] = [], head: PtxHead | null = null): ParsedModule {
+  const mod = parseModule(routinesModuleText(calls, name, extra, head), `${name}.routines.ptx`);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`port: the routines module does not parse: ${errors.map((e) => e.message).join("; ")}`);
   return mod;

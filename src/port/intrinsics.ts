@@ -111,8 +111,16 @@ export interface IntrinsicCall {
   macro: number;
 }
 
-/** Words after which `NAME(` is still a call (a type or another name before it makes it a declaration). */
-const BEFORE_CALL = new Set(["return", "case", "else", "do", "throw", "co_return", "co_yield", "sizeof", "decltype"]);
+/**
+ * Words after which `NAME(` is still a call (a type or another name before it makes it a
+ * declaration): keywords that take an expression, and C++'s alternative tokens for operators
+ * (C++ [lex.digraph], `and or not xor bitand bitor compl and_eq or_eq xor_eq not_eq`: cuGraph
+ * writes `(n < N) or __all_sync(…)`).
+ */
+const BEFORE_CALL = new Set([
+  "return", "case", "else", "do", "throw", "co_return", "co_await", "co_yield", "sizeof", "alignof", "decltype", "noexcept",
+  "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq", "not_eq",
+]);
 
 /** The token index of the `)` closing the `(` at `open` within the same macro, or -1. */
 function closing(scan: Scan, open: number): number {

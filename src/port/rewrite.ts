@@ -99,9 +99,9 @@ import type { ParsedModule } from "../ir/build.js";
 import type { Loc } from "../ir/ir.js";
 import { formName } from "../ir/forms.js";
 import type { AsmStatement, Scan } from "./scan.js";
-import { macroUses, scanSource } from "./scan.js";
-import type { BindResult, BoundOperand, Call, Reason, Ref } from "./bind.js";
-import { bindStatement, evalConst, routinesModule } from "./bind.js";
+import { macroInForce, macroUses, scanSource } from "./scan.js";
+import type { BindResult, BoundOperand, Call, PtxHead, Reason, Ref } from "./bind.js";
+import { bindStatement, evalConst, headName, pinnedHead, portHeads, routinesModule } from "./bind.js";
 import { COOPERATIVE_GROUPS_LEFT, CUDA_WARP_INTRINSICS, cooperativeGroupsCalls, warpIntrinsicCalls, warpIntrinsicUses } from "./intrinsics.js";
 
 /** The source language of a ported file: CUDA/HIP C++ (`.cu .cuh .hip .h .hpp …`) or OpenCL C (`.cl`). */
@@ -221,20 +221,61 @@ export interface PortResult {
 }
 
 const SIMPLE = /^\s*[A-Za-z_$][\w$]*(?:\s*(?:\.|->)\s*[A-Za-z_$][\w$]*|\s*\[\s*[\w$]+\s*\])*\s*$/;
-const CTYPE = { u32: "unsigned int", u64: "unsigned long long", pred: "bool" } as const;
 
-/** C type of an asm operand's local. */
-const operandType = (o: BoundOperand): string => (o.cls === "l" ? CTYPE.u64 : CTYPE.u32);
+/**
+ * The C spelling of what the calls pass, per language: the routines' integer types (u32,
+ * u64 — OpenCL C has no `long long`: `ulong` is its 64-bit type —, bool), and the bit casts
+ * that carry an `"f"` (float), `"d"` (double) or `"h"` (16-bit) operand of a bit-size
+ * instruction to and from those integers (GNU asm puts the value in a register of that class;
+ * a `.b32` instruction reads its bits). C++: `__builtin_bit_cast`; OpenCL C: `as_uint`,
+ * `as_float`, `as_ulong`, `as_double` (OpenCL C 2.0 §6.2.4.2).
+ */
+interface Dialect {
+  u32: string;
+  u64: string;
+  pred: string;
+  /** The bits of `e` read as an operand of class `cls` (`f`, `d`, `h`), as an integer of the call's width. */
+  toBits(cls: string, e: string): string;
+  /** An integer result `e` as the value of an operand of class `cls`. */
+  fromBits(cls: string, e: string): string;
+}
+const DIALECTS: Record<PortLanguage, Dialect> = {
+  cuda: {
+    u32: "unsigned int",
+    u64: "unsigned long long",
+    pred: "bool",
+    toBits: (cls, e) => (cls === "f" ? `__builtin_bit_cast(unsigned int, (float)${e})` : cls === "d" ? `__builtin_bit_cast(unsigned long long, (double)${e})` : cls === "h" ? `(unsigned int)(unsigned short)${e}` : e),
+    fromBits: (cls, e) => (cls === "f" ? `__builtin_bit_cast(float, ${e})` : cls === "d" ? `__builtin_bit_cast(double, ${e})` : cls === "h" ? `(unsigned short)${e}` : e),
+  },
+  opencl: {
+    u32: "uint",
+    u64: "ulong",
+    pred: "bool",
+    toBits: (cls, e) => (cls === "f" ? `as_uint((float)${e})` : cls === "d" ? `as_ulong((double)${e})` : cls === "h" ? `(uint)(ushort)${e}` : e),
+    fromBits: (cls, e) => (cls === "f" ? `as_float(${e})` : cls === "d" ? `as_double(${e})` : cls === "h" ? `(ushort)${e}` : e),
+  },
+};
+
+/** C type of an asm operand's local (the integer the calls pass: the bits of an `f`/`d` operand). */
+const operandType = (o: BoundOperand, t: Dialect): string => (o.cls === "l" || o.cls === "d" ? t.u64 : t.u32);
 
 /** The C statements for one bound asm statement (one line each; `macro`: operands parenthesized). */
-function codeFor(b: Extract<BindResult, { ok: true }>, macro: boolean): { lines: string[]; block: boolean } {
+function codeFor(b: Extract<BindResult, { ok: true }>, macro: boolean, t: Dialect): { lines: string[]; block: boolean } {
   const { operands, calls, temps } = b;
   const ops = operands;
   const exprOf = (o: BoundOperand) => (macro || !SIMPLE.test(o.expr) ? `(${o.expr.trim()})` : o.expr.trim());
+  /** Operand `o`'s value as the call's integer (an `f`/`d`/`h` operand through its bits). */
+  const read = (o: BoundOperand) => {
+    const cls = o.cls === "tied" ? ops[o.tied!]!.cls : o.cls;
+    return cls === "f" || cls === "d" || cls === "h" ? t.toBits(cls, `(${o.expr.trim()})`) : exprOf(o);
+  };
+  /** `o = v;` for an integer result `v` (an `f`/`d`/`h` operand from its bits). */
+  const assign = (o: BoundOperand, v: string) => `${exprOf(o)} = ${t.fromBits(o.cls, v)};`;
   const tied = (out: number) => ops.find((o) => o.cls === "tied" && o.tied === out);
   const readsOutputOnly = calls.some((c) => [...c.args, c.guard?.ref].some((r) => r?.kind === "operand" && ops[r.index]!.dir === "out"));
   const inputUses = new Map<number, number>();
   for (const c of calls) for (const r of c.args) if (r.kind === "operand") inputUses.set(r.index, (inputUses.get(r.index) ?? 0) + 1);
+  const bits = (o: BoundOperand) => o.cls === "f" || o.cls === "d" || o.cls === "h";
   const direct =
     calls.length === 1 &&
     calls[0]!.guard === null &&
@@ -242,21 +283,21 @@ function codeFor(b: Extract<BindResult, { ok: true }>, macro: boolean): { lines:
     calls[0]!.p === null &&
     !readsOutputOnly &&
     !ops.some((o) => o.cls === "tied") &&
-    [...inputUses].every(([i, n]) => n === 1 || SIMPLE.test(ops[i]!.expr));
+    [...inputUses].every(([i, n]) => n === 1 || (SIMPLE.test(ops[i]!.expr) && !bits(ops[i]!)));
   const argList = (c: Call, name: (r: Ref) => string) => [...c.args.map(name), ...(c.p ? [`&${name(c.p)}`] : [])].join(", ");
   if (direct) {
     const c = calls[0]!;
-    const call = `${c.name}(${argList(c, (r) => exprOf(ops[(r as { index: number }).index]!))})`;
-    return { lines: [c.d ? `${exprOf(ops[(c.d as { index: number }).index]!)} = ${call};` : `${call};`], block: false };
+    const call = `${c.name}(${argList(c, (r) => read(ops[(r as { index: number }).index]!))})`;
+    return { lines: [c.d ? assign(ops[(c.d as { index: number }).index]!, call) : `${call};`], block: false };
   }
-  // Locals: outputs, inputs that are not plain names (or any, in a macro), temporaries.
+  // Locals: outputs, inputs that are not plain names (or any, in a macro, or of a float class), temporaries.
   const tempNames = new Map<string, string>();
   const used = new Set<string>();
-  for (const t of temps) {
-    let n = `ptxl_t_${t.ptx.replace(/[^A-Za-z0-9_]/g, "_").replace(/^_+/, "")}`;
+  for (const x of temps) {
+    let n = `ptxl_t_${x.ptx.replace(/[^A-Za-z0-9_]/g, "_").replace(/^_+/, "")}`;
     while (used.has(n)) n += "_";
     used.add(n);
-    tempNames.set(t.key, n);
+    tempNames.set(x.key, n);
   }
   const written = new Set<number>();
   for (const c of calls) for (const r of [c.d, c.p]) if (r?.kind === "operand") written.add(r.index);
@@ -266,18 +307,18 @@ function codeFor(b: Extract<BindResult, { ok: true }>, macro: boolean): { lines:
     if (o.cls === "n" && o.value !== undefined) continue;
     if (o.cls === "tied") continue;
     if (o.dir !== "in") {
-      const t = tied(o.index);
-      const init = o.dir === "inout" ? exprOf(o) : t ? exprOf(t) : "0u";
+      const tie = tied(o.index);
+      const init = o.dir === "inout" ? read(o) : tie ? read(tie) : "0u";
       if (!written.has(o.index) && !calls.some((c) => c.args.some((r) => r.kind === "operand" && r.index === o.index))) continue;
       local.set(o.index, `ptxl_${o.index}`);
-      lines.push(`${operandType(o)} ptxl_${o.index} = ${init};`);
+      lines.push(`${operandType(o, t)} ptxl_${o.index} = ${init};`);
     } else if (inputUses.has(o.index) || calls.some((c) => c.guard?.ref.kind === "operand" && c.guard.ref.index === o.index)) {
-      if (!macro && SIMPLE.test(o.expr)) continue;
+      if (!macro && SIMPLE.test(o.expr) && !bits(o)) continue;
       local.set(o.index, `ptxl_${o.index}`);
-      lines.push(`${operandType(o)} ptxl_${o.index} = ${exprOf(o)};`);
+      lines.push(`${operandType(o, t)} ptxl_${o.index} = ${read(o)};`);
     }
   }
-  for (const t of temps) lines.push(`${CTYPE[t.type]} ${tempNames.get(t.key)} = ${t.type === "pred" ? "false" : "0u"};`);
+  for (const x of temps) lines.push(`${t[x.type]} ${tempNames.get(x.key)} = ${x.type === "pred" ? "false" : "0u"};`);
   const name = (r: Ref): string => {
     if (r.kind === "temp") return tempNames.get(r.key)!;
     const o = ops[r.index]!;
@@ -289,15 +330,15 @@ function codeFor(b: Extract<BindResult, { ok: true }>, macro: boolean): { lines:
     const stmt = c.d ? `${name(c.d)} = ${call};` : `${call};`;
     lines.push(c.guard ? `if (${c.guard.negate ? "!" : ""}${name(c.guard.ref)}) ${stmt}` : stmt);
   }
-  for (const o of ops) if (o.dir !== "in" && written.has(o.index)) lines.push(`${exprOf(o)} = ptxl_${o.index};`);
+  for (const o of ops) if (o.dir !== "in" && written.has(o.index)) lines.push(assign(o, `ptxl_${o.index}`));
   return { lines, block: true };
 }
 
 /** Binds a statement inside a `#define`: every use's literals checked, `n` parameters passed as values. */
-function bindInMacro(st: AsmStatement, scan: Scan): BindResult {
+function bindInMacro(st: AsmStatement, scan: Scan, heads?: readonly PtxHead[]): BindResult {
   const def = scan.macros[st.macro]!;
   const params = new Set(def.params ?? []);
-  const first = bindStatement(st, scan, { asRegister: new Set() });
+  const first = bindStatement(st, scan, { asRegister: new Set(), heads });
   // Which `n` operands depend on a parameter?
   const { operands } = first;
   const dependent = operands.filter((o) => o.cls === "n" && o.exprTokens.some((t) => t.kind === "ident" && params.has(t.text)));
@@ -318,10 +359,10 @@ function bindInMacro(st: AsmStatement, scan: Scan): BindResult {
       if (v === null) return inMacro(`the use of ${def.name} at ${u.loc.line}:${u.loc.col} does not pass a literal for the "n" operand %${o.index} (${o.expr.trim()})`, u.loc);
       values.set(o.index, v);
     }
-    const r = bindStatement(st, scan, { values });
+    const r = bindStatement(st, scan, { values, heads });
     if (!r.ok) return { ok: false, operands, reasons: r.reasons.map((x) => ({ loc: x.loc, message: `inside a macro body: with the use at ${u.loc.line}:${u.loc.col}: ${x.message}` })) };
   }
-  return bindStatement(st, scan, { asRegister: new Set(dependent.map((o) => o.index)) });
+  return bindStatement(st, scan, { asRegister: new Set(dependent.map((o) => o.index)), heads });
 }
 
 /** The argument checks of `portSource` (a library entry point): a `TypeError` naming the argument. */
@@ -342,6 +383,67 @@ interface Edit {
   text: string;
 }
 
+/** The comment on each `#if`/`#endif` line `port` writes: how a ported file is recognised (and undone). */
+export const PORT_MARK = "/* ptx-lower port */";
+
+/**
+ * The condition of the guards `port` writes: what a HIP compile defines (`__HIP__`, clang's
+ * `-x hip`), or, for OpenCL C, what clang's OpenCL compile for AMD GPUs defines — it defines
+ * `__OPENCL_C_VERSION__` and `__AMDGCN__` (`clang-19 -x cl -target amdgcn-amd-amdhsa -E -dM`),
+ * and NVIDIA's OpenCL compile defines no `__AMDGCN__`, so it keeps the original asm.
+ */
+export function portGuard(language: PortLanguage): string {
+  return language === "opencl" ? "defined(__OPENCL_C_VERSION__) && defined(__AMDGCN__)" : "defined(__HIP__)";
+}
+
+/** A file `port` already wrote: a line of its mark, or the include guard of a port before the mark (`#if defined(__HIP__)` then the header's include or banner). */
+const ALREADY_PORTED = /^[ \t]*#[ \t]*if[^\n]*\/\* ptx-lower port \*\/|^#if defined\(__HIP__\)\r?\n(?:#include "[^"\r\n]*\.hip\.h"|\/\*\r?\n?[ *]*NOTE: generated by ptx-lower port)/m;
+
+/**
+ * CUDA-only headers a ported file may still include, and the HIP header that replaces each
+ * (HIP's porting guide, "HIP-CUDA header mapping"; Debian's HIP 5.2 /usr/include/hip); null
+ * where HIP has none (CUDA's `sm_*_intrinsics.h` are part of `hip/hip_runtime.h`).
+ */
+const CUDA_INCLUDES: ReadonlyMap<string, string | null> = new Map([
+  ["cuda.h", "hip/hip_runtime.h"],
+  ["cuda_runtime.h", "hip/hip_runtime.h"],
+  ["cuda_runtime_api.h", "hip/hip_runtime_api.h"],
+  ["cuda_fp16.h", "hip/hip_fp16.h"],
+  ["cuda_fp16.hpp", "hip/hip_fp16.h"],
+  ["cuda_bf16.h", "hip/hip_bf16.h"],
+  ["cuda_bf16.hpp", "hip/hip_bf16.h"],
+  ["cooperative_groups.h", "hip/hip_cooperative_groups.h"],
+  ["cooperative_groups/reduce.h", "hip/hip_cooperative_groups.h"],
+  ["cooperative_groups/scan.h", "hip/hip_cooperative_groups.h"],
+  ["device_functions.h", "hip/hip_runtime.h"],
+  ["device_launch_parameters.h", "hip/hip_runtime.h"],
+  ["sm_30_intrinsics.h", "hip/hip_runtime.h"],
+  ["sm_32_intrinsics.h", "hip/hip_runtime.h"],
+  ["sm_60_atomic_functions.h", "hip/hip_runtime.h"],
+  ["cuda_pipeline.h", null],
+  ["mma.h", null],
+  ["curand_kernel.h", "hiprand/hiprand_kernel.h"],
+  ["cub/cub.cuh", "hipcub/hipcub.hpp"],
+]);
+
+/**
+ * What a HIP compile of the file does with the code at an original offset, and which branches
+ * are the file's own HIP paths (src/port/cond.ts computes them; `ALL_LIVE` where no
+ * preprocessor evaluation is made).
+ */
+export interface Conditions {
+  hip(offset: number): Liveness;
+  cuda(offset: number): Liveness;
+  hipPath(offset: number): { loc: Loc; text: string } | null;
+  hasHipPath: boolean;
+  hipSwitches: { name: string; loc: Loc }[];
+}
+
+/** Why a call, statement or `warpSize` in a HIP path is left. */
+const hipPathLeft = (p: { loc: Loc; text: string }) => `already a HIP path (${p.text.trim()} at line ${p.loc.line}): a HIP build compiles it as written`;
+/** Why a call or `warpSize` in code both builds of a HIP-aware file compile is left. */
+const SHARED_LEFT = "shared with the file's HIP build (both builds compile it, and the file has HIP paths of its own): left as written; --rename-shared renames it";
+
 /**
  * Ports one source text. Never throws on bad input (a statement that cannot be read is left
  * and reported); throws only what `opts.header` throws, and a `TypeError` naming the argument
@@ -350,12 +452,39 @@ interface Edit {
  */
 export async function portSource(text: string, file: string, opts: PortOptions): Promise<PortResult> {
   checkPortArgs(text, file, opts);
+  const language: PortLanguage = opts.language ?? "cuda";
+  const dialect = DIALECTS[language];
   const scan = scanSource(text, file);
   const src = scan.source;
   const statements: PortStatement[] = [];
   const edits: Edit[] = [];
   const specs = new Map<string, Call>();
   const nl = text.includes("\r\n") ? "\r\n" : "\n";
+  const IF = `#if ${portGuard(language)} ${PORT_MARK}`;
+  const ENDIF = `#endif ${PORT_MARK}`;
+  const cond = conditionsOf(scan, opts, language);
+  const nothing = (extra: Partial<PortResult> = {}): PortResult => ({
+    text,
+    header: null,
+    routinesModule: null,
+    statements: [],
+    intrinsics: [],
+    routines: [],
+    callers: new Map(),
+    warpSize: [],
+    includes: [],
+    warnings: [],
+    hipSwitches: cond.hipSwitches,
+    alreadyPorted: false,
+    ...extra,
+  });
+  if (ALREADY_PORTED.test(text)) {
+    const m = ALREADY_PORTED.exec(text)!;
+    return nothing({ alreadyPorted: true, warnings: [{ loc: src.locOfOrig(m.index), message: "already ported by ptx-lower port (its own guard is here): nothing rewritten again" }] });
+  }
+  const pinned = opts.ptxTarget === undefined ? undefined : pinnedHead(opts.ptxTarget);
+  if (opts.ptxTarget !== undefined && !pinned) throw new TypeError(`portSource: opts.ptxTarget must be an sm_ target ptxas 13.0 knows (sm_70, sm_90, sm_100a, …), not ${JSON.stringify(opts.ptxTarget)}`);
+  const heads = pinned ? [pinned] : undefined;
   const report = (st: AsmStatement, b: BindResult, ok: boolean, reasons: Reason[] = []): PortStatement => {
     const r: PortStatement = {
       loc: st.loc,
@@ -366,8 +495,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       forms: b.ok && ok ? b.calls.map((c) => formName(c.spec.form)) : [],
       calls: b.ok && ok ? b.calls.map((c) => c.name) : [],
       reasons: ok ? [] : reasons.length ? reasons : b.ok ? [] : b.reasons,
-      liveness: { state: "live" },
-      ptxHeader: null,
+      liveness: cond.hip(st.macro >= 0 ? scan.macros[st.macro]!.start : st.start),
+      ptxHeader: b.ok ? headName(b.head) : null,
     };
     statements.push(r);
     return r;
@@ -379,16 +508,97 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       callers.set(c.name, [...(callers.get(c.name) ?? []), c.loc]);
     }
   };
+  const leftHere = (st: AsmStatement, message: string): BindResult => ({ ok: false, operands: [], reasons: [{ loc: st.loc, message }] });
+  // Bind every statement: in code, and per #define (all of a macro's or none).
+  const codeBinds = scan.statements
+    .filter((st) => st.macro < 0)
+    .map((st) => {
+      const hp = cond.hipPath(st.start);
+      const b: BindResult = hp
+        ? leftHere(st, hipPathLeft(hp))
+        : st.standalone || st.malformed
+          ? bindStatement(st, scan, { heads })
+          : leftHere(st, "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it");
+      return { st, b };
+    });
+  const byMacro = new Map<number, AsmStatement[]>();
+  for (const st of scan.statements) if (st.macro >= 0) byMacro.set(st.macro, [...(byMacro.get(st.macro) ?? []), st]);
+  const macroBinds = [...byMacro].map(([m, sts]) => {
+    const hp = cond.hipPath(scan.macros[m]!.start);
+    return { m, sts, binds: sts.map((st) => (hp ? leftHere(st, hipPathLeft(hp)) : bindInMacro(st, scan, heads))) };
+  });
+  // One header holds every function: the statements must share a module header (`moduleHead`).
+  const bound = [...codeBinds.map((x) => x.b), ...macroBinds.flatMap((x) => x.binds)].filter((b): b is Extract<BindResult, { ok: true }> => b.ok);
+  const chosen = moduleHead(bound.map((b) => b.head));
+  const conflict = (b: BindResult): BindResult =>
+    b.ok && chosen && !sameHead(b.head, chosen)
+      ? { ok: false, operands: b.operands, head: b.head, reasons: [{ loc: b.calls[0]!.loc, message: `needs ${headName(b.head)}, while other statements of this file need ${headName(chosen)}: one header cannot hold both (port them from separate files, or pin one with --ptx-target)` }] }
+      : b;
+  // Renames (intrinsic calls, warpSize) as spans of the original text, applied wherever original text is copied.
+  const renames: { start: number; end: number; to: string }[] = [];
+  const withRenames = (from: number, to: number): string => {
+    let out = "";
+    let pos = from;
+    for (const r of renames) {
+      if (r.start < from || r.end > to) continue;
+      out += text.slice(pos, r.start) + r.to;
+      pos = r.end;
+    }
+    return out + text.slice(pos, to);
+  };
+  const intrinsics: PortIntrinsic[] = [];
+  const dropIns = new Map<string, string>();
+  /** Whether a call or `warpSize` at `off` is left: in a HIP path, or shared code of a HIP-aware file. */
+  const hipLeft = (off: number): string | null => {
+    const hp = cond.hipPath(off);
+    if (hp) return hipPathLeft(hp);
+    if (cond.hasHipPath && !opts.renameShared && cond.hip(off).state !== "dead" && cond.cuda(off).state !== "dead") return SHARED_LEFT;
+    return null;
+  };
+  // Calls of CUDA warp intrinsics (renamed), their names used otherwise and cooperative_groups calls (left): src/port/intrinsics.ts.
+  for (const c of [...warpIntrinsicCalls(scan), ...warpIntrinsicUses(scan), ...cooperativeGroupsCalls(scan)]) {
+    let reason = c.intrinsic === null ? COOPERATIVE_GROUPS_LEFT : c.intrinsic.status === "left" ? c.intrinsic.reason : null;
+    if (reason === null && language === "opencl") reason = OPENCL_LEFT;
+    reason ??= hipLeft(c.start);
+    const rewrite = reason === null && c.intrinsic?.status === "rewrite" ? c.intrinsic : null;
+    if (rewrite) {
+      renames.push({ start: c.start, end: c.nameEnd, to: rewrite.to });
+      if (!dropIns.has(rewrite.to)) dropIns.set(rewrite.to, c.name);
+    }
+    intrinsics.push({
+      name: c.name,
+      kind: c.intrinsic ? "warp" : "cooperative_groups",
+      loc: c.loc,
+      end: src.locOfOrig(c.end - 1),
+      status: rewrite ? "rewritten" : "left",
+      to: rewrite?.to ?? null,
+      macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
+      reasons: reason === null ? [] : [{ loc: c.loc, message: reason }],
+      liveness: cond.hip(c.start),
+    });
+  }
+  intrinsics.sort((x, y) => x.loc.line - y.loc.line || x.loc.col - y.loc.col);
+  // warpSize: CUDA's is 32; HIP's is the wavefront size (64 on wave64), while the drop-ins give 32-lane CUDA warps.
+  const warpSize: PortWarpSize[] = [];
+  for (const w of warpSizeUses(scan)) {
+    const reason = w.own ?? (language === "opencl" ? null : hipLeft(w.start));
+    if (language === "opencl") continue;
+    if (reason === null) renames.push({ start: w.start, end: w.end, to: "ptxl_warpSize" });
+    warpSize.push({ loc: src.locOfOrig(w.start), status: reason === null ? "rewritten" : "left", reasons: reason === null ? [] : [{ loc: src.locOfOrig(w.start), message: reason }], liveness: cond.hip(w.start) });
+  }
+  renames.sort((x, y) => x.start - y.start);
+  /** An operand's expression with the renames inside it (a call in an asm operand). */
+  const renamed = (b: Extract<BindResult, { ok: true }>): Extract<BindResult, { ok: true }> => ({
+    ...b,
+    operands: b.operands.map((o) => (o.exprTokens.length ? { ...o, expr: withRenames(src.origOf(o.exprTokens[0]!.start), src.origOf(o.exprTokens[o.exprTokens.length - 1]!.end - 1) + 1) } : o)),
+  });
   // Statements in code.
-  for (const st of scan.statements) {
-    if (st.macro >= 0) continue;
-    const b: BindResult = st.standalone || st.malformed
-      ? bindStatement(st, scan)
-      : { ok: false, operands: [], reasons: [{ loc: st.loc, message: "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it" }] };
+  for (const { st, b: b0 } of codeBinds) {
+    const b = conflict(b0);
     report(st, b, b.ok);
     if (!b.ok) continue;
     use(b);
-    const { lines, block } = codeFor(b, false);
+    const { lines, block } = codeFor(renamed(b), false, dialect);
     const lineStart = text.lastIndexOf("\n", st.start - 1) + 1;
     const lineText = text.slice(lineStart, text.indexOf("\n", lineStart) < 0 ? text.length : text.indexOf("\n", lineStart));
     const indent = /^[ \t]*/.exec(lineText)![0];
@@ -402,103 +612,162 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     // Mid-line: the code before keeps its line (trailing blanks go), the code after starts a line of its own.
     const start = atLineStart ? lineStart : lineStart + before.trimEnd().length;
     const end = restIsComment ? lineEnd : st.end + (rest.length - rest.trimStart().length);
-    const original = indent + text.slice(st.start, restIsComment ? lineEnd : st.end);
+    const original = indent + withRenames(st.start, restIsComment ? lineEnd : st.end);
     const inner = block ? [`${indent}{`, ...lines.map((l) => `${indent}  ${l}`), `${indent}}`] : lines.map((l) => indent + l);
-    const out = [...(atLineStart ? [] : [""]), "#if defined(__HIP__)", ...inner, "#else", original, "#endif"].join(nl) + (restIsComment ? "" : nl + indent);
+    const out = [...(atLineStart ? [] : [""]), IF, ...inner, "#else", original, ENDIF].join(nl) + (restIsComment ? "" : nl + indent);
     edits.push({ start, end, text: out });
   }
   // Statements in #define bodies: per macro, all or nothing.
-  const byMacro = new Map<number, AsmStatement[]>();
-  for (const st of scan.statements) if (st.macro >= 0) byMacro.set(st.macro, [...(byMacro.get(st.macro) ?? []), st]);
-  for (const [m, sts] of byMacro) {
+  for (const { m, sts, binds: binds0 } of macroBinds) {
     const def = scan.macros[m]!;
-    const binds = sts.map((st) => bindInMacro(st, scan));
+    const binds = binds0.map(conflict);
     const all = binds.every((b) => b.ok);
     sts.forEach((st, k) => {
       const b = binds[k]!;
       const reasons = b.ok ? [{ loc: st.loc, message: `inside a macro body: another asm statement of ${def.name} cannot be rewritten` }] : b.reasons;
-      report(st, b, all, reasons.map((r) => (r.message.startsWith("inside a macro body") ? r : { ...r, message: `inside a macro body: ${r.message}` })));
+      report(st, b, all, reasons.map((r) => (r.message.startsWith("inside a macro body") || r.message.startsWith("already a HIP path") ? r : { ...r, message: `inside a macro body: ${r.message}` })));
     });
     if (!all) continue;
+    // The directive without its line's carriage return (CRLF sources): the guard lines get the file's line ending once.
+    const defEnd = text[def.end - 1] === "\r" ? def.end - 1 : def.end;
     let copy = "";
     let at = def.start;
     sts.forEach((st, k) => {
       const b = binds[k] as Extract<BindResult, { ok: true }>;
       use(b);
-      const { lines, block } = codeFor(b, true);
+      const { lines, block } = codeFor(renamed(b), true, dialect);
       const code = block ? `do { ${lines.join(" ")} } while (0)` : lines[0]!.replace(/;$/, "");
-      copy += text.slice(at, st.start) + code;
+      copy += withRenames(at, st.start) + code;
       at = st.end;
     });
-    copy += text.slice(at, def.end);
-    edits.push({ start: def.start, end: def.end, text: ["#if defined(__HIP__)", copy, "#else", text.slice(def.start, def.end), "#endif"].join(nl) });
+    copy += withRenames(at, defEnd);
+    edits.push({ start: def.start, end: defEnd, text: [IF, copy, "#else", withRenames(def.start, defEnd), ENDIF].join(nl) });
   }
-  statements.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  // Calls of CUDA warp intrinsics (renamed), their names used otherwise and cooperative_groups calls (left): src/port/intrinsics.ts.
-  const warpCalls = warpIntrinsicCalls(scan);
-  const intrinsics: PortIntrinsic[] = [...warpCalls, ...warpIntrinsicUses(scan), ...cooperativeGroupsCalls(scan)]
-    .map((c): PortIntrinsic => {
-      const rewrite = c.intrinsic?.status === "rewrite" ? c.intrinsic : null;
-      const reason = c.intrinsic === null ? COOPERATIVE_GROUPS_LEFT : c.intrinsic.status === "left" ? c.intrinsic.reason : null;
-      return {
-        name: c.name,
-        kind: c.intrinsic ? "warp" : "cooperative_groups",
-        loc: c.loc,
-        end: src.locOfOrig(c.end - 1),
-        status: rewrite ? "rewritten" : "left",
-        to: rewrite?.to ?? null,
-        macro: c.macro >= 0 ? scan.macros[c.macro]!.name : null,
-        reasons: reason === null ? [] : [{ loc: c.loc, message: reason }],
-        liveness: { state: "live" },
-      };
-    })
-    .sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-  // The drop-ins used, in first-use order, and the PTX instructions their HIP functions are made of.
-  const dropIns = new Map<string, string>();
-  for (const c of warpCalls) if (c.intrinsic?.status === "rewrite" && !dropIns.has(c.intrinsic.to)) dropIns.set(c.intrinsic.to, c.name);
-  if (specs.size === 0 && dropIns.size === 0) return { text, header: null, routinesModule: null, statements, intrinsics, routines: [], callers, warpSize: [], includes: [], warnings: [], hipSwitches: [], alreadyPorted: false };
+  statements.sort((x, y) => x.loc.line - y.loc.line || x.loc.col - y.loc.col);
+  const includes = cudaIncludes(text, src, cond);
+  const warnings = fileWarnings(scan, cond, language);
+  const rewrittenWarpSize = warpSize.some((w) => w.status === "rewritten");
+  if (specs.size === 0 && dropIns.size === 0 && !rewrittenWarpSize) return nothing({ statements, intrinsics, warpSize, includes, warnings });
   const extra = [...dropIns.values()].flatMap((n) => {
     const i = CUDA_WARP_INTRINSICS.get(n)!;
     return i.status === "rewrite" ? i.ptx : [];
   });
   const headerName = opts.headerName ?? "port.hip.h";
-  const mod = routinesModule([...specs.values()], file, extra);
-  const header = await opts.header(mod, opts.language ?? "cuda");
+  const mod = routinesModule([...specs.values()], file, extra, chosen);
+  const header = await opts.header(mod, language);
   const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
   // Before the first line of code; where a comment ends on that line, right before the code.
   const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
   const at = inline ? scan.firstCode : scan.firstCodeLine;
-  const cuda = [...dropIns].map(([to, name]) => `#define ${to} ${name}`);
-  const guard = [...(inline ? [""] : []), "#if defined(__HIP__)", include, ...(cuda.length ? ["#else", ...cuda] : []), "#endif", ""].join(nl);
-  // Apply (every edit starts at or after `at`, so the include goes in last, before them).
-  edits.sort((a, b) => a.start - b.start);
+  const cuda = [...[...dropIns].map(([to, name]) => `#define ${to} ${name}`), ...(rewrittenWarpSize ? ["#define ptxl_warpSize warpSize"] : [])];
+  const guard = [...(inline ? [""] : []), IF, include, ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ""].join(nl);
+  // Apply (every edit starts at or after `at`, so the include goes in last, before them); renames between the edits.
+  edits.sort((x, y) => x.start - y.start);
   let out = "";
   let pos = 0;
   for (const e of edits) {
-    if (e.start >= pos) out += text.slice(pos, e.start) + e.text;
+    if (e.start >= pos) out += withRenames(pos, e.start) + e.text;
     // Two statements on one line: the first took the blanks between them and ended the line.
     else out = out.replace(/[ \t]*$/, "") + e.text.replace(/^\r?\n/, "");
     pos = e.end;
   }
-  out += text.slice(pos);
-  out = renameIntrinsics(out, file);
+  out += withRenames(pos, text.length);
+  // `at` is before every edit and rename, so it is the same offset in `out`.
   out = out.slice(0, at) + guard + out.slice(at);
-  return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers, warpSize: [], includes: [], warnings: [], hipSwitches: [], alreadyPorted: false };
+  return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers, warpSize, includes, warnings, hipSwitches: cond.hipSwitches, alreadyPorted: false };
+}
+
+/** Why a CUDA warp intrinsic call in OpenCL C is left. */
+export const OPENCL_LEFT = "a CUDA warp intrinsic in OpenCL C: its drop-in is C++ (overloads, a default width), which OpenCL C cannot express; left as written";
+
+/** Whether two heads are the same. */
+const sameHead = (x: PtxHead, y: PtxHead) => x.version === y.version && x.target === y.target;
+
+/**
+ * The module header of the routines module: the statements' heads must be one, or the
+ * `.version 9.0` ones, the highest of which (in `portHeads` order) holds them all; a
+ * `.version 6.3 / sm_70` statement (the deprecated shfl/vote) cannot share a module with an
+ * sm_90 one. The `.version 9.0` heads win when both kinds are present. Null for no statement.
+ */
+function moduleHead(used: readonly PtxHead[]): PtxHead | null {
+  if (used.length === 0) return null;
+  const order = portHeads();
+  const rank = (h: PtxHead) => {
+    const k = order.findIndex((o) => sameHead(o, h));
+    return k < 0 ? order.length : k;
+  };
+  const modern = used.filter((h) => h.version === used.find((u) => u.version !== "6.3")?.version);
+  const pool = modern.length ? modern : used;
+  return pool.reduce((x, y) => (rank(y) > rank(x) ? y : x));
 }
 
 /**
- * Every call of a CUDA warp intrinsic the table rewrites, renamed to its drop-in, in `text`
- * (scanned again: the asm rewrites have moved things, and their `#else` copies and the HIP
- * copies of macros hold calls too). Nothing else changes.
+ * The uses of `warpSize` in code: the name not a member (`.`, `->`), not qualified by a scope,
+ * not declared there. `own` is set (the reason it is left) where the file defines a macro of
+ * that name or declares it (`int warpSize = …`).
  */
-function renameIntrinsics(text: string, file: string): string {
-  const calls = warpIntrinsicCalls(scanSource(text, file));
-  let out = "";
-  let pos = 0;
-  for (const c of calls) {
-    if (c.intrinsic?.status !== "rewrite") continue;
-    out += text.slice(pos, c.start) + c.intrinsic.to;
-    pos = c.nameEnd;
+function warpSizeUses(scan: Scan): { start: number; end: number; own: string | null }[] {
+  const { tokens, source } = scan;
+  const uses: { start: number; end: number; own: string | null }[] = [];
+  let declared: string | null = null;
+  for (let k = 0; k < tokens.length; k++) {
+    const tk = tokens[k]!;
+    if (tk.kind !== "ident" || tk.text !== "warpSize") continue;
+    const prev = tokens[k - 1];
+    const sameMacro = prev !== undefined && prev.macro === tk.macro;
+    if (sameMacro && (prev.text === "." || prev.text === "::" || (prev.text === ">" && tokens[k - 2]?.text === "-"))) continue;
+    if (sameMacro && prev.kind === "ident" && !WARPSIZE_BEFORE.has(prev.text)) {
+      declared ??= `the file declares its own warpSize (line ${source.loc(tk.start).line}): left as written`;
+      continue;
+    }
+    const own = macroInForce(scan, "warpSize", k);
+    uses.push({ start: source.origOf(tk.start), end: source.origOf(tk.end - 1) + 1, own: own ? `the file defines a macro warpSize (line ${own.loc.line}): left as written` : null });
   }
-  return out + text.slice(pos);
+  return declared ? uses.map((u) => ({ ...u, own: u.own ?? declared })) : uses;
+}
+
+/** Words after which `warpSize` is still CUDA's variable, read (an expression keyword or operator word). */
+const WARPSIZE_BEFORE = new Set(["return", "case", "sizeof", "alignof", "decltype", "throw", "co_return", "co_yield", "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq", "not_eq", "else", "do"]);
+
+/** The `#include`s of CUDA-only headers in code a HIP compile takes, each with its HIP header. */
+function cudaIncludes(text: string, src: Scan["source"], cond: Conditions): PortInclude[] {
+  const out: PortInclude[] = [];
+  for (const m of text.matchAll(/^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]/gm)) {
+    const name = m[1]!.trim();
+    if (!CUDA_INCLUDES.has(name)) continue;
+    if (cond.hip(m.index).state === "dead" || cond.hipPath(m.index)) continue;
+    out.push({ loc: src.locOfOrig(m.index + m[0].indexOf("#")), name, hip: CUDA_INCLUDES.get(name)! });
+  }
+  return out;
+}
+
+/**
+ * Warnings about the file as a whole: a HIP-aware file (HIP paths of its own) — its warp code
+ * may assume 64-lane waves; the wavefront size named where CUDA's warp size may be meant.
+ */
+function fileWarnings(scan: Scan, cond: Conditions, language: PortLanguage): Reason[] {
+  const out: Reason[] = [];
+  if (cond.hasHipPath && language === "cuda")
+    out.push({
+      loc: { file: scan.source.file, line: 1, col: 1 },
+      message:
+        "this file has HIP paths of its own, whose warp code may assume 64-lane waves (warpSize 64 on wave64, 64-bit ballots): the drop-ins give 32-lane CUDA warps, two per wave64; check that each HIP path and the code it shares agree",
+    });
+  for (let k = 0; k < scan.tokens.length; k++) {
+    const tk = scan.tokens[k]!;
+    if (tk.kind === "ident" && (tk.text === "__AMDGCN_WAVEFRONT_SIZE" || tk.text === "__builtin_amdgcn_wavefrontsize"))
+      out.push({ loc: scan.source.loc(tk.start), message: `${tk.text} is the wavefront size (64 on wave64), not the 32-thread CUDA warp the drop-ins give` });
+  }
+  return out;
+}
+
+/** Every offset live, no HIP path: where no preprocessor evaluation is made. */
+const ALL_LIVE: Conditions = { hip: () => ({ state: "live" }), cuda: () => ({ state: "live" }), hipPath: () => null, hasHipPath: false, hipSwitches: [] };
+
+/** The file's conditions (src/port/cond.ts). */
+function conditionsOf(scan: Scan, opts: PortOptions, language: PortLanguage): Conditions {
+  void scan;
+  void opts;
+  void language;
+  return ALL_LIVE;
 }

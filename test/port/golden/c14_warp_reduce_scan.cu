@@ -1,5 +1,5 @@
 // Warp-level primitives as CUDA code uses them: reductions, scans, ballots, broadcasts.
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
 #include "c14_warp_reduce_scan.hip.h"
 #else
 #define ptxl_shfl_down_sync __shfl_down_sync
@@ -17,7 +17,7 @@
 #define ptxl_reduce_and_sync __reduce_and_sync
 #define ptxl_reduce_xor_sync __reduce_xor_sync
 #define ptxl_match_any_sync __match_any_sync
-#endif
+#endif /* ptx-lower port */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;

@@ -1,20 +1,20 @@
 // Inline-PTX patterns that CUDA libraries use, for `ptx-lower port` (test/port.test.ts).
 // Not copied from any library: each function restates a pattern named in issue 14.
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
 #include "patterns.hip.h"
-#endif
+#endif /* ptx-lower port */
 #include <cstdint>
 
 // A shift-right-then-add helper (the pattern of CUB's SHR_ADD), with the asm split over lines.
 __device__ __forceinline__ unsigned int shr_add(unsigned int x, unsigned int shift, unsigned int addend)
 {
     unsigned int ret;
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     ret = vshr_u32_u32_clamp_add__v_v_v(x, shift, addend);
 #else
     asm("vshr.u32.u32.u32.clamp.add %0, %1, %2, %3;" :
         "=r"(ret) : "r"(x), "r"(shift), "r"(addend));
-#endif
+#endif /* ptx-lower port */
     return ret;
 }
 
@@ -23,17 +23,17 @@ __device__ unsigned int hit_bits(unsigned int child_bits, unsigned int bit_index
 {
     unsigned int hit_mask = 0;
     if (lo <= hi)
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
         hit_mask = vshl_u32_u32_wrap_add_ab0_bb0__v_v_v(child_bits, bit_index, hit_mask);
 #else
         asm("vshl.u32.u32.u32.wrap.add %0, %1.b0, %2.b0, %3;" : "=r"(hit_mask) : "r"(child_bits), "r"(bit_index), "r"(hit_mask));
-#endif
+#endif /* ptx-lower port */
     if (lo < hi)
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     hit_mask = vshl_u32_u32_wrap_add_ab1_bb1__v_v_v(child_bits, bit_index, hit_mask);
 #else
     asm volatile("vshl.u32.u32.u32.wrap.add %0, %1.b1, %2.b1, %0;" : "+r"(hit_mask) : "r"(child_bits), "r"(bit_index)); // the other byte
-#endif
+#endif /* ptx-lower port */
     return hit_mask;
 }
 
@@ -42,11 +42,11 @@ __device__ uint32_t low_bits(int32_t u, uint32_t bits)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
     uint32_t res;
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     res = szext_clamp_u32__v_v(u, bits);
 #else
     __asm("szext.clamp.u32 %0, %1, %2;" : "=r"(res) : "r"(u), "r"(bits));
-#endif
+#endif /* ptx-lower port */
     return res;
 #else
     return bits >= 32 ? (uint32_t)u : (uint32_t)u & ((1u << bits) - 1);
@@ -57,16 +57,16 @@ __device__ uint32_t low_bits(int32_t u, uint32_t bits)
 __device__ int32_t twice(uint32_t v, uint32_t n)
 {
     int32_t d;
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     d = szext_wrap_s32__v_v(v, n);
 #else
     __asm__ __volatile__("szext.wrap.s32 "
                          "%0, %1, %2;"
                          : "=r"(d)
                          : "r"(v), "r"(n));
-#endif
+#endif /* ptx-lower port */
     uint32_t t;
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     {
       unsigned int ptxl_0 = 0u;
       unsigned int ptxl_1 = (v + 1);
@@ -75,7 +75,7 @@ __device__ int32_t twice(uint32_t v, uint32_t n)
     }
 #else
     asm volatile("vshl.u32.u32.u32.clamp.add %0, %1, %2, %1;" : "=r"(t) : "r"(v + 1), "r"(n));
-#endif
+#endif /* ptx-lower port */
     return d + (int32_t)t;
 }
 
@@ -83,7 +83,7 @@ __device__ int32_t twice(uint32_t v, uint32_t n)
 __device__ uint32_t two_steps(uint32_t a, uint32_t b)
 {
     uint32_t r;
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     {
       unsigned int ptxl_0 = 0u;
       unsigned int ptxl_t_t = 0u;
@@ -99,7 +99,7 @@ __device__ uint32_t two_steps(uint32_t a, uint32_t b)
         "}"
         : "=r"(r)
         : "r"(a), "r"(b), "n"(12));
-#endif
+#endif /* ptx-lower port */
     return r;
 }
 
@@ -107,17 +107,17 @@ __device__ uint32_t two_steps(uint32_t a, uint32_t b)
 __device__ unsigned int peers_of(unsigned int k, unsigned long long key, unsigned int mask)
 {
     unsigned int any32, any64, all = 7;
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
     any32 = match_any_sync_b32__v_imm0xffffffff(k);
 #else
     asm volatile("match.any.sync.b32 %0, %1, %2;" : "=r"(any32) : "r"(k), "n"(0xffffffff));
-#endif
-#if defined(__HIP__)
+#endif /* ptx-lower port */
+#if defined(__HIP__) /* ptx-lower port */
     any64 = match_any_sync_b64__v_v(key, mask);
 #else
     asm volatile("match.any.sync.b64 %0, %1, %2;" : "=r"(any64) : "l"(key), "r"(mask));
-#endif
-#if defined(__HIP__)
+#endif /* ptx-lower port */
+#if defined(__HIP__) /* ptx-lower port */
     {
       unsigned int ptxl_0 = all;
       unsigned int ptxl_t_m = 0u;
@@ -131,7 +131,7 @@ __device__ unsigned int peers_of(unsigned int k, unsigned long long key, unsigne
                  "  match.all.sync.b32 m|same, %1, %2;\n"
                  "  @same szext.wrap.u32 %0, m, 8;\n"
                  "}" : "+r"(all) : "r"(k), "r"(mask));
-#endif
+#endif /* ptx-lower port */
     return any32 ^ any64 ^ all;
 }
 
@@ -155,19 +155,19 @@ __device__ const char *not_code(void)
 
 // Macros: a supported one whose "n" operand every use passes as a literal; one used with a
 // variable (reported); a template built from a macro name (reported).
-#if defined(__HIP__)
+#if defined(__HIP__) /* ptx-lower port */
 #define SEXT_IMM(d, a, N) (d) = szext_clamp_s32__v_v((a), (N))
 #else
 #define SEXT_IMM(d, a, N) asm("szext.clamp.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(N))
-#endif
-#if defined(__HIP__)
+#endif /* ptx-lower port */
+#if defined(__HIP__) /* ptx-lower port */
 #define ZEXT_REG(d, a, b) \
     (d) = szext_wrap_u32__v_v((a), (b))
 #else
 #define ZEXT_REG(d, a, b) \
     asm("szext.wrap.u32 %0, %1, %2;" \
         : "=r"(d) : "r"(a), "r"(b))
-#endif
+#endif /* ptx-lower port */
 #define SHIFT_N(d, a, N) asm("vshl.u32.u32.u32.clamp %0, %1, %2;" : "=r"(d) : "r"(a), "n"(N))
 #define MODE "clamp"
 __device__ int32_t macros(uint32_t a, uint32_t b)
