@@ -33,7 +33,9 @@ import type { OperandKind, SourceName } from "../src/ir/ir.js";
 import type { CallableFn } from "../targets/llvm/callable.js";
 import type { CompiledFunction } from "../targets/llvm/compiled.js";
 import { checkCompiled } from "../targets/llvm/compiled.js";
-import { clangArgs, extract } from "../targets/hip/compile.js";
+import { clangArgs, extract, hipWrappers } from "../targets/hip/compile.js";
+import { openclTypes } from "../targets/hip/print.js";
+import { callableFunctions } from "../targets/llvm/callable.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { TARGETS } from "../targets/amdgpu/regs.js";
 
@@ -111,6 +113,27 @@ const SIXTEEN = ["__half", "__half2", "__hip_bfloat16", "__hip_bfloat162"] as co
 const WERROR = ["-Wall", "-Wextra", "-Werror"];
 const WITH_HIP = ["-include", "hip/hip_runtime.h", "-I", BF16_STUB_DIR, ...WERROR];
 
+/** Every drop-in called (test/dropins.test.ts's kernel, renamed as the port renames it) and ptxl_warpSize. */
+const KERNEL_ALL = `extern "C" __attribute__((global)) void all_dropins(int *o, unsigned *u, long long *q, double *r, float *f, __half2 *h) {
+  unsigned m = ptxl_activemask();
+  int lanes[ptxl_warpSize];
+  lanes[threadIdx.x % ptxl_warpSize] = o[1];
+  o[0] = ptxl_shfl_sync(m, lanes[3], 3);
+  u[0] = ptxl_shfl_up_sync(m, u[1], 1u, 16);
+  q[0] = ptxl_shfl_down_sync(m, q[1], 2u);
+  r[0] = ptxl_shfl_xor_sync(m, r[1], 1);
+  f[0] = ptxl_shfl_sync(m, f[1], 0, 8);
+  h[0] = ptxl_shfl_xor_sync(m, h[1], 1, ptxl_warpSize);
+  o[2] = ptxl_all_sync(m, o[3]) + ptxl_any_sync(m, o[3]) + ptxl_uni_sync(m, o[3]);
+  u[2] = ptxl_ballot_sync(m, o[4]);
+  o[3] = ptxl_reduce_add_sync(m, o[5]) + ptxl_reduce_min_sync(m, o[5]) + ptxl_reduce_max_sync(m, o[5]);
+  u[4] = ptxl_reduce_and_sync(m, u[5]) ^ ptxl_reduce_or_sync(m, u[6]) ^ ptxl_reduce_xor_sync(m, u[7]);
+  int p;
+  u[6] = ptxl_match_any_sync(m, q[2]) + ptxl_match_all_sync(m, r[2], &p) + p;
+  ptxl_syncwarp();
+}
+`;
+
 describe("16-bit shuffle drop-ins (cuda_fp16.hpp / cuda_bf16.hpp overloads)", () => {
   it("each shuffle has __half, __half2 (<hip/hip_fp16.h>) and __hip_bfloat16, __hip_bfloat162 (<hip/hip_bf16.h>, ROCm >= 6) overloads, each under its header's #if, one 32-bit shuffle each", async () => {
     const text = await header({ "warp.ptx": warpIntrinsicsPtx() });
@@ -146,16 +169,20 @@ describe("16-bit shuffle drop-ins (cuda_fp16.hpp / cuda_bf16.hpp overloads)", ()
     ].join("\n");
 
   it.skipIf(!CLANG || !HIP_HEADERS)(
-    `a kernel calling every 16-bit overload compiles and assembles for ${MCPUS.join(", ")} under -Wall -Wextra -Werror (bfloat16 against the stub of <hip/hip_bf16.h>)${skipped("clang-19, llvm-mc-19 or /usr/include/hip", CLANG && HIP_HEADERS)}`,
+    `a unit including two port headers (one of them twice) and calling every 16-bit overload and every other drop-in compiles and assembles for ${MCPUS.join(", ")} under -Wall -Wextra -Werror (bfloat16 against the stub of <hip/hip_bf16.h>)${skipped("clang-19, llvm-mc-19 or /usr/include/hip", CLANG && HIP_HEADERS)}`,
     async () => {
-      const h = write("warp16.hip.h", await header({ "warp.ptx": warpIntrinsicsPtx() }));
-      const k = write("sixteen.hip", KERNEL16(h));
+      const h = write("warp16.hip.h", await header({ "warp.ptx": warpIntrinsicsPtx() }, { warpSize: true }));
+      const c = write("warp16_c.hip.h", await header({ "szext.ptx": CASE("szext"), "match.ptx": CASE("match"), "warp.ptx": CASE("warp") }, { warpSize: true }));
+      const k = write("sixteen.hip", `#include "${c}"\n${KERNEL16(h)}#include "${h}"\n${KERNEL_ALL}`);
       for (const mcpu of MCPUS) {
         const r = hip(mcpu, k, WITH_HIP);
         expect(r.status, `${mcpu}: ${r.stderr}`).toBe(0);
         expect(r.stderr, mcpu).toBe("");
-        // 16 shuffles, each one ds_bpermute (the 32-bit shuffle).
-        expect(readFileSync(join(DIR, `${k}.${mcpu}.s`), "utf8").match(/\bds_bpermute_b32\b/g)?.length, mcpu).toBe(16);
+        // 16 shuffles in the kernel of 16-bit ones, each one ds_bpermute (the 32-bit shuffle).
+        const asm = readFileSync(join(DIR, `${k}.${mcpu}.s`), "utf8");
+        const at = asm.indexOf("\nsixteen:");
+        expect(at, mcpu).toBeGreaterThan(0);
+        expect(asm.slice(at, asm.indexOf(".Lfunc_end", at)).match(/\bds_bpermute_b32\b/g)?.length, mcpu).toBe(16);
       }
       // HIP 5.2 has no <hip/hip_bf16.h>: without the stub the header still compiles, with __half only.
       const half = write("half_only.hip", `#include "${h}"\nextern "C" __attribute__((global)) void k(__half *h, __half2 *h2) { h[0] = ptxl_shfl_xor_sync(0xffffffffu, h[1], 1); h2[0] = ptxl_shfl_down_sync(0xffffffffu, h2[1], 1u); }\n`);
@@ -330,42 +357,8 @@ describe("any number of headers in one translation unit: no diagnostic under -Wa
     240_000,
   );
 
-  it.skipIf(!CLANG || !HIP_HEADERS)(
-    `… with HIP's headers and the drop-ins (two port headers and one of all the warp intrinsics)${skipped("clang-19 or /usr/include/hip", CLANG && HIP_HEADERS)}`,
-    async () => {
-      const w = write("multi_w.hip.h", await header({ "warp.ptx": warpIntrinsicsPtx() }, { warpSize: true }));
-      const c = write("multi_c2.hip.h", await header(MODULES.c, { warpSize: true }));
-      const f = write("multi_w.hip", `#include "${w}"\n#include "${c}"\n#include "${w}"\n${KERNEL_ALL}`);
-      for (const mcpu of MCPUS) {
-        const r = hip(mcpu, f, WITH_HIP);
-        expect(r.status, `${mcpu}: ${r.stderr}`).toBe(0);
-        expect(r.stderr, mcpu).toBe("");
-      }
-    },
-    240_000,
-  );
+  // With HIP's headers, the 16-bit drop-ins and every other one: "a unit including two port headers …" above.
 });
-
-/** Every drop-in called (test/dropins.test.ts's kernel, renamed as the port renames it) and ptxl_warpSize. */
-const KERNEL_ALL = `extern "C" __attribute__((global)) void all_dropins(int *o, unsigned *u, long long *q, double *r, float *f, __half2 *h) {
-  unsigned m = ptxl_activemask();
-  int lanes[ptxl_warpSize];
-  lanes[threadIdx.x % ptxl_warpSize] = o[1];
-  o[0] = ptxl_shfl_sync(m, lanes[3], 3);
-  u[0] = ptxl_shfl_up_sync(m, u[1], 1u, 16);
-  q[0] = ptxl_shfl_down_sync(m, q[1], 2u);
-  r[0] = ptxl_shfl_xor_sync(m, r[1], 1);
-  f[0] = ptxl_shfl_sync(m, f[1], 0, 8);
-  h[0] = ptxl_shfl_xor_sync(m, h[1], 1, ptxl_warpSize);
-  o[2] = ptxl_all_sync(m, o[3]) + ptxl_any_sync(m, o[3]) + ptxl_uni_sync(m, o[3]);
-  u[2] = ptxl_ballot_sync(m, o[4]);
-  o[3] = ptxl_reduce_add_sync(m, o[5]) + ptxl_reduce_min_sync(m, o[5]) + ptxl_reduce_max_sync(m, o[5]);
-  u[4] = ptxl_reduce_and_sync(m, u[5]) ^ ptxl_reduce_or_sync(m, u[6]) ^ ptxl_reduce_xor_sync(m, u[7]);
-  int p;
-  u[6] = ptxl_match_any_sync(m, q[2]) + ptxl_match_all_sync(m, r[2], &p) + p;
-  ptxl_syncwarp();
-}
-`;
 
 describe("ptxl_warpSize", () => {
   it("defined as 32, under its own include guard, only where warpSize is asked for", async () => {
@@ -471,5 +464,29 @@ kernel void k(global uint *o, global ulong *q) {
       }
     },
     240_000,
+  );
+
+  it.skipIf(!CLANG)(
+    `mean what PTX means: every function of that module (szext, vshl/vshr, activemask, match.sync, shfl.sync), compiled as OpenCL C and run in the interpreter against the reference on gfx900 (wave64, two warps per wave) and gfx1100, both argument layouts${skipped("clang-19", CLANG)}`,
+    async () => {
+      const routines = Object.entries(OPENCL_MODULE).flatMap(([file, text]) => collectRoutines(parseModule(text, file)));
+      const text = await header(OPENCL_MODULE, { language: "opencl" });
+      const fns = callableFunctions(routines);
+      // compile.ts's wrappers (a HIP device function each) as OpenCL C functions: no extern "C", no device attribute, OpenCL's types.
+      const wrappers = fns.map(hipWrappers);
+      const clWrappers = wrappers.map((w) => openclTypes(w.text.replaceAll('extern "C" __attribute__((device, used, noinline))', "__attribute__((used, noinline))")));
+      expect(clWrappers.join("\n")).not.toMatch(/extern|device/);
+      for (const mcpu of ["gfx900", "gfx1100"] as Mcpu[]) {
+        const args = ["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", `-mcpu=${mcpu}`, "-nogpulib", "-O2", ...clangArgs(mcpu).filter((a, i, all) => a === "-mllvm" || all[i - 1] === "-mllvm"), "-S", "-o", "-", "-"];
+        const asm = await runTool("clang-19", args, `${text}\n${clWrappers.join("\n")}\n`);
+        const rows = checkCompiled("hip", mcpu, { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `clang-cl:${mcpu}`, TARGETS[mcpu].gen) }, [], { warps: 64, seed: 34, profile: "sm90" });
+        expect(rows.length).toBe(fns.length);
+        for (const row of rows) {
+          const v = row.verdict;
+          expect(v.status, `${mcpu} ${row.fn}: ${v.status === "refuted" ? v.counterexample : v.status === "tested" ? "" : v.why}`).toBe("tested");
+        }
+      }
+    },
+    400_000,
   );
 });
