@@ -13,7 +13,9 @@
  *   macro), every other directive is skipped; a group the preprocessor surely skips — the
  *   branch of `#if 0` / `#elif 0` (an integer literal, parenthesized or not), the `#else` /
  *   `#elif` branches after an `#if 1`, and everything nested in them (C11 §6.10.1) — is no
- *   code: its tokens and `#define`s are dropped, so nothing in it is found;
+ *   code: its tokens and `#define`s are dropped, so nothing in it is found; every conditional
+ *   directive and every `#define`/`#undef` (those in dropped groups too, marked) is recorded
+ *   in order in `Scan.directives`, for src/port/cond.ts to evaluate;
  * - an asm statement: `asm`, `__asm` or `__asm__`, then any of `volatile __volatile
  *   __volatile__ inline __inline __inline__ goto` in any order, then `( template [: outputs
  *   [: inputs [: clobbers [: labels]]]] )` and an optional `;`. The template is one or more
@@ -109,8 +111,10 @@ export interface AsmOperand {
   expr: string;
   /** Tokens of the expression. */
   exprTokens: Token[];
-  /** Set when the constraint is not only string literals (`__LDG_PTR(p)`, a macro name): the first name in it. */
+  /** Set when the constraint is not only string literals (`__LDG_PTR(p)`, a macro name, `#r` in a #define body): the first name in it. */
   constraintNotLiteral: Token | null;
+  /** The constraint's tokens: string literals, names, and `#` before a stringized macro parameter. */
+  constraintTokens: Token[];
   loc: Loc;
 }
 
@@ -165,6 +169,34 @@ export interface MacroDef {
   after: number;
 }
 
+/** The directives `Scan.directives` records: the conditionals (C11 §6.10.1, C23's `#elifdef`/`#elifndef`) and macro (un)definition (§6.10.3). */
+export type DirectiveKind = "if" | "ifdef" | "ifndef" | "elif" | "elifdef" | "elifndef" | "else" | "endif" | "define" | "undef";
+
+/**
+ * One conditional or macro directive, as written (src/port/cond.ts evaluates them).
+ * Recorded for every such directive of the file, in order, those inside groups the
+ * scanner drops included (`skipped`).
+ */
+export interface Directive {
+  kind: DirectiveKind;
+  /** Original offsets of the whole directive: `#` to the end of its logical line (the newline excluded; a trailing comment included). */
+  start: number;
+  end: number;
+  loc: Loc;
+  /**
+   * The tokens after the directive's name (the condition of an `#if`/`#elif`, the name of an
+   * `#ifdef`/`#undef`, the name, parameters and body of a `#define`); comments are not tokens.
+   * Offsets are spliced ones, `macro` is -1.
+   */
+  args: Token[];
+  /** Index into `Scan.tokens` of the first token after the directive (for a `#define`: after its body's tokens, = `MacroDef.after`). */
+  at: number;
+  /** A `#define` the scanner kept: its index into `Scan.macros`; otherwise -1. */
+  macro: number;
+  /** Set when the directive sits in a group the scanner surely skips and drops (`#if 0` …): no compile reads it. */
+  skipped: boolean;
+}
+
 /** What the scanner found. */
 export interface Scan {
   source: Source;
@@ -173,6 +205,8 @@ export interface Scan {
   macros: MacroDef[];
   /** `#undef NAME` positions (token index after it), per name. */
   undefs: Map<string, number[]>;
+  /** Every conditional directive and every `#define`/`#undef`, in file order (see `Directive`). */
+  directives: Directive[];
   /** Original offset of the first line that holds a token or a directive (where an include can go). */
   firstCodeLine: number;
   /** Original offset of that first token or directive. */
@@ -187,6 +221,8 @@ const ASM_KEYWORDS = new Set(["asm", "__asm", "__asm__"]);
 const ASM_QUALIFIERS = new Set(["volatile", "__volatile", "__volatile__", "inline", "__inline", "__inline__", "goto"]);
 /** Keywords after which a `(…)` closes a condition, so what follows is a statement. */
 const CONDITION_KEYWORDS = new Set(["if", "while", "for", "switch"]);
+/** The directives `Scan.directives` records. */
+const RECORDED_DIRECTIVES: ReadonlySet<string> = new Set<DirectiveKind>(["if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif", "define", "undef"]);
 /** Keywords an asm statement may follow directly. */
 const STATEMENT_KEYWORDS = new Set(["else", "do", "return", "case", "default"]);
 
@@ -231,11 +267,12 @@ function decode(text: string, base: number): { value: string; at: number[] } {
  * Tokenizes `src.text` (spliced). Directives are handled by the caller through `onDirective`.
  * Never throws: an unterminated literal or comment ends at the end of its line (or file).
  */
-function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: Map<string, number[]>; firstCode: number } {
+function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: Map<string, number[]>; directives: Directive[]; firstCode: number } {
   const t = src.text;
   const tokens: Token[] = [];
   const macros: MacroDef[] = [];
   const undefs = new Map<string, number[]>();
+  const directives: Directive[] = [];
   let lineStart = true;
   let firstCode = -1;
   let macro = -1;
@@ -254,6 +291,19 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
     const toks = directiveTokens!;
     const name = toks[0]?.kind === "ident" ? toks[0].text : "";
     const top = conds[conds.length - 1];
+    // Recorded as written, before the groups change: a group's own directives are skipped when what encloses the group is.
+    const record: Directive | null = RECORDED_DIRECTIVES.has(name)
+      ? {
+          kind: name as DirectiveKind,
+          start: src.origOf(directiveStart),
+          end: src.origOf(directiveEnd),
+          loc: src.loc(directiveStart),
+          args: toks.slice(1).map((x) => ({ ...x, macro: -1 })),
+          at: 0,
+          macro: -1,
+          skipped: top !== undefined && (name === "if" || name === "ifdef" || name === "ifndef" || name === "define" || name === "undef" ? top.dead : top.outerDead),
+        }
+      : null;
     if (name === "if" || name === "ifdef" || name === "ifndef") {
       const known = name === "if" ? literalCondition(toks.slice(1)) : null;
       const outerDead = dead();
@@ -282,10 +332,15 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
       macros.push({ name: nameTok.text, params, start: src.origOf(directiveStart), end: src.origOf(directiveEnd), loc: src.loc(directiveStart), after: 0 });
       for (let k = bodyFrom; k < toks.length; k++) tokens.push({ ...toks[k]!, macro: idx });
       macros[idx]!.after = tokens.length;
+      if (record) record.macro = idx;
     } else if (name === "undef" && toks[1]?.kind === "ident") {
       const list = undefs.get(toks[1].text) ?? [];
       list.push(tokens.length);
       undefs.set(toks[1].text, list);
+    }
+    if (record) {
+      record.at = tokens.length;
+      directives.push(record);
     }
     directiveTokens = null;
     directiveEnd = -1;
@@ -391,7 +446,7 @@ function tokenize(src: Source): { tokens: Token[]; macros: MacroDef[]; undefs: M
     directiveEnd = t.length;
     finishDirective();
   }
-  return { tokens, macros, undefs, firstCode: firstCode < 0 ? 0 : firstCode };
+  return { tokens, macros, undefs, directives, firstCode: firstCode < 0 ? 0 : firstCode };
 
   /** A string or character literal opening at `q` (after a prefix from `start`); returns the offset after it. */
   function quoted(quote: string, start: number, q: number): number {
@@ -492,7 +547,7 @@ const shown = (t: Token): string => {
  */
 export function scanSource(text: string, file: string): Scan {
   const source = new Source(text, file);
-  const { tokens, macros, undefs, firstCode } = tokenize(source);
+  const { tokens, macros, undefs, directives, firstCode } = tokenize(source);
   const statements: AsmStatement[] = [];
   const orig = (i: number) => source.origOf(i);
   const at = (t: Token) => {
@@ -659,9 +714,13 @@ export function scanSource(text: string, file: string): Scan {
         let constraintNotLiteral: Token | null = null;
         if (m >= b || (tokens[m]!.kind !== "string" && tokens[m]!.kind !== "ident"))
           complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected [name] "constraint" (expression), found ${m < b ? shown(tokens[m]!) : "nothing after the name"}`);
-        for (; m < b && (tokens[m]!.kind === "string" || tokens[m]!.kind === "ident"); m++)
+        // In a #define body, `"="#r(x)` stringizes the parameter r into the constraint: valid C, bound per use of the macro.
+        const constraintFrom = m;
+        for (; m < b && (tokens[m]!.kind === "string" || tokens[m]!.kind === "ident" || (tokens[m]!.text === "#" && tokens[m]!.macro >= 0 && tokens[m + 1]?.kind === "ident")); m++)
           if (tokens[m]!.kind === "string") constraint += tokens[m]!.value!;
+          else if (tokens[m]!.text === "#") constraintNotLiteral ??= tokens[++m]!;
           else constraintNotLiteral ??= tokens[m]!;
+        const constraintTokens = tokens.slice(constraintFrom, m);
         let expr = "";
         let exprTokens: Token[] = [];
         if (m < b && tokens[m]!.text === "(") {
@@ -672,7 +731,7 @@ export function scanSource(text: string, file: string): Scan {
           }
           if (e !== b - 1) complain(tokens[e + 1], `operand %${n}: ${shown(tokens[e + 1]!)} after its (expression) (a missing ',' or ':'?)`);
         } else if (constraint !== "" || constraintNotLiteral) complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected (expression) after the constraint "${constraint}"${m < b ? `, found ${shown(tokens[m]!)}` : ""}`);
-        out.push({ name, constraint, expr, exprTokens, constraintNotLiteral, loc: source.loc(tokens[a]!.start) });
+        out.push({ name, constraint, constraintTokens, expr, exprTokens, constraintNotLiteral, loc: source.loc(tokens[a]!.start) });
       }
       return out;
     };
@@ -725,7 +784,7 @@ export function scanSource(text: string, file: string): Scan {
   const firstOrig = orig(firstCode);
   let firstCodeLine = text.lastIndexOf("\n", firstOrig - 1) + 1;
   if (firstCodeLine === 0 && text.startsWith("\ufeff")) firstCodeLine = 1; // after a byte-order mark
-  return { source, tokens, statements, macros, undefs, firstCodeLine, firstCode: firstOrig };
+  return { source, tokens, statements, macros, undefs, directives, firstCodeLine, firstCode: firstOrig };
 }
 
 /**
@@ -740,12 +799,21 @@ export function macroInForce(scan: Scan, name: string, k: number): MacroDef | nu
   return def;
 }
 
+/** One use of a macro: where (its name; `at` the original offset), its arguments' texts and tokens, and whether it is inside another macro's body. */
+export interface MacroUse {
+  loc: Loc;
+  at: number;
+  args: string[];
+  argTokens: Token[][];
+  inMacro: boolean;
+}
+
 /**
  * The uses of macro `m` in code after its definition (up to an `#undef` or the next
  * definition of the same name): for a function-like macro, the argument texts (original
  * text, split at top-level commas); `inMacro` when the use is inside another macro's body.
  */
-export function macroUses(scan: Scan, m: number): { loc: Loc; args: string[]; argTokens: Token[][]; inMacro: boolean }[] {
+export function macroUses(scan: Scan, m: number): MacroUse[] {
   const def = scan.macros[m]!;
   const { tokens, source } = scan;
   let stop = tokens.length;
@@ -753,12 +821,12 @@ export function macroUses(scan: Scan, m: number): { loc: Loc; args: string[]; ar
   scan.macros.forEach((d, k) => {
     if (k !== m && d.name === def.name && d.after > def.after) stop = Math.min(stop, d.after);
   });
-  const uses: { loc: Loc; args: string[]; argTokens: Token[][]; inMacro: boolean }[] = [];
+  const uses: MacroUse[] = [];
   for (let k = def.after; k < stop; k++) {
     const tk = tokens[k]!;
     if (tk.kind !== "ident" || tk.text !== def.name) continue;
     if (def.params === null) {
-      uses.push({ loc: source.loc(tk.start), args: [], argTokens: [], inMacro: tk.macro >= 0 });
+      uses.push({ loc: source.loc(tk.start), at: source.origOf(tk.start), args: [], argTokens: [], inMacro: tk.macro >= 0 });
       continue;
     }
     if (tokens[k + 1]?.text !== "(") continue;
@@ -767,7 +835,7 @@ export function macroUses(scan: Scan, m: number): { loc: Loc; args: string[]; ar
     const parts = splitCommas(tokens, k + 2, e);
     const argTokens = parts.map(([a, b]) => tokens.slice(a, b));
     const args = argTokens.map((ts) => (ts.length ? source.original.slice(source.origOf(ts[0]!.start), source.origOf(ts[ts.length - 1]!.end - 1) + 1) : ""));
-    uses.push({ loc: source.loc(tk.start), args, argTokens, inMacro: tk.macro >= 0 });
+    uses.push({ loc: source.loc(tk.start), at: source.origOf(tk.start), args, argTokens, inMacro: tk.macro >= 0 });
     k = e;
   }
   return uses;
