@@ -98,7 +98,7 @@
 import type { ParsedModule } from "../ir/build.js";
 import type { Loc } from "../ir/ir.js";
 import { formName } from "../ir/forms.js";
-import type { AsmStatement, Scan } from "./scan.js";
+import type { AsmOperand, AsmStatement, MacroDef, MacroUse, Scan, Token } from "./scan.js";
 import { macroInForce, macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, PtxHead, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, headName, pinnedHead, portHeads, routinesModule } from "./bind.js";
@@ -365,6 +365,104 @@ function bindInMacro(st: AsmStatement, scan: Scan, heads?: readonly PtxHead[]): 
   return bindStatement(st, scan, { asRegister: new Set(dependent.map((o) => o.index)), heads });
 }
 
+/** Stringizes a macro argument (C11 §6.10.3.2): its spelling, each run of white space one space, trimmed. */
+const stringize = (arg: string) => arg.replace(/\s+/g, " ").trim();
+
+/**
+ * The parameters of its macro a statement's template or constraints are built from: `#p`
+ * (stringized) or `p` (an argument that is a string literal) among the template's literals,
+ * `"="#p(x)` in a constraint (moderngpu's `SHFL_OP_MACRO`). Empty when there are none.
+ */
+function paramsBuiltInto(st: AsmStatement, params: readonly string[]): string[] {
+  const found = new Set<string>();
+  const look = (toks: readonly Token[]) => {
+    for (const t of toks) if (t.kind === "ident" && params.includes(t.text)) found.add(t.text);
+  };
+  look(st.templateTokens);
+  for (const o of [...st.outputs, ...st.inputs]) look(o.constraintTokens);
+  return params.filter((p) => found.has(p));
+}
+
+/**
+ * The statement as the use `u` of its macro writes it: the template and the constraints with
+ * the use's arguments put in (`#p` stringized; `p` an argument of string literals), the
+ * substituted characters located at the use. @returns the statement, or why it cannot be read.
+ */
+function instantiate(st: AsmStatement, scan: Scan, def: MacroDef, u: MacroUse): AsmStatement | string {
+  const params = def.params ?? [];
+  const arg = (name: string) => u.args[params.indexOf(name)] ?? "";
+  const argTokens = (name: string) => u.argTokens[params.indexOf(name)] ?? [];
+  const piece = (toks: readonly Token[], what: string): { text: string; at: number[] } | string => {
+    let text = "";
+    const at: number[] = [];
+    for (let k = 0; k < toks.length; k++) {
+      const t = toks[k]!;
+      if (t.kind === "string") {
+        text += t.value!;
+        for (const a of t.valueAt!) at.push(scan.source.origOf(a));
+      } else if (t.text === "#" && toks[k + 1]?.kind === "ident" && params.includes(toks[k + 1]!.text)) {
+        const v = stringize(arg(toks[++k]!.text));
+        text += v;
+        for (let i = 0; i < v.length; i++) at.push(u.at);
+      } else if (t.kind === "ident" && params.includes(t.text)) {
+        const a = argTokens(t.text);
+        if (a.length === 0 || a.some((x) => x.kind !== "string")) return `${what}: the argument ${JSON.stringify(stringize(arg(t.text)))} for ${t.text} is not a string literal`;
+        for (const x of a) {
+          text += x.value!;
+          for (let i = 0; i < x.value!.length; i++) at.push(u.at);
+        }
+      } else return `${what} is built from '${t.text}', not only string literals and the macro's parameters`;
+    }
+    return { text, at };
+  };
+  const template = piece(st.templateTokens, "the template");
+  if (typeof template === "string") return template;
+  const operand = (o: AsmOperand, n: number): AsmOperand | string => {
+    if (!o.constraintNotLiteral) return o;
+    const c = piece(o.constraintTokens, `operand %${n}: the constraint`);
+    return typeof c === "string" ? c : { ...o, constraint: c.text, constraintNotLiteral: null };
+  };
+  const outputs = st.outputs.map((o, n) => operand(o, n));
+  const inputs = st.inputs.map((o, n) => operand(o, n + st.outputs.length));
+  const bad = [...outputs, ...inputs].find((x): x is string => typeof x === "string");
+  if (bad) return bad;
+  return { ...st, template: template.text, templateAt: template.at, templateNotLiteral: null, outputs: outputs as AsmOperand[], inputs: inputs as AsmOperand[] };
+}
+
+/** A statement of a #define bound per use of the macro: the parameters it is built from, and per use the arguments for them and the binding. */
+type PerUse = { ok: true; keys: string[]; items: { keyArgs: string[]; b: Extract<BindResult, { ok: true }> }[] } | { ok: false; reasons: Reason[] };
+
+/**
+ * Binds a #define's statement whose template or constraints are built from the macro's
+ * parameters once per use of the macro (issue 34: moderngpu's `"="#r(result)`); null when it
+ * is not built from them. Every use must bind, with arguments that paste into a C name (the
+ * HIP copy calls `ptxl_MACRO_ ## p ## …`); a use that does not is the reason, at its line.
+ */
+function bindPerUse(st: AsmStatement, scan: Scan, heads?: readonly PtxHead[]): PerUse | null {
+  const def = scan.macros[st.macro]!;
+  const keys = paramsBuiltInto(st, def.params ?? []);
+  if (keys.length === 0) return null;
+  const left = (loc: Loc, message: string): PerUse => ({ ok: false, reasons: [{ loc, message: `inside a macro body: ${message}` }] });
+  const uses = macroUses(scan, st.macro);
+  if (uses.length === 0) return left(st.loc, `the statement is built from ${def.name}'s parameters (${keys.join(", ")}), and ${def.name} is never used in this file`);
+  const items: { keyArgs: string[]; b: Extract<BindResult, { ok: true }> }[] = [];
+  for (const u of uses) {
+    const where = `with the use at ${u.loc.line}:${u.loc.col}`;
+    if (u.inMacro) return left(u.loc, `${where}: the use is inside another macro's body, whose arguments are not known here`);
+    const keyArgs = keys.map((k) => stringize(u.args[def.params!.indexOf(k)] ?? ""));
+    const bad = keyArgs.find((a) => !/^\w+$/.test(a));
+    if (bad !== undefined) return left(u.loc, `${where}: the argument ${JSON.stringify(bad)} cannot be pasted into a function's name`);
+    const concrete = instantiate(st, scan, def, u);
+    if (typeof concrete === "string") return left(u.loc, `${where}: ${concrete}`);
+    const b = bindStatement(concrete, scan, { heads });
+    if (!b.ok) return { ok: false, reasons: b.reasons.map((r) => ({ loc: r.loc, message: `inside a macro body: ${where}: ${r.message}` })) };
+    if (b.operands.some((o) => o.cls === "n" && o.exprTokens.some((t) => t.kind === "ident" && (def.params ?? []).includes(t.text))))
+      return left(u.loc, `${where}: an "n" operand depends on the macro's parameters too`);
+    items.push({ keyArgs, b });
+  }
+  return { ok: true, keys, items };
+}
+
 /** The argument checks of `portSource` (a library entry point): a `TypeError` naming the argument. */
 function checkPortArgs(text: unknown, file: unknown, opts: unknown): void {
   const what = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "an array" : typeof x);
@@ -525,10 +623,24 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   for (const st of scan.statements) if (st.macro >= 0) byMacro.set(st.macro, [...(byMacro.get(st.macro) ?? []), st]);
   const macroBinds = [...byMacro].map(([m, sts]) => {
     const hp = cond.hipPath(scan.macros[m]!.start);
-    return { m, sts, binds: sts.map((st) => (hp ? leftHere(st, hipPathLeft(hp)) : bindInMacro(st, scan, heads))) };
+    const perUse = sts.map((st) => (hp ? null : bindPerUse(st, scan, heads)));
+    const binds = sts.map((st, k): BindResult => {
+      if (hp) return leftHere(st, hipPathLeft(hp));
+      const pu = perUse[k];
+      if (!pu) return bindInMacro(st, scan, heads);
+      if (!pu.ok) return { ok: false, operands: [], reasons: pu.reasons };
+      // For the report and the head: every use's calls.
+      const first = pu.items[0]!.b;
+      return { ...first, calls: pu.items.flatMap((x) => x.b.calls) };
+    });
+    return { m, sts, binds, perUse };
   });
   // One header holds every function: the statements must share a module header (`moduleHead`).
-  const bound = [...codeBinds.map((x) => x.b), ...macroBinds.flatMap((x) => x.binds)].filter((b): b is Extract<BindResult, { ok: true }> => b.ok);
+  const bound = [...codeBinds.map((x) => x.b), ...macroBinds.flatMap((x) => [...x.binds, ...x.perUse.flatMap((pu) => (pu?.ok ? pu.items.map((i) => i.b) : []))])].filter(
+    (b): b is Extract<BindResult, { ok: true }> => b.ok,
+  );
+  /** Per use of a macro whose asm is built from its parameters: `#define ptxl_MACRO_ARGS(ptxl_o0, …) code` (HIP side of the include guard). */
+  const perUseDefines = new Map<string, string>();
   const chosen = moduleHead(bound.map((b) => b.head));
   const conflict = (b: BindResult): BindResult =>
     b.ok && chosen && !sameHead(b.head, chosen)
@@ -618,9 +730,13 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     edits.push({ start, end, text: out });
   }
   // Statements in #define bodies: per macro, all or nothing.
-  for (const { m, sts, binds: binds0 } of macroBinds) {
+  for (const { m, sts, binds: binds0, perUse } of macroBinds) {
     const def = scan.macros[m]!;
-    const binds = binds0.map(conflict);
+    const binds = binds0.map((b, k) => {
+      const pu = perUse[k];
+      const clash = pu?.ok ? pu.items.map((i) => conflict(i.b)).find((x) => !x.ok) : undefined;
+      return clash ?? conflict(b);
+    });
     const all = binds.every((b) => b.ok);
     sts.forEach((st, k) => {
       const b = binds[k]!;
@@ -632,11 +748,28 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     const defEnd = text[def.end - 1] === "\r" ? def.end - 1 : def.end;
     let copy = "";
     let at = def.start;
+    const codeOf = (b: Extract<BindResult, { ok: true }>) => {
+      const { lines, block } = codeFor(b, true, dialect);
+      return block ? `do { ${lines.join(" ")} } while (0)` : lines[0]!.replace(/;$/, "");
+    };
     sts.forEach((st, k) => {
-      const b = binds[k] as Extract<BindResult, { ok: true }>;
-      use(b);
-      const { lines, block } = codeFor(renamed(b), true, dialect);
-      const code = block ? `do { ${lines.join(" ")} } while (0)` : lines[0]!.replace(/;$/, "");
+      const pu = perUse[k];
+      let code: string;
+      if (pu?.ok) {
+        // One function-like macro per use's arguments, its name pasted from them: the HIP copy calls `ptxl_M_ ## p ## _ ## q(operands…)`.
+        for (const { keyArgs, b } of pu.items) {
+          use(b);
+          const name = `ptxl_${def.name}_${keyArgs.join("_")}`;
+          const params = b.operands.map((o) => `ptxl_o${o.index}`);
+          perUseDefines.set(name, `#define ${name}(${params.join(", ")}) ${codeOf({ ...b, operands: b.operands.map((o) => ({ ...o, expr: `ptxl_o${o.index}` })) })}`);
+        }
+        const ops = [...st.outputs, ...st.inputs].map((o) => `(${o.exprTokens.length ? withRenames(src.origOf(o.exprTokens[0]!.start), src.origOf(o.exprTokens[o.exprTokens.length - 1]!.end - 1) + 1) : o.expr})`);
+        code = `ptxl_${def.name}_ ## ${pu.keys.join(" ## _ ## ")}(${ops.join(", ")})`;
+      } else {
+        const b = binds[k] as Extract<BindResult, { ok: true }>;
+        use(b);
+        code = codeOf(renamed(b));
+      }
       copy += withRenames(at, st.start) + code;
       at = st.end;
     });
@@ -660,7 +793,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
   const at = inline ? scan.firstCode : scan.firstCodeLine;
   const cuda = [...[...dropIns].map(([to, name]) => `#define ${to} ${name}`), ...(rewrittenWarpSize ? ["#define ptxl_warpSize warpSize"] : [])];
-  const guard = [...(inline ? [""] : []), IF, include, ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ""].join(nl);
+  const guard = [...(inline ? [""] : []), IF, include, ...perUseDefines.values(), ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ""].join(nl);
   // Apply (every edit starts at or after `at`, so the include goes in last, before them); renames between the edits.
   edits.sort((x, y) => x.start - y.start);
   let out = "";
