@@ -364,7 +364,13 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
   const inBody = (l: Loc) => (lineStarts[l.line - 1] ?? 0) + l.col - 1 >= head.length;
   const out: Reason[] = [];
   const tried = heads.length > 1 && ptxHead === heads[0] ? ` (no module header accepts it; tried ${triedHeads(heads)})` : "";
-  for (const d of mod.diagnostics) if (d.severity === "error") out.push({ loc: cLoc(d.loc), message: d.message + (TARGET_REFUSAL.test(d.message) ? tried : "") });
+  for (const d of mod.diagnostics)
+    if (d.severity === "error") {
+      const loc = cLoc(d.loc);
+      // ptxas's messages that quote a line ("…encountered on line 7") name the synthesized module's: the user's is the C source's.
+      const message = d.message.replace(/\bon line \d+/, `on line ${loc.line} of ${loc.file}`);
+      out.push({ loc, message: message + (TARGET_REFUSAL.test(d.message) ? tried : "") });
+    }
   const family = new Map(mod.insts.map((fi) => [`${fi.loc.line}:${fi.loc.col}`, fi]));
   const fn = mod.ast.items.find((x) => x.kind === "function");
   let count = 0;

@@ -102,6 +102,8 @@ import type { AsmOperand, AsmStatement, MacroDef, MacroUse, Scan, Token } from "
 import { macroInForce, macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, PtxHead, Reason, Ref } from "./bind.js";
 import { bindStatement, evalConst, headName, pinnedHead, portHeads, routinesModule } from "./bind.js";
+import type { Conditions } from "./cond.js";
+import { evaluateConditions } from "./cond.js";
 import { COOPERATIVE_GROUPS_LEFT, CUDA_WARP_INTRINSICS, cooperativeGroupsCalls, warpIntrinsicCalls, warpIntrinsicUses } from "./intrinsics.js";
 
 /** The source language of a ported file: CUDA/HIP C++ (`.cu .cuh .hip .h .hpp …`) or OpenCL C (`.cl`). */
@@ -524,18 +526,6 @@ const CUDA_INCLUDES: ReadonlyMap<string, string | null> = new Map([
   ["cub/cub.cuh", "hipcub/hipcub.hpp"],
 ]);
 
-/**
- * What a HIP compile of the file does with the code at an original offset, and which branches
- * are the file's own HIP paths (src/port/cond.ts computes them; `ALL_LIVE` where no
- * preprocessor evaluation is made).
- */
-export interface Conditions {
-  hip(offset: number): Liveness;
-  cuda(offset: number): Liveness;
-  hipPath(offset: number): { loc: Loc; text: string } | null;
-  hasHipPath: boolean;
-  hipSwitches: { name: string; loc: Loc }[];
-}
 
 /** Why a call, statement or `warpSize` in a HIP path is left. */
 const hipPathLeft = (p: { loc: Loc; text: string }) => `already a HIP path (${p.text.trim()} at line ${p.loc.line}): a HIP build compiles it as written`;
@@ -894,13 +884,7 @@ function fileWarnings(scan: Scan, cond: Conditions, language: PortLanguage): Rea
   return out;
 }
 
-/** Every offset live, no HIP path: where no preprocessor evaluation is made. */
-const ALL_LIVE: Conditions = { hip: () => ({ state: "live" }), cuda: () => ({ state: "live" }), hipPath: () => null, hasHipPath: false, hipSwitches: [] };
-
-/** The file's conditions (src/port/cond.ts). */
+/** The file's conditions under a HIP and an NVIDIA compile (src/port/cond.ts), with the options' HIP macros and -D/-U. */
 function conditionsOf(scan: Scan, opts: PortOptions, language: PortLanguage): Conditions {
-  void scan;
-  void opts;
-  void language;
-  return ALL_LIVE;
+  return evaluateConditions(scan, { language, hipMacros: opts.hipMacros, predefined: opts.predefined });
 }

@@ -712,11 +712,12 @@ export function scanSource(text: string, file: string): Scan {
         let constraint = "";
         // A constraint may be built from macro names (CUDA's `"=r"(d) : __LDG_PTR(p)`): read on, reported by the binder.
         let constraintNotLiteral: Token | null = null;
-        if (m >= b || (tokens[m]!.kind !== "string" && tokens[m]!.kind !== "ident"))
+        const stringized = (x: number) => tokens[x]!.text === "#" && tokens[x]!.macro >= 0 && tokens[x + 1]?.kind === "ident";
+        if (m >= b || (tokens[m]!.kind !== "string" && tokens[m]!.kind !== "ident" && !stringized(m)))
           complain(tokens[Math.min(m, b - 1)], `operand %${n}: expected [name] "constraint" (expression), found ${m < b ? shown(tokens[m]!) : "nothing after the name"}`);
         // In a #define body, `"="#r(x)` stringizes the parameter r into the constraint: valid C, bound per use of the macro.
         const constraintFrom = m;
-        for (; m < b && (tokens[m]!.kind === "string" || tokens[m]!.kind === "ident" || (tokens[m]!.text === "#" && tokens[m]!.macro >= 0 && tokens[m + 1]?.kind === "ident")); m++)
+        for (; m < b && (tokens[m]!.kind === "string" || tokens[m]!.kind === "ident" || stringized(m)); m++)
           if (tokens[m]!.kind === "string") constraint += tokens[m]!.value!;
           else if (tokens[m]!.text === "#") constraintNotLiteral ??= tokens[++m]!;
           else constraintNotLiteral ??= tokens[m]!;
@@ -799,6 +800,23 @@ export function macroInForce(scan: Scan, name: string, k: number): MacroDef | nu
   return def;
 }
 
+/**
+ * Whether two definitions of a macro sit in different branches of one conditional group
+ * (`#ifdef X` / `#define M …` / `#else` / `#define M …` / `#endif`, moderngpu's
+ * `SHFL_OP_MACRO`): a compile reads one of them, so the later one does not end the uses of
+ * the earlier.
+ */
+function alternatives(scan: Scan, a: MacroDef, b: MacroDef): boolean {
+  let depth = 0;
+  for (const d of scan.directives) {
+    if (d.start <= a.start || d.start >= b.start) continue;
+    if (d.kind === "if" || d.kind === "ifdef" || d.kind === "ifndef") depth++;
+    else if (d.kind === "endif" && --depth < 0) return false;
+    else if (depth === 0 && (d.kind === "elif" || d.kind === "elifdef" || d.kind === "elifndef" || d.kind === "else")) return true;
+  }
+  return false;
+}
+
 /** One use of a macro: where (its name; `at` the original offset), its arguments' texts and tokens, and whether it is inside another macro's body. */
 export interface MacroUse {
   loc: Loc;
@@ -819,7 +837,7 @@ export function macroUses(scan: Scan, m: number): MacroUse[] {
   let stop = tokens.length;
   for (const u of scan.undefs.get(def.name) ?? []) if (u >= def.after) stop = Math.min(stop, u);
   scan.macros.forEach((d, k) => {
-    if (k !== m && d.name === def.name && d.after > def.after) stop = Math.min(stop, d.after);
+    if (k !== m && d.name === def.name && d.after > def.after && !alternatives(scan, def, d)) stop = Math.min(stop, d.after);
   });
   const uses: MacroUse[] = [];
   for (let k = def.after; k < stop; k++) {
