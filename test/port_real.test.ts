@@ -417,6 +417,50 @@ function hipJobs(dir: string, file: string, includeDirs: string[]): (() => Promi
 
 // ---------------------------------------------------------------------------------------
 
+describe("the independent counter and cutter (test/port/real/), on inputs written here", () => {
+  it("counts asm statements and warp intrinsic calls in code only: not in comments, strings, raw strings, `#if 0`, declarators or members; after `or`, `return` and in #define bodies", () => {
+    const src = [
+      "// asm(\"x\"); __shfl_sync(m, v, 0);",
+      "/* __ballot_sync(m, 1) */ const char *s = \"asm(\\\"y\\\") __any_sync(\";",
+      "const char *r = R\"d(__all_sync(m, p) asm(\"z\"))d\"; char c = '\\''; int n = 1'000;",
+      "#if 0",
+      "asm(\"dropped\"); __syncwarp();",
+      "#if 1",
+      "__activemask();",
+      "#endif",
+      "#else",
+      "__device__ bool f(int n, bool p) { return (n < 3) or __all_sync(0xffffffffu, p); }",
+      "#endif",
+      "inline unsigned __activemask() { return 0; }",
+      "__device__ int g(int v) { asm volatile(\"mov.b32 %0, %0;\" : \"+r\"(v)); __asm__ __volatile__ (\"\" ::); return __shfl_xor_sync(~0u, v, 1) + o.__shfl_sync(1) + p->__shfl_sync(2); }",
+      "int h asm(\"alias\");",
+      "#if X >= 300",
+      "asm(\"after a directive\");",
+      "#endif",
+      "#define M(x) asm(\"in a macro\" : : \"r\"(x)); \\",
+      "  __reduce_add_sync(~0u, x)",
+      "unsigned k(unsigned m) { return m bitand __ballot_sync(m, 1); }",
+    ].join("\n");
+    const c = countSource(src);
+    expect(c.statements.map((x) => `${x.line}:${x.name}`)).toEqual(["13:asm", "13:__asm__", "16:asm", "18:asm"]);
+    expect(c.calls.map((x) => `${x.line}:${x.name}`)).toEqual(["10:__all_sync", "13:__shfl_xor_sync", "19:__reduce_add_sync", "20:__ballot_sync"]);
+  });
+
+  it("finds the definition enclosing a place (a function in a namespace, a class template's member, a #define) and the same one in a text with lines inserted", () => {
+    const orig = ["namespace a {", "template <int N>", "struct S {", "  static __device__ int f(int v) { return __shfl_sync(~0u, v, N); }", "};", "__device__ int g(int v)", "{", "  return __any_sync(~0u, v);", "}", "}", "#define M(v) __all_sync(~0u, v)", ""].join("\n");
+    const ported = ["#if defined(__HIP__)", '#include "x.hip.h"', "#endif", orig.replace(/__(shfl_sync|any_sync|all_sync)/g, "ptxl_$1")].join("\n");
+    const cut = cutBoth(orig, ported, [
+      { line: 8, col: 10 },
+      { line: 4, col: 43 },
+      { line: 11, col: 14 },
+    ]);
+    expect(cut.names).toEqual(["S", "g", "M"]);
+    expect(cut.defs.map((d) => d.orig.kind)).toEqual(["code", "code", "macro"]);
+    expect(cut.original).toBe(["template <int N>\nstruct S {\n  static __device__ int f(int v) { return __shfl_sync(~0u, v, N); }\n};\n", "__device__ int g(int v)\n{\n  return __any_sync(~0u, v);\n}\n", "#define M(v) __all_sync(~0u, v)\n"].join("\n"));
+    expect(cut.ported).toBe(cut.original.replace(/__(shfl_sync|any_sync|all_sync)/g, "ptxl_$1"));
+  });
+});
+
 describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the real HIP header)", () => {
   it("no line of a real file is stored in this test or its helpers (test/port/real/)", () => {
     const real = new Set(NAMES.flatMap((n) => original(n).split("\n").map((l) => l.trim()).filter((l) => l.length >= 24)));
