@@ -166,7 +166,7 @@ describe("port fuzz (seeded sample)", () => {
     );
     const kinds = new Map<string, number>();
     for (const b of bad) kinds.set(b.f.kind, (kinds.get(b.f.kind) ?? 0) + 1);
-    const shown = bad.slice(0, 6).map((b) => `input ${b.i} (${b.file}; tsx scripts/fuzz_port.ts --seed ${SEED} --from ${b.i} --inputs 1): [${b.f.kind}] ${b.f.message}${b.f.stack ? `\n${b.f.stack}` : ""}`);
+    const shown = bad.slice(0, 6).map((b) => `input ${b.i} (${b.file}; tsx scripts/fuzz_port.ts --seed ${SEED} --from ${b.i} --inputs 1 --spawn 0): [${b.f.kind}] ${b.f.message}${b.f.stack ? `\n${b.f.stack}` : ""}`);
     expect({ kinds: Object.fromEntries(kinds), first: shown }).toEqual({ kinds: {}, first: [] });
     // The generator exercises the rewriter, not only its refusals.
     expect(stats.withRewrite).toBeGreaterThan(INPUTS / 4);
