@@ -1,17 +1,47 @@
 /**
- * @fileoverview `ptx-lower port FILE… [-o OUT] [--json] [--semantics isa|sm90]`: rewrites the
- * inline PTX of CUDA sources into calls of the HIP header's functions (src/port/rewrite.ts
+ * @fileoverview `ptx-lower port PATH… [-o OUT] [--json] …`: rewrites the inline PTX of CUDA
+ * sources (and whole source trees) into calls of the HIP header's functions (src/port/rewrite.ts
  * says how), writes each ported file and its header atomically (bin/output.ts), and prints a
- * summary table or, with `--json`, one document (docs/port.schema.json).
+ * report — one row per asm statement, warp intrinsic call, `warpSize` use and CUDA-only
+ * include, then a totals table — or, with `--json`, one document (docs/port.schema.json).
  *
- * Where things go: one input without `-o` (or with `-o -`): the ported file to standard
- * output, with the header inlined in it, and the table to standard error. `-o FILE` for one
- * input: FILE, and the header `STEM.hip.h` beside it (STEM: FILE's name without its last
- * extension). Several inputs: `-o DIR` (created if missing), each output `DIR/NAME` with the
- * input's name and its header `DIR/STEM.hip.h`. `--json` without `-o`: nothing is written,
- * the document alone goes to standard output. Nothing is written over an input. A header is
- * written only for a file with something rewritten. `-` is standard input (`<stdin>` in
- * locations; its header, with `-o FILE`, is named after FILE).
+ * What is read: a file named on the command line whose extension is one of `PORT_EXTENSIONS`
+ * (`.cl` is OpenCL C, the others CUDA/HIP C++), or any file with `--language cuda|opencl`
+ * (which then sets the language of every input named directly, and of standard input, `-`);
+ * a directory, searched recursively for files with those extensions (sorted by name; symbolic
+ * links inside it are not followed, each one is named in the report; the output directory
+ * is not searched when it lies inside).
+ *
+ * Where things go:
+ * - One input file without `-o` (or with `-o -`): the ported file to standard output, with
+ *   the header inlined in it, and the report to standard error.
+ * - `-o FILE` for one input file: FILE, and its header `STEM.hip.h` beside it (STEM: FILE's
+ *   name without its last extension), or where `--header NAME` says.
+ * - `-o DIR` (a directory, created if missing; required for several inputs or a directory):
+ *   the tree is mirrored — a file named directly goes to `DIR/ITS-NAME`, a file found in a
+ *   directory SRC to `DIR/ITS-PATH-RELATIVE-TO-SRC`. Files with nothing to rewrite are written
+ *   (unchanged) only with `--copy-all`. Each ported file gets the header `STEM.hip.h` in its
+ *   own directory, where STEM is its name without the last extension — unless two files of
+ *   one output directory would share that name (`x.cu` and `x.cuh`), or it is the name of an
+ *   output there: then each of those files' headers is named after its whole name
+ *   (`x.cu.hip.h`, `x.cuh.hip.h`). The names depend only on the set of inputs, never on the
+ *   order or on which files turn out to have rewrites. With `--shared-header NAME` one header
+ *   `DIR/NAME` holds the functions of all the CUDA files (each once) and every ported file
+ *   includes it by its relative path (OpenCL files keep headers of their own: the dialects
+ *   differ). The report ends with the include path that builds the mirror, `-I DIR -I SRC…`
+ *   (not with `--copy-all`, whose mirror holds every source).
+ * - `--json` without `-o`: nothing is written, the document alone goes to standard output.
+ *
+ * Nothing is written over an input. A header that exists and was not written by `port` (it
+ * has no `portBanner`) is never replaced: the run is refused, naming it (`--header NAME`
+ * writes the header elsewhere). A run with any error — an input that cannot be read or is
+ * no source, two inputs that would write one path, such a header — writes nothing at all,
+ * not even a directory; every problem is one line, `PATH: error: message`, and the exit
+ * status is 1 (with `--json` the document still goes to standard output, the errors in it).
+ *
+ * Many files are ported on every core (worker threads, bin/port_worker.ts; `--jobs N`), with
+ * a progress bar on standard error when it is a terminal, and a line per twentieth of the
+ * files otherwise (runs of 20 files or more).
  *
  * The header's semantics profile is `sm90` unless `--semantics isa`: the asm being replaced
  * ran on NVIDIA hardware, where ptxas emulates vshl/vshr (sm_75 and later), so sm90 keeps
@@ -19,51 +49,129 @@
  */
 import { targetServices } from "../src/target/registry.js";
 import { collectRoutines } from "../src/lower.js";
-import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, extname, resolve } from "node:path";
-import Table from "cli-table3";
+import { lstatSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, openSync, readSync, closeSync } from "node:fs";
+import type { Dirent } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, dirname, extname, isAbsolute, posix, relative, resolve, sep } from "node:path";
 import type { ParsedModule } from "../src/ir/build.js";
+import type { ModuleRoutine } from "../src/target/lower.js";
+import type { RoutineSpec } from "../src/ir/ir.js";
 import { escapeLine } from "../src/diag.js";
 import type { Loc } from "../src/ir/ir.js";
 import type { Profile } from "../src/ir/forms.js";
 import { PROFILES } from "../src/ir/forms.js";
 import type { Reason } from "../src/port/bind.js";
-import type { PortResult } from "../src/port/rewrite.js";
+import type { Liveness, PortLanguage, PortOptions, PortResult } from "../src/port/rewrite.js";
 import { portSource } from "../src/port/rewrite.js";
-import { OutputError, UsageError, inDirectory, makeDirectory, reasonOf, writeOutputs } from "./output.js";
+import { targetMinVersion } from "../src/ptx/targets.js";
+import { OutputError, UsageError, inDirectory, makeDirectory, reasonOf, shellQuote, writeOutputs } from "./output.js";
 
-/** The source kinds `port` reads. */
-export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".cl"] as const;
+/** The source kinds `port` reads (by extension; `--language` for any other name). */
+export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".cc", ".cpp", ".cxx", ".cl"] as const;
 
 /** Version of the `--json` document's shape (docs/port.schema.json). */
-export const PORT_SCHEMA_VERSION = 3;
+export const PORT_SCHEMA_VERSION = 4;
+
+/** The language a file's extension says (`.cl`: OpenCL C; the other `PORT_EXTENSIONS`: CUDA/HIP C++), or null for any other name. */
+export function languageOf(file: string): PortLanguage | null {
+  const ext = extname(file).toLowerCase();
+  if (!(PORT_EXTENSIONS as readonly string[]).includes(ext)) return null;
+  return ext === ".cl" ? "opencl" : "cuda";
+}
 
 /**
- * The header's banner: who wrote it, for which file, and under which semantics profile —
- * `sm90` (the default) is what the replaced asm computed on NVIDIA hardware, where ptxas
- * emulates vshl/vshr for sm_75 and later; `isa` is the PTX ISA's meaning, the one `ptx-lower
- * lower --target hip` headers have by default (the two differ only for vshl/vshr).
+ * For `lower`, `verify` and `report`: the one-line error for an input that is a C/C++/CUDA/
+ * OpenCL source by its extension (`x.cu: error: a CUDA/C++ source, not PTX: use 'ptx-lower
+ * port x.cu'`), or null for any other name.
  */
-export function portBanner(file: string, profile: Profile): string {
+export function sourceNotPtx(file: string): string | null {
+  const lang = languageOf(file);
+  if (lang === null) return null;
+  const what = lang === "opencl" ? "an OpenCL source" : "a CUDA/C++ source";
+  return escapeLine(`${file}: error: ${what}, not PTX: use 'ptx-lower port ${shellQuote([file])}'`);
+}
+
+/**
+ * The header's banner: who wrote it, for which file (or, `shared`, for how many files), and
+ * under which semantics profile — `sm90` (the default) is what the replaced asm computed on
+ * NVIDIA hardware, where ptxas emulates vshl/vshr for sm_75 and later; `isa` is the PTX ISA's
+ * meaning, the one `ptx-lower lower --target hip` headers have by default (the two differ
+ * only for vshl/vshr). Its first line is how `port` recognises a header it wrote (`PORT_MARK`).
+ */
+export function portBanner(file: string, profile: Profile, shared?: number): string {
   const why =
     profile === "sm90"
       ? ["semantics profile: sm90 — what the replaced asm computed on NVIDIA hardware (ptxas's emulation of vshl/vshr,", "sm_75 and later); 'ptx-lower lower --target hip' headers default to isa, the PTX ISA's meaning (port --semantics isa)."]
       : ["semantics profile: isa — the PTX ISA's meaning, the default of 'ptx-lower lower --target hip' headers; the replaced", "asm computed sm90 on NVIDIA hardware (ptxas's emulation of vshl/vshr), the port's default."];
-  return [`NOTE: generated by ptx-lower port — do not edit.`, `The functions ${file} calls after ptx-lower port.`, ...why].join("\n");
+  const whose = shared === undefined ? `The functions ${file} calls after ptx-lower port.` : `The functions the ${shared} file${shared === 1 ? "" : "s"} ported into ${file} call after ptx-lower port (each once).`;
+  return [`NOTE: generated by ptx-lower port — do not edit.`, whose, ...why].join("\n");
+}
+
+/** What every header `port` writes holds in its first lines (`portBanner`): how an existing header is recognised as its own. */
+export const PORT_MARK = "generated by ptx-lower port";
+
+/** Extra inputs of the header generator: the file's language, and whether it uses the header's `ptxl_warpSize`. */
+export interface HeaderExtra {
+  language?: PortLanguage;
+  warpSize?: boolean;
+}
+
+/** The banner the cached headers are printed with (`hipHeaderOf`): replaced by each file's own. */
+const BANNER_TOKEN = "@ptx-lower port: banner@";
+
+/** Headers already printed, by routines, profile, language and warpSize, with `BANNER_TOKEN` as their banner (a tree's files often call the same functions). */
+const headerCache = new Map<string, string>();
+const HEADER_CACHE_MAX = 256;
+
+/** The first comment block of a header (its banner: the HIP printer puts it first), or null. */
+function bannerBlock(text: string): string | null {
+  if (!text.startsWith("/*")) return null;
+  const end = text.indexOf("\n */");
+  return end < 0 ? null : text.slice(0, end + 4);
 }
 
 /**
- * The header for a routines module: the registered `hip` output target (targets/hip/module.ts,
- * `printHipModule` over the module's routines), under the semantics profile `profile` (the
- * port's default is sm90: what the replaced asm computed on NVIDIA hardware; src/port/rewrite.ts).
+ * The header for a set of routines: the registered `hip` output target (targets/hip/module.ts,
+ * `printHipModule` over the routines), under the semantics profile `profile`. A header for
+ * the same routines (and profile, language, warpSize) as an earlier call is that header with
+ * this banner: the banner is printed alone (no routines) and put in place of the earlier one's.
  * @throws UsageError when no `hip` target is registered: no header is made up in its place.
  */
-export async function hipHeader(mod: ParsedModule, banner: string, profile: Profile = "sm90"): Promise<string> {
+export async function hipHeaderOf(routines: readonly ModuleRoutine[], banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}): Promise<string> {
   const hip = targetServices().lower.targets.find((t) => t.name === "hip");
   if (!hip) throw new UsageError("port: this build has no HIP target, so the header the ported file includes cannot be written; nothing was written");
-  const lowered = await hip.lowerModule({ routines: collectRoutines(mod), profile, banner: banner.split("\n"), served: () => [] });
-  return lowered.text;
+  // `language` and `warpSize` are the HIP target's options for port headers (OpenCL C dialect;
+  // the `ptxl_warpSize` constant). They are passed through a wider object so that this call
+  // compiles before and after ModuleLowering declares them.
+  // TODO(issue 34): once src/target/lower.ts ModuleLowering declares `language` and `warpSize`, name them in the literal.
+  const lower = async (rs: readonly ModuleRoutine[], b: string) => {
+    const m = { routines: rs, profile, banner: b.split("\n"), served: () => [], language: extra.language ?? "cuda", warpSize: extra.warpSize ?? false };
+    return (await hip.lowerModule(m)).text;
+  };
+  const key = [profile, extra.language ?? "cuda", extra.warpSize ? "w" : "", ...routines.map((r) => r.name)].join("\0");
+  let cached = headerCache.get(key);
+  if (cached === undefined) {
+    cached = await lower(routines, BANNER_TOKEN);
+    if (headerCache.size >= HEADER_CACHE_MAX) headerCache.delete(headerCache.keys().next().value!);
+    headerCache.set(key, cached);
+  }
+  const old = bannerBlock(cached);
+  const own = bannerBlock(await lower([], banner));
+  if (old === null || own === null || !old.includes(BANNER_TOKEN)) return lower(routines, banner);
+  return own + cached.slice(old.length);
 }
+
+/**
+ * The header for a routines module (`hipHeaderOf` over its routines): the port's default
+ * profile is sm90, what the replaced asm computed on NVIDIA hardware (src/port/rewrite.ts).
+ * @throws UsageError when no `hip` target is registered.
+ */
+export async function hipHeader(mod: ParsedModule, banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}): Promise<string> {
+  return hipHeaderOf(collectRoutines(mod), banner, profile, extra);
+}
+
+/** A `-D NAME[=V]` or `-U NAME`, in command-line order (src/port/rewrite.ts `PortOptions.predefined`). */
+export type Predefined = { define: string; value: string } | { undef: string };
 
 /** Options of `portCommand`. */
 export interface PortCommandOptions {
@@ -71,17 +179,26 @@ export interface PortCommandOptions {
   json?: boolean;
   /** The semantics profile of the header (default sm90). */
   semantics?: Profile;
-  /** The header generator (default `hipHeader`); tests inject one. */
-  header?: (mod: ParsedModule, banner: string, profile: Profile) => Promise<string>;
+  /** The language of every input named directly and of standard input (default: by extension). */
+  language?: PortLanguage;
+  /** `--ptx-target sm_XX`: the PTX module header every statement is checked under. */
+  ptxTarget?: string;
+  /** `--hip-macro NAME`, repeatable. */
+  hipMacro?: string[];
+  /** `-D`/`-U`, in order. */
+  predefined?: Predefined[];
+  renameShared?: boolean;
+  /** Write files with nothing to rewrite too (a directory output). */
+  copyAll?: boolean;
+  /** One header for every CUDA file of a directory output, at `-o DIR/NAME`. */
+  sharedHeader?: string;
+  /** Where the header of the one input goes (instead of `STEM.hip.h` beside it). */
+  headerPath?: string;
+  /** Worker threads (default: every core; small runs are ported in this thread). */
+  jobs?: number;
+  /** The header generator (default `hipHeader`); tests inject one (the run is then in this thread). */
+  header?: (mod: ParsedModule, banner: string, profile: Profile, extra: HeaderExtra) => Promise<string>;
 }
-
-const isDir = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return p.endsWith("/");
-  }
-};
 
 /** `file: error: message`, one line, escaped. */
 const fileError = (file: string, message: string) => process.stderr.write(escapeLine(`${file}: error: ${message}`) + "\n");
@@ -95,8 +212,8 @@ const CONTROL = /[\x00-\x08\x0e-\x1a\x1c-\x1f]/;
 /**
  * Decodes a source: UTF-8 (a byte-order mark kept), or else one byte a character (written
  * back the same way, so that what is not rewritten stays byte-identical: a Latin-1 comment).
- * @returns null with the reason for a binary file: a NUL byte, or bytes that are not UTF-8
- *   together with control bytes no source holds.
+ * @returns the reason for a binary file: a NUL byte, or bytes that are not UTF-8 together
+ *   with control bytes no source holds.
  */
 function decodeSource(bytes: Buffer): { text: string; latin1: boolean } | { binary: string } {
   const nul = bytes.indexOf(0);
@@ -118,71 +235,335 @@ async function readStdin(): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-type Ported = { file: string; output: string | null; headerPath: string | null; r: PortResult | null; error: string | null };
+// =======================================================================================
+// One file (in this thread or a worker's)
+
+/** The placeholder the header callback returns; the real header is made once the result is known (its `warpSize` uses). */
+const HEADER_PLACEHOLDER = "/*@ptx-lower port: header@*/";
+
+/** What a worker is given for one file: everything serialisable. */
+export interface PortFileJob {
+  index: number;
+  /** The name locations give. */
+  name: string;
+  text: string;
+  headerName: string;
+  inlineHeader: boolean;
+  language: PortLanguage;
+  /** The header's banner (`portBanner`). */
+  banner: string;
+  profile: Profile;
+  /** Leave the header to the shared header: return the routines instead. */
+  shared: boolean;
+  ptxTarget?: string;
+  hipMacros: string[];
+  predefined: Predefined[];
+  renameShared: boolean;
+}
+
+/** A file's port, without its routines module (not sent between threads). */
+export type PortFileResult = Omit<PortResult, "routinesModule"> & {
+  /** The routines it calls (name and contract), for a shared header; null when it has its own header or none. */
+  routineSpecs: { name: string; spec: RoutineSpec }[] | null;
+};
+
+/**
+ * Ports one file: `portSource` with the job's options, then its header made by `header` (with
+ * the file's language and whether it uses `ptxl_warpSize`), inlined for standard output.
+ */
+export async function portFile(job: PortFileJob, header: NonNullable<PortCommandOptions["header"]>): Promise<PortFileResult> {
+  const opts: PortOptions = {
+    header: async () => HEADER_PLACEHOLDER,
+    headerName: job.headerName,
+    inlineHeader: job.inlineHeader,
+    language: job.language,
+    hipMacros: job.hipMacros,
+    predefined: job.predefined,
+    renameShared: job.renameShared,
+    ...(job.ptxTarget !== undefined ? { ptxTarget: job.ptxTarget } : {}),
+  };
+  const r = await portSource(job.text, job.name, opts);
+  const { routinesModule: mod, ...rest } = r;
+  const out: PortFileResult = { ...rest, routineSpecs: null };
+  if (r.header === null || mod === null) return out;
+  const warpSize = r.warpSize.some((w) => w.status === "rewritten");
+  if (job.shared) {
+    out.routineSpecs = collectRoutines(mod).map((x) => ({ name: x.name, spec: x.spec }));
+    out.header = "";
+    return out;
+  }
+  const text = await header(mod, job.banner, job.profile, { language: job.language, warpSize });
+  out.header = text;
+  if (job.inlineHeader) {
+    const at = r.text.indexOf(HEADER_PLACEHOLDER);
+    if (at >= 0) {
+      const nl = r.text.startsWith("\r\n", at + HEADER_PLACEHOLDER.length) ? "\r\n" : "\n";
+      out.text = r.text.slice(0, at) + text.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) + r.text.slice(at + HEADER_PLACEHOLDER.length);
+    }
+  }
+  return out;
+}
+
+// =======================================================================================
+// Many files: worker threads
+
+/** Fewer files than this are ported in this thread (a worker's start-up costs more). */
+const PARALLEL_MIN = 16;
+
+/** The worker's entry (bin/port_worker.ts, or .js when built), and whether tsx must be registered in it (./portAll). */
+function workerUrl(): { url: URL; viaTsx: boolean } {
+  const here = import.meta.url;
+  return here.endsWith(".ts") ? { url: new URL("./port_worker.ts", here), viaTsx: true } : { url: new URL("./port_worker.js", here), viaTsx: false };
+}
+
+/**
+ * Ports every job on `threads` threads: this one and `threads - 1` workers (fewer for few
+ * files), all taking the next file from one queue — this thread starts at once, each worker
+ * joins when it has loaded (a worker's start-up is a module load and its own warm-up). Runs
+ * in this thread alone for fewer than `PARALLEL_MIN` files, or with an injected header.
+ * Calls `done` after each file. @returns the results in job order.
+ */
+async function portAll(jobs: PortFileJob[], threads: number, header: PortCommandOptions["header"], done: () => void): Promise<PortFileResult[]> {
+  const results: PortFileResult[] = new Array(jobs.length);
+  const nWorkers = header !== undefined || jobs.length < PARALLEL_MIN ? 0 : Math.min(threads - 1, Math.floor(jobs.length / 8));
+  if (nWorkers < 1) {
+    for (const j of jobs) {
+      results[j.index] = await portFile(j, header ?? hipHeader);
+      done();
+    }
+    return results;
+  }
+  const { Worker } = await import("node:worker_threads");
+  const { url, viaTsx } = workerUrl();
+  let entry = url;
+  if (viaTsx) {
+    // A .ts worker (tsx, tests): register tsx's loader inside the thread first.
+    const { createRequire } = await import("node:module");
+    const { pathToFileURL } = await import("node:url");
+    const api = pathToFileURL(createRequire(url).resolve("tsx/package.json").replace(/package\.json$/, "dist/esm/api/index.mjs")).href;
+    entry = new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(url.href)});`)}`);
+  }
+  const pool = Array.from({ length: nWorkers }, () => new Worker(entry));
+  let next = 0;
+  let finished = 0;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const settle = () => {
+    finished++;
+    done();
+    wake?.();
+  };
+  for (const w of pool) {
+    const feed = () => {
+      if (next < jobs.length && failure === null) w.postMessage(jobs[next++]);
+    };
+    w.on("message", (m: { ready?: true; index: number; result?: PortFileResult; error?: string }) => {
+      // Loaded: two files queued, so that the next one is there when it finishes one.
+      if (m.ready) return (feed(), feed());
+      if (m.error !== undefined) failure ??= new Error(m.error);
+      else results[m.index] = m.result!;
+      settle();
+      feed();
+    });
+    w.on("error", (e) => {
+      failure ??= e;
+      wake?.();
+    });
+    w.on("exit", (code) => {
+      if (finished < jobs.length) failure ??= new Error(`port: a worker thread exited with code ${code} before the files were ported`);
+      wake?.();
+    });
+  }
+  try {
+    // This thread works on the same queue, letting the workers' messages in between files.
+    while (next < jobs.length && failure === null) {
+      const j = jobs[next++]!;
+      results[j.index] = await portFile(j, hipHeader);
+      settle();
+      await new Promise((r) => setImmediate(r));
+    }
+    while (finished < jobs.length && failure === null) await new Promise<void>((r) => (wake = r));
+    if (failure) throw failure;
+  } finally {
+    await Promise.all(pool.map((w) => w.terminate()));
+  }
+  return results;
+}
+
+/** Progress on standard error: a bar on a terminal, a line per twentieth of the files otherwise (20 files or more). */
+async function progress(total: number, quiet: boolean): Promise<{ tick: () => void; stop: () => void }> {
+  const started = Date.now();
+  if (quiet || total < 2) return { tick: () => {}, stop: () => {} };
+  if (process.stderr.isTTY) {
+    const { default: cliProgress } = await import("cli-progress");
+    const bar = new cliProgress.SingleBar({ format: "port [{bar}] {value}/{total} files  {eta_formatted} left", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic);
+    bar.start(total, 0);
+    return { tick: () => bar.increment(), stop: () => bar.stop() };
+  }
+  if (total < 20) return { tick: () => {}, stop: () => {} };
+  const step = Math.ceil(total / 20);
+  let done = 0;
+  return {
+    tick: () => {
+      done++;
+      if (done % step === 0 || done === total) process.stderr.write(`port: ${done}/${total} files, ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    },
+    stop: () => {},
+  };
+}
+
+// =======================================================================================
+// The command
+
+/** One input file, as found. */
+interface Input {
+  /** The path to read (`-`: standard input). */
+  path: string;
+  /** The name locations give (`<stdin>` for standard input). */
+  name: string;
+  language: PortLanguage;
+  /** Where it is written (null: nowhere). */
+  output: string | null;
+  /** The source directory it was found in (for the include path), or its own directory. */
+  root: string | null;
+}
+
+/** What happened to one input. */
+type Ported = {
+  file: string;
+  language: PortLanguage;
+  output: string | null;
+  headerPath: string | null;
+  headerName: string | null;
+  r: PortFileResult | null;
+  error: string | null;
+  /** ported (something rewritten), unchanged, already-ported, failed. */
+  state: "ported" | "unchanged" | "already-ported" | "failed";
+};
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Validates the options that can be wrong in themselves. @throws UsageError */
+function checkOptions(o: PortCommandOptions): void {
+  if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
+  if (o.semantics !== undefined && !(PROFILES as readonly string[]).includes(o.semantics)) throw new UsageError(`--semantics must be one of ${PROFILES.join(", ")}`);
+  if (o.language !== undefined && o.language !== "cuda" && o.language !== "opencl") throw new UsageError(`--language ${o.language}: must be cuda or opencl`);
+  if (o.ptxTarget !== undefined) checkPtxTarget(o.ptxTarget);
+  for (const m of o.hipMacro ?? []) if (!IDENT.test(m)) throw new UsageError(`--hip-macro ${m}: not a macro name (letters, digits, _; not starting with a digit)`);
+  for (const p of o.predefined ?? []) {
+    const name = "define" in p ? p.define : p.undef;
+    if (!IDENT.test(name)) throw new UsageError(`${"define" in p ? "-D" : "-U"} ${name}: not a macro name (letters, digits, _; not starting with a digit)`);
+  }
+  if (o.jobs !== undefined && (!Number.isInteger(o.jobs) || o.jobs < 1)) throw new UsageError(`--jobs ${o.jobs}: must be a positive integer`);
+  if (o.json && o.output === "-") throw new UsageError("--json prints its document on standard output, so -o - cannot send the ported file there too: name a file or a directory, or leave -o out (nothing is written then)");
+  if (o.sharedHeader !== undefined) {
+    const n = o.sharedHeader;
+    if (n === "" || isAbsolute(n) || n.split(/[\\/]/).some((s) => s === ".." || s === "") || n.endsWith("/")) throw new UsageError(`--shared-header ${n}: name a file inside the output directory (a relative path without '..')`);
+  }
+  if (o.headerPath === "") throw new UsageError("--header '': an empty path names no file");
+}
+
+/**
+ * `--ptx-target` values: an `sm_XX` target ptxas 13.0 knows (src/ptx/targets.ts).
+ * @throws UsageError naming the value.
+ */
+export function checkPtxTarget(t: string): string {
+  if (!/^sm_\w+$/.test(t) || targetMinVersion(t) === null) throw new UsageError(`--ptx-target ${t}: not a target ptxas 13.0 knows (sm_70, sm_90, sm_90a, sm_100a, sm_120, …)`);
+  return t;
+}
+
+/**
+ * `-D NAME[=V]` → `{ define, value }` (no `=`: the value 1, as a compiler takes it).
+ * @throws UsageError naming the value.
+ */
+export function parseDefine(x: string): Predefined {
+  const eq = x.indexOf("=");
+  const name = eq < 0 ? x : x.slice(0, eq);
+  if (!IDENT.test(name)) throw new UsageError(`-D ${x}: not NAME or NAME=VALUE with a macro name`);
+  return { define: name, value: eq < 0 ? "1" : x.slice(eq + 1) };
+}
+
+/** `-U NAME` → `{ undef }`. @throws UsageError naming the value. */
+export function parseUndef(x: string): Predefined {
+  if (!IDENT.test(x)) throw new UsageError(`-U ${x}: not a macro name`);
+  return { undef: x };
+}
+
+/** `dir/name`, or `name` alone when dir is `.` not written as such (so the report names files as the output was named). */
+const beside = (output: string, name: string) => {
+  const d = dirname(output);
+  return d === "." && !output.startsWith("./") ? name : inDirectory(d, name);
+};
+
+/** A path relative to a directory, with `/`. */
+const relPosix = (from: string, to: string) => relative(from, to).split(sep).join("/");
+
+/** Reads the first bytes of a file (or null when it cannot be read). */
+function head(path: string, n = 4096): string | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, "r");
+    const buf = Buffer.alloc(n);
+    const k = readSync(fd, buf, 0, n, 0);
+    return buf.subarray(0, k).toString("utf8");
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/** Whether `path` exists as something other than a file that `port` wrote: refused as a header. @returns the reason, or null. */
+function foreignHeader(path: string): string | null {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null; // a directory or a device: writeOutputs says why
+  const h = head(path);
+  if (h !== null && h.includes(PORT_MARK)) return null;
+  return "exists and was not written by ptx-lower port (no ptx-lower banner): it is not replaced; name another place for the header with --header NAME, or move it";
+}
 
 /**
  * `ptx-lower port`. @returns the exit code: 0 (also when statements are left, which the
- * summary reports), 1 for an input that cannot be read or is no source (nothing is written
- * then; with `--json` the document still goes to standard output, the errors in it).
- * `-` is standard input (`<stdin>` in locations). `--json` without `-o` writes nothing: the
- * document alone goes to standard output.
+ * report gives), 1 for any input that cannot be read or is no source, two inputs that would
+ * write one path, or a header that is not port's own — nothing is written then; with `--json`
+ * the document still goes to standard output, the errors in it.
  * @throws UsageError, OutputError
  */
-export async function portCommand(files: string[], o: PortCommandOptions): Promise<number> {
-  if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
+export async function portCommand(paths: string[], o: PortCommandOptions): Promise<number> {
+  checkOptions(o);
   const profile: Profile = o.semantics ?? "sm90";
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--semantics must be one of ${PROFILES.join(", ")}`);
-  if (o.json && o.output === "-") throw new UsageError("--json prints its document on standard output, so -o - cannot send the ported file there too: name a file or a directory, or leave -o out (nothing is written then)");
   const dryRun = o.json === true && o.output === undefined;
-  const toStdout = !dryRun && files.length === 1 && (o.output === undefined || o.output === "-");
-  if (!dryRun && files.length > 1 && (o.output === undefined || o.output === "-")) throw new UsageError(`${files.length} inputs: name a directory with -o`);
-  if (files.filter((f) => f === "-").length > 1) throw new UsageError("- (standard input) is named more than once");
-  const dirMode = !toStdout && !dryRun && (files.length > 1 || isDir(o.output!));
-  // Read every input first: one that cannot be read stops the command before anything is written.
-  const inputs: { file: string; text: string; latin1: boolean }[] = [];
-  const errors = new Map<string, string>();
-  for (const file of files) {
-    const name = file === "-" ? STDIN : file;
-    const error = (message: string) => {
-      fileError(name, message);
-      errors.set(file, message);
-    };
-    if (file === "-" && dirMode) {
-      error(`standard input has no name to write under the directory ${o.output}: port it alone (-o FILE, or standard output)`);
-      continue;
-    }
-    let bytes: Buffer;
+  if (paths.filter((f) => f === "-").length > 1) throw new UsageError("- (standard input) is named more than once");
+  const kinds = paths.map((p) => {
+    if (p === "-") return "stdin";
     try {
-      if (file === "-") bytes = await readStdin();
-      else {
-        if (statSync(file).isDirectory()) {
-          error("is a directory: name the source files in it");
-          continue;
-        }
-        if (!(PORT_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase())) {
-          error(`not a C/C++/CUDA/HIP/OpenCL source (${PORT_EXTENSIONS.join(" ")})`);
-          continue;
-        }
-        bytes = readFileSync(file);
-      }
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      error(`cannot read: ${code === "ENOENT" ? "no such file" : reasonOf(e)}`);
-      continue;
+      return statSync(p).isDirectory() ? "dir" : "file";
+    } catch {
+      return "missing";
     }
-    const decoded = decodeSource(bytes);
-    if ("binary" in decoded) error(decoded.binary);
-    else inputs.push({ file, ...decoded });
-  }
-  const failed = errors.size > 0;
-  if (failed && !o.json) return 1;
-  if (dirMode && !failed) {
+  });
+  const anyDir = kinds.includes("dir");
+  const noOutput = o.output === undefined || o.output === "-";
+  if (!dryRun && noOutput && (paths.length > 1 || anyDir)) throw new UsageError(anyDir && paths.length === 1 ? `${paths[0]} is a directory: name an output directory with -o` : `${paths.length} inputs: name a directory with -o`);
+  const toStdout = !dryRun && noOutput;
+  const outIsDir = (() => {
+    if (o.output === undefined || o.output === "-") return false;
     try {
-      makeDirectory(o.output!);
-    } catch (e) {
-      throw new OutputError(`cannot write ${o.output}: cannot create the directory: ${reasonOf(e)}`);
+      return statSync(o.output).isDirectory();
+    } catch {
+      return o.output.endsWith("/");
     }
-  }
+  })();
+  const dirMode = !toStdout && !dryRun && (paths.length > 1 || anyDir || outIsDir);
+  const outDir = dirMode ? o.output! : null;
+  if (o.sharedHeader !== undefined && !dirMode && !dryRun) throw new UsageError("--shared-header is for a directory output (-o DIR): one input written to a file or to standard output has a header of its own");
+  if (o.headerPath !== undefined && (paths.length !== 1 || anyDir || toStdout || dryRun)) throw new UsageError("--header NAME is for one input file written with -o (standard output inlines the header)");
+  if (o.headerPath !== undefined && o.sharedHeader !== undefined) throw new UsageError("--header and --shared-header cannot be used together");
   // The header is written beside the ported file: an -o that is a device, FIFO or socket
   // (/dev/null, /dev/stdout) has no "beside", so it is refused rather than writing into /dev.
   if (!toStdout && !dirMode && !dryRun) {
@@ -195,101 +576,495 @@ export async function portCommand(files: string[], o: PortCommandOptions): Promi
     if (st && !st.isFile())
       throw new UsageError(`-o ${o.output}: not a regular file; the header is written beside the ported file, so name a file in a directory, a directory, or omit -o (standard output, header inlined)`);
   }
-  const header = o.header ?? hipHeader;
-  const results: Ported[] = [];
-  const writes: { path: string; text: string | Uint8Array }[] = [];
-  const taken = new Map<string, string>();
-  const claim = (path: string, file: string) => {
-    const key = resolve(path);
-    const other = taken.get(key);
-    if (other !== undefined) throw new UsageError(`${file} and ${other} would both write ${path}`);
-    taken.set(key, file);
+  if (outDir !== null) for (let k = 0; k < paths.length; k++) if (kinds[k] === "dir" && resolve(paths[k]!) === resolve(outDir)) throw new UsageError(`-o ${outDir} is the source directory ${paths[k]}: the ported files would replace the sources; name another directory`);
+
+  // 1. The inputs: files named, and files found in directories.
+  const errors: { name: string; message: string }[] = [];
+  const fail = (name: string, message: string) => {
+    fileError(name, message);
+    errors.push({ name, message });
   };
-  const writing = !failed && !dryRun;
-  for (const file of files) {
-    const input = inputs.find((x) => x.file === file);
-    const name = file === "-" ? STDIN : file;
-    if (!input) {
-      results.push({ file: name, output: null, headerPath: null, r: null, error: errors.get(file) ?? null });
+  const skipped: { path: string; reason: string }[] = [];
+  const inputs: Input[] = [];
+  const outReal = (() => {
+    if (outDir === null) return null;
+    try {
+      return realpathSync(outDir);
+    } catch {
+      return null;
+    }
+  })();
+  const walk = (dir: string, root: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      fail(dir, `cannot read the directory: ${reasonOf(e)}`);
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = inDirectory(dir, e.name);
+      if (e.isSymbolicLink()) skipped.push({ path: p, reason: "a symbolic link: not followed" });
+      else if (e.isDirectory()) {
+        if (outReal !== null) {
+          try {
+            if (realpathSync(p) === outReal) {
+              skipped.push({ path: p, reason: "the output directory: not searched" });
+              continue;
+            }
+          } catch {
+            // unreadable: the walk below says why
+          }
+        }
+        walk(p, root);
+      } else if (e.isFile()) {
+        const lang = languageOf(e.name);
+        if (lang !== null) inputs.push({ path: p, name: p, language: lang, output: outDir === null ? null : inDirectory(outDir, relPosix(root, p)), root });
+      }
+    }
+  };
+  for (let k = 0; k < paths.length; k++) {
+    const p = paths[k]!;
+    if (p === "-") {
+      if (dirMode) fail(STDIN, `standard input has no name to write under the directory ${o.output}: port it alone (-o FILE, or standard output)`);
+      else inputs.push({ path: "-", name: STDIN, language: o.language ?? "cuda", output: toStdout || dryRun ? null : o.output!, root: null });
       continue;
     }
-    const output = toStdout || !writing ? null : dirMode ? inDirectory(o.output!, basename(file)) : o.output!;
-    const stem = basename(output ?? (file === "-" ? "stdin" : file)).replace(/\.[^.]*$/, "");
-    const headerName = `${stem}.hip.h`;
-    const headerPath = output === null ? null : inDirectory(dirname(output), headerName);
-    const banner = portBanner(file === "-" ? STDIN : basename(file), profile);
-    const r = await portSource(input.text, name, { header: (mod) => header(mod, banner, profile), headerName, inlineHeader: toStdout });
-    results.push({ file: name, output, headerPath: r.header !== null ? headerPath : null, r, error: null });
-    if (output !== null) {
-      claim(output, file);
-      writes.push({ path: output, text: input.latin1 ? Buffer.from(r.text, "latin1") : r.text });
-      if (r.header !== null && headerPath !== null) {
-        claim(headerPath, file);
-        writes.push({ path: headerPath, text: r.header });
+    if (kinds[k] === "missing") {
+      let reason = "no such file";
+      try {
+        statSync(p);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") reason = reasonOf(e);
+      }
+      fail(p, `cannot read: ${reason}`);
+      continue;
+    }
+    if (kinds[k] === "dir") {
+      if (!dirMode && !dryRun) {
+        fail(p, "is a directory: name an output directory with -o (the tree is mirrored there)");
+        continue;
+      }
+      walk(p.replace(/(?<=.)\/+$/, ""), p.replace(/(?<=.)\/+$/, ""));
+      continue;
+    }
+    const lang = o.language ?? languageOf(p);
+    if (lang === null) {
+      fail(p, `not a C/C++/CUDA/HIP/OpenCL source by its name (${PORT_EXTENSIONS.join(" ")}); --language cuda or --language opencl ports it anyway`);
+      continue;
+    }
+    const output = toStdout || dryRun ? null : dirMode ? inDirectory(outDir!, basename(p)) : o.output!;
+    inputs.push({ path: p, name: p, language: lang, output, root: dirname(p) });
+  }
+  // The same file reached twice for the same output (a directory and a file in it): once.
+  {
+    const seen = new Set<string>();
+    for (let k = 0; k < inputs.length; k++) {
+      const x = inputs[k]!;
+      const key = `${x.path === "-" ? "-" : resolve(x.path)}\0${x.output === null ? "" : resolve(x.output)}`;
+      if (seen.has(key)) inputs.splice(k--, 1);
+      seen.add(key);
+    }
+  }
+  // 2. Where each output and header goes; two inputs writing one path is an error of both.
+  const taken = new Map<string, string>();
+  const claim = (path: string, by: string): boolean => {
+    const key = resolve(path);
+    const other = taken.get(key);
+    if (other !== undefined && other !== by) {
+      fail(path, `${other} and ${by} would both be written here`);
+      return false;
+    }
+    taken.set(key, by);
+    return true;
+  };
+  for (const x of inputs) if (x.output !== null) claim(x.output, x.name);
+  const headerNames = new Map<Input, { name: string; path: string | null }>();
+  const sharedPath = outDir !== null && o.sharedHeader !== undefined ? inDirectory(outDir, o.sharedHeader) : null;
+  {
+    // Per output directory: STEM.hip.h, or NAME.hip.h for the files whose stems collide there.
+    const byDir = new Map<string, Input[]>();
+    for (const x of inputs) {
+      const d = x.output === null ? "" : dirname(resolve(x.output));
+      byDir.set(d, [...(byDir.get(d) ?? []), x]);
+    }
+    for (const group of byDir.values()) {
+      const nameOf = (x: Input) => basename(x.output ?? (x.path === "-" ? "stdin" : x.path));
+      const stem = (x: Input) => `${nameOf(x).replace(/\.[^.]*$/, "")}.hip.h`;
+      const outputs = new Set(group.map(nameOf));
+      const count = new Map<string, number>();
+      for (const x of group) count.set(stem(x), (count.get(stem(x)) ?? 0) + 1);
+      for (const x of group) {
+        const s = stem(x);
+        const name = dirMode && ((count.get(s) ?? 0) > 1 || outputs.has(s)) ? `${nameOf(x)}.hip.h` : s;
+        if (sharedPath !== null && x.language === "cuda" && x.output !== null) {
+          headerNames.set(x, { name: relPosix(dirname(x.output), sharedPath), path: sharedPath });
+        } else if (o.headerPath !== undefined && x.output !== null) {
+          headerNames.set(x, { name: relPosix(dirname(resolve(x.output)), resolve(o.headerPath)), path: o.headerPath });
+        } else headerNames.set(x, { name, path: x.output === null ? null : beside(x.output, name) });
       }
     }
   }
-  if (toStdout && !failed) process.stdout.write(inputs[0]!.latin1 ? Buffer.from(results[0]!.r!.text, "latin1") : results[0]!.r!.text);
-  else if (writing) writeOutputs(writes, files);
-  if (o.json) process.stdout.write(JSON.stringify(portJson(results, profile), null, 2) + "\n");
-  else (toStdout ? process.stderr : process.stdout).write(summary(results));
+  // 3. Read every input: one that cannot be read stops the command before anything is written.
+  const texts = new Map<Input, { text: string; latin1: boolean }>();
+  for (const x of inputs) {
+    let bytes: Buffer;
+    try {
+      bytes = x.path === "-" ? await readStdin() : readFileSync(x.path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      fail(x.name, `cannot read: ${code === "ENOENT" ? "no such file" : reasonOf(e)}`);
+      continue;
+    }
+    const decoded = decodeSource(bytes);
+    if ("binary" in decoded) fail(x.name, decoded.binary);
+    else texts.set(x, decoded);
+  }
+  if (errors.length > 0 && !o.json) return 1;
+  // 4. Port.
+  const jobs: PortFileJob[] = [];
+  const jobOf = new Map<Input, number>();
+  for (const x of inputs) {
+    const t = texts.get(x);
+    if (!t) continue;
+    const h = headerNames.get(x)!;
+    jobOf.set(x, jobs.length);
+    jobs.push({
+      index: jobs.length,
+      name: x.name,
+      text: t.text,
+      headerName: h.name,
+      inlineHeader: toStdout,
+      language: x.language,
+      banner: portBanner(x.path === "-" ? STDIN : basename(x.path), profile),
+      profile,
+      shared: sharedPath !== null && x.language === "cuda",
+      hipMacros: o.hipMacro ?? [],
+      predefined: o.predefined ?? [],
+      renameShared: o.renameShared === true,
+      ...(o.ptxTarget !== undefined ? { ptxTarget: o.ptxTarget } : {}),
+    });
+  }
+  const bar = await progress(jobs.length, false);
+  let portedResults: PortFileResult[];
+  try {
+    portedResults = await portAll(jobs, o.jobs ?? availableParallelism(), o.header, bar.tick);
+  } finally {
+    bar.stop();
+  }
+  // 5. What is written.
+  const writing = errors.length === 0 && !dryRun;
+  const results: Ported[] = [];
+  const writes: { path: string; text: string | Uint8Array }[] = [];
+  const sharedRoutines = new Map<string, ModuleRoutine>();
+  let sharedFiles = 0;
+  let sharedWarp = false;
+  for (const x of inputs) {
+    const k = jobOf.get(x);
+    const error = errors.find((e) => e.name === x.name)?.message ?? null;
+    if (k === undefined) {
+      results.push({ file: x.name, language: x.language, output: null, headerPath: null, headerName: null, r: null, error, state: "failed" });
+      continue;
+    }
+    const r = portedResults[k]!;
+    const t = texts.get(x)!;
+    const changed = r.header !== null || r.text !== t.text;
+    const state = r.alreadyPorted ? "already-ported" : changed ? "ported" : "unchanged";
+    const write = writing && x.output !== null && (!dirMode || changed || o.copyAll === true);
+    const h = headerNames.get(x)!;
+    const headerPath = writing && r.header !== null ? h.path : null;
+    results.push({ file: x.name, language: x.language, output: write ? x.output : null, headerPath, headerName: r.header !== null ? h.name : null, r, error, state });
+    if (write) writes.push({ path: x.output!, text: t.latin1 ? Buffer.from(r.text, "latin1") : r.text });
+    if (r.routineSpecs !== null) {
+      sharedFiles++;
+      sharedWarp ||= r.warpSize.some((w) => w.status === "rewritten");
+      for (const s of r.routineSpecs) if (!sharedRoutines.has(s.name)) sharedRoutines.set(s.name, { name: s.name, spec: s.spec, insts: [] });
+    } else if (headerPath !== null) {
+      if (headerPath !== sharedPath && !claim(headerPath, x.name)) continue;
+      writes.push({ path: headerPath, text: r.header! });
+    }
+  }
+  let sharedWritten: string | null = null;
+  if (sharedPath !== null && sharedRoutines.size > 0) {
+    const text = await hipHeaderOf([...sharedRoutines.values()], portBanner(outDir!, profile, sharedFiles), profile, { language: "cuda", warpSize: sharedWarp });
+    if (writing) {
+      if (claim(sharedPath, "--shared-header")) writes.push({ path: sharedPath, text });
+      sharedWritten = sharedPath;
+    }
+  }
+  // A header that is not port's own is never replaced.
+  for (const w of writes) {
+    const isHeader = w.path === sharedWritten || results.some((x) => x.headerPath === w.path);
+    if (!isHeader) continue;
+    const why = foreignHeader(w.path);
+    if (why !== null) {
+      fail(w.path, why);
+      for (const x of results) if (x.headerPath === w.path) x.error ??= `its header ${w.path} ${why.split(":")[0]}`;
+    }
+  }
+  const failed = errors.length > 0;
+  if (failed) for (const x of results) (x.output = null), (x.headerPath = null);
+  if (toStdout && !failed) {
+    const t = texts.get(inputs[0]!)!;
+    process.stdout.write(t.latin1 ? Buffer.from(results[0]!.r!.text, "latin1") : results[0]!.r!.text);
+  } else if (writing && !failed) writeAllOrNothing(writes, inputs.filter((x) => x.path !== "-").map((x) => x.path));
+  const roots = [...new Set(inputs.filter((x) => x.root !== null && x.output !== null).map((x) => x.root!))];
+  const includePath = dirMode && !failed && o.copyAll !== true && writes.length > 0 ? ["-I", outDir!, ...roots.flatMap((r) => ["-I", r])] : null;
+  const options = { language: o.language ?? null, ptxTarget: o.ptxTarget ?? null, hipMacros: o.hipMacro ?? [], predefined: o.predefined ?? [], renameShared: o.renameShared === true };
+  const extras = { skipped, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options };
+  if (o.json) process.stdout.write(JSON.stringify(portJson(results, profile, extras), null, 2) + "\n");
+  else (toStdout ? process.stderr : process.stdout).write(await summary(results, extras));
   return failed ? 1 : 0;
 }
 
-const where = (l: Loc) => `${l.line}:${l.col}`;
-
-/** The summary table: one row per asm statement, warp intrinsic call and cooperative_groups call, in source order, and a totals line. */
-function summary(results: Ported[]): string {
-  const table = new Table({
-    head: ["file", "at", "status", "forms / reason", "calls"],
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    style: { head: [], border: [] },
-  });
-  let n = 0;
-  let rewritten = 0;
-  let intrinsics = 0;
-  let leftCalls = 0;
-  let leftWarp = 0;
-  for (const { file, r } of results) {
-    if (!r) continue;
-    const rows: { loc: Loc; row: string[] }[] = [];
-    for (const s of r.statements) {
-      n++;
-      if (s.status === "rewritten") rewritten++;
-      const why = s.reasons[0];
-      rows.push({ loc: s.loc, row: [escapeLine(file), where(s.loc) + (s.macro ? ` (${s.macro})` : ""), s.status, escapeLine(s.status === "rewritten" ? s.forms.join("; ") : why ? `${where(why.loc)}: ${why.message}` : ""), s.calls.join(", ")] });
+/**
+ * Creates the directories the outputs need and writes them (bin/output.ts `writeOutputs`);
+ * on any failure the directories it created are removed again, so a failed run leaves
+ * nothing behind. @throws OutputError
+ */
+export function writeAllOrNothing(writes: { path: string; text: string | Uint8Array }[], inputs: string[]): void {
+  const created: string[] = [];
+  const exists = (p: string) => {
+    try {
+      lstatSync(p);
+      return true;
+    } catch {
+      return false;
     }
-    for (const c of r.intrinsics) {
-      if (c.status === "rewritten") intrinsics++;
-      else if (c.kind === "warp") leftWarp++;
-      else leftCalls++;
-      const what = c.status === "rewritten" ? `${c.name} → ${c.to}` : `${c.name}: ${c.reasons[0]!.message}`;
-      rows.push({ loc: c.loc, row: [escapeLine(file), where(c.loc) + (c.macro ? ` (${c.macro})` : ""), c.status, escapeLine(what), c.to ?? ""] });
+  };
+  try {
+    const dirs = [...new Set(writes.map((w) => dirname(w.path)))].sort((a, b) => a.length - b.length);
+    for (const d of dirs) {
+      const missing: string[] = [];
+      for (let p = d; !exists(p); p = dirname(p)) {
+        missing.push(p);
+        if (dirname(p) === p) break;
+      }
+      try {
+        makeDirectory(d);
+      } catch (e) {
+        throw new OutputError(`cannot write ${d}: cannot create the directory: ${reasonOf(e)}`);
+      }
+      created.push(...missing.reverse());
     }
-    rows.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
-    for (const x of rows) table.push(x.row);
+    writeOutputs(writes, inputs);
+  } catch (e) {
+    for (const d of created.reverse()) {
+      try {
+        rmdirSync(d);
+      } catch {
+        // not empty (someone else's file) or gone: left as it is
+      }
+    }
+    throw e;
   }
-  const wrote = results.flatMap((x) => [x.output, x.headerPath].filter((p): p is string => p !== null));
-  const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
-  const calls =
-    (intrinsics ? `; ${plural(intrinsics, "CUDA warp intrinsic call")} rewritten` : "") +
-    (leftWarp ? `; ${plural(leftWarp, "CUDA warp intrinsic call")} left` : "") +
-    (leftCalls ? `; ${plural(leftCalls, "cooperative_groups call")} left` : "");
-  return `${n + intrinsics + leftWarp + leftCalls ? table.toString() + "\n" : ""}${n} asm statement${n === 1 ? "" : "s"}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote.length ? `; wrote ${wrote.map(escapeLine).join(", ")}` : ""}\n`;
 }
 
+// =======================================================================================
+// The report
+
+const where = (l: Loc) => `${l.line}:${l.col}`;
+
+/** How a rewrite's liveness reads in the table: nothing for live, `dead: GUARD at L` or `depends on A, B (GUARD at L)`. */
+function livenessText(l: Liveness | undefined): string {
+  if (!l || l.state === "live") return "";
+  if (l.state === "dead") return `dead: ${l.guard.text} at line ${l.guard.loc.line}`;
+  return `depends on ${l.names.join(", ")} (${l.guard.text} at line ${l.guard.loc.line})`;
+}
+
+/**
+ * The group a reason for leaving a statement falls in, and the instruction it names if it
+ * is one ptx-lower does not support (`'selp.s32' is not an instruction ptx-lower supports` →
+ * `blocked by selp`, instruction `selp`). Other reasons are grouped by their wording with
+ * the numbers, names and quoted parts taken out.
+ */
+export function reasonGroup(message: string): { group: string; instruction: string | null } {
+  const m = message.replace(/^(?:inside a macro body: )+(?:with the use at \d+:\d+: )?/, "");
+  const inst = /^'([A-Za-z_][A-Za-z0-9_]*)[^']*' is not an instruction ptx-lower supports/.exec(m) ?? /^(?:Instruction |instruction )?'([a-z][a-z0-9_]*)(?:\.[^']*)?'/.exec(m);
+  if (inst) return { group: `blocked by ${inst[1]}`, instruction: inst[1]! };
+  if (/^another asm statement of /.test(m)) return { group: "another asm statement of its macro cannot be rewritten", instruction: null };
+  const colon = m.indexOf(": ");
+  const lead = /^malformed asm statement/.test(m) ? "malformed asm statement" : m;
+  const g = (colon > 0 && /^operand %/.test(lead) ? lead.slice(colon + 2) : lead)
+    .replace(/%\[\w+\]|%\d+/g, "%N")
+    .replace(/\b\d+:\d+\b/g, "L:C")
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\b0x[0-9a-fA-F]+\b|\b\d+\b/g, "N")
+    .replace(/\s*\(.*\)\s*$/, "");
+  return { group: g.length > 100 ? g.slice(0, 99) + "…" : g, instruction: null };
+}
+
+/** The totals over all files (the table's and the document's). */
+export function totalsOf(results: Ported[], skipped: number) {
+  const t = {
+    files: { inputs: results.length, ported: 0, unchanged: 0, alreadyPorted: 0, failed: 0, written: 0, skipped },
+    statements: { total: 0, rewritten: { live: 0, dead: 0, depends: 0 }, left: 0, leftByReason: [] as { reason: string; instruction: string | null; statements: number }[] },
+    intrinsics: { rewritten: 0, left: 0 },
+    warpSize: { rewritten: 0, left: 0 },
+    blocking: [] as { instruction: string; statements: number }[],
+  };
+  const reasons = new Map<string, { instruction: string | null; n: number }>();
+  const blocking = new Map<string, number>();
+  for (const x of results) {
+    if (x.state === "ported") t.files.ported++;
+    else if (x.state === "unchanged") t.files.unchanged++;
+    else if (x.state === "already-ported") t.files.alreadyPorted++;
+    if (x.error !== null) t.files.failed++;
+    if (x.output !== null) t.files.written++;
+    const r = x.r;
+    if (!r) continue;
+    for (const s of r.statements) {
+      t.statements.total++;
+      if (s.status === "rewritten") t.statements.rewritten[s.liveness?.state ?? "live"]++;
+      else {
+        t.statements.left++;
+        const first = s.reasons[0];
+        const g = first ? reasonGroup(first.message) : { group: "no reason given", instruction: null };
+        const e = reasons.get(g.group) ?? { instruction: g.instruction, n: 0 };
+        e.n++;
+        reasons.set(g.group, e);
+        const insts = new Set(s.reasons.map((x) => reasonGroup(x.message).instruction).filter((i): i is string => i !== null));
+        for (const i of insts) blocking.set(i, (blocking.get(i) ?? 0) + 1);
+      }
+    }
+    for (const c of r.intrinsics) t.intrinsics[c.status === "rewritten" ? "rewritten" : "left"]++;
+    for (const w of r.warpSize ?? []) t.warpSize[w.status === "rewritten" ? "rewritten" : "left"]++;
+  }
+  t.statements.leftByReason = [...reasons].map(([reason, e]) => ({ reason, instruction: e.instruction, statements: e.n })).sort((a, b) => b.statements - a.statements || (a.reason < b.reason ? -1 : 1));
+  t.blocking = [...blocking].map(([instruction, statements]) => ({ instruction, statements })).sort((a, b) => b.statements - a.statements || (a.instruction < b.instruction ? -1 : 1));
+  return t;
+}
+
+/** Rows up to this many are drawn by cli-table3 (whose layout time grows with the square of the rows); more are printed as plain aligned columns. */
+const TABLE_ROWS_MAX = 300;
+
+/**
+ * The per-row table: cli-table3's box for up to `TABLE_ROWS_MAX` rows, plain aligned
+ * columns (two spaces apart, widths computed in one pass) for more, so that the time stays
+ * linear in the rows (cli-table3 takes ~40 s for 20,000).
+ */
+export async function rowsTable(head: string[], rows: string[][]): Promise<string> {
+  if (rows.length <= TABLE_ROWS_MAX) {
+    const { default: Table } = await import("cli-table3");
+    const table = new Table({ head, chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" }, style: { head: [], border: [] } });
+    for (const r of rows) table.push(r);
+    return table.toString();
+  }
+  const w = head.map((h) => h.length);
+  for (const r of rows) for (let k = 0; k < w.length; k++) w[k] = Math.max(w[k]!, (r[k] ?? "").length);
+  const line = (r: string[]) => r.map((c, k) => (k === r.length - 1 ? c : c.padEnd(w[k]!))).join("  ").trimEnd();
+  const out: string[] = [line(head)];
+  for (const r of rows) out.push(line(r));
+  return out.join("\n");
+}
+
+/**
+ * The report: one row per asm statement, warp intrinsic call, cooperative_groups call,
+ * `warpSize` use and CUDA-only include, in source order; the file's notes (warnings, likely
+ * HIP switches, already ported); links not followed; the totals table and the instructions
+ * that block the most statements; a one-line summary; and, for a directory output, the
+ * include path that builds the mirror.
+ */
+async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; sharedHeader: string | null; includePath: string[] | null; outDir: string | null }): Promise<string> {
+  const { default: Table } = await import("cli-table3");
+  const style = { head: [] as string[], border: [] as string[] };
+  const compact = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
+  const head = ["file", "at", "status", "forms / reason", "calls"];
+  const all: string[][] = [];
+  const notes: string[] = [];
+  for (const { file, r } of results) {
+    if (!r) continue;
+    const f = escapeLine(file);
+    const rows: { loc: Loc; row: string[] }[] = [];
+    for (const s of r.statements) {
+      const why = s.reasons[0];
+      const live = livenessText(s.liveness);
+      const status = s.status === "rewritten" && live ? `rewritten (${live.split(":")[0]!.split(" (")[0]})` : s.status;
+      const what = s.status === "rewritten" ? s.forms.join("; ") + (live ? ` — ${live}` : "") + (s.ptxHeader && !/sm_90$/.test(s.ptxHeader) ? ` [${s.ptxHeader}]` : "") : why ? `${where(why.loc)}: ${why.message}` : "";
+      rows.push({ loc: s.loc, row: [f, where(s.loc) + (s.macro ? ` (${s.macro})` : ""), status, escapeLine(what), s.calls.join(", ")] });
+    }
+    for (const c of r.intrinsics) {
+      const live = livenessText(c.liveness);
+      const what = c.status === "rewritten" ? `${c.name} → ${c.to}${live ? ` — ${live}` : ""}` : `${c.name}: ${c.reasons[0]?.message ?? ""}`;
+      rows.push({ loc: c.loc, row: [f, where(c.loc) + (c.macro ? ` (${c.macro})` : ""), c.status, escapeLine(what), c.to ?? ""] });
+    }
+    for (const w of r.warpSize ?? []) {
+      const live = livenessText(w.liveness);
+      const what = w.status === "rewritten" ? `warpSize → ptxl_warpSize (32)${live ? ` — ${live}` : ""}` : `warpSize: ${w.reasons[0]?.message ?? ""}`;
+      rows.push({ loc: w.loc, row: [f, where(w.loc), w.status, escapeLine(what), w.status === "rewritten" ? "ptxl_warpSize" : ""] });
+    }
+    for (const i of r.includes ?? []) rows.push({ loc: i.loc, row: [f, where(i.loc), "left", escapeLine(`#include <${i.name}>: CUDA only; ${i.hip ? `HIP has <${i.hip}>` : "HIP has no counterpart"}`), ""] });
+    rows.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);
+    for (const x of rows) all.push(x.row);
+    for (const w of r.warnings ?? []) notes.push(escapeLine(`${file}:${where(w.loc)}: warning: ${w.message}`));
+    for (const s of r.hipSwitches ?? []) notes.push(escapeLine(`${file}:${where(s.loc)}: note: ${s.name} looks like a HIP build switch: pass --hip-macro ${s.name} if a HIP build defines it`));
+    if (r.alreadyPorted) notes.push(escapeLine(`${file}: note: already ported by ptx-lower port: nothing rewritten again`));
+  }
+  for (const s of extras.skipped) notes.push(escapeLine(`${s.path}: note: skipped, ${s.reason}`));
+  let out = all.length > 0 ? (await rowsTable(head, all)) + "\n" : "";
+  if (notes.length) out += notes.join("\n") + "\n";
+  const t = totalsOf(results, extras.skipped.length);
+  const tt = new Table({ head: ["totals", ""], chars: compact, style });
+  const fileParts = [`${t.files.ported} ported`, `${t.files.unchanged} unchanged`, ...(t.files.alreadyPorted ? [`${t.files.alreadyPorted} already ported`] : []), `${t.files.failed} failed`];
+  tt.push(["files", fileParts.join(", ") + (t.files.skipped ? `; ${t.files.skipped} skipped` : "")]);
+  tt.push(["asm statements rewritten", `${t.statements.rewritten.live} live, ${t.statements.rewritten.dead} dead, ${t.statements.rewritten.depends} depend on macros`]);
+  tt.push(["asm statements left", String(t.statements.left)]);
+  for (const g of t.statements.leftByReason) tt.push([`  left: ${escapeLine(g.reason)}`, String(g.statements)]);
+  tt.push(["warp intrinsic calls", `${t.intrinsics.rewritten} rewritten, ${t.intrinsics.left} left`]);
+  tt.push(["warpSize uses", `${t.warpSize.rewritten} rewritten, ${t.warpSize.left} left`]);
+  out += tt.toString() + "\n";
+  if (t.blocking.length) {
+    const bt = new Table({ head: ["rank", "instruction", "statements it blocks"], chars: compact, style });
+    t.blocking.slice(0, 10).forEach((b, k) => bt.push([String(k + 1), b.instruction, String(b.statements)]));
+    out += bt.toString() + "\n";
+  }
+  const n = t.statements.total;
+  const rewritten = n - t.statements.left;
+  const plural = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  const cg = results.reduce((k, x) => k + (x.r?.intrinsics.filter((c) => c.kind === "cooperative_groups").length ?? 0), 0);
+  const leftWarp = t.intrinsics.left - cg;
+  const calls =
+    (t.intrinsics.rewritten ? `; ${plural(t.intrinsics.rewritten, "CUDA warp intrinsic call")} rewritten` : "") +
+    (leftWarp ? `; ${plural(leftWarp, "CUDA warp intrinsic call")} left` : "") +
+    (cg ? `; ${plural(cg, "cooperative_groups call")} left` : "");
+  const written = results.flatMap((x) => [x.output, x.headerPath].filter((p): p is string => p !== null));
+  if (extras.sharedHeader) written.push(extras.sharedHeader);
+  const wrote = written.length === 0 ? "" : extras.outDir !== null && written.length > 4 ? `; wrote ${written.length} files under ${escapeLine(extras.outDir)}` : `; wrote ${[...new Set(written)].map(escapeLine).join(", ")}`;
+  out += `${plural(n, "asm statement")}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote}\n`;
+  if (extras.includePath) out += `build the mirror with the include path: ${shellQuote(extras.includePath)}\n`;
+  return out;
+}
+
+/** A liveness for the document. */
+const livenessJson = (l: Liveness | undefined) =>
+  !l || l.state === "live"
+    ? { state: "live" as const }
+    : l.state === "dead"
+      ? { state: "dead" as const, guard: { line: l.guard.loc.line, col: l.guard.loc.col, text: l.guard.text } }
+      : { state: "depends" as const, names: l.names, guard: { line: l.guard.loc.line, col: l.guard.loc.col, text: l.guard.text } };
+
 /** The `--json` document (docs/port.schema.json). */
-export function portJson(results: Ported[], profile: Profile) {
+export function portJson(
+  results: Ported[],
+  profile: Profile,
+  extras: { skipped?: { path: string; reason: string }[]; sharedHeader?: string | null; includePath?: string[] | null; options?: { language: PortLanguage | null; ptxTarget: string | null; hipMacros: string[]; predefined: Predefined[]; renameShared: boolean } } = {},
+) {
   let n = 0;
   let rewritten = 0;
   let calls = 0;
   let callsRewritten = 0;
   const reasons = (rs: Reason[]) => rs.map((x) => ({ line: x.loc.line, col: x.loc.col, message: x.message }));
-  const files = results.map(({ file, output, headerPath, r, error }) => ({
+  const files = results.map(({ file, language, output, headerPath, headerName, r, error, state }) => ({
     input: file,
     error,
+    language,
+    state,
     output,
     header: headerPath,
+    headerName,
+    alreadyPorted: r?.alreadyPorted ?? false,
     routines: r?.routines ?? [],
     statements: (r?.statements ?? []).map((s) => {
       n++;
@@ -305,20 +1080,31 @@ export function portJson(results: Ported[], profile: Profile) {
         forms: s.forms,
         calls: s.calls,
         reasons: reasons(s.reasons),
+        liveness: livenessJson(s.liveness),
+        ptxHeader: s.ptxHeader ?? null,
       };
     }),
     intrinsics: (r?.intrinsics ?? []).map((c) => {
       calls++;
       if (c.status === "rewritten") callsRewritten++;
-      return { line: c.loc.line, col: c.loc.col, endLine: c.end.line, endCol: c.end.col, name: c.name, kind: c.kind, status: c.status, to: c.to, macro: c.macro, reasons: reasons(c.reasons) };
+      return { line: c.loc.line, col: c.loc.col, endLine: c.end.line, endCol: c.end.col, name: c.name, kind: c.kind, status: c.status, to: c.to, macro: c.macro, reasons: reasons(c.reasons), liveness: livenessJson(c.liveness) };
     }),
+    warpSize: (r?.warpSize ?? []).map((w) => ({ line: w.loc.line, col: w.loc.col, status: w.status, reasons: reasons(w.reasons), liveness: livenessJson(w.liveness) })),
+    includes: (r?.includes ?? []).map((i) => ({ line: i.loc.line, col: i.loc.col, name: i.name, hip: i.hip })),
+    warnings: reasons(r?.warnings ?? []),
+    hipSwitches: (r?.hipSwitches ?? []).map((s) => ({ name: s.name, line: s.loc.line, col: s.loc.col })),
   }));
   const errors = results.filter((x) => x.error !== null).length;
   return {
     tool: "ptx-lower port",
     schemaVersion: PORT_SCHEMA_VERSION,
     semantics: profile,
+    options: extras.options ?? { language: null, ptxTarget: null, hipMacros: [], predefined: [], renameShared: false },
     files,
+    skipped: extras.skipped ?? [],
+    sharedHeader: extras.sharedHeader ?? null,
+    includePath: extras.includePath ?? null,
     summary: { statements: n, rewritten, left: n - rewritten, intrinsics: { calls, rewritten: callsRewritten, left: calls - callsRewritten }, errors },
+    totals: totalsOf(results, (extras.skipped ?? []).length),
   };
 }

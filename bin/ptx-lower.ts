@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { checkCommand, FAMILY_INSTRUCTIONS, hwgenCommand, lowerCommand, MAX_WARPS, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
+import type { PortCommandOptions, Predefined } from "./port.js";
+import { checkPtxTarget, parseDefine, parseUndef, PORT_EXTENSIONS, sourceNotPtx } from "./port.js";
 import { escapeLine } from "../src/diag.js";
 
 // Standard output: a reader that went away (`| head -1`) ends the command quietly; any other
@@ -52,6 +54,25 @@ const wrap = (f: (x: string) => number) => (x: string) => {
     throw new InvalidArgumentError((e as Error).message);
   }
 };
+/** A string option's checker (throwing a UsageError) as commander's argument parser. */
+const wrapString = (f: (x: string) => string) => (x: string) => {
+  try {
+    return f(x);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+};
+/**
+ * `lower`, `verify` and `report` read PTX: a C/C++/CUDA/OpenCL source given to one of them
+ * is one line saying that `port` is the command for sources (bin/port.ts `sourceNotPtx`).
+ * @returns true when some input was one (the exit code is then 1).
+ */
+function refuseSources(files: readonly string[]): boolean {
+  const lines = files.map(sourceNotPtx).filter((l): l is string => l !== null);
+  for (const l of lines) process.stderr.write(l + "\n");
+  if (lines.length) process.exitCode = 1;
+  return lines.length > 0;
+}
 const MCPU = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "all"];
 const semantics = () => new Option("--semantics <profile>", "semantics profile: isa (the ISA, repaired) or sm90 (ptxas's sm_75+ emulation)").argParser(choice("--semantics", ["isa", "sm90"]));
 
@@ -72,6 +93,7 @@ program
   .addOption(semantics().default("isa"))
   .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
   .action(async (file: string, o, cmd: Command) => {
+    if (refuseSources([file])) return;
     process.exitCode = await lowerCommand(file, { ...o, argv: ARGV, mcpuGiven: cmd.getOptionValueSource("mcpu") === "cli" });
   });
 
@@ -102,6 +124,7 @@ program
   .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
   .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
   .action(async (file: string | undefined, o) => {
+    if (file !== undefined && refuseSources([file])) return;
     process.exitCode = await verifyCommand(file, o);
   });
 
@@ -113,6 +136,7 @@ program
   .addOption(semantics().default("isa"))
   .option("--json", "one JSON document for all files (schema: docs/report.schema.json)")
   .action(async (files: string[], o) => {
+    if (refuseSources(files)) return;
     process.exitCode = await reportCommand(files, o);
   });
 
@@ -126,11 +150,23 @@ program
     process.exitCode = await hwgenCommand(file, o);
   });
 
+/** `-D`/`-U` values in command-line order (they interleave: commander keeps one list per option). */
+const predefined: Predefined[] = [];
+const porting = (parse: (x: string) => Predefined) => (x: string) => {
+  try {
+    predefined.push(parse(x));
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  return predefined;
+};
+const collect = (x: string, prev: string[] | undefined) => [...(prev ?? []), x];
+
 program
   .command("port")
-  .description("rewrite the inline PTX (asm statements) of CUDA sources into calls of the HIP header's functions, under #if defined(__HIP__)")
-  .argument("<files...>", ".cu, .cuh, .hip, .h or .cl sources; - for standard input")
-  .option("-o, --output <path>", "output file for one input (its header NAME.hip.h is written beside it), a directory for several; without it one input goes to standard output with the header inlined")
+  .description("rewrite the inline PTX (asm statements) and CUDA warp intrinsics of CUDA sources, or of whole source trees, into calls of the HIP header's functions, under #if defined(__HIP__)")
+  .argument("<paths...>", `sources (${PORT_EXTENSIONS.join(" ")}; .cl is OpenCL C) or directories, searched recursively for them (symbolic links not followed); - for standard input`)
+  .option("-o, --output <path>", "output file for one input (its header NAME.hip.h is written beside it), a directory for several inputs or a directory (the tree is mirrored there); without it one input goes to standard output with the header inlined")
   .option("--json", "one JSON document for all files on standard output (schema: docs/port.schema.json); without -o nothing is written")
   .addOption(
     new Option(
@@ -140,8 +176,19 @@ program
       .default("sm90")
       .argParser(choice("--semantics", ["isa", "sm90"])),
   )
+  .addOption(new Option("--language <language>", "cuda or opencl: the language of every input named directly and of standard input, whatever its name (default: by extension; .cl is opencl)").argParser(choice("--language", ["cuda", "opencl"])))
+  .addOption(new Option("--ptx-target <sm_XX>", "check every asm statement under this PTX target (e.g. sm_100a) instead of the first one ptxas accepts").argParser(wrapString(checkPtxTarget)))
+  .option("--hip-macro <NAME>", "a macro that a HIP build defines (e.g. GGML_USE_HIP): code under it is a HIP path, left as written (repeatable)", collect)
+  .option("-D, --define <NAME[=VALUE]>", "define a macro for the #if evaluation, as a compiler does (repeatable; in order with -U)", porting(parseDefine))
+  .option("-U, --undefine <NAME>", "undefine a macro for the #if evaluation (repeatable; in order with -D)", porting(parseUndef))
+  .option("--rename-shared", "in a file with a HIP path, also rename the intrinsic calls and warpSize in code both builds compile")
+  .option("--copy-all", "with -o DIR: also write the files with nothing to rewrite (unchanged), so the mirror holds every source")
+  .option("--shared-header <NAME>", "with -o DIR: one header DIR/NAME with every function once, included by every ported file (by its relative path)")
+  .option("--header <path>", "where the header of the one input goes (instead of STEM.hip.h beside the output); also the way past an existing STEM.hip.h that port did not write")
+  .option("-j, --jobs <n>", "worker threads for many files (default: every core)", wrap(positiveInt("--jobs")))
   .action(async (files: string[], o) => {
-    process.exitCode = await portCommand(files, o);
+    const { define: _d, undefine: _u, hipMacro, header, ...rest } = o as Record<string, unknown>;
+    process.exitCode = await portCommand(files, { ...(rest as PortCommandOptions), hipMacro: hipMacro as string[] | undefined, headerPath: header as string | undefined, predefined: [...predefined] });
   });
 
 // Each command's usage errors point at its own help.
