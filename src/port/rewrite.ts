@@ -111,8 +111,12 @@ export type PortLanguage = "cuda" | "opencl";
 
 /** Options of `portSource`. */
 export interface PortOptions {
-  /** The header text for the routines module (the HIP target's printer), in the file's language. Called only when something is rewritten. */
-  header: (mod: ParsedModule, language: PortLanguage) => Promise<string>;
+  /**
+   * The header text for the routines module (the HIP target's printer), in the file's
+   * language; `warpSize`: the file's `warpSize` was rewritten, so the header must define
+   * `ptxl_warpSize`. Called only when something is rewritten.
+   */
+  header: (mod: ParsedModule, language: PortLanguage, warpSize: boolean) => Promise<string>;
   /** The header's file name, included with quotes (default `port.hip.h`). */
   headerName?: string;
   /** Inline the header in the file instead of including it (for standard output). */
@@ -457,7 +461,8 @@ function bindPerUse(st: AsmStatement, scan: Scan, heads?: readonly PtxHead[]): P
     const concrete = instantiate(st, scan, def, u);
     if (typeof concrete === "string") return left(u.loc, `${where}: ${concrete}`);
     const b = bindStatement(concrete, scan, { heads });
-    if (!b.ok) return { ok: false, reasons: b.reasons.map((r) => ({ loc: r.loc, message: `inside a macro body: ${where}: ${r.message}` })) };
+    // Reported at the use: its arguments made the statement what it is.
+    if (!b.ok) return { ok: false, reasons: b.reasons.map((r) => ({ loc: u.loc, message: `inside a macro body: ${where}: ${r.message}` })) };
     if (b.operands.some((o) => o.cls === "n" && o.exprTokens.some((t) => t.kind === "ident" && (def.params ?? []).includes(t.text))))
       return left(u.loc, `${where}: an "n" operand depends on the macro's parameters too`);
     items.push({ keyArgs, b });
@@ -633,7 +638,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const perUseDefines = new Map<string, string>();
   const chosen = moduleHead(bound.map((b) => b.head));
   const conflict = (b: BindResult): BindResult =>
-    b.ok && chosen && !sameHead(b.head, chosen)
+    b.ok && chosen && b.head.version !== chosen.version
       ? { ok: false, operands: b.operands, head: b.head, reasons: [{ loc: b.calls[0]!.loc, message: `needs ${headName(b.head)}, while other statements of this file need ${headName(chosen)}: one header cannot hold both (port them from separate files, or pin one with --ptx-target)` }] }
       : b;
   // Renames (intrinsic calls, warpSize) as spans of the original text, applied wherever original text is copied.
@@ -777,7 +782,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   });
   const headerName = opts.headerName ?? "port.hip.h";
   const mod = routinesModule([...specs.values()], file, extra, chosen);
-  const header = await opts.header(mod, language);
+  const header = await opts.header(mod, language, rewrittenWarpSize);
   const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
   // Before the first line of code; where a comment ends on that line, right before the code.
   const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
