@@ -301,6 +301,11 @@ interface Unit {
   original: string;
   /** The names of the definitions cut, in order. */
   defs: string[];
+  /**
+   * Definitions that hold rewrites but also an asm statement the report leaves (PTX no AMD
+   * compile can take: the port said so), with that statement's line and reason: not in the unit.
+   */
+  excluded: string[];
 }
 
 /** The port's own include group (`#if …` `#include "X.hip.h"` … `#endif`) of an output, as written. */
@@ -321,7 +326,19 @@ function unitOf(r: Run, n: Name): Unit | null {
   const locs = rewrites(f).map((x) => ({ line: x.line, col: x.col }));
   if (locs.length === 0) return null;
   const out = outputOf(r, n);
-  const cut = cutBoth(original(n), out, locs);
+  // A definition that also holds a statement the report leaves is not ported (its PTX stays):
+  // it is named, not compiled. The rest are cut again without it.
+  const starts = lineStarts(original(n));
+  const first = cutBoth(original(n), out, locs);
+  const excluded: string[] = [];
+  const dropped = first.defs.filter((d, k) => {
+    const left = f.statements.find((x) => x.status === "left" && d.orig.start <= starts[x.line - 1]! + x.col - 1 && starts[x.line - 1]! + x.col - 1 < d.orig.end);
+    if (left) excluded.push(`${first.names[k]} (line ${left.line}: ${left.reasons[0]?.message ?? "left"})`);
+    return left !== undefined;
+  });
+  const kept = locs.filter((l) => !dropped.some((d) => d.orig.start <= starts[l.line - 1]! + l.col - 1 && starts[l.line - 1]! + l.col - 1 < d.orig.end));
+  if (kept.length === 0) return { name: n, ported: "", original: "", defs: [], excluded };
+  const cut = kept.length === locs.length ? first : cutBoth(original(n), out, kept);
   const spec = UNITS[n];
   const texts = cut.defs.map((d) => original(n).slice(d.orig.start, d.orig.end));
   const uses: Use[] = [];
@@ -346,6 +363,7 @@ function unitOf(r: Run, n: Name): Unit | null {
     ported: head("the ported unit") + includeGroup(out, f.header ?? "") + cut.ported + tail,
     original: head("the original unit") + cut.original + tail,
     defs: cut.names,
+    excluded,
   };
 }
 
@@ -724,7 +742,8 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
         if (n.endsWith(".cl")) continue;
         const u = unitOf(plain, n);
         if (!u) continue;
-        cut.push(`${n}: ${u.defs.join(", ")}`);
+        cut.push(`${n}: ${u.defs.join(", ") || "(none)"}${u.excluded.length ? `; not compiled, holding asm the report leaves: ${u.excluded.join("; ")}` : ""}`);
+        if (u.defs.length === 0) continue;
         const file = `${n.replace(/\W/g, "_")}.hip`;
         writeFileSync(join(dir, file), u.ported);
         const header = entry(plain, n).header!;
@@ -746,7 +765,7 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
       for (const n of NAMES) {
         if (n.endsWith(".cl")) continue;
         const u = unitOf(plain, n);
-        if (!u) continue;
+        if (!u || u.defs.length === 0) continue;
         const file = `${n.replace(/\W/g, "_")}.cu`;
         writeFileSync(join(dir, file), u.original);
         jobs.push(async () => {
@@ -766,6 +785,7 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
       const n = "tinybvh_traverse_cwbvh.cl";
       const u = unitOf(plain, n);
       expect(u, "nothing rewritten in the .cl file").not.toBeNull();
+      expect(u!.defs.length, `every definition rewritten holds asm left: ${u!.excluded.join("; ")}`).toBeGreaterThan(0);
       const dir = join(unitDir(plain), "cl");
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "port.cl"), u!.ported);
