@@ -199,7 +199,7 @@ describe("cond: the HIP and the NVIDIA compiles", () => {
   });
 
   it("the guard's text: whitespace runs as one space, line splices and comments left out", () => {
-    const src = "#if   defined(__CUDA_ARCH__)   &&\t\\\n   __CUDA_ARCH__ >= 700 // Volta\nA();\n#endif\n";
+    const src = "#if   defined(__CUDA_ARCH__) /* sm_70+ */  &&\t\\\n   __CUDA_ARCH__ >= 700 // Volta\nA();\n#endif\n";
     expect(show(conds(src).hip(off(src, "A()")))).toBe("dead@1:#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700");
   });
 });
@@ -372,6 +372,14 @@ describe("cond: expressions", () => {
     expect(show(c.hip(off(src, "b()")))).toBe("depends[F]@12");
     expect(show(c.hip(off(src, "c()")))).toBe("dead@15:#if ARCH >= 700");
     expect(show(c.cuda(off(src, "c()")))).toBe("live");
+  });
+
+  it("`defined` that a macro expands to is read (as clang does), and is a HIP path when it tests a HIP macro", () => {
+    const src = "#define IS_AMD (defined(__HIP_PLATFORM_AMD__) && !defined(__CUDA_ARCH__))\n#if IS_AMD\na();\n#endif\n";
+    const c = conds(src);
+    expect(show(c.hip(off(src, "a()")))).toBe("live");
+    expect(show(c.cuda(off(src, "a()")))).toBe("dead@2:#if IS_AMD");
+    expect(c.hipPath(off(src, "a()"))?.text).toBe("#if IS_AMD");
   });
 
   it("bounds a macro that expands exponentially, and a deep nest of parentheses, without throwing", () => {
@@ -581,6 +589,16 @@ describe("cond: never throws", () => {
     expect(show(c.hip(off(src, "d()")))).toBe("dead@8:#else");
     expect(show(c.hip(src.length + 10))).toBe("dead@8:#else");
     expect(c.hip(-5)).toEqual({ state: "live" });
+  });
+
+  it("a nest of 5,000 unsettled #ifs stays linear; the first 32 names are kept", () => {
+    const n = 5000;
+    const src = `${Array.from({ length: n }, (_, i) => `#if X${i}`).join("\n")}\nasm();\n${"#endif\n".repeat(n)}`;
+    const t0 = performance.now();
+    const l = conds(src).hip(off(src, "asm()"));
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(l).toMatchObject({ state: "depends", guard: { text: "#if X0" } });
+    expect(l.state === "depends" && l.names).toEqual(Array.from({ length: 32 }, (_, i) => `X${i}`));
   });
 
   it("random directive soup: no exception, every answer well formed (seeded)", () => {

@@ -78,8 +78,8 @@ export interface Conditions {
    * Whether a HIP device compile (see the file comment's models) takes the code at `offset`:
    * `dead` names the outermost enclosing branch surely not taken (for an `#else`/`#elif` made
    * dead by an earlier branch surely taken, that branch's directive); `depends` names every
-   * unsettled macro of the enclosing branches (in file order) and the outermost unsettled
-   * directive. Never throws; an offset outside every group is `live`.
+   * unsettled macro of the enclosing branches (in file order; the first 32) and the outermost
+   * unsettled directive. Never throws; an offset outside every group is `live`.
    */
   hip(offset: number): Liveness;
   /** The same for the NVIDIA device compile (`nvcc -arch=sm_90`, or OpenCL for `nvptx64-nvidia-nvcl`). */
@@ -344,10 +344,12 @@ const num = (v: bigint, u = false): Num => ({
   u,
 });
 const bool = (b: boolean): Num => ({ v: b ? 1n : 0n, u: false });
-/** The names of `lists` in order, each once (the lists are short: a condition's names). */
+/** At most this many names are kept for one place (a deep nest of unsettled `#if`s stays linear). */
+const MAX_NAMES = 32;
+/** The names of `lists` in order, each once, the first `MAX_NAMES` of them. */
 const union = (...lists: (readonly string[] | undefined)[]): string[] => {
   const out: string[] = [];
-  for (const l of lists) if (l) for (const n of l) if (!out.includes(n)) out.push(n);
+  for (const l of lists) if (l) for (const n of l) if (!out.includes(n) && out.push(n) >= MAX_NAMES) return out;
   return out;
 };
 const depsOf = (...vs: Val[]): string[] => union(...vs.map((v) => (isNum(v) ? undefined : v.dep)));
@@ -743,14 +745,7 @@ const LIVE: Liveness = { state: "live" };
 function combine(outer: Liveness, own: Own): Liveness {
   if (outer.state === "dead") return outer;
   if (own.s === "dead") return { state: "dead", guard: own.guard };
-  if (outer.state === "depends")
-    return own.s === "depends"
-      ? {
-          state: "depends",
-          names: union(outer.names, own.names),
-          guard: outer.guard,
-        }
-      : outer;
+  if (outer.state === "depends") return own.s === "depends" && outer.names.length < MAX_NAMES ? { state: "depends", names: union(outer.names, own.names), guard: outer.guard } : outer;
   return own.s === "depends" ? { state: "depends", names: own.names, guard: own.guard } : LIVE;
 }
 
@@ -801,7 +796,13 @@ export function evaluateConditions(scan: Scan, opts: ConditionOptions): Conditio
 
   const textOf = (d: Directive): string => {
     const a = d.args;
-    const cond = a.length ? source.text.slice(a[0]!.start, a[a.length - 1]!.end).replace(/\s+/g, " ") : "";
+    // The spliced text from the first token to the last, block comments out (no string can hold one in a condition).
+    const cond = a.length
+      ? source.text
+          .slice(a[0]!.start, a[a.length - 1]!.end)
+          .replace(/\/\*[\s\S]*?\*\//g, " ")
+          .replace(/\s+/g, " ")
+      : "";
     return `#${d.kind}${cond ? ` ${cond}` : ""}`;
   };
   const refOf = (d: Directive): DirectiveRef => ({
