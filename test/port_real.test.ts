@@ -20,6 +20,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { portCommand } from "../bin/port.js";
+import type { PortCommandOptions } from "../bin/port.js";
 import { portLayout, undoPort } from "./port/undo.js";
 import { blankLiterals, branchesByLine, countSource, directives, groupOf, lineStarts, WARP_INTRINSICS } from "./port/real/scan.js";
 import type { Directive } from "./port/real/scan.js";
@@ -101,15 +102,14 @@ interface Run {
 }
 
 /** Runs `portCommand([REAL], { output, json: true, … })` in this process, its standard output and error captured. */
-async function portReal(extra: Record<string, unknown>): Promise<Run> {
+async function portReal(extra: Partial<PortCommandOptions>): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "ptx-lower-real-"));
   const output = join(dir, "out");
   let out = "";
   let err = "";
   const so = vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
   const se = vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  // Built apart from the call, so that options the command may not declare yet reach it as they are.
-  const options = { output, json: true, ...extra };
+  const options: PortCommandOptions = { output, json: true, ...extra };
   let code: number | null = null;
   let error: string | null = null;
   try {
@@ -491,7 +491,7 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
   let hip: Run;
   beforeAll(async () => {
     plain = await portReal({});
-    hip = await portReal({ hipMacros: HIP_MACROS });
+    hip = await portReal({ hipMacro: HIP_MACROS }); // --hip-macro GGML_USE_HIP --hip-macro USE_AMD_ROCM
   }, 300_000);
   afterAll(() => {
     for (const d of [plain?.dir, hip?.dir, pchDir]) if (d) rmSync(d, { recursive: true, force: true });
@@ -614,7 +614,7 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
     expect(entry(plain, "faiss_WarpShuffles.cuh").hipSwitches?.map(nameOfEntry) ?? []).toContain("USE_AMD_ROCM");
   });
 
-  it("hipMacros GGML_USE_HIP, USE_AMD_ROCM: the HIP branches and the shared code of ggml_common.cuh and faiss_WarpShuffles.cuh are untouched, and each file gets the 64-lane warning", () => {
+  it("--hip-macro GGML_USE_HIP --hip-macro USE_AMD_ROCM: the HIP branches and the shared code of ggml_common.cuh and faiss_WarpShuffles.cuh are untouched, and each file gets the 64-lane warning", () => {
     expect(hip.code, why(hip)).toBe(0);
     const problems: string[] = [];
     for (const n of ["ggml_common.cuh", "faiss_WarpShuffles.cuh"] as const) {
