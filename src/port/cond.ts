@@ -90,8 +90,10 @@ export interface Conditions {
    * `#ifndef`) to a HIP macro, or an `#elif`/`#else` of a group whose earlier condition
    * referred negatively to one (`#ifndef __HIP__ … #else`: the `#else` is named). HIP macros:
    * `__HIP_PLATFORM_AMD__ __HIP_PLATFORM_HCC__ __HIPCC__ __HIP__ __HIP_DEVICE_COMPILE__
-   * __AMDGCN__`, `hipMacros`, and what the file `#define`s inside a HIP path (transitively, in
-   * file order).
+   * __AMDGCN__`, `hipMacros`, and what the file `#define`s inside a HIP path that the NVIDIA
+   * compile surely skips (transitively, in file order: `#if defined(__HIP_PLATFORM_AMD__)` /
+   * `#define GGML_USE_HIP`; not ggml's `FP16_AVAILABLE`, defined under `defined(GGML_USE_HIP)
+   * || __CUDA_ARCH__ >= 600`, which CUDA takes too).
    */
   hipPath(offset: number): DirectiveRef | null;
   /** The file has at least one HIP path (with these `hipMacros`). */
@@ -831,7 +833,7 @@ export function evaluateConditions(scan: Scan, opts: ConditionOptions): Conditio
     }
   };
 
-  /** A branch's own view in one compile, from its condition's value (null for `#else`), updating the group. */
+  /** A branch's own view in one compile, from its condition's value (true for `#else`), updating the group's model. */
   const branchOwn = (g: GroupModel, here: DirectiveRef, value: boolean | string[]): Own => {
     let own: Own;
     if (g.taken) own = { s: "dead", guard: g.taken };
