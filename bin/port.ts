@@ -140,14 +140,9 @@ function bannerBlock(text: string): string | null {
 export async function hipHeaderOf(routines: readonly ModuleRoutine[], banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}): Promise<string> {
   const hip = targetServices().lower.targets.find((t) => t.name === "hip");
   if (!hip) throw new UsageError("port: this build has no HIP target, so the header the ported file includes cannot be written; nothing was written");
-  // `language` and `warpSize` are the HIP target's options for port headers (OpenCL C dialect;
-  // the `ptxl_warpSize` constant). They are passed through a wider object so that this call
-  // compiles before and after ModuleLowering declares them.
-  // TODO(issue 34): once src/target/lower.ts ModuleLowering declares `language` and `warpSize`, name them in the literal.
-  const lower = async (rs: readonly ModuleRoutine[], b: string) => {
-    const m = { routines: rs, profile, banner: b.split("\n"), served: () => [], language: extra.language ?? "cuda", warpSize: extra.warpSize ?? false };
-    return (await hip.lowerModule(m)).text;
-  };
+  // `language` and `warpSize`: the HIP target's options for port headers (the OpenCL C dialect; the `ptxl_warpSize` constant).
+  const lower = async (rs: readonly ModuleRoutine[], b: string) =>
+    (await hip.lowerModule({ routines: rs, profile, banner: b.split("\n"), served: () => [], language: extra.language ?? "cuda", warpSize: extra.warpSize ?? false })).text;
   const key = [profile, extra.language ?? "cuda", extra.warpSize ? "w" : "", ...routines.map((r) => r.name)].join("\0");
   let cached = headerCache.get(key);
   if (cached === undefined) {
@@ -426,6 +421,8 @@ interface Input {
   output: string | null;
   /** The source directory it was found in (for the include path), or its own directory. */
   root: string | null;
+  /** Why it is not ported (it, or the path named, cannot be read or is no source; it collides with another). */
+  error?: string;
 }
 
 /** What happened to one input. */
@@ -586,6 +583,11 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   };
   const skipped: { path: string; reason: string }[] = [];
   const inputs: Input[] = [];
+  /** A path named (or a directory in a tree) that is not ported: reported, and a file of the document. */
+  const failPath = (name: string, message: string) => {
+    fail(name, message);
+    inputs.push({ path: name, name, language: o.language ?? languageOf(name) ?? "cuda", output: null, root: null, error: message });
+  };
   const outReal = (() => {
     if (outDir === null) return null;
     try {
@@ -599,7 +601,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (e) {
-      fail(dir, `cannot read the directory: ${reasonOf(e)}`);
+      failPath(dir, `cannot read the directory: ${reasonOf(e)}`);
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -627,7 +629,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   for (let k = 0; k < paths.length; k++) {
     const p = paths[k]!;
     if (p === "-") {
-      if (dirMode) fail(STDIN, `standard input has no name to write under the directory ${o.output}: port it alone (-o FILE, or standard output)`);
+      if (dirMode) failPath(STDIN, `standard input has no name to write under the directory ${o.output}: port it alone (-o FILE, or standard output)`);
       else inputs.push({ path: "-", name: STDIN, language: o.language ?? "cuda", output: toStdout || dryRun ? null : o.output!, root: null });
       continue;
     }
@@ -638,12 +640,17 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "ENOENT") reason = reasonOf(e);
       }
-      fail(p, `cannot read: ${reason}`);
+      failPath(p, `cannot read: ${reason}`);
       continue;
     }
     if (kinds[k] === "dir") {
       if (!dirMode && !dryRun) {
-        fail(p, "is a directory: name an output directory with -o (the tree is mirrored there)");
+        failPath(p, "is a directory: name an output directory with -o (the tree is mirrored there)");
+        continue;
+      }
+      // `-o x.cu` that does not exist: a file name, most likely a slip (end it with / to mean a directory).
+      if (!outIsDir && languageOf(o.output!) !== null) {
+        failPath(p, `is a directory, and -o ${o.output} names a source file: name an output directory (the tree is mirrored there; end the name with / to make it one)`);
         continue;
       }
       walk(p.replace(/(?<=.)\/+$/, ""), p.replace(/(?<=.)\/+$/, ""));
@@ -651,7 +658,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     }
     const lang = o.language ?? languageOf(p);
     if (lang === null) {
-      fail(p, `not a C/C++/CUDA/HIP/OpenCL source by its name (${PORT_EXTENSIONS.join(" ")}); --language cuda or --language opencl ports it anyway`);
+      failPath(p, `not a C/C++/CUDA/HIP/OpenCL source by its name (${PORT_EXTENSIONS.join(" ")}); --language cuda or --language opencl ports it anyway`);
       continue;
     }
     const output = toStdout || dryRun ? null : dirMode ? inDirectory(outDir!, basename(p)) : o.output!;
@@ -669,17 +676,19 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   }
   // 2. Where each output and header goes; two inputs writing one path is an error of both.
   const taken = new Map<string, string>();
-  const claim = (path: string, by: string): boolean => {
+  const claim = (path: string, by: string, x?: Input): boolean => {
     const key = resolve(path);
     const other = taken.get(key);
     if (other !== undefined && other !== by) {
-      fail(path, `${other} and ${by} would both be written here`);
+      const message = `${other} and ${by} would both be written here`;
+      fail(path, message);
+      if (x) x.error ??= `${path}: ${message}`;
       return false;
     }
     taken.set(key, by);
     return true;
   };
-  for (const x of inputs) if (x.output !== null) claim(x.output, x.name);
+  for (const x of inputs) if (x.output !== null && x.error === undefined) claim(x.output, x.name, x);
   const headerNames = new Map<Input, { name: string; path: string | null }>();
   const sharedPath = outDir !== null && o.sharedHeader !== undefined ? inDirectory(outDir, o.sharedHeader) : null;
   {
@@ -709,16 +718,21 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   // 3. Read every input: one that cannot be read stops the command before anything is written.
   const texts = new Map<Input, { text: string; latin1: boolean }>();
   for (const x of inputs) {
+    if (x.error !== undefined) continue;
     let bytes: Buffer;
     try {
       bytes = x.path === "-" ? await readStdin() : readFileSync(x.path);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      fail(x.name, `cannot read: ${code === "ENOENT" ? "no such file" : reasonOf(e)}`);
+      x.error = `cannot read: ${code === "ENOENT" ? "no such file" : reasonOf(e)}`;
+      fail(x.name, x.error);
       continue;
     }
     const decoded = decodeSource(bytes);
-    if ("binary" in decoded) fail(x.name, decoded.binary);
+    if ("binary" in decoded) {
+      fail(x.name, decoded.binary);
+      x.error = decoded.binary;
+    }
     else texts.set(x, decoded);
   }
   if (errors.length > 0 && !o.json) return 1;
@@ -762,7 +776,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   let sharedWarp = false;
   for (const x of inputs) {
     const k = jobOf.get(x);
-    const error = errors.find((e) => e.name === x.name)?.message ?? null;
+    const error = x.error ?? null;
     if (k === undefined) {
       results.push({ file: x.name, language: x.language, output: null, headerPath: null, headerName: null, r: null, error, state: "failed" });
       continue;
@@ -981,19 +995,21 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
     for (const s of r.statements) {
       const why = s.reasons[0];
       const live = livenessText(s.liveness);
-      const status = s.status === "rewritten" && live ? `rewritten (${live.split(":")[0]!.split(" (")[0]})` : s.status;
+      const status = s.status === "rewritten" && s.liveness && s.liveness.state !== "live" ? `rewritten (${s.liveness.state})` : s.status;
       const what = s.status === "rewritten" ? s.forms.join("; ") + (live ? ` — ${live}` : "") + (s.ptxHeader && !/sm_90$/.test(s.ptxHeader) ? ` [${s.ptxHeader}]` : "") : why ? `${where(why.loc)}: ${why.message}` : "";
       rows.push({ loc: s.loc, row: [f, where(s.loc) + (s.macro ? ` (${s.macro})` : ""), status, escapeLine(what), s.calls.join(", ")] });
     }
     for (const c of r.intrinsics) {
       const live = livenessText(c.liveness);
       const what = c.status === "rewritten" ? `${c.name} → ${c.to}${live ? ` — ${live}` : ""}` : `${c.name}: ${c.reasons[0]?.message ?? ""}`;
-      rows.push({ loc: c.loc, row: [f, where(c.loc) + (c.macro ? ` (${c.macro})` : ""), c.status, escapeLine(what), c.to ?? ""] });
+      const status = c.status === "rewritten" && c.liveness && c.liveness.state !== "live" ? `rewritten (${c.liveness.state})` : c.status;
+      rows.push({ loc: c.loc, row: [f, where(c.loc) + (c.macro ? ` (${c.macro})` : ""), status, escapeLine(what), c.to ?? ""] });
     }
     for (const w of r.warpSize ?? []) {
       const live = livenessText(w.liveness);
       const what = w.status === "rewritten" ? `warpSize → ptxl_warpSize (32)${live ? ` — ${live}` : ""}` : `warpSize: ${w.reasons[0]?.message ?? ""}`;
-      rows.push({ loc: w.loc, row: [f, where(w.loc), w.status, escapeLine(what), w.status === "rewritten" ? "ptxl_warpSize" : ""] });
+      const status = w.status === "rewritten" && w.liveness && w.liveness.state !== "live" ? `rewritten (${w.liveness.state})` : w.status;
+      rows.push({ loc: w.loc, row: [f, where(w.loc), status, escapeLine(what), w.status === "rewritten" ? "ptxl_warpSize" : ""] });
     }
     for (const i of r.includes ?? []) rows.push({ loc: i.loc, row: [f, where(i.loc), "left", escapeLine(`#include <${i.name}>: CUDA only; ${i.hip ? `HIP has <${i.hip}>` : "HIP has no counterpart"}`), ""] });
     rows.sort((a, b) => a.loc.line - b.loc.line || a.loc.col - b.loc.col);

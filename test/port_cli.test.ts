@@ -135,6 +135,17 @@ describe("port: what it reads", () => {
 });
 
 describe("port: the options handed to the engine", () => {
+  it("the header is made in the file's language, with ptxl_warpSize when the file's warpSize uses were rewritten", async () => {
+    const dir = tree(tmp(), { "w.cu": "__device__ int lane() { return threadIdx.x % warpSize + __shfl_sync(0xffffffffu, 1, 0); }\n", "k.cl": OPENCL, "s.cu": SHFL });
+    const extras: Record<string, unknown> = {};
+    const header: PortCommandOptions["header"] = async (_m, banner, _p, extra) => ((extras[banner.split("\n")[1]!.split(" ")[2]!] = extra), "// header\n");
+    const r = await runPort([join(dir, "w.cu"), join(dir, "k.cl"), join(dir, "s.cu")], { json: true, header });
+    expect(r.code, r.err).toBe(0);
+    const doc = JSON.parse(r.out);
+    const rewroteWarpSize = doc.files[0].warpSize.some((w: { status: string }) => w.status === "rewritten");
+    expect(extras).toEqual({ "w.cu": { language: "cuda", warpSize: rewroteWarpSize }, "k.cl": { language: "opencl", warpSize: false }, "s.cu": { language: "cuda", warpSize: false } });
+  });
+
   it("--ptx-target, --hip-macro, -D/-U in command-line order, --rename-shared reach portSource; the document records them", async () => {
     const dir = tree(tmp(), { "k.cu": SHFL });
     const o: PortCommandOptions = {
@@ -242,23 +253,26 @@ describe("port: whole trees", () => {
   });
 
   it("--shared-header NAME: one header with each function once, included by every ported file by its relative path", async () => {
-    const dir = tree(tmp(), { "src/a.cu": SHFL + SZEXT, "src/sub/b.cuh": SHFL + BALLOT + SZEXT, "src/sub/deep/c.cu": BALLOT });
+    const dir = tree(tmp(), { "src/a.cu": SHFL + SZEXT, "src/sub/b.cuh": SHFL + BALLOT + SZEXT, "src/sub/deep/c.cu": BALLOT, "src/sub/k.cl": OPENCL });
     const out = join(dir, "out");
     const r = await runPort([join(dir, "src")], { output: out, sharedHeader: "inc/ptxl.hip.h", json: true });
     expect(r.code, r.err).toBe(0);
-    expect(listing(out)).toEqual(["a.cu", "inc/ptxl.hip.h", "sub/b.cuh", "sub/deep/c.cu"]);
+    // The OpenCL file keeps a header of its own (another dialect).
+    expect(listing(out)).toEqual(["a.cu", "inc/ptxl.hip.h", "sub/b.cuh", "sub/deep/c.cu", "sub/k.cl", "sub/k.hip.h"]);
+    expect(read(join(out, "sub", "k.cl"))).toContain('#include "k.hip.h"');
     expect(read(join(out, "a.cu"))).toContain('#include "inc/ptxl.hip.h"');
     expect(read(join(out, "sub", "b.cuh"))).toContain('#include "../inc/ptxl.hip.h"');
     expect(read(join(out, "sub", "deep", "c.cu"))).toContain('#include "../../inc/ptxl.hip.h"');
     const h = read(join(out, "inc", "ptxl.hip.h"));
     expect(h).toContain(PORT_MARK);
     expect(h).toContain("The functions the 3 files ported into");
+    expect(h).not.toContain("OpenCL C functions");
     for (const fn of ["ptxl_shfl_sync", "ptxl_ballot_sync", "szext_clamp_u32__v_v"]) expect(h.match(new RegExp(`\\b${fn}\\(`, "g"))?.length, fn).toBeGreaterThanOrEqual(1);
     expect(h.match(/#define PTX_LOWER_HIP_szext_clamp_u32__v_v\b/g)?.length).toBe(1);
     const doc = JSON.parse(r.out);
     expect(validate(SCHEMA, SCHEMA, doc)).toEqual([]);
     expect(doc.sharedHeader).toBe(join(out, "inc", "ptxl.hip.h"));
-    expect(doc.files.map((f: { headerName: string; header: string | null }) => `${f.headerName} ${f.header === null ? null : relative(out, f.header)}`)).toEqual(["inc/ptxl.hip.h inc/ptxl.hip.h", "../inc/ptxl.hip.h inc/ptxl.hip.h", "../../inc/ptxl.hip.h inc/ptxl.hip.h"]);
+    expect(doc.files.map((f: { headerName: string; header: string | null }) => `${f.headerName} ${f.header === null ? null : relative(out, f.header)}`)).toEqual(["inc/ptxl.hip.h inc/ptxl.hip.h", "../inc/ptxl.hip.h inc/ptxl.hip.h", "../../inc/ptxl.hip.h inc/ptxl.hip.h", "k.hip.h sub/k.hip.h"]);
     await expect(runPort([join(dir, "src")], { output: out, sharedHeader: "../x.h" })).rejects.toThrow(/--shared-header \.\.\/x\.h: name a file inside the output directory/);
     await expect(runPort([join(dir, "src", "a.cu")], { output: join(dir, "one.cu"), sharedHeader: "x.h" })).rejects.toThrow(/--shared-header is for a directory output/);
   });
