@@ -641,9 +641,15 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
         }
       }
       if (regions.length === 0) problems.push(`${n}: no HIP branch found (the test's reading)`);
+      let inHipBranches = 0;
       for (const [a, b] of regions) {
         const region = lineText(a, b);
         if (!out.includes(region)) problems.push(`${n}: the HIP branch of lines ${a}–${b} is changed in the output`);
+        // What the report says of the calls and statements there: left, "already a HIP path".
+        for (const x of [...warpCalls(f), ...f.statements].filter((x) => x.line > a && x.line < b)) {
+          inHipBranches++;
+          if (x.status !== "left" || !x.reasons.some((r) => /already a HIP path/i.test(r.message))) problems.push(`${n} ${x.line}:${x.col}: in the HIP branch of lines ${a}–${b}, but ${x.status} ${JSON.stringify(x.reasons.map((r) => r.message))}`);
+        }
       }
       // Shared code: warp intrinsic calls in no conditional group at all — both builds compile them.
       const byLine = branchesByLine(text);
@@ -652,8 +658,9 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
         const line = lineText(c.line, c.line);
         if (!out.includes(line)) problems.push(`${n}: line ${c.line} (${c.name}, shared code) is changed in the output`);
         const e = warpCalls(f).find((x) => x.line === c.line && x.col === c.col);
-        if (!e || e.status !== "left" || e.reasons.length === 0) problems.push(`${n}: ${c.name} at ${c.line}:${c.col} (shared code) is not reported left with a reason`);
+        if (!e || e.status !== "left" || !e.reasons.some((r) => /shared with the file's HIP build/i.test(r.message))) problems.push(`${n}: ${c.name} at ${c.line}:${c.col} (shared code) is not reported left as shared with the file's HIP build: ${JSON.stringify(e?.reasons ?? null)}`);
       }
+      if (n === "ggml_common.cuh" && inHipBranches < 2) problems.push(`${n}: only ${inHipBranches} reported statements or calls in its HIP branches (the test's reading finds the shuffles at least)`);
       const warned = (f.warnings ?? []).map(messageOf).filter((m) => /\b64\b/.test(m) && /lane|wave/i.test(m));
       if (warned.length !== 1) problems.push(`${n}: ${warned.length} warnings about 64-lane waves (want 1): ${JSON.stringify(f.warnings ?? null)}`);
     }
