@@ -696,7 +696,9 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     const byDir = new Map<string, Input[]>();
     for (const x of inputs) {
       const d = x.output === null ? "" : dirname(resolve(x.output));
-      byDir.set(d, [...(byDir.get(d) ?? []), x]);
+      const group = byDir.get(d);
+      if (group) group.push(x);
+      else byDir.set(d, [x]);
     }
     for (const group of byDir.values()) {
       const nameOf = (x: Input) => basename(x.output ?? (x.path === "-" ? "stdin" : x.path));
@@ -808,9 +810,9 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     }
   }
   // A header that is not port's own is never replaced.
+  const headers = new Set(results.map((x) => x.headerPath));
   for (const w of writes) {
-    const isHeader = w.path === sharedWritten || results.some((x) => x.headerPath === w.path);
-    if (!isHeader) continue;
+    if (w.path !== sharedWritten && !headers.has(w.path)) continue;
     const why = foreignHeader(w.path);
     if (why !== null) {
       fail(w.path, why);

@@ -166,7 +166,7 @@ program
   .command("port")
   .description("rewrite the inline PTX (asm statements) and CUDA warp intrinsics of CUDA sources, or of whole source trees, into calls of the HIP header's functions, under #if defined(__HIP__)")
   .argument("<paths...>", `sources (${PORT_EXTENSIONS.join(" ")}; .cl is OpenCL C) or directories, searched recursively for them (symbolic links not followed); - for standard input`)
-  .option("-o, --output <path>", "output file for one input (its header NAME.hip.h is written beside it), a directory for several inputs or a directory (the tree is mirrored there); without it one input goes to standard output with the header inlined")
+  .option("-o, --output <path>", "output file for one input (its header STEM.hip.h is written beside it), a directory for several inputs or a directory (the tree is mirrored there; each ported file's header STEM.hip.h beside it, NAME.hip.h where two files share a stem); without it one input goes to standard output with the header inlined")
   .option("--json", "one JSON document for all files on standard output (schema: docs/port.schema.json); without -o nothing is written")
   .addOption(
     new Option(

@@ -32,7 +32,8 @@
  *    statements (szext and shfl.sync asm that is rewritten, selp asm that is left, and
  *    `__shfl_sync` calls), `ptx-lower port TREE -o OUT --json` against `ptx-lower port ONE --json`
  *    of the same statements in one file, each a child process (start-up included); the goal is
- *    the tree in at most 1.5× the one file's time.
+ *    the tree in at most 1.5× the one file's time. The tree again with `--jobs 1` shows what
+ *    the worker threads bring.
  *
  *   npm run bench -- --only quality|throughput|checker|warp|port-tree
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
@@ -633,10 +634,11 @@ async function portTree(): Promise<string> {
     };
     const one = run([join(dir, "one.cu"), "--json"]);
     const tree = run([join(dir, "tree"), "-o", join(dir, "out"), "--json"]);
-    for (const r of [one, tree]) if (r.doc.summary.statements !== g.statements) throw new Error(`port found ${r.doc.summary.statements} statements, not ${g.statements}`);
-    const table = new Table({ head: ["run", "files", "asm statements", "rewritten", "files written", "wall s", "statements/s"], style, chars: compact });
+    const serial = run([join(dir, "tree"), "-o", join(dir, "out1"), "--json", "--jobs", "1"]);
+    for (const r of [one, tree, serial]) if (r.doc.summary.statements !== g.statements) throw new Error(`port found ${r.doc.summary.statements} statements, not ${g.statements}`);
+    const table = new Table({ head: ["run", "files", "asm statements", "rewritten", "ported files written", "wall s", "statements/s"], style, chars: compact });
     const row = (what: string, files: number, r: typeof one) => [what, files.toLocaleString("en-US"), r.doc.summary.statements.toLocaleString("en-US"), r.doc.summary.rewritten.toLocaleString("en-US"), r.doc.totals.files.written.toLocaleString("en-US"), r.s.toFixed(2), Math.round(r.doc.summary.statements / r.s).toLocaleString("en-US")];
-    table.push(row("port ONE.cu --json", 1, one), row("port TREE -o OUT --json", g.files.length, tree));
+    table.push(row("port ONE.cu --json", 1, one), row("port TREE -o OUT --json", g.files.length, tree), row("  the same, --jobs 1 (one thread)", g.files.length, serial));
     const ratio = tree.s / one.s;
     return [
       `p. Port over a tree: ${g.files.length.toLocaleString("en-US")} generated files (4 directories, .cu and .cuh), ${g.statements.toLocaleString("en-US")} asm statements, against the same statements in one file; child processes, start-up included (${availableParallelism()} cores)`,

@@ -230,6 +230,19 @@ describe("port: whole trees", () => {
     ]);
   });
 
+  it("an output directory inside the source directory is not searched on the next run", async () => {
+    const dir = tree(tmp(), { "src/a.cu": SHFL });
+    const out = join(dir, "src", "ported");
+    expect((await runPort([join(dir, "src")], { output: out })).code).toBe(0);
+    const again = await runPort([join(dir, "src")], { output: out, json: true });
+    expect(again.code, again.err).toBe(0);
+    const doc = JSON.parse(again.out);
+    expect(doc.files.map((f: { input: string }) => relative(dir, f.input))).toEqual(["src/a.cu"]);
+    expect(doc.skipped).toEqual([{ path: out, reason: "the output directory: not searched" }]);
+    expect(listing(out)).toEqual(["a.cu", "a.hip.h"]);
+    await expect(runPort([join(dir, "src")], { output: join(dir, "src") })).rejects.toThrow(/is the source directory/);
+  });
+
   it("x.cu and x.cuh in one output directory get distinct headers, x.cu.hip.h and x.cuh.hip.h, each included by its own file (the issue's pair: exit 0)", async () => {
     const dir = tree(tmp(), { "pair/k.cuh": SHFL, "pair/k.cu": BALLOT, "pair/other.cu": SHFL });
     const out = join(dir, "out");
