@@ -704,6 +704,23 @@ export function findingKey(f: PortFinding): string {
     const m = /expected ("(?:[^"\\]|\\.)*"), got ("(?:[^"\\]|\\.)*")$/.exec(f.message);
     if (!m) return `${f.kind}|${f.message.slice(0, 60)}`;
     const k = Math.min(40, Number(/at offset (\d+)/.exec(f.message)?.[1] ?? 40));
+    const want = JSON.parse(m[1]!) as string;
+    const got = JSON.parse(m[2]!) as string;
+    const [w, g, before] = [want.slice(k), got.slice(k), want.slice(0, k)];
+    // The classes met so far, by the shape of the first difference.
+    const cls =
+      /\*\/[ \t]*\r?\n?$/.test(before) && /^\r?\n/.test(g) && !/^\r?\n/.test(w.replace(/^\r?\n/, ""))
+        ? "the include guard inside the first statement (after a comment on its line)"
+        : w.startsWith("\r") && !g.startsWith("\r")
+          ? "a lone \\r after a statement dropped"
+          : /[\u2028\u2029]/.test(w.slice(0, 12))
+            ? "a trailing comment holding U+2028/U+2029 moved to a line of its own"
+            : w.startsWith("\\") && !g.startsWith("\\")
+              ? "a line splice inside a renamed name dropped"
+              : /^[ \t]*\r?\n/.test(g) && /^[ \t]*[^\s]/.test(w)
+                ? "a whitespace-only line between two statements with nothing between them"
+                : null;
+    if (cls) return `${f.kind}|${cls}`;
     const fold = (s: string) =>
       (JSON.parse(s) as string)
         .slice(Math.max(0, k - 1))
@@ -772,17 +789,18 @@ export async function checkCli(inp: PortInput, i: number): Promise<PortFinding[]
     if (STACK.test(stderr) || STACK.test(stdout)) findings.push({ kind: "cli-exit", message: `a stack trace in the output: ${JSON.stringify((stderr + stdout).slice(0, 300))}` });
     if (failing && code !== 1) findings.push({ kind: "cli-exit", message: `exit ${code} with a ${failing} input among the files` });
     if (code === 1) {
-      if (existsSync(out)) findings.push({ kind: "cli-wrote", message: `exit 1 but ${out} exists (${readdirSync(out).join(", ")})` });
+      if (existsSync(out)) findings.push({ kind: "cli-wrote", message: `exit 1 but the output folder exists (${readdirSync(out).join(", ")})` });
       return findings;
     }
     const written = join(out, name);
+    const r = await portSource(text, name, { header: stubHeader, headerName: "x.hip.h", ...(inp.language === "opencl" ? { language: "opencl" as const } : {}) });
     if (!existsSync(written)) {
-      findings.push({ kind: "cli-wrote", message: `exit 0 but ${written} was not written` });
+      // A file with nothing to rewrite is not copied (without --copy-all).
+      if (changedAnything(r)) findings.push({ kind: "cli-wrote", message: `exit 0 but OUT/${name}, which has rewrites, was not written` });
       return findings;
     }
     const bytes = readFileSync(written);
     const got = latin1 ? bytes.toString("latin1") : bytes.toString("utf8");
-    const r = await portSource(text, name, { header: stubHeader, headerName: "x.hip.h", ...(inp.language === "opencl" ? { language: "opencl" as const } : {}) });
     if (!continuedProblem(text, got) && !splitConditionalProblem(text, r) && (conditionalsBalanced(text) || got.includes("/* ptx-lower port */"))) {
       // What the command wrote, byte for byte (its header name, its language), is the input outside the rewrites.
       const id = identityProblem(text, got, r);

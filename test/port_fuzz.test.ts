@@ -22,7 +22,7 @@ const CL = "#if defined(__OPENCL_C_VERSION__) && defined(__AMDGCN__)@";
 const END = "#endif@";
 
 /** A ported text built from lines, with or without the marker on port's own #if/#endif lines (those ending in `@`). */
-const ported = (lines: string[], marker: boolean, nl = "\n") => lines.map((l) => l.replace(/@$/, marker ? M : "")).join(nl);
+const ported = (lines: string[], marker: boolean, nl = "\n") => lines.map((l) => l.replace(/@(\r?)$/, `${marker ? M : ""}$1`)).join(nl);
 
 describe("undoPort (the oracle) on hand-written pairs", () => {
   const guard = [HIP, '#include "k.hip.h"', END];
@@ -117,6 +117,11 @@ describe("undoPort (the oracle) on hand-written pairs", () => {
       expect(undoPort(out)).toBe(want);
     });
   }
+
+  it("a lone \\r ending the file after a statement is the file's, kept after port's #endif", () => {
+    const original = '  asm("activemask.b32 %0;" : "=r"(m));\r';
+    for (const marker of [true, false]) expect(undoPort(ported([...guard, HIP, "  m = activemask_b32__();", "#else", '  asm("activemask.b32 %0;" : "=r"(m));', END + "\r"], marker))).toBe(original);
+  });
 
   it("with markers, an unmarked #if defined(__HIP__) of the file's own is left as written", () => {
     const original = ["#if defined(__HIP__)", "int hip;", "#else", "int cuda;", "#endif", ""].join("\n");

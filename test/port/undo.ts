@@ -94,7 +94,8 @@ const COND_RE = PORT_CONDS.map(escapeRe).join("|");
 /** An opening guard line: PREFIX (a byte order mark and blanks, or a comment end and blanks), `#if COND`, the marker or nothing. */
 const OPEN = new RegExp(`^((?:\\ufeff?[ \\t]*|.*\\*/[ \\t]*))#if (?:${COND_RE})( ${escapeRe(PORT_MARKER)})?$`);
 const ELSE = /^#else$/;
-const ENDIF = new RegExp(`^#endif( ${escapeRe(PORT_MARKER)})?$`);
+/** A closing guard line: `#endif`, the marker or nothing, and a `\r` of the file's own (a lone one, or before a `\r\n`). */
+const ENDIF = new RegExp(`^#endif( ${escapeRe(PORT_MARKER)})?\r?$`);
 const IDCHAR = "[\\w$\\u0080-\\uffff]";
 const RENAMED = new RegExp(`(?<!${IDCHAR})ptxl_(${WARP_INTRINSIC_NAMES.join("|")}|warpSize)(?!${IDCHAR})`, "g");
 
@@ -164,7 +165,7 @@ export function undoPort(ported: string, opts: UndoOptions = {}): string {
     const endLine = lines[endAt]!;
     if (!ENDIF.test(endLine.body)) throw new UndoError(`line ${endAt + 1}: the #endif of line ${k + 1} is not port's (${JSON.stringify(endLine.body)})`);
     // What follows "#endif[ marker]" on its line (a `\r` of the file's own break) is the file's.
-    const endTextEnd = endLine.start + endLine.body.length;
+    const endTextEnd = endLine.start + endLine.body.replace(/\r$/, "").length;
     if (first) {
       // The include guard: removed with the line break after its #endif (port wrote that one).
       first = false;
