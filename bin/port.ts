@@ -583,6 +583,8 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   };
   const skipped: { path: string; reason: string }[] = [];
   const inputs: Input[] = [];
+  /** Directories named in which no source was found (said in the report). */
+  const empty: string[] = [];
   /** A path named (or a directory in a tree) that is not ported: reported, and a file of the document. */
   const failPath = (name: string, message: string) => {
     fail(name, message);
@@ -649,11 +651,13 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
         continue;
       }
       // `-o x.cu` that does not exist: a file name, most likely a slip (end it with / to mean a directory).
-      if (!outIsDir && languageOf(o.output!) !== null) {
+      if (o.output !== undefined && !outIsDir && languageOf(o.output) !== null) {
         failPath(p, `is a directory, and -o ${o.output} names a source file: name an output directory (the tree is mirrored there; end the name with / to make it one)`);
         continue;
       }
+      const before = inputs.length;
       walk(p.replace(/(?<=.)\/+$/, ""), p.replace(/(?<=.)\/+$/, ""));
+      if (inputs.length === before) empty.push(p);
       continue;
     }
     const lang = o.language ?? languageOf(p);
@@ -828,7 +832,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   const roots = [...new Set(inputs.filter((x) => x.root !== null && x.output !== null).map((x) => x.root!))];
   const includePath = dirMode && !failed && o.copyAll !== true && writes.length > 0 ? ["-I", outDir!, ...roots.flatMap((r) => ["-I", r])] : null;
   const options = { language: o.language ?? null, ptxTarget: o.ptxTarget ?? null, hipMacros: o.hipMacro ?? [], predefined: o.predefined ?? [], renameShared: o.renameShared === true };
-  const extras = { skipped, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options };
+  const extras = { skipped, empty, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options };
   if (o.json) process.stdout.write(JSON.stringify(portJson(results, profile, extras), null, 2) + "\n");
   else (toStdout ? process.stderr : process.stdout).write(await summary(results, extras));
   return failed ? 1 : 0;
@@ -983,7 +987,7 @@ export async function rowsTable(head: string[], rows: string[][]): Promise<strin
  * that block the most statements; a one-line summary; and, for a directory output, the
  * include path that builds the mirror.
  */
-async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; sharedHeader: string | null; includePath: string[] | null; outDir: string | null }): Promise<string> {
+async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; empty: string[]; sharedHeader: string | null; includePath: string[] | null; outDir: string | null }): Promise<string> {
   const { default: Table } = await import("cli-table3");
   const style = { head: [] as string[], border: [] as string[] };
   const compact = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
@@ -1021,6 +1025,7 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
     if (r.alreadyPorted) notes.push(escapeLine(`${file}: note: already ported by ptx-lower port: nothing rewritten again`));
   }
   for (const s of extras.skipped) notes.push(escapeLine(`${s.path}: note: skipped, ${s.reason}`));
+  for (const d of extras.empty) notes.push(escapeLine(`${d}: note: no source in it (${PORT_EXTENSIONS.join(" ")})`));
   let out = all.length > 0 ? (await rowsTable(head, all)) + "\n" : "";
   if (notes.length) out += notes.join("\n") + "\n";
   const t = totalsOf(results, extras.skipped.length);
