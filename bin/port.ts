@@ -510,8 +510,8 @@ function head(path: string, n = 4096): string | null {
   }
 }
 
-/** Whether `path` exists as something other than a file that `port` wrote: refused as a header. @returns the reason, or null. */
-function foreignHeader(path: string): string | null {
+/** Whether `path` exists as something other than a file that `port` wrote (`named`: by `--header`): refused as a header. @returns the reason, or null. */
+function foreignHeader(path: string, named: boolean): string | null {
   let st;
   try {
     st = statSync(path);
@@ -521,7 +521,7 @@ function foreignHeader(path: string): string | null {
   if (!st.isFile()) return null; // a directory or a device: writeOutputs says why
   const h = head(path);
   if (h !== null && h.includes(PORT_MARK)) return null;
-  return "exists and was not written by ptx-lower port (no ptx-lower banner): it is not replaced; name another place for the header with --header NAME, or move it";
+  return `exists and was not written by ptx-lower port (no ptx-lower banner): it is not replaced; ${named ? "name with --header a file that does not exist yet, or one port wrote" : "name another place for the header with --header NAME, or move it"}`;
 }
 
 /**
@@ -817,7 +817,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   const headers = new Set(results.map((x) => x.headerPath));
   for (const w of writes) {
     if (w.path !== sharedWritten && !headers.has(w.path)) continue;
-    const why = foreignHeader(w.path);
+    const why = foreignHeader(w.path, o.headerPath !== undefined);
     if (why !== null) {
       fail(w.path, why);
       for (const x of results) if (x.headerPath === w.path) x.error ??= `its header ${w.path} ${why.split(":")[0]}`;
@@ -832,7 +832,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   const roots = [...new Set(inputs.filter((x) => x.root !== null && x.output !== null).map((x) => x.root!))];
   const includePath = dirMode && !failed && o.copyAll !== true && writes.length > 0 ? ["-I", outDir!, ...roots.flatMap((r) => ["-I", r])] : null;
   const options = { language: o.language ?? null, ptxTarget: o.ptxTarget ?? null, hipMacros: o.hipMacro ?? [], predefined: o.predefined ?? [], renameShared: o.renameShared === true };
-  const extras = { skipped, empty, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options };
+  const extras = { skipped, empty, problems: errors.length, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options };
   if (o.json) process.stdout.write(JSON.stringify(portJson(results, profile, extras), null, 2) + "\n");
   else (toStdout ? process.stderr : process.stdout).write(await summary(results, extras));
   return failed ? 1 : 0;
@@ -987,7 +987,7 @@ export async function rowsTable(head: string[], rows: string[][]): Promise<strin
  * that block the most statements; a one-line summary; and, for a directory output, the
  * include path that builds the mirror.
  */
-async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; empty: string[]; sharedHeader: string | null; includePath: string[] | null; outDir: string | null }): Promise<string> {
+async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; empty: string[]; problems: number; sharedHeader: string | null; includePath: string[] | null; outDir: string | null }): Promise<string> {
   const { default: Table } = await import("cli-table3");
   const style = { head: [] as string[], border: [] as string[] };
   const compact = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
@@ -1057,6 +1057,7 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
   const wrote = written.length === 0 ? "" : extras.outDir !== null && written.length > 4 ? `; wrote ${written.length} files under ${escapeLine(extras.outDir)}` : `; wrote ${[...new Set(written)].map(escapeLine).join(", ")}`;
   out += `${plural(n, "asm statement")}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote}\n`;
   if (extras.includePath) out += `build the mirror with the include path: ${shellQuote(extras.includePath)}\n`;
+  if (extras.problems) out += `nothing was written: ${plural(extras.problems, "problem")} (the error lines above)\n`;
   return out;
 }
 

@@ -426,6 +426,12 @@ describe("port: headers it did not write", () => {
     expect(read(join(dir, "inc", "x.ported.h"))).toContain(PORT_MARK);
     expect(read(join(dir, "out", "x.hip.h"))).toBe("// my own header\n");
     await expect(runPort([join(dir, "x.cu"), join(dir, "x.cu")], { output: join(dir, "o2"), headerPath: "h.h" })).rejects.toThrow(/--header NAME is for one input file/);
+    // --header naming a file port did not write: refused too.
+    const named = await runPort([join(dir, "x.cu")], { output: join(dir, "o3", "x.hip"), headerPath: join(dir, "out", "x.hip.h") });
+    expect(named.code).toBe(1);
+    expect(named.err).toBe(`${join(dir, "out", "x.hip.h")}: error: exists and was not written by ptx-lower port (no ptx-lower banner): it is not replaced; name with --header a file that does not exist yet, or one port wrote\n`);
+    expect(named.out.trimEnd().split("\n").at(-1)).toBe("nothing was written: 1 problem (the error lines above)");
+    expect(existsSync(join(dir, "o3"))).toBe(false);
     // A header port wrote (its banner) is replaced as before.
     const again = await runPort([join(dir, "x.cu")], { output: join(dir, "own", "x.hip") });
     expect(again.code).toBe(0);
