@@ -54,7 +54,7 @@ import type { Dirent } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, extname, isAbsolute, posix, relative, resolve, sep } from "node:path";
 import type { ParsedModule } from "../src/ir/build.js";
-import type { ModuleRoutine } from "../src/target/lower.js";
+import type { ModuleRoutine, OutputTargetService } from "../src/target/lower.js";
 import type { RoutineSpec } from "../src/ir/ir.js";
 import { escapeLine } from "../src/diag.js";
 import type { Loc } from "../src/ir/ir.js";
@@ -137,8 +137,8 @@ function bannerBlock(text: string): string | null {
  * this banner: the banner is printed alone (no routines) and put in place of the earlier one's.
  * @throws UsageError when no `hip` target is registered: no header is made up in its place.
  */
-export async function hipHeaderOf(routines: readonly ModuleRoutine[], banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}): Promise<string> {
-  const hip = targetServices().lower.targets.find((t) => t.name === "hip");
+export async function hipHeaderOf(routines: readonly ModuleRoutine[], banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}, target?: OutputTargetService): Promise<string> {
+  const hip = target ?? targetServices().lower.targets.find((t) => t.name === "hip");
   if (!hip) throw new UsageError("port: this build has no HIP target, so the header the ported file includes cannot be written; nothing was written");
   // `language` and `warpSize`: the HIP target's options for port headers (the OpenCL C dialect; the `ptxl_warpSize` constant).
   const lower = async (rs: readonly ModuleRoutine[], b: string) =>
@@ -163,6 +163,15 @@ export async function hipHeaderOf(routines: readonly ModuleRoutine[], banner: st
  */
 export async function hipHeader(mod: ParsedModule, banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}): Promise<string> {
   return hipHeaderOf(collectRoutines(mod), banner, profile, extra);
+}
+
+/**
+ * `hipHeader` over the given HIP output target instead of the registered one: for the port
+ * worker (bin/port_worker.ts), which loads that target alone rather than every target's
+ * composition (src/compose.ts: ~2 s of start-up a thread, against ~0.3 s).
+ */
+export function hipHeaderWith(target: OutputTargetService): NonNullable<PortCommandOptions["header"]> {
+  return (mod, banner, profile, extra) => hipHeaderOf(collectRoutines(mod), banner, profile, extra, target);
 }
 
 /** A `-D NAME[=V]` or `-U NAME`, in command-line order (src/port/rewrite.ts `PortOptions.predefined`). */
