@@ -680,7 +680,7 @@ export async function checkPortInput(inp: { text: string; file: string; language
   if (c) findings.push({ kind: "continued", message: c });
   else if (split) findings.push({ kind: "split-conditional", message: split });
   // The unmarked undo follows the nesting of conditionals: it cannot read a file whose own do not nest.
-  else if (!conditionalsBalanced(inp.text) && !r.text.includes("/* ptx-lower port */")) skipped = true;
+  else if (changedAnything(r) && !r.text.includes("/* ptx-lower port */") && !conditionalsBalanced(inp.text)) skipped = true;
   else
     try {
       const id = identityProblem(inp.text, r.text, r);
