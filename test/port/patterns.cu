@@ -3,12 +3,12 @@
 #include <cstdint>
 
 // A shift-right-then-add helper (the pattern of CUB's SHR_ADD), with the asm split over lines.
-__device__ __forceinline__ unsigned int shr_add(unsigned int x, unsigned int shift, unsigned int addend)
+__device__ __forceinline__ unsigned int shr_add(unsigned int v, unsigned int by, unsigned int plus)
 {
-    unsigned int ret;
+    unsigned int sum;
     asm("vshr.u32.u32.u32.clamp.add %0, %1, %2, %3;" :
-        "=r"(ret) : "r"(x), "r"(shift), "r"(addend));
-    return ret;
+        "=r"(sum) : "r"(v), "r"(by), "r"(plus));
+    return sum;
 }
 
 // A byte-selected shift accumulated into a mask, as the body of an if (tinybvh's pattern).

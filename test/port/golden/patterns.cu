@@ -6,16 +6,16 @@
 #include <cstdint>
 
 // A shift-right-then-add helper (the pattern of CUB's SHR_ADD), with the asm split over lines.
-__device__ __forceinline__ unsigned int shr_add(unsigned int x, unsigned int shift, unsigned int addend)
+__device__ __forceinline__ unsigned int shr_add(unsigned int v, unsigned int by, unsigned int plus)
 {
-    unsigned int ret;
+    unsigned int sum;
 #if defined(__HIP__) /* ptx-lower port */
-    ret = vshr_u32_u32_clamp_add__v_v_v(x, shift, addend);
+    sum = vshr_u32_u32_clamp_add__v_v_v(v, by, plus);
 #else
     asm("vshr.u32.u32.u32.clamp.add %0, %1, %2, %3;" :
-        "=r"(ret) : "r"(x), "r"(shift), "r"(addend));
+        "=r"(sum) : "r"(v), "r"(by), "r"(plus));
 #endif /* ptx-lower port */
-    return ret;
+    return sum;
 }
 
 // A byte-selected shift accumulated into a mask, as the body of an if (tinybvh's pattern).
