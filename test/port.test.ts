@@ -761,7 +761,7 @@ describe("ptx-lower port (the command)", () => {
     expect(readdirSync(dir)).toEqual([]);
     const bad = await runPort([join(ROOT, "examples", "bitfields.sm_90.ptx")], { output: join(dir, "x") });
     expect(bad.code).toBe(1);
-    expect(bad.err).toContain("bitfields.sm_90.ptx: error: not a C/C++/CUDA/HIP/OpenCL source (.cu .cuh .hip .h .cl)");
+    expect(bad.err).toContain("bitfields.sm_90.ptx: error: not a C/C++/CUDA/HIP/OpenCL source by its name (.cu .cuh .hip .h .hh .hpp .hxx .inl .inc .cc .cpp .cxx .cl); --language cuda or --language opencl ports it anyway");
   });
 
   it("never writes over an input; --json without -o writes nothing and prints the document", async () => {
@@ -798,7 +798,9 @@ describe("ptx-lower port (the command)", () => {
     expect(alone.code).toBe(1);
     const doc1 = JSON.parse(alone.out);
     expect(validate(schema, schema, doc1)).toEqual([]);
-    expect(doc1.files).toEqual([{ input: join(dir, "nope.cu"), error: "cannot read: no such file", output: null, header: null, routines: [], statements: [], intrinsics: [] }]);
+    expect(doc1.files).toEqual([
+      expect.objectContaining({ input: join(dir, "nope.cu"), error: "cannot read: no such file", output: null, header: null, routines: [], statements: [], intrinsics: [], warpSize: [], includes: [], state: "failed" }),
+    ]);
     expect(doc1.summary.errors).toBe(1);
     expect(alone.err).toBe(`${join(dir, "nope.cu")}: error: cannot read: no such file\n`);
     const both = await runPort([BITFIELDS, join(dir, "nope.cu")], { output: join(dir, "out"), json: true });
@@ -816,7 +818,7 @@ describe("ptx-lower port (the command)", () => {
     const doc = JSON.parse(r.out);
     const schema = JSON.parse(read(join(ROOT, "docs", "port.schema.json"))) as Schema;
     expect(validate(schema, schema, doc)).toEqual([]);
-    expect(doc.files[0].intrinsics[1]).toEqual({ line: 8, col: 37, endLine: 8, endCol: 50, name: "__activemask", kind: "warp", status: "rewritten", to: "ptxl_activemask", macro: null, reasons: [] });
+    expect(doc.files[0].intrinsics[1]).toEqual({ line: 8, col: 37, endLine: 8, endCol: 50, name: "__activemask", kind: "warp", status: "rewritten", to: "ptxl_activemask", macro: null, reasons: [], liveness: { state: "live" } });
     expect(doc.summary).toEqual({ statements: 3, rewritten: 3, left: 0, intrinsics: { calls: 4, rewritten: 4, left: 0 }, errors: 0 });
     const t = await runPort([WARP], { output: join(tmp(), "w.cu"), header: async (mod) => declarations(mod) });
     const rows = t.out.split("\n").filter((l) => l.includes("warp_match.cu │"));
@@ -890,7 +892,7 @@ describe("ptx-lower port (the command)", () => {
     }
     const d = await runPort([join(ROOT, "examples")], { output: join(dir, "o.cu") });
     expect(d.code).toBe(1);
-    expect(d.err).toBe(`${join(ROOT, "examples")}: error: is a directory: name the source files in it\n`);
+    expect(d.err).toMatch(/examples: error: is a directory, and -o .*o\.cu names a source file: name an output directory/);
     expect(readdirSync(dir).sort()).toEqual(["ctl.cu", "nul.cu"]);
     await expect(runPort(["-", "-"], { output: join(dir, "out") })).rejects.toThrow(/standard input\) is named more than once/);
   });
