@@ -930,7 +930,7 @@ export function totalsOf(results: Ported[], skipped: number) {
   const t = {
     files: { inputs: results.length, ported: 0, unchanged: 0, alreadyPorted: 0, failed: 0, written: 0, skipped },
     statements: { total: 0, rewritten: { live: 0, dead: 0, depends: 0 }, left: 0, leftByReason: [] as { reason: string; instruction: string | null; statements: number }[] },
-    intrinsics: { rewritten: 0, left: 0 },
+    intrinsics: { rewritten: 0, left: 0, rewrittenByLiveness: { live: 0, dead: 0, depends: 0 } },
     warpSize: { rewritten: 0, left: 0 },
     blocking: [] as { instruction: string; statements: number }[],
   };
@@ -958,7 +958,10 @@ export function totalsOf(results: Ported[], skipped: number) {
         for (const i of insts) blocking.set(i, (blocking.get(i) ?? 0) + 1);
       }
     }
-    for (const c of r.intrinsics) t.intrinsics[c.status === "rewritten" ? "rewritten" : "left"]++;
+    for (const c of r.intrinsics) {
+      t.intrinsics[c.status === "rewritten" ? "rewritten" : "left"]++;
+      if (c.status === "rewritten") t.intrinsics.rewrittenByLiveness[c.liveness.state]++;
+    }
     for (const w of r.warpSize ?? []) t.warpSize[w.status === "rewritten" ? "rewritten" : "left"]++;
   }
   t.statements.leftByReason = [...reasons].map(([reason, e]) => ({ reason, instruction: e.instruction, statements: e.n })).sort((a, b) => b.statements - a.statements || (a.reason < b.reason ? -1 : 1));
@@ -1044,7 +1047,8 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
   tt.push(["asm statements rewritten", `${t.statements.rewritten.live} live, ${t.statements.rewritten.dead} dead, ${t.statements.rewritten.depends} depend on macros`]);
   tt.push(["asm statements left", String(t.statements.left)]);
   for (const g of t.statements.leftByReason) tt.push([`  left: ${escapeLine(g.reason)}`, String(g.statements)]);
-  tt.push(["warp intrinsic calls", `${t.intrinsics.rewritten} rewritten, ${t.intrinsics.left} left`]);
+  const byL = t.intrinsics.rewrittenByLiveness;
+  tt.push(["warp intrinsic calls", `${t.intrinsics.rewritten} rewritten (${byL.live} live, ${byL.dead} dead, ${byL.depends} depend on macros), ${t.intrinsics.left} left`]);
   tt.push(["warpSize uses", `${t.warpSize.rewritten} rewritten, ${t.warpSize.left} left`]);
   out += tt.toString() + "\n";
   if (t.blocking.length) {

@@ -318,7 +318,7 @@ describe("port: whole trees", () => {
       { instruction: "selp", statements: 10 },
       { instruction: "mov", statements: 5 },
     ]);
-    expect(doc.totals.intrinsics).toEqual({ rewritten: 40, left: 0 });
+    expect(doc.totals.intrinsics).toEqual({ rewritten: 40, left: 0, rewrittenByLiveness: { live: 40, dead: 0, depends: 0 } });
     // The text: the totals table and the ranking.
     const t = await runPort([join(dir, "src")], { json: false, output: join(dir, "three"), jobs: 1 });
     expect(t.out).toMatch(/│ +left: blocked by selp +│ 10 +│/);

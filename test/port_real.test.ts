@@ -96,7 +96,7 @@ interface Run {
   code: number | null;
   out: string;
   err: string;
-  doc: { files: ReportFile[]; summary: Record<string, unknown>; hipSwitches?: unknown[] } | null;
+  doc: { files: ReportFile[]; summary: Record<string, unknown>; totals?: unknown; hipSwitches?: unknown[] } | null;
   dir: string;
   error: string | null;
 }
@@ -712,6 +712,7 @@ describe.skipIf(!HAVE_REAL)("port ../shared/real-cuda (the directory, with the r
       }
     };
     walk(plain.doc!.summary);
+    walk(plain.doc!.totals);
     const both = { live: tally.statements.live + tally.calls.live, dead: tally.statements.dead + tally.calls.dead, depends: tally.statements.depends + tally.calls.depends };
     if (triples.length === 0) problems.push(`the summary counts no live/dead/depends: ${JSON.stringify(plain.doc!.summary)}`);
     for (const t of triples) if (![tally.statements, tally.calls, both].some((w) => w.live === t.live && w.dead === t.dead && w.depends === t.depends)) problems.push(`summary ${JSON.stringify(t)} is neither the statements' ${JSON.stringify(tally.statements)}, the calls' ${JSON.stringify(tally.calls)} nor both's`);
