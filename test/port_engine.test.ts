@@ -259,6 +259,43 @@ describe("port: the defects of issue 34, from their reproductions", () => {
   });
 });
 
+describe("port: the fuzzer's findings (scripts/fuzz_port.ts), each its reproducer", () => {
+  const M = 'asm("activemask.b32 %0;" : "=r"(m));';
+  it("A: a // comment that a splice continues onto the next line moves after the #endif with the code after it (it would swallow the #endif)", async () => {
+    const r = await port(`__device__ unsigned f() { unsigned m;\n  ${M} // lanes \\\n  return m; }\n`);
+    expect(r.text).toContain(`#else\n  ${M}\n#endif ${PORT_MARK}\n  // lanes \\\n  return m; }`);
+  });
+  it("B: the include guard goes before a first statement that follows a comment on its line, not inside it", async () => {
+    const r = await port(`/*c*/  ${M}\n`);
+    expect(r.text.startsWith(`/*c*/\n${IF}\n#include "t.hip.h"\n#endif ${PORT_MARK}\n${IF}\nm = activemask_b32__();\n#else\n${M}\n#endif ${PORT_MARK}\n`)).toBe(true);
+    const crlf = await port(`/* c */ ${M}\r\nx;\r\n`);
+    expect(crlf.text).not.toMatch(/\r\r|[^\r]\n/);
+  });
+  it("C: a statement with a preprocessor directive inside is left (the guard around it could not hold it)", async () => {
+    const r = await port('void f() { unsigned r;\nasm("activemask.b32 %0;"\n#if A\n : "=r"(r));\n#else\n : "=r"(r));\n#endif\n}\n');
+    expect(left(r)).toEqual(["2: a preprocessor directive inside the statement (line 3): the guard around a rewrite cannot hold it"]);
+  });
+  it("D: a deprecated shfl (sm_70) beside a drop-in whose PTX needs sm_80 (redux): the shfl is left, saying why, not a crash", async () => {
+    const r = await port('__device__ int f(int v,int s){int r; asm("shfl.idx.b32 %0, %1, %2, 0x1f;" : "=r"(r) : "r"(v), "r"(s)); return r + __reduce_or_sync(0xffffffffu, v);}\n');
+    expect(left(r)).toEqual([expect.stringMatching(/^1: needs \.version 6\.3 \/ \.target sm_70, while other statements of this file need \.version 9\.0/)]);
+    expect(r.intrinsics.map((c) => c.status)).toEqual(["rewritten"]);
+  });
+  it("E: two statements with nothing between them: no line of blanks between their guards", async () => {
+    const r = await port(`void f() { unsigned m; x; ${M}${M} }\n`);
+    expect(r.text).not.toMatch(/\n[ \t]*\n/);
+  });
+  it("F, G: a trailing /* */ holding U+2028 stays with its statement; a lone CR after a statement is kept", async () => {
+    const f = await port(`void f() { unsigned m;\n  ${M} /* a\u2028b */\n}\n`);
+    expect(f.text).toContain(`#else\n  ${M} /* a\u2028b */\n#endif`);
+    const g = await port(`void f() { unsigned m;\r\n  ${M}\r\r\n  y; }\r\n`);
+    expect(g.text).toContain(`  ${M}\r\r\n#endif`);
+  });
+  it("H: a line splice inside a renamed name stays (only the prefix is rewritten)", async () => {
+    const r = await port("__device__ int f(int v) { return __shfl_dow\\\nn_sync(0xffffffffu, v, 1) * warp\\\nSize; }\n");
+    expect(r.text).toContain("return ptxl_shfl_dow\\\nn_sync(0xffffffffu, v, 1) * ptxl_warp\\\nSize; }");
+  });
+});
+
 describe("port: the output keeps the input's text", () => {
   it("a guard line of its own is the port's (the mark), so a user's '#if defined(__HIP__)' is kept apart", async () => {
     const r = await port('#if defined(__HIP__)\nint h;\n#endif\n__device__ unsigned f(unsigned a) { unsigned d; asm("szext.clamp.u32 %0, %1, 4;" : "=r"(d) : "r"(a)); return d; }\n');

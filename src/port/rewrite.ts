@@ -486,6 +486,10 @@ interface Edit {
   start: number;
   end: number;
   text: string;
+  /** The edit ends by starting a line for the code that followed the statement on its line. */
+  openLine?: boolean;
+  /** The include guard: first among the edits at its place. */
+  first?: boolean;
 }
 
 /** The comment on each `#if`/`#endif` line `port` writes: how a ported file is recognised (and undone). */
@@ -607,9 +611,12 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     .filter((st) => st.macro < 0)
     .map((st) => {
       const hp = cond.hipPath(st.start);
+      const directive = st.malformed ? null : /\n[ \t]*#/.exec(text.slice(st.start, st.end));
       const b: BindResult = hp
         ? leftHere(st, hipPathLeft(hp))
-        : st.standalone || st.malformed
+        : directive
+          ? leftHere(st, `a preprocessor directive inside the statement (line ${src.locOfOrig(st.start + directive.index + 1).line}): the guard around a rewrite cannot hold it`)
+          : st.standalone || st.malformed
           ? bindStatement(st, scan, { heads })
           : leftHere(st, "not a statement of its own (inside an expression or a macro's arguments, or no ';' after it): a #if cannot go around it");
       return { st, b };
@@ -636,7 +643,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   );
   /** Per use of a macro whose asm is built from its parameters: `#define ptxl_MACRO_ARGS(ptxl_o0, …) code` (HIP side of the include guard). */
   const perUseDefines = new Map<string, string>();
-  const chosen = moduleHead(bound.map((b) => b.head));
+  // (`chosen` is settled once the drop-ins are known: their PTX — redux.sync — needs a .version 9.0 module.)
+  let chosen: PtxHead | null = null;
   const conflict = (b: BindResult): BindResult =>
     b.ok && chosen && b.head.version !== chosen.version
       ? { ok: false, operands: b.operands, head: b.head, reasons: [{ loc: b.calls[0]!.loc, message: `needs ${headName(b.head)}, while other statements of this file need ${headName(chosen)}: one header cannot hold both (port them from separate files, or pin one with --ptx-target)` }] }
@@ -647,7 +655,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     let out = "";
     let pos = from;
     for (const r of renames) {
-      if (r.start < from || r.end > to) continue;
+      // Half-open: an insertion (`warpSize` → `ptxl_` + `warpSize`) at `to` belongs to the next range.
+      if (r.start < from || r.end > to || (r.start === r.end && r.start === to)) continue;
       out += text.slice(pos, r.start) + r.to;
       pos = r.end;
     }
@@ -669,7 +678,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     reason ??= hipLeft(c.start);
     const rewrite = reason === null && c.intrinsic?.status === "rewrite" ? c.intrinsic : null;
     if (rewrite) {
-      renames.push({ start: c.start, end: c.nameEnd, to: rewrite.to });
+      // `__shfl_sync` → `ptxl_shfl_sync` by its first two characters, so a line splice inside the name stays.
+      renames.push(text.startsWith("__", c.start) && rewrite.to === `ptxl_${c.name.slice(2)}` ? { start: c.start, end: c.start + 2, to: "ptxl_" } : { start: c.start, end: c.nameEnd, to: rewrite.to });
       if (!dropIns.has(rewrite.to)) dropIns.set(rewrite.to, c.name);
     }
     intrinsics.push({
@@ -690,10 +700,11 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   for (const w of warpSizeUses(scan)) {
     const reason = w.own ?? (language === "opencl" ? null : hipLeft(w.start));
     if (language === "opencl") continue;
-    if (reason === null) renames.push({ start: w.start, end: w.end, to: "ptxl_warpSize" });
+    if (reason === null) renames.push({ start: w.start, end: w.start, to: "ptxl_" });
     warpSize.push({ loc: src.locOfOrig(w.start), status: reason === null ? "rewritten" : "left", reasons: reason === null ? [] : [{ loc: src.locOfOrig(w.start), message: reason }], liveness: cond.hip(w.start) });
   }
   renames.sort((x, y) => x.start - y.start);
+  chosen = moduleHead([...bound.map((b) => b.head), ...(dropIns.size ? [portHeads()[0]!] : [])]);
   /** An operand's expression with the renames inside it (a call in an asm operand). */
   const renamed = (b: Extract<BindResult, { ok: true }>): Extract<BindResult, { ok: true }> => ({
     ...b,
@@ -715,14 +726,15 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     if (lineEnd < 0) lineEnd = text.length;
     if (text[lineEnd - 1] === "\r") lineEnd--;
     const rest = text.slice(st.end, lineEnd);
-    const restIsComment = /^[ \t]*(\/\/.*)?$/.test(rest) || /^[ \t]*\/\*(?:(?!\*\/).)*\*\/[ \t]*$/.test(rest);
+    // Only blanks or a comment after it (any character but a line break; a `//` comment spliced onto the next line is no end of line).
+    const restIsComment = (/^[ \t\f\v\r]*(\/\/[^\n]*)?$/.test(rest) && !/\\[ \t\f\v]*$/.test(rest)) || /^[ \t\f\v]*\/\*(?:(?!\*\/)[^\n])*\*\/[ \t\f\v\r]*$/.test(rest);
     // Mid-line: the code before keeps its line (trailing blanks go), the code after starts a line of its own.
-    const start = atLineStart ? lineStart : lineStart + before.trimEnd().length;
-    const end = restIsComment ? lineEnd : st.end + (rest.length - rest.trimStart().length);
+    const start = atLineStart ? lineStart : lineStart + before.replace(/[ \t\f\v]+$/, "").length;
+    const end = restIsComment ? lineEnd : st.end + (rest.length - rest.replace(/^[ \t\f\v]+/, "").length);
     const original = indent + withRenames(st.start, restIsComment ? lineEnd : st.end);
     const inner = block ? [`${indent}{`, ...lines.map((l) => `${indent}  ${l}`), `${indent}}`] : lines.map((l) => indent + l);
     const out = [...(atLineStart ? [] : [""]), IF, ...inner, "#else", original, ENDIF].join(nl) + (restIsComment ? "" : nl + indent);
-    edits.push({ start, end, text: out });
+    edits.push({ start, end, text: out, openLine: !restIsComment });
   }
   // Statements in #define bodies: per macro, all or nothing.
   for (const { m, sts, binds: binds0, perUse } of macroBinds) {
@@ -786,22 +798,26 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const include = opts.inlineHeader ? header.replace(/\r?\n$/, "").replace(/\r?\n/g, nl) : `#include "${headerName.replace(/["\\\r\n]/g, "_")}"`;
   // Before the first line of code; where a comment ends on that line, right before the code.
   const inline = !/^[ \t]*$/.test(text.slice(scan.firstCodeLine, scan.firstCode));
-  const at = inline ? scan.firstCode : scan.firstCodeLine;
+  let at = inline ? scan.firstCode : scan.firstCodeLine;
+  // The first code is a statement after a comment on its line: its edit starts (a new line) right after the comment, and so does the guard.
+  const cover = edits.find((e) => e.start < at && e.end > at);
+  if (cover) at = cover.start;
   const cuda = [...[...dropIns].map(([to, name]) => `#define ${to} ${name}`), ...(rewrittenWarpSize ? ["#define ptxl_warpSize warpSize"] : [])];
-  const guard = [...(inline ? [""] : []), IF, include, ...perUseDefines.values(), ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ""].join(nl);
-  // Apply (every edit starts at or after `at`, so the include goes in last, before them); renames between the edits.
-  edits.sort((x, y) => x.start - y.start);
+  const guard = [...(inline ? [""] : []), IF, include, ...perUseDefines.values(), ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ...(cover ? [] : [""])].join(nl);
+  // Apply, the guard first where it shares its place with a statement's edit; renames between the edits.
+  edits.push({ start: at, end: at, text: guard, first: true });
+  edits.sort((x, y) => x.start - y.start || (y.first ? 1 : 0) - (x.first ? 1 : 0));
   let out = "";
   let pos = 0;
+  let openLine = false;
   for (const e of edits) {
-    if (e.start >= pos) out += withRenames(pos, e.start) + e.text;
-    // Two statements on one line: the first took the blanks between them and ended the line.
-    else out = out.replace(/[ \t]*$/, "") + e.text.replace(/^\r?\n/, "");
+    // Two statements on one line: the first took the blanks between them (or none were there) and started a line for the code after it.
+    if (e.start < pos || (e.start === pos && openLine && /^\r?\n/.test(e.text))) out = out.replace(/[ \t]*$/, "") + e.text.replace(/^\r?\n/, "");
+    else out += withRenames(pos, e.start) + e.text;
     pos = e.end;
+    openLine = e.openLine ?? false;
   }
   out += withRenames(pos, text.length);
-  // `at` is before every edit and rename, so it is the same offset in `out`.
-  out = out.slice(0, at) + guard + out.slice(at);
   return { text: out, header, routinesModule: mod, statements, intrinsics, routines: [...specs.keys()], callers, warpSize, includes, warnings, hipSwitches: cond.hipSwitches, alreadyPorted: false };
 }
 

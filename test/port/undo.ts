@@ -97,7 +97,9 @@ const ELSE = /^#else$/;
 /** A closing guard line: `#endif`, the marker or nothing, and a `\r` of the file's own (a lone one, or before a `\r\n`). */
 const ENDIF = new RegExp(`^#endif( ${escapeRe(PORT_MARKER)})?\r?$`);
 const IDCHAR = "[\\w$\\u0080-\\uffff]";
-const RENAMED = new RegExp(`(?<!${IDCHAR})ptxl_(${WARP_INTRINSIC_NAMES.join("|")}|warpSize)(?!${IDCHAR})`, "g");
+/** A name as it may stand in the text: any of its characters may be followed by line splices (`\\` newline), which port keeps (it rewrites only the prefix). */
+const splicedName = (name: string) => name.split("").join("(?:\\\\\\r?\\n)*");
+const RENAMED = new RegExp(`(?<!${IDCHAR})ptxl_(${[...WARP_INTRINSIC_NAMES, "warpSize"].map(splicedName).join("|")})(?!${IDCHAR})`, "g");
 
 /** The lines of `text`, split at `\n`; with `crlf`, a `\r` before the `\n` is not part of the body. */
 function linesOf(text: string, crlf: boolean): Line[] {
@@ -184,7 +186,7 @@ export function undoPort(ported: string, opts: UndoOptions = {}): string {
     k = endAt;
   }
   out += ported.slice(pos);
-  return out.replace(RENAMED, (_, name: string) => (name === "warpSize" ? "warpSize" : `__${name}`));
+  return out.replace(RENAMED, (_, name: string) => (name.replace(/\\\r?\n/g, "") === "warpSize" ? name : `__${name}`));
 }
 
 /** Where a statement `port` rewrote stands in the original: 1-based line and column (UTF-16 units) of its first and last characters. */
@@ -275,7 +277,8 @@ export function portLayout(original: string, spans: readonly StatementSpan[], gu
     if (le < 0) le = original.length;
     if (original[le - 1] === "\r" && le - 1 >= b) le--;
     const rest = original.slice(b, le);
-    const restIsComment = /^[ \t]*(\/\/.*)?$/s.test(rest) || /^[ \t]*\/\*(?:(?!\*\/)[\s\S])*\*\/[ \t]*$/.test(rest);
+    // Blanks or a comment end the line (a lone CR is a blank here; a `//` comment that a splice continues onto the next line does not).
+    const restIsComment = (/^[ \t\f\v\r]*(\/\/[^\n]*)?$/.test(rest) && !/\\[ \t\f\v]*$/.test(rest)) || /^[ \t\f\v]*\/\*(?:(?!\*\/)[^\n])*\*\/[ \t\f\v\r]*$/.test(rest);
     if (!restIsComment) {
       let g = b;
       while (g < le && BLANK.test(original[g]!)) g++;
