@@ -290,6 +290,12 @@ describe("port: the fuzzer's findings (scripts/fuzz_port.ts), each its reproduce
     const g = await port(`void f() { unsigned m;\r\n  ${M}\r\r\n  y; }\r\n`);
     expect(g.text).toContain(`  ${M}\r\r\n#endif`);
   });
+  it("a statement on a line that a splice continues (the line before ends in \\): its guard starts a line of its own, and so does the include guard", async () => {
+    const r = await port(`\\\n  ${M}\n`);
+    expect(r.text).toBe(`\\\n\n${IF}\n#include "t.hip.h"\n#endif ${PORT_MARK}\n\n${IF}\n  m = activemask_b32__();\n#else\n  ${M}\n#endif ${PORT_MARK}\n`);
+    const call = await port("\\\n__device__ int f(int v) { return __\\\nshfl_sync(0xffffffffu, v, 0); }\n");
+    expect(call.text).toContain("return ptxl_\\\nshfl_sync(");
+  });
   it("H: a line splice inside a renamed name stays (only the prefix is rewritten)", async () => {
     const r = await port("__device__ int f(int v) { return __shfl_dow\\\nn_sync(0xffffffffu, v, 1) * warp\\\nSize; }\n");
     expect(r.text).toContain("return ptxl_shfl_dow\\\nn_sync(0xffffffffu, v, 1) * ptxl_warp\\\nSize; }");

@@ -605,6 +605,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       callers.set(c.name, [...(callers.get(c.name) ?? []), c.loc]);
     }
   };
+  /** Whether the physical line starting at `lineStart` continues the one before it (which ends in a line splice). */
+  const splicedOnto = (lineStart: number) => lineStart > 0 && text[lineStart - 1] === "\n" && /\\\r?\n$/.test(text.slice(Math.max(0, lineStart - 3), lineStart));
   const leftHere = (st: AsmStatement, message: string): BindResult => ({ ok: false, operands: [], reasons: [{ loc: st.loc, message }] });
   // Bind every statement: in code, and per #define (all of a macro's or none).
   const codeBinds = scan.statements
@@ -721,7 +723,8 @@ export async function portSource(text: string, file: string, opts: PortOptions):
     const lineText = text.slice(lineStart, text.indexOf("\n", lineStart) < 0 ? text.length : text.indexOf("\n", lineStart));
     const indent = /^[ \t]*/.exec(lineText)![0];
     const before = text.slice(lineStart, st.start);
-    const atLineStart = /^[ \t]*$/.test(before);
+    // A line after a line splice (`\` newline) continues that line: a directive written there would not start a line.
+    const atLineStart = /^[ \t]*$/.test(before) && !splicedOnto(lineStart);
     let lineEnd = text.indexOf("\n", st.end);
     if (lineEnd < 0) lineEnd = text.length;
     if (text[lineEnd - 1] === "\r") lineEnd--;
@@ -803,7 +806,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
   const cover = edits.find((e) => e.start < at && e.end > at);
   if (cover) at = cover.start;
   const cuda = [...[...dropIns].map(([to, name]) => `#define ${to} ${name}`), ...(rewrittenWarpSize ? ["#define ptxl_warpSize warpSize"] : [])];
-  const guard = [...(inline ? [""] : []), IF, include, ...perUseDefines.values(), ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ...(cover ? [] : [""])].join(nl);
+  const guard = [...(inline || splicedOnto(at) ? [""] : []), IF, include, ...perUseDefines.values(), ...(cuda.length ? ["#else", ...cuda] : []), ENDIF, ...(cover ? [] : [""])].join(nl);
   // Apply, the guard first where it shares its place with a statement's edit; renames between the edits.
   edits.push({ start: at, end: at, text: guard, first: true });
   edits.sort((x, y) => x.start - y.start || (y.first ? 1 : 0) - (x.first ? 1 : 0));

@@ -99,7 +99,7 @@ const ENDIF = new RegExp(`^#endif( ${escapeRe(PORT_MARKER)})?\r?$`);
 const IDCHAR = "[\\w$\\u0080-\\uffff]";
 /** A name as it may stand in the text: any of its characters may be followed by line splices (`\\` newline), which port keeps (it rewrites only the prefix). */
 const splicedName = (name: string) => name.split("").join("(?:\\\\\\r?\\n)*");
-const RENAMED = new RegExp(`(?<!${IDCHAR})ptxl_(${[...WARP_INTRINSIC_NAMES, "warpSize"].map(splicedName).join("|")})(?!${IDCHAR})`, "g");
+const RENAMED = new RegExp(`(?<!${IDCHAR})ptxl_((?:\\\\\\r?\\n)*(?:${[...WARP_INTRINSIC_NAMES, "warpSize"].map(splicedName).join("|")}))(?!${IDCHAR})`, "g");
 
 /** The lines of `text`, split at `\n`; with `crlf`, a `\r` before the `\n` is not part of the body. */
 function linesOf(text: string, crlf: boolean): Line[] {
@@ -268,7 +268,7 @@ export function portLayout(original: string, spans: readonly StatementSpan[], gu
     const ls = starts[s.loc.line - 1]!;
     const indent = indentAt(ls);
     const before = original.slice(ls, a);
-    if (!/^[ \t]*$/.test(before)) {
+    if (!/^[ \t]*$/.test(before) || continues(original, ls)) {
       let g = a;
       while (g > ls && BLANK.test(original[g - 1]!)) g--;
       gaps.set(a, { start: g, text: nl + indent, byStart: true });
@@ -298,5 +298,11 @@ export function portLayout(original: string, spans: readonly StatementSpan[], gu
   const fc = firstCodeOffset(out);
   const ls = Math.max(out.lastIndexOf("\n", fc - 1) + 1, out.startsWith("\ufeff") ? 1 : 0);
   if (fc < out.length && !/^[ \t]*$/.test(out.slice(ls, fc))) out = out.slice(0, fc) + nl + out.slice(fc);
+  else if (fc < out.length && continues(out, ls)) out = out.slice(0, ls) + nl + out.slice(ls);
   return out;
+}
+
+/** Whether the physical line starting at `ls` continues the line before it (that one ends in a line splice, `\\` newline): port starts a line of its own there. */
+function continues(text: string, ls: number): boolean {
+  return ls > 0 && /\\\r?\n$/.test(text.slice(Math.max(0, ls - 3), ls));
 }
