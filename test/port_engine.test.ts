@@ -145,9 +145,9 @@ describe("port: the defects of issue 34, from their reproductions", () => {
     expect((await port("#if defined(__HIP__)\nint g();\n#endif\n")).alreadyPorted).toBe(false);
   });
 
-  it("a non-ASCII character in a template: ptxas's 'on line N' names the user's file and line", async () => {
+  it("a non-ASCII character in a template: ptxas's 'on line N' names the user's line", async () => {
     const r = await port('\n\n__device__ int f(int x){ int y; asm("shfl.sync.idx.b32 %0, %1, 0, 0x1f, 0xffffffff; // \u00e9" : "=r"(y) : "r"(x)); return y; }\n', "na.cu");
-    expect(left(r)).toEqual(["3: Unexpected non-ASCII character encountered on line 3 of na.cu"]);
+    expect(left(r)).toEqual(["3: Unexpected non-ASCII character encountered on line 3"]);
   });
 
   it("warpSize in code a HIP compile takes is the header's ptxl_warpSize (32); nvcc's side maps it back; the file's own warpSize is left", async () => {
@@ -299,6 +299,38 @@ describe("port: the fuzzer's findings (scripts/fuzz_port.ts), each its reproduce
   it("H: a line splice inside a renamed name stays (only the prefix is rewritten)", async () => {
     const r = await port("__device__ int f(int v) { return __shfl_dow\\\nn_sync(0xffffffffu, v, 1) * warp\\\nSize; }\n");
     expect(r.text).toContain("return ptxl_shfl_dow\\\nn_sync(0xffffffffu, v, 1) * ptxl_warp\\\nSize; }");
+  });
+});
+
+describe("port: a fresh tester's findings, each its reproducer", () => {
+  it("a file name with non-ASCII characters is ported (the routines module's comment is ASCII)", async () => {
+    const r = await port("__device__ int f(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n", "/tmp/d\u00efr/ok.cu");
+    expect(r.intrinsics.map((c) => c.status)).toEqual(["rewritten"]);
+  });
+  it("legacy warp intrinsics (__shfl, __ballot, …: no _sync) are reported, never renamed: HIP's own are 64-lane", async () => {
+    const r = await port("__global__ void k(unsigned *o, int v){ unsigned b = __ballot(v > 0); int s = __shfl(v, 0) + __shfl_down(v, 1); o[0] = b + s + __shfl_sync(0xffffffffu, v, 0) + __any(v) + __all(v); }\n");
+    expect(r.intrinsics.map((c) => `${c.name} ${c.status}`)).toEqual(["__ballot left", "__shfl left", "__shfl_down left", "__shfl_sync rewritten", "__any left", "__all left"]);
+    expect(r.intrinsics[0]!.reasons[0]!.message).toMatch(/^a legacy warp intrinsic/);
+    expect(r.text).toContain("unsigned b = __ballot(v > 0); int s = __shfl(v, 0) + __shfl_down(v, 1);");
+  });
+  it("the file's own function of an intrinsic's name (a definition, not a prototype): its calls are left", async () => {
+    const r = await port("template<class T> __device__ T __shfl_xor_sync(unsigned m, T v, int l) { return v; }\n__device__ int h(int v){ return __shfl_xor_sync(0xffffffffu, v, 1); }\n");
+    expect(r.intrinsics.map((c) => [c.status, c.reasons[0]?.message])).toEqual([["left", "the file defines its own function of this name (line 1): the call is that function's, left unchanged"]]);
+    const proto = await port("unsigned __ballot_sync(unsigned m, int p);\n__device__ int h(int v){ return __ballot_sync(0xffffffffu, v); }\n");
+    expect(proto.intrinsics.map((c) => c.status)).toEqual(["rewritten"]);
+  });
+  it("an already ported file with code added outside port's guards says how much is not ported; port's own header is not ported", async () => {
+    const once = await port("__device__ int f(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n");
+    const again = await port(once.text + "__device__ int g(int v){ return __ballot_sync(0xffffffffu, v) + warpSize; }\n");
+    expect(again.alreadyPorted).toBe(true);
+    expect(again.warnings.map((w) => w.message)[1]).toBe("1 CUDA warp intrinsic call, 1 warpSize use outside port's guards, added since it was ported, are not ported: port the original file again");
+    const header = await hipHeader((await port("__device__ int f(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n")).routinesModule!, portBanner("f.cu", "sm90"));
+    const h = await port(header, "f.hip.h");
+    expect([h.alreadyPorted, h.hipSwitches, h.warnings.map((w) => w.message)]).toEqual([true, [], ["a header ptx-lower port wrote (its banner): not ported"]]);
+  });
+  it("the header inlined (standard output) is under -Wunused-function's pragma: no warning for what the file does not call", async () => {
+    const r = await port("__device__ int f(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n", "t.cu", { inlineHeader: true });
+    expect(r.text).toContain(`${IF}\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored "-Wunused-function"\n/* cuda: `);
   });
 });
 

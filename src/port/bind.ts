@@ -368,7 +368,7 @@ export function bindStatement(st: AsmStatement, scan: Scan, opts: { values?: Map
     if (d.severity === "error") {
       const loc = cLoc(d.loc);
       // ptxas's messages that quote a line ("…encountered on line 7") name the synthesized module's: the user's is the C source's.
-      const message = d.message.replace(/\bon line \d+/, `on line ${loc.line} of ${loc.file}`);
+      const message = d.message.replace(/\bon line \d+/, `on line ${loc.line}`);
       out.push({ loc, message: message + (TARGET_REFUSAL.test(d.message) ? tried : "") });
     }
   const family = new Map(mod.insts.map((fi) => [`${fi.loc.line}:${fi.loc.col}`, fi]));
@@ -489,7 +489,8 @@ export function routinesModuleText(calls: readonly Call[], name: string, extra: 
     insts.push(`\t${ptx.text.replace(/%s(\d+)/g, (_, k: string) => `%r${i}_${k}`)}`);
   });
   const h = head ?? calls[0]?.ptx.head ?? portHeads()[0]!;
-  return [`// The routines ${name.replace(/[\r\n]/g, " ")} calls (ptx-lower port).`, headText(h).trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
+  // The name in a PTX comment: ptxas reads ASCII only (a non-ASCII byte anywhere is its fatal error), so other characters are '?'.
+  return [`// The routines ${name.replace(/[^\x20-\x7e]/g, "?")} calls (ptx-lower port).`, headText(h).trimEnd(), "", ".visible .entry __ptxl_port_routines()", "{", ...decls, ...insts, "\tret;", "}", ""].join("\n");
 }
 
 /** An instruction of the routines module: `Call.ptx`'s shape, its head optional (the CUDA warp intrinsics' PTX has none: it is legal under every head). */
@@ -502,7 +503,7 @@ export type RoutinePtx = { text: string; types: string[]; head?: PtxHead };
  * (src/port/intrinsics.ts), whose HIP functions the drop-ins call.
  */
 export function routinesModule(calls: readonly Call[], name: string, extra: readonly RoutinePtx[] = [], head: PtxHead | null = null): ParsedModule {
-  const mod = parseModule(routinesModuleText(calls, name, extra, head), `${name}.routines.ptx`);
+  const mod = parseModule(routinesModuleText(calls, name, extra, head), `${name.replace(/[^\x20-\x7e]/g, "?")}.routines.ptx`);
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`port: the routines module does not parse: ${errors.map((e) => e.message).join("; ")}`);
   return mod;

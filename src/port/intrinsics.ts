@@ -53,6 +53,18 @@ const SHFL = (mode: string): IntrinsicPtx[] => [{ text: `shfl.sync.${mode}.b32 %
 const VOTE = (mode: string): IntrinsicPtx[] => [{ text: `vote.sync.${mode}.pred %s0, %s1, %s2;`, types: ["pred", "pred", "b32"] }];
 const REDUX = (op: string, types: string[]): IntrinsicPtx[] => types.map((t) => ({ text: `redux.sync.${op}.${t} %s0, %s1, %s2;`, types: b32(3) }));
 
+/**
+ * CUDA's warp intrinsics before CUDA 9 (no `_sync`, no mask; CUDA 9 deprecated them and they
+ * are not available for sm_70 and later: CUDA C++ Programming Guide, "Warp Shuffle Functions",
+ * "Warp Vote Functions"). HIP has its own functions of these names, over the whole wavefront
+ * (64 lanes on wave64, a 64-bit ballot), so they are reported, never renamed.
+ */
+const LEGACY = ["__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all"];
+
+/** Why a legacy warp intrinsic call is left. */
+export const LEGACY_LEFT =
+  "a legacy warp intrinsic (no _sync, no mask: CUDA 9 deprecated it, sm_70 and later lack it): HIP compiles its own, over the whole wavefront (64 lanes on wave64), not a 32-thread CUDA warp; port the code to the _sync form";
+
 /** Every CUDA warp intrinsic the port knows, by name. */
 export const CUDA_WARP_INTRINSICS: ReadonlyMap<string, WarpIntrinsic> = new Map(
   (
@@ -88,7 +100,9 @@ export const CUDA_WARP_INTRINSICS: ReadonlyMap<string, WarpIntrinsic> = new Map(
       ["__reduce_xor_sync", REDUX("xor", ["b32"])],
       ["__syncwarp", [{ text: "bar.warp.sync %s0;", types: ["b32"] }]],
     ] as [string, IntrinsicPtx[]][]
-  ).map(([name, ptx]): [string, WarpIntrinsic] => [name, { name, status: "rewrite", to: `ptxl_${name.replace(/^__/, "")}`, ptx }]),
+  )
+    .map(([name, ptx]): [string, WarpIntrinsic] => [name, { name, status: "rewrite", to: `ptxl_${name.replace(/^__/, "")}`, ptx }])
+    .concat(LEGACY.map((name): [string, WarpIntrinsic] => [name, { name, status: "left", reason: LEGACY_LEFT }])),
 );
 
 /** Why a cooperative_groups call is left. */
@@ -162,6 +176,7 @@ function calledOrUsedHere(tokens: Scan["tokens"], k: number): boolean {
 export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
   const { tokens, source } = scan;
   const calls: IntrinsicCall[] = [];
+  const defined = ownDefinitions(scan);
   for (let k = 0; k < tokens.length; k++) {
     const tk = tokens[k]!;
     const intrinsic = tk.kind === "ident" ? CUDA_WARP_INTRINSICS.get(tk.text) : undefined;
@@ -171,12 +186,42 @@ export function warpIntrinsicCalls(scan: Scan): IntrinsicCall[] {
     if (!calledOrUsedHere(tokens, k)) continue;
     const close = closing(scan, k + 1);
     const last = close < 0 ? k : close;
-    // The file's own function-like macro of that name: the call is the macro's, and stays.
+    // The file's own function-like macro of that name: the call is the macro's, and stays; so is a call of the file's own function of that name.
     const own = macroInForce(scan, tk.text, k);
-    const call = own === null ? intrinsic : { name: tk.text, status: "left" as const, reason: macroLeft(own.loc.line) };
+    const fn = defined.get(tk.text);
+    const call = own !== null ? { name: tk.text, status: "left" as const, reason: macroLeft(own.loc.line) } : fn !== undefined ? { name: tk.text, status: "left" as const, reason: `the file defines its own function of this name (line ${fn}): the call is that function's, left unchanged` } : intrinsic;
     calls.push({ intrinsic: call, name: tk.text, loc: source.loc(tk.start), start: source.origOf(tk.start), end: source.origOf(tokens[last]!.end - 1) + 1, nameEnd: source.origOf(tk.end - 1) + 1, macro: tk.macro });
   }
   return calls;
+}
+
+/**
+ * The CUDA warp intrinsics' names the file defines a function of (a declaration — a type, a
+ * name or `>` before the name — whose parameter list is followed by a body `{`, past
+ * qualifiers and attributes), each with the line of its first definition. A prototype alone is
+ * a declaration of CUDA's own function, not a definition of the file's.
+ */
+function ownDefinitions(scan: Scan): Map<string, number> {
+  const { tokens } = scan;
+  const out = new Map<string, number>();
+  for (let k = 1; k < tokens.length; k++) {
+    const tk = tokens[k]!;
+    if (tk.kind !== "ident" || !CUDA_WARP_INTRINSICS.has(tk.text) || out.has(tk.text) || tokens[k + 1]?.text !== "(") continue;
+    const prev = tokens[k - 1]!;
+    if (!((prev.kind === "ident" && !BEFORE_CALL.has(prev.text)) || prev.text === ">" || prev.text === "*" || prev.text === "&")) continue;
+    let m = closing(scan, k + 1);
+    if (m < 0) continue;
+    // Past `const`, `noexcept`, `__attribute__((…))`, `-> T`: a `{` within a few tokens is a body.
+    for (let n = 0; n < 12 && ++m < tokens.length; n++) {
+      const t = tokens[m]!.text;
+      if (t === "{") {
+        out.set(tk.text, scan.source.loc(tk.start).line);
+        break;
+      }
+      if (t === ";" || t === "}" || t === "=") break;
+    }
+  }
+  return out;
 }
 
 /** Why a call of a CUDA warp intrinsic's name is left where the file defines a macro of that name (on `line`). */

@@ -7,7 +7,7 @@
  * the independent ones the port's report is checked against.
  */
 
-/** The CUDA warp intrinsics (CUDA C++ Programming Guide: warp vote, match, reduce, shuffle, `__syncwarp`). */
+/** The CUDA warp intrinsics (CUDA C++ Programming Guide: warp vote, match, reduce, shuffle, `__syncwarp`, and the legacy ones before CUDA 9). */
 export const WARP_INTRINSICS = [
   "__shfl_sync",
   "__shfl_up_sync",
@@ -27,6 +27,14 @@ export const WARP_INTRINSICS = [
   "__reduce_or_sync",
   "__reduce_xor_sync",
   "__syncwarp",
+  // Before CUDA 9 (no _sync, no mask): the Programming Guide's deprecated forms, which port reports and leaves.
+  "__shfl",
+  "__shfl_up",
+  "__shfl_down",
+  "__shfl_xor",
+  "__ballot",
+  "__any",
+  "__all",
 ] as const;
 
 /**
