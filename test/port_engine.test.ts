@@ -161,7 +161,18 @@ describe("port: the defects of issue 34, from their reproductions", () => {
     expect(own.warpSize.map((w) => w.status)).toEqual(["left"]);
     expect(own.text).toBe("#define warpSize 32\n__global__ void k(int *o) { o[0] = warpSize; }\n");
     const decl = await port("const int warpSize = 32;\n__global__ void k(int *o) { o[0] = warpSize; }\n");
-    expect(decl.warpSize.map((w) => w.reasons[0]?.message)).toEqual([expect.stringMatching(/declares its own warpSize/)]);
+    expect(decl.warpSize.map((w) => w.reasons[0]?.message)).toEqual([expect.stringMatching(/declares its own warpSize \(line 1\), in scope here/)]);
+    // A member, a parameter, a namespace's: left only where they are in scope.
+    const scoped = await port(
+      [
+        "struct Cfg { int warpSize; __device__ int half() const { return warpSize / 2; } };",
+        "__global__ void k(int *o, int warpSize) { o[0] = warpSize; }",
+        "namespace n { constexpr int warpSize = 32; __device__ int w() { return warpSize; } }",
+        "__global__ void g(int *o) { o[threadIdx.x] = threadIdx.x % warpSize; }",
+        "",
+      ].join("\n"),
+    );
+    expect(scoped.warpSize.map((w) => `${w.loc.line} ${w.status}`)).toEqual(["1 left", "2 left", "3 left", "4 rewritten"]);
   });
 
   it("CUDA-only includes are reported with the HIP header that replaces them; the wavefront size is named", async () => {

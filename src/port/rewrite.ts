@@ -877,12 +877,42 @@ function moduleHead(used: readonly PtxHead[]): PtxHead | null {
 /**
  * The uses of `warpSize` in code: the name not a member (`.`, `->`), not qualified by a scope,
  * not declared there. `own` is set (the reason it is left) where the file defines a macro of
- * that name or declares it (`int warpSize = …`).
+ * that name, or where a declaration of its own is in scope (C++ [basic.scope]): one at file
+ * scope, from there on; a parameter, in its function's body; a member, in its class's body;
+ * any other, to the end of its block.
  */
 function warpSizeUses(scan: Scan): { start: number; end: number; own: string | null }[] {
   const { tokens, source } = scan;
-  const uses: { start: number; end: number; own: string | null }[] = [];
-  let declared: string | null = null;
+  // Each token's innermost open bracket (`(` or `{` of the same macro body), and each bracket's match.
+  const enclosing = new Int32Array(tokens.length).fill(-1);
+  const match = new Map<number, number>();
+  const stack: number[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    while (stack.length && tokens[stack[stack.length - 1]!]!.macro !== t.macro) stack.pop();
+    enclosing[k] = stack.length ? stack[stack.length - 1]! : -1;
+    if (t.text === "(" || t.text === "{") stack.push(k);
+    else if ((t.text === ")" || t.text === "}") && stack.length) match.set(stack.pop()!, k);
+  }
+  /** The token range a declaration at `k` is in scope over. */
+  const scopeOf = (k: number): [number, number] => {
+    const open = enclosing[k]!;
+    if (open < 0) return [k, tokens.length];
+    const close = match.get(open) ?? tokens.length;
+    if (tokens[open]!.text === "(") {
+      // A parameter: the body after the parameter list (past qualifiers), if one follows.
+      for (let m = close + 1; m < Math.min(tokens.length, close + 12); m++) {
+        if (tokens[m]!.text === "{") return [m, match.get(m) ?? tokens.length];
+        if (tokens[m]!.text === ";" || tokens[m]!.text === "}") break;
+      }
+      return [k, k];
+    }
+    // A member: the whole class body (its member functions see it); a block or namespace: the rest of it.
+    const head = tokens.slice(Math.max(0, open - 6), open).map((t) => t.text);
+    return head.some((w) => w === "struct" || w === "class" || w === "union") ? [open, close] : [k, close];
+  };
+  const scopes: { from: number; to: number; line: number }[] = [];
+  const found: { k: number; start: number; end: number }[] = [];
   for (let k = 0; k < tokens.length; k++) {
     const tk = tokens[k]!;
     if (tk.kind !== "ident" || tk.text !== "warpSize") continue;
@@ -890,13 +920,18 @@ function warpSizeUses(scan: Scan): { start: number; end: number; own: string | n
     const sameMacro = prev !== undefined && prev.macro === tk.macro;
     if (sameMacro && (prev.text === "." || prev.text === "::" || (prev.text === ">" && tokens[k - 2]?.text === "-"))) continue;
     if (sameMacro && prev.kind === "ident" && !WARPSIZE_BEFORE.has(prev.text)) {
-      declared ??= `the file declares its own warpSize (line ${source.loc(tk.start).line}): left as written`;
+      const [from, to] = scopeOf(k);
+      scopes.push({ from, to, line: source.loc(tk.start).line });
       continue;
     }
-    const own = macroInForce(scan, "warpSize", k);
-    uses.push({ start: source.origOf(tk.start), end: source.origOf(tk.end - 1) + 1, own: own ? `the file defines a macro warpSize (line ${own.loc.line}): left as written` : null });
+    found.push({ k, start: source.origOf(tk.start), end: source.origOf(tk.end - 1) + 1 });
   }
-  return declared ? uses.map((u) => ({ ...u, own: u.own ?? declared })) : uses;
+  return found.map(({ k, start, end }) => {
+    const own = macroInForce(scan, "warpSize", k);
+    if (own) return { start, end, own: `the file defines a macro warpSize (line ${own.loc.line}): left as written` };
+    const decl = scopes.find((sc) => k > sc.from && k < sc.to);
+    return { start, end, own: decl ? `the file declares its own warpSize (line ${decl.line}), in scope here: left as written` : null };
+  });
 }
 
 /** Words after which `warpSize` is still CUDA's variable, read (an expression keyword or operator word). */
