@@ -4,8 +4,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { basename, relative, resolve } from "node:path";
-import cliProgress from "cli-progress";
-import Table from "cli-table3";
+import type { SingleBar } from "cli-progress";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formId, formName, PROFILES } from "../src/ir/forms.js";
 import { familyNamed, familyOf as familyDefOf } from "../src/families/index.js";
@@ -18,23 +17,18 @@ import type { ParsedModule } from "../src/ir/build.js";
 import { escapeControls, escapeLine, formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
 import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
-import { readVectors, runVectors } from "../src/check/vectors.js";
 import type { VerifyRow, VerifyTarget } from "../src/check/verify.js";
-import { targetName, verify } from "../src/check/verify.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
-import { reportWithVerdict } from "./report.js";
 import type { UnreadableModule } from "../src/report.js";
-import { proveRows } from "./prove.js";
-import { hwgenFile } from "./hwgen.js";
-import { probeVectors } from "../src/hw/hwgen.js";
 import { OutputError, UsageError, inDirectory, makeDirectory, reasonOf, writeOutputs } from "./output.js";
+import { FAMILY_INSTRUCTIONS } from "./options.js";
+
+// What a command does not always use (the checkers, the provers, the tables, the progress
+// bar) is imported inside the command that uses it: `lower` loads none of it.
 
 export { OutputError, UsageError } from "./output.js";
-
-/** What each family's instructions are called in messages (`--family` NAME → its PTX instructions). */
-export const FAMILY_INSTRUCTIONS = { szext: "szext", video: "vshl/vshr", match: "match.sync", warp: "shfl/vote/redux/activemask/bar.warp.sync" } as const satisfies Record<FamilyName, string>;
-export { portCommand } from "./port.js";
+export { FAMILY_INSTRUCTIONS, MAX_WARPS, positiveInt } from "./options.js";
 
 /** Reads a file or standard input; unreadable input becomes `file:1:1: error: …`. */
 /** The name diagnostics give an input: `<stdin>` for `-`. */
@@ -155,25 +149,6 @@ function isDir(p: string): boolean {
   }
 }
 
-/**
- * A positive integer option value, at most `max` where given (`why` says what bounds it).
- * @throws UsageError otherwise.
- */
-export function positiveInt(name: string, max?: { max: number; why: string }) {
-  return (x: string): number => {
-    const n = Number(x);
-    if (!/^\d+$/.test(x.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not '${x}'`);
-    if (max && n > max.max) throw new UsageError(`${name} must be at most ${max.max} (${max.why}), not '${x}'`);
-    return n;
-  };
-}
-
-/**
- * The largest `verify --warps`: the checker holds a routine's warps in memory (about 5 KB
- * each: 100,000 warps of one match.sync routine take 0.5 GB and 15 s on the js target), and
- * 1,000,000 exhaust Node's default heap (an out-of-memory abort, not an error message).
- */
-export const MAX_WARPS = 100_000;
 
 // ---------------------------------------------------------------------------------------
 // check
@@ -186,6 +161,7 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     printLine(process.stderr, input.error);
     return 1;
   }
+  const { readVectors, runVectors } = await import("../src/check/vectors.js");
   const { vectors, diagnostics } = readVectors(input.text, shownName(file));
   for (const d of diagnostics) printLine(process.stderr, formatDiagnostic(d));
   const all = o.target === "all";
@@ -258,6 +234,9 @@ export async function verifyCommand(
   if (o.target === "all" || o.target === "c") targets.push({ kind: "c" });
   for (const kind of ["hip", "llvm"] as const) if (o.target === "all" || o.target === kind) for (const m of mcpusOf(o.mcpu)) targets.push({ kind, mcpu: m });
 
+  const { default: cliProgress } = await import("cli-progress");
+  const { verify } = await import("../src/check/verify.js");
+  const { proveRows } = await import("./prove.js");
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left  {note}", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(specs.length, 0, { note: "" });
   const started = Date.now();
@@ -280,7 +259,7 @@ export async function verifyCommand(
  * `verify: WHAT, S s` when what it does changes (the part before `:`) and at least every 10 s
  * while it reports.
  */
-function noteLines(bar: cliProgress.SingleBar | null, started: number): (what: string) => void {
+function noteLines(bar: SingleBar | null, started: number): (what: string) => void {
   let phase = "";
   let last = 0;
   return (what) => {
@@ -350,7 +329,9 @@ interface VerifyLocation {
 /** Version of `verify --json`'s shape (docs/verify.schema.json). */
 export const VERIFY_SCHEMA_VERSION = 1;
 
-function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number; where: Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }> }): number {
+async function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean; seconds: number; where: Map<RoutineSpec, { routine: string; locations: VerifyLocation[] }> }): Promise<number> {
+  const { targetName } = await import("../src/check/verify.js");
+  const { default: Table } = await import("cli-table3");
   const counts = { tested: 0, proved: 0, refuted: 0, unknown: 0, skipped: 0 };
   for (const r of rows) counts[r.verdict.status]++;
   if (o.json) {
@@ -464,6 +445,7 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
     for (const d of mod.diagnostics) printLine(process.stderr, formatDiagnostic(d));
     mods.push(mod);
   }
+  const { reportWithVerdict } = await import("./report.js");
   const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
   process.stdout.write(r.text);
   return r.verdict === "ok" ? 0 : 1;
@@ -483,6 +465,7 @@ export async function hwgenCommand(file: string | undefined, o: { output: string
   if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
   if (o.probe) {
     if (file !== undefined) throw new UsageError("--probe writes the probe vectors: it takes no vector file");
+    const { probeVectors } = await import("../src/hw/hwgen.js");
     const text = probeVectors();
     if (o.output === "-") process.stdout.write(text);
     else {
@@ -497,6 +480,7 @@ export async function hwgenCommand(file: string | undefined, o: { output: string
     printLine(process.stderr, input.error);
     return 1;
   }
+  const { hwgenFile } = await import("./hwgen.js");
   const r = hwgenFile(input.text, shownName(file));
   for (const d of r.diagnostics) printLine(process.stderr, formatDiagnostic(d));
   if (r.text === null) return 1;

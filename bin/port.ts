@@ -47,7 +47,7 @@
  * ran on NVIDIA hardware, where ptxas emulates vshl/vshr (sm_75 and later), so sm90 keeps
  * what the CUDA code computed; the banner says which (`portBanner`).
  */
-import { targetServices } from "../src/target/registry.js";
+import { outputTargets } from "../src/target/registry.js";
 import { collectRoutines } from "../src/lower.js";
 import { lstatSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, openSync, readSync, closeSync } from "node:fs";
 import type { Dirent } from "node:fs";
@@ -63,33 +63,17 @@ import { PROFILES } from "../src/ir/forms.js";
 import type { Reason } from "../src/port/bind.js";
 import type { Liveness, PortLanguage, PortOptions, PortResult } from "../src/port/rewrite.js";
 import { portSource } from "../src/port/rewrite.js";
-import { targetMinVersion } from "../src/ptx/targets.js";
 import { OutputError, UsageError, inDirectory, makeDirectory, reasonOf, shellQuote, writeOutputs } from "./output.js";
-
-/** The source kinds `port` reads (by extension; `--language` for any other name). */
-export const PORT_EXTENSIONS = [".cu", ".cuh", ".hip", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".cc", ".cpp", ".cxx", ".cl"] as const;
+// The command line's arguments (read before this file is loaded: bin/port_args.ts).
+export type { Predefined } from "./port_args.js";
+export { checkPtxTarget, languageOf, parseDefine, parseUndef, PORT_EXTENSIONS, sourceNotPtx } from "./port_args.js";
+import type { Predefined } from "./port_args.js";
+import { checkPtxTarget, IDENT, languageOf, PORT_EXTENSIONS } from "./port_args.js";
 
 /** Version of the `--json` document's shape (docs/port.schema.json). */
 export const PORT_SCHEMA_VERSION = 4;
 
-/** The language a file's extension says (`.cl`: OpenCL C; the other `PORT_EXTENSIONS`: CUDA/HIP C++), or null for any other name. */
-export function languageOf(file: string): PortLanguage | null {
-  const ext = extname(file).toLowerCase();
-  if (!(PORT_EXTENSIONS as readonly string[]).includes(ext)) return null;
-  return ext === ".cl" ? "opencl" : "cuda";
-}
 
-/**
- * For `lower`, `verify` and `report`: the one-line error for an input that is a C/C++/CUDA/
- * OpenCL source by its extension (`x.cu: error: a CUDA/C++ source, not PTX: use 'ptx-lower
- * port x.cu'`), or null for any other name.
- */
-export function sourceNotPtx(file: string): string | null {
-  const lang = languageOf(file);
-  if (lang === null) return null;
-  const what = lang === "opencl" ? "an OpenCL source" : "a CUDA/C++ source";
-  return escapeLine(`${file}: error: ${what}, not PTX: use 'ptx-lower port ${shellQuote([file])}'`);
-}
 
 /**
  * The header's banner: who wrote it, for which file (or, `shared`, for how many files), and
@@ -138,7 +122,7 @@ function bannerBlock(text: string): string | null {
  * @throws UsageError when no `hip` target is registered: no header is made up in its place.
  */
 export async function hipHeaderOf(routines: readonly ModuleRoutine[], banner: string, profile: Profile = "sm90", extra: HeaderExtra = {}, target?: OutputTargetService): Promise<string> {
-  const hip = target ?? targetServices().lower.targets.find((t) => t.name === "hip");
+  const hip = target ?? outputTargets().targets.find((t) => t.name === "hip");
   if (!hip) throw new UsageError("port: this build has no HIP target, so the header the ported file includes cannot be written; nothing was written");
   // `language` and `warpSize`: the HIP target's options for port headers (the OpenCL C dialect; the `ptxl_warpSize` constant).
   const lower = async (rs: readonly ModuleRoutine[], b: string) =>
@@ -174,8 +158,6 @@ export function hipHeaderWith(target: OutputTargetService): NonNullable<PortComm
   return (mod, banner, profile, extra) => hipHeaderOf(collectRoutines(mod), banner, profile, extra, target);
 }
 
-/** A `-D NAME[=V]` or `-U NAME`, in command-line order (src/port/rewrite.ts `PortOptions.predefined`). */
-export type Predefined = { define: string; value: string } | { undef: string };
 
 /** Options of `portCommand`. */
 export interface PortCommandOptions {
@@ -447,7 +429,6 @@ type Ported = {
   state: "ported" | "unchanged" | "already-ported" | "failed";
 };
 
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Validates the options that can be wrong in themselves. @throws UsageError */
 function checkOptions(o: PortCommandOptions): void {
@@ -469,31 +450,7 @@ function checkOptions(o: PortCommandOptions): void {
   if (o.headerPath === "") throw new UsageError("--header '': an empty path names no file");
 }
 
-/**
- * `--ptx-target` values: an `sm_XX` target ptxas 13.0 knows (src/ptx/targets.ts).
- * @throws UsageError naming the value.
- */
-export function checkPtxTarget(t: string): string {
-  if (!/^sm_\w+$/.test(t) || targetMinVersion(t) === null) throw new UsageError(`--ptx-target ${t}: not a target ptxas 13.0 knows (sm_70, sm_90, sm_90a, sm_100a, sm_120, …)`);
-  return t;
-}
 
-/**
- * `-D NAME[=V]` → `{ define, value }` (no `=`: the value 1, as a compiler takes it).
- * @throws UsageError naming the value.
- */
-export function parseDefine(x: string): Predefined {
-  const eq = x.indexOf("=");
-  const name = eq < 0 ? x : x.slice(0, eq);
-  if (!IDENT.test(name)) throw new UsageError(`-D ${x}: not NAME or NAME=VALUE with a macro name`);
-  return { define: name, value: eq < 0 ? "1" : x.slice(eq + 1) };
-}
-
-/** `-U NAME` → `{ undef }`. @throws UsageError naming the value. */
-export function parseUndef(x: string): Predefined {
-  if (!IDENT.test(x)) throw new UsageError(`-U ${x}: not a macro name`);
-  return { undef: x };
-}
 
 /** `dir/name`, or `name` alone when dir is `.` not written as such (so the report names files as the output was named). */
 const beside = (output: string, name: string) => {
@@ -531,6 +488,23 @@ function foreignHeader(path: string, named: boolean): string | null {
   const h = head(path);
   if (h !== null && h.includes(PORT_MARK)) return null;
   return `exists and was not written by ptx-lower port (no ptx-lower banner): it is not replaced; ${named ? "name with --header a file that does not exist yet, or one port wrote" : "name another place for the header with --header NAME, or move it"}`;
+}
+
+/**
+ * Whether writing `text` to `path` would replace a file of the user's: one that exists, is not
+ * `port`'s output (no `/* ptx-lower port *\/` guard) and differs from `text` (a copy `--copy-all`
+ * made before is the same text). @returns the reason, or null.
+ */
+function foreignOutput(path: string, text: string | Uint8Array): string | null {
+  let old: Buffer;
+  try {
+    if (!statSync(path).isFile()) return null; // a directory or a device: writeOutputs says why
+    old = readFileSync(path);
+  } catch {
+    return null;
+  }
+  if (old.includes("/* ptx-lower port */") || old.equals(typeof text === "string" ? Buffer.from(text) : Buffer.from(text))) return null;
+  return "exists and is not an output of ptx-lower port: it is not replaced; name an output directory outside the sources";
 }
 
 /**
@@ -715,13 +689,19 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     }
     for (const group of byDir.values()) {
       const nameOf = (x: Input) => basename(x.output ?? (x.path === "-" ? "stdin" : x.path));
-      const stem = (x: Input) => `${nameOf(x).replace(/\.[^.]*$/, "")}.hip.h`;
+      // The name the ported file includes is the name written: what an #include "…" cannot hold (a quote, a backslash, a line break) is '_' in both.
+      const clean = (n: string) => n.replace(/["\\\r\n]/g, "_");
+      const stem = (x: Input) => clean(`${nameOf(x).replace(/\.[^.]*$/, "")}.hip.h`);
       const outputs = new Set(group.map(nameOf));
       const count = new Map<string, number>();
       for (const x of group) count.set(stem(x), (count.get(stem(x)) ?? 0) + 1);
+      const used = new Set<string>();
       for (const x of group) {
         const s = stem(x);
-        const name = dirMode && ((count.get(s) ?? 0) > 1 || outputs.has(s)) ? `${nameOf(x)}.hip.h` : s;
+        let name = dirMode && ((count.get(s) ?? 0) > 1 || outputs.has(s)) ? clean(`${nameOf(x)}.hip.h`) : s;
+        // Still taken (`k.hip` beside `k.hip.h`: the one's full name is the other's stem name): numbered.
+        for (let n = 2; outputs.has(name) || used.has(name); n++) name = clean(`${nameOf(x)}.${n}.hip.h`);
+        used.add(name);
         if (sharedPath !== null && x.language === "cuda" && x.output !== null) {
           headerNames.set(x, { name: relPosix(dirname(x.output), sharedPath), path: sharedPath });
         } else if (o.headerPath !== undefined && x.output !== null) {
@@ -810,7 +790,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
       sharedWarp ||= r.warpSize.some((w) => w.status === "rewritten");
       for (const s of r.routineSpecs) if (!sharedRoutines.has(s.name)) sharedRoutines.set(s.name, { name: s.name, spec: s.spec, insts: [] });
     } else if (headerPath !== null) {
-      if (headerPath !== sharedPath && !claim(headerPath, x.name)) continue;
+      if (headerPath !== sharedPath && !claim(headerPath, `${x.name} (its header)`)) continue;
       writes.push({ path: headerPath, text: r.header! });
     }
   }
@@ -832,6 +812,15 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
       for (const x of results) if (x.headerPath === w.path) x.error ??= `its header ${w.path} ${why.split(":")[0]}`;
     }
   }
+  // Nor is a file of the user's where a ported or copied source would go (an output directory inside the source tree, a file left there).
+  for (const w of writes) {
+    if (w.path === sharedWritten || headers.has(w.path)) continue;
+    const why = foreignOutput(w.path, w.text);
+    if (why !== null) {
+      fail(w.path, why);
+      for (const x of results) if (x.output === w.path) x.error ??= `its output ${w.path} ${why.split(":")[0]}`;
+    }
+  }
   const failed = errors.length > 0;
   if (failed) for (const x of results) (x.output = null), (x.headerPath = null);
   if (toStdout && !failed) {
@@ -841,7 +830,20 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   const roots = [...new Set(inputs.filter((x) => x.root !== null && x.output !== null).map((x) => x.root!))];
   const includePath = dirMode && !failed && o.copyAll !== true && writes.length > 0 ? ["-I", outDir!, ...roots.flatMap((r) => ["-I", r])] : null;
   const options = { language: o.language ?? null, ptxTarget: o.ptxTarget ?? null, hipMacros: o.hipMacro ?? [], predefined: o.predefined ?? [], renameShared: o.renameShared === true };
-  const extras = { skipped, empty, problems: errors.length, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options };
+  // A file left out of the mirror that includes a ported one by a quoted #include gets the original: "…" resolves beside the includer first.
+  const includers: string[] = [];
+  if (includePath !== null) {
+    // `results` holds one entry per input, in order.
+    const ported = new Set(inputs.filter((x, k) => results[k]?.output !== null).map((x) => resolve(x.path)));
+    inputs.forEach((x, k) => {
+      const res = results[k];
+      if (!res || res.output !== null || res.error !== null || x.path === "-") return;
+      const t = texts.get(x)?.text ?? "";
+      for (const m of t.matchAll(/^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"/gm))
+        if (ported.has(resolve(dirname(x.path), m[1]!))) includers.push(`${x.name}: note: its #include "${m[1]}" names a ported file, but a quoted include is found beside ${basename(x.name)} first, so a build from -I ${outDir} picks the original: port with --copy-all to build from the mirror alone`);
+    });
+  }
+  const extras = { skipped, empty, problems: errors.length, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options, includers };
   if (o.json) process.stdout.write(JSON.stringify(portJson(results, profile, extras), null, 2) + "\n");
   else (toStdout ? process.stderr : process.stdout).write(await summary(results, extras));
   return failed ? 1 : 0;
@@ -999,7 +1001,7 @@ export async function rowsTable(head: string[], rows: string[][]): Promise<strin
  * that block the most statements; a one-line summary; and, for a directory output, the
  * include path that builds the mirror.
  */
-async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; empty: string[]; problems: number; sharedHeader: string | null; includePath: string[] | null; outDir: string | null }): Promise<string> {
+async function summary(results: Ported[], extras: { skipped: { path: string; reason: string }[]; empty: string[]; problems: number; sharedHeader: string | null; includePath: string[] | null; outDir: string | null; includers: string[] }): Promise<string> {
   const { default: Table } = await import("cli-table3");
   const style = { head: [] as string[], border: [] as string[] };
   const compact = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
@@ -1038,6 +1040,7 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
   }
   for (const s of extras.skipped) notes.push(escapeLine(`${s.path}: note: skipped, ${s.reason}`));
   for (const d of extras.empty) notes.push(escapeLine(`${d}: note: no source in it (${PORT_EXTENSIONS.join(" ")})`));
+  for (const n of extras.includers) notes.push(escapeLine(n));
   let out = all.length > 0 ? (await rowsTable(head, all)) + "\n" : "";
   if (notes.length) out += notes.join("\n") + "\n";
   const t = totalsOf(results, extras.skipped.length);

@@ -1,19 +1,26 @@
 #!/usr/bin/env node
 /**
  * @fileoverview The `ptx-lower` command line: commander definitions only; the actions are
- * in bin/commands.ts over the library. Exit codes: 0 success, 1 bad input or a failed check
- * (diagnostics on stderr), 2 internal error.
+ * in bin/commands.ts and bin/port.ts over the library. Exit codes: 0 success, 1 bad input or
+ * a failed check (diagnostics on stderr), 2 internal error.
+ *
+ * Start-up: this file imports only what the definitions read (commander, bin/options.ts,
+ * bin/port_args.ts, bin/output.ts); each action imports its command and the targets it
+ * uses when it runs — `lower` and `port` the output targets alone (src/compose_outputs.ts,
+ * each target loaded at its first use), the checking commands every target
+ * (src/compose.ts) — so that `--help` loads no target and `lower --target amdgpu` no
+ * JavaScript or C printer (`npm run bench -- --only startup` measures it).
  */
-import "../src/compose.js";
-import { OUTPUT_TARGETS } from "../src/lower.js";
+import { OUTPUT_TARGETS } from "../src/target/lower.js";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { checkCommand, FAMILY_INSTRUCTIONS, hwgenCommand, lowerCommand, MAX_WARPS, portCommand, positiveInt, reportCommand, verifyCommand } from "./commands.js";
+import { FAMILY_INSTRUCTIONS, MAX_WARPS, positiveInt } from "./options.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
-import type { PortCommandOptions, Predefined } from "./port.js";
-import { checkPtxTarget, parseDefine, parseUndef, PORT_EXTENSIONS, sourceNotPtx } from "./port.js";
+import type { PortCommandOptions } from "./port.js";
+import type { Predefined } from "./port_args.js";
+import { checkPtxTarget, parseDefine, parseUndef, PORT_EXTENSIONS, sourceNotPtx } from "./port_args.js";
 import { escapeLine } from "../src/diag.js";
 
 // Standard output: a reader that went away (`| head -1`) ends the command quietly; any other
@@ -94,6 +101,8 @@ program
   .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
   .action(async (file: string, o, cmd: Command) => {
     if (refuseSources([file])) return;
+    await import("../src/compose_outputs.js");
+    const { lowerCommand } = await import("./commands.js");
     process.exitCode = await lowerCommand(file, { ...o, argv: ARGV, mcpuGiven: cmd.getOptionValueSource("mcpu") === "cli" });
   });
 
@@ -106,6 +115,8 @@ program
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addHelpText("after", `\nThe vector format (one JSON object a line: id, ptx, in, out, warp, semantics) is documented in\ndocs/vectors.md, in the package (${VECTORS_DOC}).`)
   .action(async (file: string, o, cmd: Command) => {
+    await import("../src/compose.js");
+    const { checkCommand } = await import("./commands.js");
     process.exitCode = await checkCommand(file, { ...o, mcpuGiven: cmd.getOptionValueSource("mcpu") === "cli" });
   });
 
@@ -125,6 +136,8 @@ program
   .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
   .action(async (file: string | undefined, o) => {
     if (file !== undefined && refuseSources([file])) return;
+    await import("../src/compose.js");
+    const { verifyCommand } = await import("./commands.js");
     process.exitCode = await verifyCommand(file, o);
   });
 
@@ -137,6 +150,8 @@ program
   .option("--json", "one JSON document for all files (schema: docs/report.schema.json)")
   .action(async (files: string[], o) => {
     if (refuseSources(files)) return;
+    await import("../src/compose.js");
+    const { reportCommand } = await import("./commands.js");
     process.exitCode = await reportCommand(files, o);
   });
 
@@ -147,6 +162,8 @@ program
   .requiredOption("-o, --output <file>", "the .cu file to write (- for standard output)")
   .option("--probe", "instead: write probe vectors (.jsonl) for the open points of the shfl readings (b in 32..63 and negative, stray c bits), expected under both readings; run them with hwgen")
   .action(async (file: string | undefined, o) => {
+    await import("../src/compose.js");
+    const { hwgenCommand } = await import("./commands.js");
     process.exitCode = await hwgenCommand(file, o);
   });
 
@@ -188,6 +205,8 @@ program
   .option("-j, --jobs <n>", "worker threads for many files (default: every core)", wrap(positiveInt("--jobs")))
   .action(async (files: string[], o) => {
     const { define: _d, undefine: _u, hipMacro, header, ...rest } = o as Record<string, unknown>;
+    await import("../src/compose_outputs.js");
+    const { portCommand } = await import("./port.js");
     process.exitCode = await portCommand(files, { ...(rest as PortCommandOptions), hipMacro: hipMacro as string[] | undefined, headerPath: header as string | undefined, predefined: [...predefined] });
   });
 

@@ -14,20 +14,15 @@
  *   rule through `AMDGPU_ROUTINE_PASSES`.
  * Printing is the target's (targets/<t>/module.ts).
  */
-import type { ParsedModule } from "../src/ir/build.js";
-import type { ModuleRoutine } from "../src/target/lower.js";
-import { routineSpecs } from "./uniformity.js";
-import { group } from "./group.js";
 import { emit } from "./emit.js";
 import { guard, guardPrior } from "./guard.js";
 import { legalise } from "./legalise.js";
 import { rename90a } from "./rename90a.js";
 import { hazards } from "./hazards.js";
 
-/** Module passes 2–3 (validation ran while parsing): a parsed module's routines. */
-export function runModulePasses(mod: ParsedModule): ModuleRoutine[] {
-  return group.run({ mod, specs: routineSpecs(mod) });
-}
+// Module passes 2–3: in ./module.ts, so that lowering for a target other than AMDGPU (and
+// src/lower.ts, which runs them for every target) does not load the AMDGPU routine passes.
+export { runModulePasses } from "./module.js";
 
 /** The AMDGPU routine passes, in order (targets/amdgpu/lower.ts `lowerWithRule` runs them). */
 export const AMDGPU_ROUTINE_PASSES = [guardPrior, emit, guard, legalise, rename90a, hazards] as const;

@@ -35,14 +35,22 @@
  *    the tree in at most 1.5× the one file's time. The tree again with `--jobs 1` shows what
  *    the worker threads bring.
  *
- *   npm run bench -- --only quality|throughput|checker|warp|port-tree
+ * s. Start-up (`--only startup`): the built CLI (`npm run build` first: dist/bin/ptx-lower.js, what
+ *    `npx ptx-lower` runs) on tiny inputs — `--help`, `lower` of a one-instruction module for
+ *    each target, `port` of a one-statement file — each against a bare `node -e 0` in the same
+ *    run: pairs run interleaved (node -e 0, the command, node -e 0, the command, …; `--runs N`
+ *    pairs, default 15), and the figure is the median of the pairs' ratios. Goals (issue 37):
+ *    `--help` and `lower --target amdgpu|llvm` ≤ 2×, `lower --target c|hip` ≤ 3× (the
+ *    clang-format WebAssembly), `--target js` ≤ 4× (prettier), `port` ≤ 3×.
+ *
+ *   npm run bench -- --only quality|throughput|checker|warp|port-tree|startup
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
  */
 import "../src/compose.js";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Table from "cli-table3";
 import type { Form, MatchForm, Profile, SzextForm, VshForm } from "../src/ir/forms.js";
@@ -651,6 +659,97 @@ async function portTree(): Promise<string> {
 }
 
 // =======================================================================================
+// s. Start-up
+
+/** A one-instruction PTX module (the `lower` rows of the start-up table). */
+const ONE_INSTRUCTION_PTX = `.version 9.0
+.target sm_90
+.address_size 64
+
+.visible .func (.reg .b32 d) f(.reg .b32 a, .reg .b32 b)
+{
+\tszext.clamp.s32 \td, a, b;
+\tret;
+}
+`;
+
+/** A CUDA source with one asm statement (the `port` row of the start-up table). */
+const ONE_STATEMENT_CU = `__device__ unsigned clamp(unsigned a, unsigned b) { unsigned r; asm("szext.clamp.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+`;
+
+/** The start-up table's commands (arguments after `ptx-lower`; ONE and CU: the inputs above) and each one's goal, a ratio to `node -e 0`. */
+export const STARTUP_CASES: readonly { args: readonly string[]; goal: number }[] = [
+  { args: ["--help"], goal: 2 },
+  { args: ["lower", "ONE", "--target", "amdgpu"], goal: 2 },
+  { args: ["lower", "ONE", "--target", "llvm"], goal: 2 },
+  { args: ["lower", "ONE", "--target", "c"], goal: 3 },
+  { args: ["lower", "ONE", "--target", "hip"], goal: 3 },
+  { args: ["lower", "ONE", "--target", "js"], goal: 4 },
+  { args: ["port", "CU"], goal: 3 },
+];
+
+/** The median of a non-empty list. */
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * The start-up table (file comment, s.): each command of `STARTUP_CASES` run by the built CLI
+ * in `runs` pairs with `node -e 0`, interleaved; the median of the pairs' ratios against its goal.
+ * @throws Error when the CLI is not built, or a command fails (its exit status and stderr).
+ */
+async function startup(runs: number): Promise<string> {
+  const cli = join(ROOT, "dist", "bin", "ptx-lower.js");
+  if (!existsSync(cli)) throw new Error(`startup: ${cli} is missing: run 'npm run build' first (the table measures the built CLI, what npx ptx-lower runs)`);
+  const stale = ["bin/ptx-lower.ts", "bin/commands.ts", "src/lower.ts", "src/compose_outputs.ts"].filter((f) => existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).mtimeMs > statSync(cli).mtimeMs);
+  const dir = mkdtempSync(join(tmpdir(), "ptx-lower-bench-startup-"));
+  try {
+    const one = join(dir, "one.ptx");
+    const cu = join(dir, "one.cu");
+    writeFileSync(one, ONE_INSTRUCTION_PTX);
+    writeFileSync(cu, ONE_STATEMENT_CU);
+    /** Wall milliseconds of one child process (spawn to exit), which must succeed. */
+    const time = (args: readonly string[]): number => {
+      const t = performance.now();
+      const c = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 26, timeout: 120_000 });
+      const ms = performance.now() - t;
+      if (c.status !== 0) throw new Error(`startup: node ${args.join(" ")}: exit ${c.status ?? c.signal}: ${(c.stderr || "").split("\n").slice(-4).join(" | ")}`);
+      return ms;
+    };
+    const table = new Table({ head: ["command", "node -e 0 ms", "command ms", "ratio (median of pairs)", "goal", ""], style, chars: compact });
+    let missed = 0;
+    for (const k of STARTUP_CASES) {
+      const args = [cli, ...k.args.map((a) => (a === "ONE" ? one : a === "CU" ? cu : a))];
+      time(args); // one unmeasured run: the files in the page cache, as in a build that calls it again and again
+      const base: number[] = [];
+      const cmd: number[] = [];
+      const ratio: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const b = time(["-e", "0"]);
+        const c = time(args);
+        base.push(b);
+        cmd.push(c);
+        ratio.push(c / b);
+      }
+      const r = median(ratio);
+      if (r > k.goal) missed++;
+      const shown = k.args.map((a) => (a === "ONE" ? "one.ptx" : a === "CU" ? "one.cu" : a)).join(" ");
+      table.push([`ptx-lower ${shown}`, median(base).toFixed(0), median(cmd).toFixed(0), `${r.toFixed(2)}×`, `≤ ${k.goal}×`, r <= k.goal ? "met" : "NOT met"]);
+    }
+    return [
+      `s. Start-up: the built CLI (${relative(ROOT, cli)}) against node -e 0, ${runs} interleaved pairs each, median of the pairs' ratios (${availableParallelism()} cores; node ${process.version})`,
+      ...(stale.length ? [`   warning: ${stale.join(", ")} newer than the build: run 'npm run build'`] : []),
+      table.toString(),
+      `Goals met: ${STARTUP_CASES.length - missed} of ${STARTUP_CASES.length}.`,
+    ].join("\n") + "\n";
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// =======================================================================================
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -671,6 +770,11 @@ async function main(): Promise<void> {
   if (!only || only === "checker") process.stdout.write((await checkerSpeed(profile)) + "\n");
   if (!only || only === "warp") process.stdout.write((await warpBench(mcpus)) + "\n");
   if (!only || only === "port-tree") process.stdout.write((await portTree()) + "\n");
+  if (!only || only === "startup") {
+    const runs = Number(arg("--runs") ?? 15);
+    if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${arg("--runs")}'`);
+    process.stdout.write((await startup(runs)) + "\n");
+  }
   process.stdout.write(`bench: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
 }
 

@@ -1,17 +1,18 @@
 /**
- * @fileoverview THE composition root: the one file under src/ that imports targets/. It
- * registers every target's implementation of the interfaces in src/target/ (see
- * src/target/registry.ts); the CLI (bin/), the library entry (src/index.ts), the scripts,
- * the prover workers and the test setup import it first.
+ * @fileoverview THE composition root: with ./compose_outputs.ts (its output targets, each
+ * imported at its first use), the one file under src/ that imports targets/. It registers
+ * every target's implementation of the interfaces in src/target/ (see
+ * src/target/registry.ts); the CLI's checking commands (bin/), the library entry
+ * (src/index.ts), the scripts, the prover workers and the test setup import it first. The
+ * CLI's `lower` and `port` import ./compose_outputs.ts alone: they check nothing, and loading
+ * the checkers and provers would be most of their start-up.
  */
 import { registerTargets } from "./target/registry.js";
 import type { TargetServices } from "./target/types.js";
-import { MCPUS } from "../targets/amdgpu/regs.js";
 import { amdgpuProver, matrixTargets } from "../targets/amdgpu/prove/model.js";
 import { pirProver } from "../targets/portable/prove.js";
-import { amdgpuOutput } from "../targets/amdgpu/module.js";
-import { cOutput, jsOutput } from "../targets/portable/module.js";
-import { hipOutput, llvmOutput } from "../targets/hip/module.js";
+// The output targets, each imported at its first use (./compose_outputs.ts).
+import { OUTPUTS } from "./compose_outputs.js";
 import { amdgpuVerify } from "../targets/amdgpu/verify.js";
 import { cVerify, jsVerify } from "../targets/portable/verify.js";
 import { amdgpuVectors } from "../targets/amdgpu/vectors.js";
@@ -23,7 +24,7 @@ import { compiledReport, compiledVectors, compiledVerify } from "../targets/llvm
 /** Every target's services. */
 export const SERVICES: TargetServices = {
   prover: { amdgpu: amdgpuProver, pir: pirProver, matrixTargets },
-  lower: { targets: [amdgpuOutput, jsOutput, cOutput, hipOutput, llvmOutput], mcpus: MCPUS },
+  lower: OUTPUTS,
   verify: [amdgpuVerify, jsVerify, cVerify, compiledVerify("hip"), compiledVerify("llvm")],
   vectors: [amdgpuVectors, jsVectors, cVectors, pirVectors, compiledVectors("hip"), compiledVectors("llvm")],
   report: [amdgpuReport, jsReport, cReport, compiledReport("hip"), compiledReport("llvm")],

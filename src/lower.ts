@@ -12,9 +12,10 @@ import type { FamilyInst, RoutineSpec } from "./ir/ir.js";
 import { routineName } from "./ir/ir.js";
 import { familyOf } from "./families/index.js";
 import type { ParsedModule } from "./ir/build.js";
-import { runModulePasses } from "../passes/index.js";
-import type { LoweredRoutine, McpuName, ModuleRoutine } from "./target/lower.js";
-import { targetServices } from "./target/registry.js";
+import { runModulePasses } from "../passes/module.js";
+import type { LoweredRoutine, McpuName, ModuleRoutine, OutputTarget } from "./target/lower.js";
+import { OUTPUT_TARGETS } from "./target/lower.js";
+import { outputTargets } from "./target/registry.js";
 import { type Diagnostic, escapeLine, PtxLowerError, warning } from "./diag.js";
 import { shellQuote } from "./quote.js";
 
@@ -26,15 +27,16 @@ const routinesOf = new WeakMap<ParsedModule, ModuleRoutine[]>();
 export function collectRoutines(mod: ParsedModule): ModuleRoutine[] {
   const memo = routinesOf.get(mod);
   if (memo) return memo;
-  // Uniformity and grouping run once per module (passes/index.ts), whatever the targets.
+  // Uniformity and grouping run once per module (passes/module.ts), whatever the targets.
   const out = runModulePasses(mod);
   routinesOf.set(mod, out);
   return out;
 }
 
-/** The output targets of `lowerModule`. */
-export const OUTPUT_TARGETS = ["amdgpu", "js", "c", "hip", "llvm"] as const;
-export type OutputTarget = (typeof OUTPUT_TARGETS)[number];
+// The output targets of `lowerModule` (defined in ./target/lower.ts, which the CLI reads
+// without loading the lowering).
+export { OUTPUT_TARGETS } from "./target/lower.js";
+export type { OutputTarget } from "./target/lower.js";
 
 export interface LowerOptions {
   /** Default amdgpu. */
@@ -92,14 +94,16 @@ export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptio
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new PtxLowerError(errors);
   // Options from untyped callers: an unknown target, mcpu or profile is an error, not a default.
-  const mcpus = targetServices().lower.mcpus;
+  const mcpus = outputTargets().mcpus;
   if (opts.mcpu !== undefined && !mcpus.includes(opts.mcpu)) throw new TypeError(`lowerModule: options.mcpu must be one of ${mcpus.join(", ")}, not '${String(opts.mcpu)}'`);
   if (!(OUTPUT_TARGETS as readonly unknown[]).includes(opts.target)) throw new TypeError(`lowerModule: options.target must be one of ${OUTPUT_TARGETS.join(", ")}, not '${String(opts.target)}'`);
   if (opts.command !== undefined && (!Array.isArray(opts.command) || !opts.command.every((w) => typeof w === "string")))
     throw new TypeError(`lowerModule: options.command must be an array of argv words (["ptx-lower", "lower", "x.ptx"]), not ${typeof opts.command === "string" ? `'${opts.command}'` : String(opts.command)}`);
   if (!(PROFILES as readonly unknown[]).includes(opts.profile)) throw new TypeError(`lowerModule: options.profile must be one of ${PROFILES.join(", ")}, not '${String(opts.profile)}'`);
-  const target = targetServices().lower.targets.find((t) => t.name === opts.target);
+  const target = outputTargets().targets.find((t) => t.name === opts.target);
   if (!target) throw new Error(`lowerModule: no '${opts.target}' target is registered (src/compose.ts)`);
+  // A target imported at its first use (src/compose_outputs.ts) is loaded before `missing` and `describe`.
+  await target.load?.();
   // Routines the target has no lowering for yet (issue 15) are left out, each occurrence warned about.
   const all = collectRoutines(mod);
   const why = all.map((r) => target.missing?.(r.spec) ?? null);

@@ -36,7 +36,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { dirname, join, relative } from "node:path";
-import { ts } from "ts-morph";
+import { createRequire } from "node:module";
 import { hash } from "./prove_text.js";
 
 /** An open proof cache (`openProofCache`). */
@@ -66,6 +66,9 @@ export interface ProofCache {
 export function sourceFingerprint(root: string, entries: readonly string[], exclude: readonly string[] = []): string {
   // Each .ts file as TypeScript's printer writes it without comments: an edit to a comment or
   // to the layout leaves the fingerprint (and the verdicts) as they were; any token changes it.
+  // The TypeScript compiler (through ts-morph) is loaded here, at proof time, not with this
+  // file: the prover workers import it, and nothing else in a command needs TypeScript.
+  const { ts } = createRequire(import.meta.url)("ts-morph") as typeof import("ts-morph");
   const printer = ts.createPrinter({ removeComments: true });
   const code = new Map<string, string>();
   const todo = [...entries];

@@ -23,9 +23,8 @@ import { toMatchWarp } from "./warps.js";
 import type { WarpCase } from "./warp_cases.js";
 import { warpReference } from "./warp_cases.js";
 import type { WarpForm } from "../ir/warp_forms.js";
-import { warpInstName } from "../ir/warp_forms.js";
-import { messages } from "../diag.js";
 import { scalarCounterexample } from "./report.js";
+import { isWarpLevel } from "./missing.js";
 
 /**
  * A row's target: an AMDGPU processor (our fragments), JS, C, or the `hip` header / `llvm`
@@ -102,25 +101,9 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
   return rows;
 }
 
-/**
- * Why a target has no lowering of `f` yet, or null (none today): `no AMDGPU lowering for shfl.sync yet (issue 15)`. Rows of such a routine
- * are `unknown` with this reason, vectors fail with it: never a crash, never skipped.
- */
-export function missingLowering(target: "AMDGPU" | "HIP" | "LLVM IR", f: Form): string | null {
-  if (!isWarpLevel(f)) return null;
-  // Every target lowers every warp-level form now: AMDGPU by its rules (redux .f32:
-  // targets/amdgpu/rules/redux_f32.ts), HIP and LLVM IR by their functions (targets/hip/print.ts,
-  // targets/llvm/print.ts). A form added to the family before some target lowers it is named
-  // here, so that its rows are `unknown` with the reason and its vectors fail with it.
-  const gaps: readonly { target: string; form: (f: Form) => boolean }[] = [];
-  if (!gaps.some((g) => g.target === target && g.form(f))) return null;
-  return messages.noLoweringYet(target, warpInstName(f));
-}
-
-/** A warp-level form (not match.sync, not scalar). */
-export function isWarpLevel(f: Form): f is WarpForm {
-  return familyOf(f).name === "warp";
-}
+// Which forms a target cannot lower yet, and which are warp-level: in ./missing.ts (lowering
+// asks them without loading the checker), re-exported here where the checker's users look.
+export { isWarpLevel, missingLowering } from "./missing.js";
 
 /**
  * Expected per-lane results of a warp case (null: not compared): match.sync's on a

@@ -50,6 +50,10 @@ export interface ModuleLowering {
   warpSize?: boolean;
 }
 
+/** The output targets of `lowerModule` (src/lower.ts), in `--target all` order. */
+export const OUTPUT_TARGETS = ["amdgpu", "js", "c", "hip", "llvm"] as const;
+export type OutputTarget = (typeof OUTPUT_TARGETS)[number];
+
 /** One output target. */
 export interface OutputTargetService {
   readonly name: string;
@@ -63,6 +67,12 @@ export interface OutputTargetService {
    */
   missing?(spec: RoutineSpec): string | null;
   lowerModule(m: ModuleLowering): Promise<{ text: string; routines: LoweredRoutine[] }>;
+  /**
+   * Loads the target's implementation where it is imported at its first use
+   * (src/compose_outputs.ts): `lowerModule` does so itself; `describe` and `missing` need it
+   * done first (src/lower.ts awaits it). Absent: nothing to load.
+   */
+  load?(): Promise<void>;
 }
 
 export interface LowerServices {

@@ -30,7 +30,7 @@ import { imm, isLabel, printOp } from "./minst.js";
 import { record } from "./isa/index.js";
 import type { HazardRoles, IsaRecord, Unit } from "./isa/record.js";
 import { unitOf } from "./isa/record.js";
-import { issueCyclesOf } from "./interp.js";
+import { issueCyclesOf } from "./isa/record.js";
 import type { Mcpu } from "./regs.js";
 import { isInlineConstant } from "./regs.js";
 

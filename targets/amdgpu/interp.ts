@@ -11,7 +11,7 @@ import type { BV } from "../../src/sem/bv.js";
 import { record } from "./isa/index.js";
 import type { Gen, IsaRecord, WaveIO, Width } from "./isa/record.js";
 import { InterpRefusal } from "./isa/util.js";
-import { isRead } from "./isa/record.js";
+import { isRead, issueCyclesOf } from "./isa/record.js";
 import type { MInst, MLine, MOp } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Boundary, HazardTarget, HazardViolation } from "./hazards.js";
@@ -200,10 +200,9 @@ export function outstandingDs<V, B>(st: Pick<WaveState<V, B>, "lds">): string[] 
   return (st.lds ?? []).map((p) => `v${p.reg} from ${p.by} is still outstanding at routine exit (no s_waitcnt lgkmcnt covers it)`);
 }
 
-/** Issue cycles of one instruction (its record's `issueCycles` over its immediates; 1 by default). */
-export function issueCyclesOf(rec: IsaRecord, inst: MInst): number {
-  return rec.issueCycles ? rec.issueCycles(inst.ops.map((o) => (o.k === "imm" ? o.value : 0n))) : 1;
-}
+// Issue cycles of one instruction: in ./isa/record.ts (the lowering counts cycles without
+// loading the interpreter), re-exported here.
+export { issueCyclesOf } from "./isa/record.js";
 
 const hazardCache = new WeakMap<readonly MLine[], Map<string, HazardViolation[]>>();
 /** `checkHazards`, once per (code, processor, boundary): checking runs the same routine many times. */

@@ -20,7 +20,7 @@ import { selectCheapest } from "../../passes/select.js";
 import type { Boundary } from "./hazards.js";
 import { record } from "./isa/index.js";
 import { operandText } from "./isa/syntax.js";
-import { issueCyclesOf } from "./interp.js";
+import { issueCyclesOf } from "./isa/record.js";
 import type { Layout } from "./routine.js";
 import type { AmdRule, RuleCtx } from "./rules/rule.js";
 import { szextRules } from "./rules/szext.js";

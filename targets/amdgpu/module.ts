@@ -7,7 +7,7 @@ import type { ModuleLowering, OutputTargetService, LoweredRoutine } from "../../
 import type { AmdRoutine } from "./lower.js";
 import { asmCommentText, lowerRoutine, printRoutine, rulesOf } from "./lower.js";
 import { formName } from "../../src/ir/forms.js";
-import { missingLowering } from "../../src/check/verify.js";
+import { missingLowering } from "../../src/check/missing.js";
 import type { Mcpu } from "./regs.js";
 import { TARGETS } from "./regs.js";
 

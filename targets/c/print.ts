@@ -19,8 +19,11 @@
  * each distinct statement and signature once, comments not at all. The result is byte for
  * byte what clang-format gives for the whole module; where a piece comes back in an
  * unexpected shape, the whole module goes through clang-format instead.
+ *
+ * The WebAssembly clang-format is loaded at the first format (`format` below), not with this
+ * file: compiling it costs about a `node -e 0`, which only a command that prints C or HIP pays.
  */
-import { format } from "@wasm-fmt/clang-format";
+import { createRequire } from "node:module";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
 import { checkIdent, namesRead, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
 import type { Routine } from "../portable/names.js";
@@ -64,6 +67,35 @@ function lit(v: bigint, t: Scalar): string {
 const maskLit = (t: Scalar) => lit((1n << BigInt(widthOf(t))) - 1n, t);
 /** Re-masks `s` (in t's container) to t's width where the container is wider. */
 const fit = (s: string, t: Scalar) => (widthOf(t) === cw(t) ? `(${s})` : `((${s}) & ${maskLit(t)})`);
+
+/** The clang-format binding's `format`, loaded once (at the first call). */
+let clangFormat: ((content: string, filename: string, style: string) => string) | null = null;
+
+/**
+ * Formats C text with the WebAssembly clang-format (`@wasm-fmt/clang-format`), loading it at
+ * the first call: synchronously, through `require` of the package's ES module (no top-level
+ * await in it; Node ≥ 20.19 loads such a module with `require`), so that `printCModule` stays
+ * synchronous.
+ *
+ * The module (2.5 MB of WebAssembly) is compiled with V8's baseline compiler alone
+ * (`--liftoff-only` while it compiles, the flag restored after): otherwise V8 also compiles it
+ * with its optimising compiler on background threads, and Node waits for those before the
+ * process exits — measured here, 0.3–0.6 s more for `lower --target c` of one instruction
+ * (`npm run bench -- --only startup`), with no output formatted any faster.
+ */
+function format(content: string, filename: string, style: string): string {
+  if (!clangFormat) {
+    const require = createRequire(import.meta.url);
+    const v8 = require("node:v8") as typeof import("node:v8");
+    v8.setFlagsFromString("--liftoff-only");
+    try {
+      clangFormat = (require("@wasm-fmt/clang-format") as typeof import("@wasm-fmt/clang-format")).format;
+    } finally {
+      v8.setFlagsFromString("--no-liftoff-only");
+    }
+  }
+  return clangFormat(content, filename, style);
+}
 
 /** LLVM style, leaving the header comments' lines as written. */
 export const CLANG_FORMAT_STYLE = JSON.stringify({ BasedOnStyle: "LLVM", ReflowComments: "Never" });

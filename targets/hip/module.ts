@@ -5,7 +5,7 @@
  * collapsed (targets/llvm/callable.ts). Processor-independent: one output serves all five.
  */
 import type { LoweredRoutine, ModuleLowering, OutputTargetService } from "../../src/target/lower.js";
-import { missingLowering } from "../../src/check/verify.js";
+import { missingLowering } from "../../src/check/missing.js";
 import { printHipModule } from "./print.js";
 import { printLlvmModule } from "../llvm/print.js";
 

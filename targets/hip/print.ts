@@ -65,7 +65,7 @@ import type { MatchForm, Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpPredicateDest } from "../../src/ir/warp_forms.js";
-import { isWarpLevel } from "../../src/check/verify.js";
+import { isWarpLevel } from "../../src/check/missing.js";
 import { PROFILES } from "../../src/ir/form_types.js";
 import { lowerPortable } from "../portable/rules/index.js";
 import { printCModule, cComment } from "../c/print.js";

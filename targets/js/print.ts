@@ -1,6 +1,8 @@
 /**
- * @fileoverview PIR → an ES module of JavaScript routines, built with ts-morph's
- * CodeBlockWriter and formatted by prettier (parser babel).
+ * @fileoverview PIR → an ES module of JavaScript routines, built with a CodeBlockWriter
+ * (the `code-block-writer` package: the class ts-morph re-exports, without the TypeScript
+ * compiler ts-morph loads) and formatted by prettier (parser babel), imported at the first
+ * format, not with this file: a command that prints no JavaScript never loads it.
  *
  * Values: bit-vectors of ≤ 32 bits are non-negative numbers, kept in range explicitly
  * (`>>> 0`, `& mask`, `Math.imul`); 33..64 bits are BigInts masked with `BigInt.asUintN`;
@@ -20,8 +22,7 @@
  * shown (a `\r` in a comment, an unexpected shape of prettier's output), the whole module goes
  * through prettier instead.
  */
-import { CodeBlockWriter } from "ts-morph";
-import * as prettier from "prettier";
+import CodeBlockWriter from "code-block-writer";
 import type { PExpr, PirFunction, PrintPlan, PStmt, PType, Scalar } from "../portable/pir.js";
 import { checkIdent, printExprs, printPlan, unparen, widthOf } from "../portable/pir.js";
 import { escapeControls } from "../../src/diag.js";
@@ -309,6 +310,11 @@ export function prettierBlockComment(text: string): string | null {
   return out + "\n */";
 }
 
+/** prettier, imported at its first use (about a `node -e 0` of start-up: only JS output pays it). */
+function loadPrettier(): Promise<typeof import("prettier")> {
+  return import("prettier");
+}
+
 /**
  * Prints an ES module exporting one function per routine, in the order given.
  * Signatures follow the routine contract: scalar `(a, b, c?[, g, dPrior]) => d`; warp
@@ -335,7 +341,7 @@ export async function printJsModule(routines: Routine[], opts: JsPrintOptions = 
   }));
   if (opts.format === false) return unformatted(printed, opts);
   const fast = await formatPieces(printed, opts);
-  return fast ?? prettier.format(unformatted(printed, opts), { parser: "babel" });
+  return fast ?? (await loadPrettier()).format(unformatted(printed, opts), { parser: "babel" });
 }
 
 /**
@@ -414,6 +420,7 @@ async function formatPieces(printed: PrintedRoutine[], opts: JsPrintOptions): Pr
     if (!sigs.has(key)) sigs.set(key, { name: x.r.name, params: x.params, index: sigs.size });
     for (const s of x.body) if (!stmts.has(s)) stmts.set(s, stmts.size);
   });
+  const prettier = await loadPrettier();
   const batch: string[] = [];
   for (const { name, params } of sigs.values()) batch.push(`export function ${name}(${params}) {\n0;\n}`);
   for (const s of stmts.keys()) batch.push(`(function () {\n${s}\n});`);

@@ -45,7 +45,7 @@ import type { MatchForm, SzextForm, VshForm } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpPredicateDest } from "../../src/ir/warp_forms.js";
-import { isWarpLevel } from "../../src/check/verify.js";
+import { isWarpLevel } from "../../src/check/missing.js";
 import type { ArgImms, IrFunc } from "./ir.js";
 import { derivedIr, irConst, irModule } from "./ir.js";
 import type {

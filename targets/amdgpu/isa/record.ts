@@ -8,6 +8,7 @@
  * is inherited.
  */
 import type { BV } from "../../../src/sem/bv.js";
+import type { MInst } from "../minst.js";
 
 export type Gen = 9 | 10 | 11;
 export type Encoding = "SOP1" | "SOP2" | "SOPC" | "SOPK" | "SOPP" | "VOP1" | "VOP2" | "VOP3" | "VOPC" | "VOP3B" | "DS";
@@ -218,4 +219,9 @@ export function sop2<M extends string>(mnemonic: M, desc: string, scalar: Scalar
 /** SOPC: `ssrc0, ssrc1` → SCC. */
 export function sopc<M extends string>(mnemonic: M, desc: string, scalar: ScalarSem, w = 32, compare?: Compare): IsaRecord<M> {
   return { mnemonic, enc: "SOPC", desc, ops: [src("ssrc0", w), src("ssrc1", w)], defs: ["scc"], sem: { scalar }, ...(compare ? { cmp: compare } : {}) };
+}
+
+/** Issue cycles of one instruction (its record's `issueCycles` over its immediates; 1 by default). */
+export function issueCyclesOf(rec: IsaRecord, inst: MInst): number {
+  return rec.issueCycles ? rec.issueCycles(inst.ops.map((o) => (o.k === "imm" ? o.value : 0n))) : 1;
 }

@@ -1,0 +1,30 @@
+/**
+ * @fileoverview What the command line's definitions (bin/ptx-lower.ts) read before any
+ * command is loaded: the families' instruction names, and the integer option parsers and
+ * bounds. bin/commands.ts re-exports each.
+ */
+import type { FamilyName } from "../src/families/index.js";
+import { UsageError } from "./output.js";
+
+/** What each family's instructions are called in messages (`--family` NAME → its PTX instructions). */
+export const FAMILY_INSTRUCTIONS = { szext: "szext", video: "vshl/vshr", match: "match.sync", warp: "shfl/vote/redux/activemask/bar.warp.sync" } as const satisfies Record<FamilyName, string>;
+
+/**
+ * A positive integer option value, at most `max` where given (`why` says what bounds it).
+ * @throws UsageError otherwise.
+ */
+export function positiveInt(name: string, max?: { max: number; why: string }) {
+  return (x: string): number => {
+    const n = Number(x);
+    if (!/^\d+$/.test(x.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not '${x}'`);
+    if (max && n > max.max) throw new UsageError(`${name} must be at most ${max.max} (${max.why}), not '${x}'`);
+    return n;
+  };
+}
+
+/**
+ * The largest `verify --warps`: the checker holds a routine's warps in memory (about 5 KB
+ * each: 100,000 warps of one match.sync routine take 0.5 GB and 15 s on the js target), and
+ * 1,000,000 exhaust Node's default heap (an out-of-memory abort, not an error message).
+ */
+export const MAX_WARPS = 100_000;
