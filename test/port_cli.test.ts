@@ -489,3 +489,51 @@ describe("../shared/real-cuda (read in place)", () => {
     }
   }, 120_000);
 });
+
+describe("port: a fresh tester's findings about the command, each its reproducer", () => {
+  const cliRun = (args: string[]) => spawnSync("npx", ["tsx", join(ROOT, "bin", "ptx-lower.ts"), ...args], { encoding: "utf8", cwd: ROOT });
+  it("a user's file where an output would go is never replaced (an output directory inside the source tree): refused, nothing written", () => {
+    const d = mkdtempSync(join(tmpdir(), "ptx-lower-port-own-"));
+    mkdirSync(join(d, "src", "sub"), { recursive: true });
+    writeFileSync(join(d, "src", "a.cu"), "__device__ int top(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n");
+    writeFileSync(join(d, "src", "sub", "a.cu"), "// MY SOURCE\n__device__ int mine(int v){ return v; }\n");
+    const r = cliRun(["port", join(d, "src"), "-o", join(d, "src", "sub")]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${join(d, "src", "sub", "a.cu")}: error: exists and is not an output of ptx-lower port: it is not replaced`);
+    expect(readFileSync(join(d, "src", "sub", "a.cu"), "utf8")).toBe("// MY SOURCE\n__device__ int mine(int v){ return v; }\n");
+    // Port's own output of an earlier run is replaced.
+    const o = join(d, "out");
+    expect(cliRun(["port", join(d, "src", "a.cu"), "-o", o + "/"]).status).toBe(0);
+    expect(cliRun(["port", join(d, "src", "a.cu"), "-o", o + "/"]).status).toBe(0);
+  });
+  it("header names: k.hip beside k.hip.h get distinct ones; a name with a quote is written as it is included; --header on the output is a collision", () => {
+    const d = mkdtempSync(join(tmpdir(), "ptx-lower-port-names-"));
+    mkdirSync(join(d, "t"));
+    writeFileSync(join(d, "t", "k.hip"), '#include "k.hip.h"\n__global__ void g(int *o){ o[0] = h(__ballot_sync(0xffffffffu, 1)); }\n');
+    writeFileSync(join(d, "t", "k.hip.h"), "__device__ int h(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n");
+    const r = cliRun(["port", join(d, "t"), "-o", join(d, "o")]);
+    expect(r.status, r.stderr).toBe(0);
+    const names = readdirSync(join(d, "o")).sort();
+    expect(names).toHaveLength(4);
+    for (const f of ["k.hip", "k.hip.h"]) {
+      const inc = /#include "([^"]+)"/.exec(readFileSync(join(d, "o", f), "utf8").split("#else")[0]!)![1]!;
+      expect(names).toContain(inc);
+    }
+    const q = join(d, "q'uo\"te.cu");
+    writeFileSync(q, "__device__ int f(int v){ return __shfl_sync(0xffffffffu, v, 0); }\n");
+    expect(cliRun(["port", q, "-o", join(d, "o2") + "/"]).status).toBe(0);
+    expect(readdirSync(join(d, "o2")).sort()).toEqual(["q'uo\"te.cu", "q'uo_te.hip.h"]);
+    const same = cliRun(["port", q, "-o", join(d, "o3", "x.cu"), "--header", join(d, "o3", "x.cu")]);
+    expect(same.status).toBe(1);
+    expect(existsSync(join(d, "o3"))).toBe(false);
+  });
+  it("an unported file that includes a ported one by a quoted #include is named: the mirror alone does not build it", () => {
+    const d = mkdtempSync(join(tmpdir(), "ptx-lower-port-inc-"));
+    mkdirSync(join(d, "s", "sub"), { recursive: true });
+    writeFileSync(join(d, "s", "sub", "b.cuh"), '__device__ unsigned h(unsigned v){ unsigned r; asm("szext.clamp.u32 %0, %1, 3;" : "=r"(r) : "r"(v)); return r; }\n');
+    writeFileSync(join(d, "s", "sub", "user.cu"), '#include "b.cuh"\n__global__ void k(unsigned *o){ o[0]=h(o[1]); }\n');
+    const r = cliRun(["port", join(d, "s"), "-o", join(d, "o")]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`${join(d, "s", "sub", "user.cu")}: note: its #include "b.cuh" names a ported file`);
+  });
+});
