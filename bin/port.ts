@@ -278,7 +278,9 @@ export async function portFile(job: PortFileJob, header: NonNullable<PortCommand
     out.header = "";
     return out;
   }
-  const text = await header(mod, job.banner, job.profile, { language: job.language, warpSize });
+  // The header in the source's line endings (a CRLF source gets a CRLF header).
+  const printed = await header(mod, job.banner, job.profile, { language: job.language, warpSize });
+  const text = r.text.includes("\r\n") ? printed.replace(/\r?\n/g, "\r\n") : printed;
   out.header = text;
   if (job.inlineHeader) {
     const at = r.text.indexOf(HEADER_PLACEHOLDER);
@@ -1070,7 +1072,9 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
     (cg ? `; ${plural(cg, "cooperative_groups call")} left` : "");
   const written = results.flatMap((x) => [x.output, x.headerPath].filter((p): p is string => p !== null));
   if (extras.sharedHeader) written.push(extras.sharedHeader);
-  const wrote = written.length === 0 ? "" : extras.outDir !== null && written.length > 4 ? `; wrote ${written.length} files under ${escapeLine(extras.outDir)}` : `; wrote ${[...new Set(written)].map(escapeLine).join(", ")}`;
+  // A shared header is one file, however many ported files include it.
+  const distinct = [...new Set(written)];
+  const wrote = distinct.length === 0 ? "" : extras.outDir !== null && distinct.length > 4 ? `; wrote ${distinct.length} files under ${escapeLine(extras.outDir)}` : `; wrote ${distinct.map(escapeLine).join(", ")}`;
   out += `${plural(n, "asm statement")}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote}\n`;
   if (extras.includePath) out += `build the mirror with the include path: ${shellQuote(extras.includePath)}\n`;
   if (extras.problems) out += `nothing was written: ${plural(extras.problems, "problem")} (the error lines above)\n`;

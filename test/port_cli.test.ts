@@ -537,3 +537,21 @@ describe("port: a fresh tester's findings about the command, each its reproducer
     expect(r.stdout).toContain(`${join(d, "s", "sub", "user.cu")}: note: its #include "b.cuh" names a ported file`);
   });
 });
+
+describe("port: line endings and counts in what the command writes", () => {
+  it("a CRLF source gets a CRLF header; a shared header is counted once in 'wrote'", () => {
+    const d = mkdtempSync(join(tmpdir(), "ptx-lower-port-crlf-"));
+    writeFileSync(join(d, "c.cu"), "__device__ int f(int v){ return __shfl_sync(0xffffffffu, v, 0); }\r\n");
+    const r = spawnSync("npx", ["tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", join(d, "c.cu"), "-o", join(d, "o") + "/"], { encoding: "utf8", cwd: ROOT });
+    expect(r.status, r.stderr).toBe(0);
+    const h = readFileSync(join(d, "o", "c.hip.h"), "utf8");
+    expect(h).toContain("\r\n");
+    expect(h).not.toMatch(/[^\r]\n/);
+    writeFileSync(join(d, "e.cu"), "__device__ int g(int v){ return __ballot_sync(0xffffffffu, v); }\n");
+    const s = spawnSync("npx", ["tsx", join(ROOT, "bin", "ptx-lower.ts"), "port", join(d, "c.cu"), join(d, "e.cu"), "-o", join(d, "s"), "--shared-header", "all.hip.h"], { encoding: "utf8", cwd: ROOT });
+    expect(s.status, s.stderr).toBe(0);
+    expect(readdirSync(join(d, "s")).sort()).toEqual(["all.hip.h", "c.cu", "e.cu"]);
+    expect(s.stdout).toMatch(/; wrote [^\n]*\n/);
+    expect(/; wrote ([^\n]*)\n/.exec(s.stdout)![1]!.split(", ")).toHaveLength(3);
+  });
+});
