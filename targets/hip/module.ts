@@ -6,21 +6,22 @@
  */
 import type { LoweredRoutine, ModuleLowering, OutputTargetService } from "../../src/target/lower.js";
 import { missingLowering } from "../../src/check/missing.js";
-import { printHipModule } from "./print.js";
-import { printLlvmModule } from "../llvm/print.js";
+import type { printHipModule } from "./print.js";
 
 /**
- * A callable-functions target: `print` over the module's routines. The HIP header also takes
+ * A callable-functions target: `print` (imported at the first module lowered: the LLVM IR
+ * target does not load the HIP printer and the C printer under it) over the module's routines. The HIP header also takes
  * the module's `language` and `warpSize` (src/target/lower.ts `ModuleLowering`); LLVM IR is
  * the same for every source language and has no `warpSize` to define, so it ignores them.
  */
-function callableOutput(name: "hip" | "llvm", print: typeof printHipModule): OutputTargetService {
+function callableOutput(name: "hip" | "llvm", load: () => Promise<typeof printHipModule>): OutputTargetService {
   return {
     name,
     // The warp-level family has no callable functions yet (issue 15 item 4): src/lower.ts leaves it out, with a warning.
     missing: (spec) => missingLowering(name === "hip" ? "HIP" : "LLVM IR", spec.form),
     describe: () => `${name} (callable functions; every processor)`,
     async lowerModule(m: ModuleLowering) {
+      const print = await load();
       const routines: LoweredRoutine[] = m.routines.map((r) => ({ name: r.name, spec: r.spec, rule: name === "hip" ? "hip_callable" : "llvm_callable", insts: r.insts }));
       const opts = { banner: m.banner.join("\n"), profile: m.profile };
       return { text: name === "hip" ? print(m.routines, { ...opts, language: m.language, warpSize: m.warpSize }) : print(m.routines, opts), routines };
@@ -28,5 +29,5 @@ function callableOutput(name: "hip" | "llvm", print: typeof printHipModule): Out
   };
 }
 
-export const hipOutput = callableOutput("hip", printHipModule);
-export const llvmOutput = callableOutput("llvm", printLlvmModule);
+export const hipOutput = callableOutput("hip", async () => (await import("./print.js")).printHipModule);
+export const llvmOutput = callableOutput("llvm", async () => (await import("../llvm/print.js")).printLlvmModule);
