@@ -815,8 +815,10 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     }
   }
   // Nor is a file of the user's where a ported or copied source would go (an output directory inside the source tree, a file left there).
+  const inputPaths = new Set(inputs.filter((x) => x.path !== "-").map((x) => resolve(x.path)));
   for (const w of writes) {
-    if (w.path === sharedWritten || headers.has(w.path)) continue;
+    // (An output that is an input is refused where it is written, saying so.)
+    if (w.path === sharedWritten || headers.has(w.path) || inputPaths.has(resolve(w.path))) continue;
     const why = foreignOutput(w.path, w.text);
     if (why !== null) {
       fail(w.path, why);
