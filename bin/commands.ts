@@ -4,7 +4,6 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { basename, relative, resolve } from "node:path";
-import type { SingleBar } from "cli-progress";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formId, formName, PROFILES } from "../src/ir/forms.js";
 import { familyNamed, familyOf as familyDefOf } from "../src/families/index.js";
@@ -234,65 +233,22 @@ export async function verifyCommand(
   if (o.target === "all" || o.target === "c") targets.push({ kind: "c" });
   for (const kind of ["hip", "llvm"] as const) if (o.target === "all" || o.target === kind) for (const m of mcpusOf(o.mcpu)) targets.push({ kind, mcpu: m });
 
-  const { default: cliProgress } = await import("cli-progress");
   const { verify } = await import("../src/check/verify.js");
   const { proveRows } = await import("./prove.js");
-  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: "verify [{bar}] {value}/{total} routines  {eta_formatted} left  {note}", hideCursor: true }, cliProgress.Presets.shades_classic) : null;
-  bar?.start(specs.length, 0, { note: "" });
+  const { startProgress } = await import("./progress.js");
   const started = Date.now();
-  const lines = bar ? null : progressLines(specs.length, started);
+  const progress = await startProgress({ command: "verify", unit: "routines", total: specs.length, bar: !!process.stderr.isTTY && !o.json });
   let rows: VerifyRow[];
   // The match.sync bug-finder (full width, ≤ 16 lanes, up to 60 s per loop; it can only
   // refute) runs before each loop proof for a FILE's routines, and only where a proof fails
   // for whole families (as in `npm run prove:all`), where it would cost hours.
-  const onProgress = (d: number) => (bar ? bar.update(d) : lines!(d));
+  const onProgress = (d: number) => progress.update(d);
   if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress });
-  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress, onNote: noteLines(bar, started) });
-  bar?.stop();
+  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress, onNote: (what) => progress.note(what) });
+  progress.stop();
   const seconds = (Date.now() - started) / 1000;
   return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds, where });
 }
-
-/**
- * Progress after the routines are queued, while a batching target (hip, llvm) compiles and
- * runs them: on a terminal, the note after the progress bar; in a log, a line
- * `verify: WHAT, S s` when what it does changes (the part before `:`) and at least every 10 s
- * while it reports.
- */
-function noteLines(bar: SingleBar | null, started: number): (what: string) => void {
-  let phase = "";
-  let last = 0;
-  return (what) => {
-    if (bar) return bar.update({ note: what });
-    const now = Date.now();
-    const p = what.split(":")[0]!;
-    // The last count of a phase (`17/17`) is always shown.
-    if (p === phase && now - last < 10_000 && !/\b(\d+)\/\1\b/.test(what)) return;
-    phase = p;
-    last = now;
-    process.stderr.write(`verify: ${what}, ${((now - started) / 1000).toFixed(1)} s\n`);
-  };
-}
-
-/**
- * Progress for a log (stderr not a terminal): a line `verify: D/T routines done, S s` each
- * time another twentieth of the routines is done, and at least every 10 s while any
- * progresses; never the same count twice.
- */
-function progressLines(total: number, started: number): (done: number) => void {
-  const step = Math.max(1, Math.ceil(total / 20));
-  let shown = 0;
-  let last = started;
-  return (done) => {
-    const now = Date.now();
-    if (done <= shown || (done < total && Math.floor(done / step) === Math.floor(shown / step) && now - last < 10_000)) return;
-    shown = done;
-    last = now;
-    process.stderr.write(`verify: ${done}/${total} routines done, ${((now - started) / 1000).toFixed(1)} s\n`);
-  };
-}
-
-
 
 function kindsText(spec: RoutineSpec): string {
   const ks = sourcesOf(spec.form).map((s) => {
