@@ -152,6 +152,9 @@ function isDir(p: string): boolean {
 // ---------------------------------------------------------------------------------------
 // check
 
+/** `check` shows progress from this many vectors on (a few vectors take a second or two). */
+export const CHECK_PROGRESS_MIN = 20;
+
 export async function checkCommand(file: string, o: { target: string; semantics: Profile; mcpu: string; mcpuGiven?: boolean }): Promise<number> {
   // --mcpu picks the rows of the per-processor targets (amdgpu, hip, llvm); with ref, js or c alone it is unused.
   if (o.mcpuGiven && (o.target === "ref" || o.target === "js" || o.target === "c")) printLine(process.stderr, `ptx-lower: warning: --mcpu ${o.mcpu} is unused: --target ${o.target} has no per-processor rows`);
@@ -164,6 +167,9 @@ export async function checkCommand(file: string, o: { target: string; semantics:
   const { vectors, diagnostics } = readVectors(input.text, shownName(file));
   for (const d of diagnostics) printLine(process.stderr, formatDiagnostic(d));
   const all = o.target === "all";
+  const { startProgress } = await import("./progress.js");
+  // Per vector × target row, on stderr, naming the rows that run; a file of few vectors shows none.
+  const progress = await startProgress({ command: "check", unit: "vector runs", total: 0, quiet: vectors.length < CHECK_PROGRESS_MIN });
   const rep = await runVectors(vectors, o.semantics, {
     ref: all || o.target === "ref",
     amdgpu: all || o.target === "amdgpu" ? mcpusOf(o.mcpu) : [],
@@ -171,7 +177,8 @@ export async function checkCommand(file: string, o: { target: string; semantics:
     c: all || o.target === "c",
     hip: all || o.target === "hip" ? mcpusOf(o.mcpu) : [],
     llvm: all || o.target === "llvm" ? mcpusOf(o.mcpu) : [],
-  });
+  }, { onProgress: (done, total, now) => progress.update(done, now, total) });
+  progress.stop();
   for (const f of rep.failures) printText(process.stdout, `${escapeLine(`${file}:${f.vector.line}: FAIL ${f.vector.id} [${f.target}] ${f.vector.ptx}`)} — ${f.message}`);
   for (const n of rep.notes) printText(process.stdout, `note: ${n}`);
   const failed = rep.failed + diagnostics.length;
@@ -402,7 +409,12 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
     mods.push(mod);
   }
   const { reportWithVerdict } = await import("./report.js");
-  const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json });
+  const { startProgress } = await import("./progress.js");
+  // Per module, on stderr, naming the module that runs now; one module alone shows none.
+  const progress = await startProgress({ command: "report", unit: "modules", total: mods.length, quiet: mods.length < 2 });
+  progress.update(0, mods[0]?.file);
+  const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json, onProgress: (done) => progress.update(done, mods[done]?.file) });
+  progress.stop();
   process.stdout.write(r.text);
   return r.verdict === "ok" ? 0 : 1;
 }

@@ -6,15 +6,16 @@
  * left. One definition for every command.
  */
 import type { SingleBar } from "cli-progress";
+import { escapeLine } from "../src/diag.js";
 
 /** A running progress display. */
 export interface Progress {
   /**
    * `done` of the total units are finished (`done` never decreases). `now`: what runs now
    * (e.g. the target row `hip gfx942`), shown after the bar, and in a log a line of its own
-   * when it changes.
+   * when it changes. `total`: the number of units where it was not known at the start.
    */
-  update(done: number, now?: string): void;
+  update(done: number, now?: string, total?: number): void;
   /**
    * What the command does after its units are queued (e.g. `hip gfx942: compiling the
    * functions of 17 routines (clang-19)`): after the bar on a terminal; in a log, a line when
@@ -31,13 +32,13 @@ export interface ProgressOptions {
   command: string;
   /** What is counted, plural (`routines`, `modules`, `files`). */
   unit: string;
-  /** How many units there are (≥ 0). */
+  /** How many units there are (≥ 0; 0 where the first update says). */
   total: number;
   /** A bar (on a terminal) instead of lines; default: whether standard error is a terminal. */
   bar?: boolean;
   /** No display at all (nothing is written). */
   quiet?: boolean;
-  /** In a log, no lines below this many units (a short run stays silent); default 1. */
+  /** In a log, no lines below this many units (a short run stays silent); default 0. */
   minTotal?: number;
 }
 
@@ -64,7 +65,7 @@ export function timeLeft(done: number, total: number, elapsed: number): string {
 
 /**
  * Starts a progress display on standard error (see the file comment). In a log: a line
- * `COMMAND: D/T UNIT done[ (NOW)], S s[, about R left]` each time another twentieth of the
+ * `COMMAND: D/T UNIT done, S s[, about R left][; at NOW]` each time another twentieth of the
  * units is done, when what runs now changes, and at least every 10 s while any progresses;
  * never the same count and `now` twice; the last count always.
  */
@@ -72,7 +73,7 @@ export async function startProgress(o: ProgressOptions): Promise<Progress> {
   const started = Date.now();
   const seconds = () => (Date.now() - started) / 1000;
   const useBar = o.bar ?? !!process.stderr.isTTY;
-  if (o.quiet || (!useBar && o.total < (o.minTotal ?? 1))) return { update: () => {}, note: () => {}, stop: () => {} };
+  if (o.quiet || (!useBar && o.total < (o.minTotal ?? 0))) return { update: () => {}, note: () => {}, stop: () => {} };
   if (useBar) {
     const { default: cliProgress } = await import("cli-progress");
     const bar: SingleBar = new cliProgress.SingleBar(
@@ -82,30 +83,38 @@ export async function startProgress(o: ProgressOptions): Promise<Progress> {
     bar.start(o.total, 0, { note: "" });
     let stopped = false;
     return {
-      update: (done, now) => bar.update(done, now === undefined ? {} : { note: now }),
-      note: (what) => bar.update({ note: what }),
+      update: (done, now, total) => {
+        if (total !== undefined && total !== bar.getTotal()) bar.setTotal(total);
+        bar.update(done, now === undefined ? {} : { note: escapeLine(now) });
+      },
+      note: (what) => bar.update({ note: escapeLine(what) }),
       stop: () => {
         if (!stopped) bar.stop();
         stopped = true;
       },
     };
   }
-  const step = Math.max(1, Math.ceil(o.total / 20));
+  let total = o.total;
+  let step = Math.max(1, Math.ceil(total / 20));
   let shown = 0;
   let shownNow: string | undefined;
   let last = started;
   let phase = "";
   let lastNote = 0;
   return {
-    update: (done, now) => {
+    update: (done, now, newTotal) => {
+      if (newTotal !== undefined && newTotal !== total) {
+        total = newTotal;
+        step = Math.max(1, Math.ceil(total / 20));
+      }
       const t = Date.now();
       const changed = now !== undefined && now !== shownNow;
-      if (!changed && (done <= shown || (done < o.total && Math.floor(done / step) === Math.floor(shown / step) && t - last < LINE_EVERY_MS))) return;
+      if (!changed && (done <= shown || (done < total && Math.floor(done / step) === Math.floor(shown / step) && t - last < LINE_EVERY_MS))) return;
       shown = Math.max(shown, done);
       if (now !== undefined) shownNow = now;
       last = t;
       const s = seconds();
-      process.stderr.write(`${o.command}: ${done}/${o.total} ${o.unit} done${now ? ` (${now})` : ""}, ${s.toFixed(1)} s${timeLeft(done, o.total, s)}\n`);
+      process.stderr.write(`${o.command}: ${done}/${total} ${o.unit} done, ${s.toFixed(1)} s${timeLeft(done, total, s)}${now && done < total ? `; at ${escapeLine(now)}` : ""}\n`);
     },
     note: (what) => {
       const t = Date.now();
@@ -114,7 +123,7 @@ export async function startProgress(o: ProgressOptions): Promise<Progress> {
       if (p === phase && t - lastNote < LINE_EVERY_MS && !/\b(\d+)\/\1\b/.test(what)) return;
       phase = p;
       lastNote = t;
-      process.stderr.write(`${o.command}: ${what}, ${seconds().toFixed(1)} s\n`);
+      process.stderr.write(`${o.command}: ${escapeLine(what)}, ${seconds().toFixed(1)} s\n`);
     },
     stop: () => {},
   };

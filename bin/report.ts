@@ -13,10 +13,13 @@ import type { Mcpu } from "../targets/amdgpu/regs.js";
 
 /**
  * The report of `mods` as text: tables, or with `json` one JSON document (trailing newline),
- * and its overall verdict.
+ * and its overall verdict. `onProgress` is called after each module (done, total).
  */
-export async function reportWithVerdict(mods: (ParsedModule | UnreadableModule)[], o: { mcpus: Mcpu[]; profile: Profile; json: boolean; check?: ReportOptions["check"] }): Promise<{ text: string; verdict: Report["verdict"] }> {
-  const rep = await buildReport(mods, { mcpus: o.mcpus, profile: o.profile, ...(o.check !== undefined ? { check: o.check } : {}) });
+export async function reportWithVerdict(
+  mods: (ParsedModule | UnreadableModule)[],
+  o: { mcpus: Mcpu[]; profile: Profile; json: boolean; check?: ReportOptions["check"]; onProgress?: ReportOptions["onProgress"] },
+): Promise<{ text: string; verdict: Report["verdict"] }> {
+  const rep = await buildReport(mods, { mcpus: o.mcpus, profile: o.profile, ...(o.check !== undefined ? { check: o.check } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
   return { text: o.json ? formatReportJson(rep) : formatReportTables(rep), verdict: rep.verdict };
 }
 

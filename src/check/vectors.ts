@@ -403,9 +403,11 @@ export interface VectorReport {
 
 /**
  * Runs every vector of `vectors` that holds under `profile` on the chosen targets.
- * A vector passes when every target agrees with its `out`.
+ * A vector passes when every target agrees with its `out`. `onProgress(done, total, now)`:
+ * vector × row runs done of `total` (the vectors run × the rows), and the rows that run now
+ * (`ref, amdgpu gfx900, …` vector by vector, then `js`, `c`, each `hip`/`llvm` processor).
  */
-export async function runVectors(vectors: Vector[], profile: Profile, targets: CheckTargets): Promise<VectorReport> {
+export async function runVectors(vectors: Vector[], profile: Profile, targets: CheckTargets, o: { onProgress?: (done: number, total: number, now: string) => void } = {}): Promise<VectorReport> {
   const failures: VectorFailure[] = [];
   const notes: string[] = [];
   const failed = new Set<Vector>();
@@ -435,6 +437,19 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
   };
   const run = vectors.filter((v) => !v.semantics || v.semantics === profile);
   const skipped = vectors.length - run.length;
+  const total = run.length * rows.length;
+  // A row's runs are counted when the next row starts (or at the end): one call per step.
+  let done = 0;
+  let finished = 0;
+  let now = "";
+  const begin = (rows: string) => {
+    done += finished;
+    finished = 0;
+    now = rows;
+    o.onProgress?.(done, total, now);
+  };
+  const perVector = rows.filter((r) => r === "ref" || r.startsWith("amdgpu "));
+  if (perVector.length) begin(perVector.join(", "));
 
   const services = targetServices().vectors;
   const service = (kind: VectorService["kind"]) => services.find((x) => x.kind === kind)!;
@@ -485,11 +500,14 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
     } catch (e) {
       fail(v, "all", `internal error: ${(e as Error).message}`);
     }
+    if (perVector.length) o.onProgress?.((done += perVector.length), total, now);
   }
   // JS and C each run every vector's routine at once; the PIR's own meaning must agree too.
   for (const kind of [...(targets.js ? ["js"] : []), ...(targets.c ? ["c"] : []), ...(portable.length ? ["portable IR"] : [])] as VectorService["kind"][]) {
     if (!portable.length) break;
+    if (kind !== "portable IR") begin(kind);
     const r = await service(kind).run(portable.map((x) => x.run));
+    if (kind !== "portable IR") finished = run.length;
     if ("skipped" in r) {
       notes.push(`C target skipped: ${r.skipped}`);
       rowsSkipped.add("c");
@@ -499,22 +517,29 @@ export async function runVectors(vectors: Vector[], profile: Profile, targets: C
   }
   // hip and llvm: every vector's function in one header / module per processor.
   const compiled = run.map((v) => ({ v, run: inputs(v, vectorSpec(v, "v")) }));
+  // Every processor's compile of both targets started at once (side by side), then the rows run in turn.
+  const compiledRuns = compiled.map((x) => x.run);
+  for (const kind of ["hip", "llvm"] as const) if (compiled.length && targets[kind]?.length) service(kind).prepare?.(compiledRuns, targets[kind]!);
   for (const kind of ["hip", "llvm"] as const)
     for (const mcpu of targets[kind] ?? []) {
       if (!compiled.length) break;
+      begin(`${kind} ${mcpu}`);
       let r: Awaited<ReturnType<VectorService["run"]>>;
       try {
-        r = await service(kind).run(compiled.map((x) => x.run), mcpu);
+        r = await service(kind).run(compiledRuns, mcpu);
       } catch (e) {
         for (const x of compiled) fail(x.v, `${kind} ${mcpu}`, `internal error: ${(e as Error).message}`);
+        finished = run.length;
         continue;
       }
+      finished = run.length;
       if ("skipped" in r) {
         notes.push(`${kind} ${mcpu} skipped: ${r.skipped}`);
         rowsSkipped.add(`${kind} ${mcpu}`);
       }
       else r.outs.forEach((out, i) => check(compiled[i]!.v, `${kind} ${mcpu}`, out));
     }
+  if (finished) o.onProgress?.(done + finished, total, now);
   const ran = rows.filter((r) => !rowsSkipped.has(r));
   let failedPairs = 0;
   for (const rs of failedRows.values()) failedPairs += [...rs].filter((r) => !rowsSkipped.has(r)).length;

@@ -1,0 +1,58 @@
+/**
+ * What a new user meets first (issue 37, item 4): progress of `report` and `check` on standard
+ * error (standard output unchanged), and the rough edges the issue lists, each reproduced here
+ * as the user met it.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..");
+const scratch = () => mkdtempSync(join(tmpdir(), "ptx-lower-edges-"));
+function cli(args: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, ["--import", pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href, join(ROOT, "bin", "ptx-lower.ts"), ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const HEAD = ".version 8.5\n.target sm_90\n.address_size 64\n";
+const kernel = (body: string) => `.visible .entry k()\n{\n.reg .b32 %r<4>;\n${body}\nret;\n}\n`;
+const GOOD = HEAD + kernel("szext.clamp.s32 %r1, %r2, %r3;\nszext.wrap.u32 %r1, %r2, 8;");
+/** A module with nothing to lower (reported in no time: the progress is what is tested). */
+const PLAIN = HEAD + kernel("add.s32 %r1, %r2, %r3;");
+
+describe("progress on standard error, standard output unchanged", () => {
+  it("report: a line per module (the one that runs next named), the last all modules done; --json on stdout is the document alone", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "a.ptx"), PLAIN);
+    writeFileSync(join(dir, "b.ptx"), PLAIN);
+    const r = cli(["report", "a.ptx", "b.ptx", "--mcpu", "gfx942", "--json"], dir);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.err.trim().split("\n");
+    expect(lines[0]).toMatch(/^report: 0\/2 modules done, \d+\.\d s; at a\.ptx$/);
+    expect(lines[1]).toMatch(/^report: 1\/2 modules done, \d+\.\d s, about \d+ s left; at b\.ptx$/);
+    expect(lines[2]).toMatch(/^report: 2\/2 modules done, \d+\.\d s$/);
+    expect(lines).toHaveLength(3);
+    const doc = JSON.parse(r.out) as { modules: { file: string }[] };
+    expect(doc.modules.map((m) => m.file)).toEqual(["a.ptx", "b.ptx"]);
+  });
+
+  it("check: lines per vector × target row naming the rows that run (20 vectors or more); the result alone on stdout; fewer vectors stay silent", () => {
+    const dir = scratch();
+    const v = (k: number) => JSON.stringify({ id: `v${k}`, ptx: "szext.clamp.s32 d, a, b;", in: { a: "0x000000f0", b: "0x00000005" }, out: { d: "0xfffffff0" } });
+    writeFileSync(join(dir, "many.jsonl"), Array.from({ length: 20 }, (_, k) => v(k)).join("\n") + "\n");
+    const r = cli(["check", "many.jsonl", "--target", "amdgpu", "--mcpu", "gfx942"], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toBe("20 passed, 0 failed\n");
+    const lines = r.err.trim().split("\n");
+    expect(lines[0]).toBe("check: 0/20 vector runs done, 0.0 s; at amdgpu gfx942");
+    expect(lines.slice(1, -1).every((l) => /^check: \d+\/20 vector runs done, \d+\.\d s, about \d+ s left; at amdgpu gfx942$/.test(l)), r.err).toBe(true);
+    expect(lines.at(-1)).toMatch(/^check: 20\/20 vector runs done, \d+\.\d s$/);
+    writeFileSync(join(dir, "few.jsonl"), v(0) + "\n");
+    const few = cli(["check", "few.jsonl", "--target", "amdgpu", "--mcpu", "gfx942"], dir);
+    expect(few.err).toBe("");
+    expect(few.out).toBe("1 passed, 0 failed\n");
+  });
+});
