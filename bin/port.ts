@@ -378,26 +378,12 @@ async function portAll(jobs: PortFileJob[], threads: number, header: PortCommand
   return results;
 }
 
-/** Progress on standard error: a bar on a terminal, a line per twentieth of the files otherwise (20 files or more). */
+/** Progress on standard error (bin/progress.ts): a bar on a terminal, a line per twentieth of the files otherwise (20 files or more). */
 async function progress(total: number, quiet: boolean): Promise<{ tick: () => void; stop: () => void }> {
-  const started = Date.now();
-  if (quiet || total < 2) return { tick: () => {}, stop: () => {} };
-  if (process.stderr.isTTY) {
-    const { default: cliProgress } = await import("cli-progress");
-    const bar = new cliProgress.SingleBar({ format: "port [{bar}] {value}/{total} files  {eta_formatted} left", hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic);
-    bar.start(total, 0);
-    return { tick: () => bar.increment(), stop: () => bar.stop() };
-  }
-  if (total < 20) return { tick: () => {}, stop: () => {} };
-  const step = Math.ceil(total / 20);
+  const { startProgress } = await import("./progress.js");
+  const p = await startProgress({ command: "port", unit: "files", total, quiet: quiet || total < 2, minTotal: 20 });
   let done = 0;
-  return {
-    tick: () => {
-      done++;
-      if (done % step === 0 || done === total) process.stderr.write(`port: ${done}/${total} files, ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-    },
-    stop: () => {},
-  };
+  return { tick: () => p.update(++done), stop: () => p.stop() };
 }
 
 // =======================================================================================
