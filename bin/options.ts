@@ -22,9 +22,5 @@ export function positiveInt(name: string, max?: { max: number; why: string }) {
   };
 }
 
-/**
- * The largest `verify --warps`: the checker holds a routine's warps in memory (about 5 KB
- * each: 100,000 warps of one match.sync routine take 0.5 GB and 15 s on the js target), and
- * 1,000,000 exhaust Node's default heap (an out-of-memory abort, not an error message).
- */
-export const MAX_WARPS = 100_000;
+/** The largest `verify --warps` (src/limits.ts, the library's bound too: the warps are held in memory). */
+export { MAX_WARPS } from "../src/limits.js";
