@@ -80,6 +80,16 @@ function refuseSources(files: readonly string[]): boolean {
   if (lines.length) process.exitCode = 1;
   return lines.length > 0;
 }
+/**
+ * commander's usage error as ptx-lower prints it: `ptx-lower: error: …` with the input in it
+ * escaped (a line feed in an argument is `\x0a`), and commander's own second line, its
+ * suggestion (`(Did you mean --target?)`), kept as a line of its own.
+ */
+function commanderError(str: string): string {
+  const m = /^([^]*?)\n(\(Did you mean [^\n]*\?\))$/.exec(str.trimEnd());
+  const [first, hint] = m ? [m[1]!, m[2]!] : [str.trimEnd(), null];
+  return `ptx-lower: ${escapeLine(first.replace(/^(?!error: )/, "error: "))}\n${hint === null ? "" : `${escapeLine(hint)}\n`}`;
+}
 const MCPU = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "all"];
 const semantics = () => new Option("--semantics <profile>", "semantics profile: isa (the ISA, repaired) or sm90 (ptxas's sm_75+ emulation)").argParser(choice("--semantics", ["isa", "sm90"]));
 
@@ -87,7 +97,7 @@ const program = new Command("ptx-lower")
   .description("Lower PTX szext, vshl/vshr and match.sync to AMDGPU, JavaScript and C, and check each lowering against the PTX meaning.")
   .version("0.1.0")
   // A usage error is one line, `ptx-lower: error: …` (input in it escaped), then where to look.
-  .configureOutput({ outputError: (str, write) => write(`ptx-lower: ${escapeLine(str.trimEnd().replace(/^(?!error: )/, "error: "))}\n`) })
+  .configureOutput({ outputError: (str, write) => write(commanderError(str)) })
   .showHelpAfterError("see 'ptx-lower --help'")
   .exitOverride();
 

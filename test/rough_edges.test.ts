@@ -56,3 +56,13 @@ describe("progress on standard error, standard output unchanged", () => {
     expect(few.out).toBe("1 passed, 0 failed\n");
   });
 });
+
+describe("usage errors", () => {
+  it("a mistyped option: commander's suggestion on a line of its own (no literal \\x0a); a line feed the user typed is still escaped", () => {
+    const r = cli(["lower", "examples/bitfields.sm_90.ptx", "--tagret", "js"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe("ptx-lower: error: unknown option '--tagret'\n(Did you mean --target?)\nsee 'ptx-lower lower --help'\n");
+    const lf = cli(["lower", "x.ptx", "--tag\nret"]);
+    expect(lf.err).toBe("ptx-lower: error: unknown option '--tag\\x0aret'\n(Did you mean --target?)\nsee 'ptx-lower lower --help'\n");
+  });
+});
