@@ -327,31 +327,7 @@ async function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean
       process.stdout.write(table.toString() + "\n(* = the rule selection picks; the others are shadowed and checked too)\n");
     } else {
       // Too many rows for one table: totals per (instruction, tail, target), refutations in full.
-      const groups = new Map<string, { n: number; insts: number; maxInsts: number; bad: number; cases: number; proved: number; unknown: number }>();
-      for (const r of rows) {
-        const f = r.spec.form;
-        const cls = f.op === "vshl" || f.op === "vshr" ? `${f.op}${f.sat ? ".sat" : ""} ${f.tail.kind === "op2" ? f.tail.op2 : f.tail.kind}` : formName(f);
-        const key = `${cls}|${r.profile}|${targetName(r.target)}`;
-        const g = groups.get(key) ?? { n: 0, insts: 0, maxInsts: 0, bad: 0, cases: 0, proved: 0, unknown: 0 };
-        g.n++;
-        if (r.chosen && r.count !== undefined) {
-          g.insts += r.count;
-          g.maxInsts = Math.max(g.maxInsts, r.count);
-        }
-        if (r.verdict.status === "refuted") g.bad++;
-        if (r.verdict.status === "tested") g.cases += r.verdict.n;
-        if (r.verdict.status === "proved") g.proved++;
-        if (r.verdict.status === "unknown") g.unknown++;
-        groups.set(key, g);
-      }
-      // Tested: the cases run; proved: proved / refuted / unknown.
-      const head = o.prove ? ["proved", "refuted", "unknown"] : ["cases run", "refuted"];
-      const table = new Table({ head: ["class", "profile", "target", "rows", "cycles (max)", ...head], ...COMPACT });
-      for (const [k, g] of groups) {
-        const [cls, profile, target] = k.split("|");
-        table.push([cls!, profile!, target!, g.n, g.maxInsts ? String(g.maxInsts) : "", ...(o.prove ? [g.proved, g.bad, g.unknown] : [g.cases, g.bad])]);
-      }
-      process.stdout.write(table.toString() + "\n");
+      process.stdout.write((await groupedTable(rows, o.prove)) + "\n");
       process.stdout.write(perFormCounts(rows));
     }
     for (const r of rows) if (r.verdict.status === "refuted") process.stdout.write("\n" + r.verdict.counterexample + "\n");
@@ -361,6 +337,38 @@ async function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean
     else process.stdout.write(`${counts.tested} tested, ${counts.refuted} refuted, ${counts.skipped} skipped${counts.unknown ? `, ${counts.unknown} unknown` : ""}\n`);
   }
   return counts.refuted > 0 || (o.prove && counts.unknown > 0) ? 1 : 0;
+}
+
+/**
+ * `verify`'s table for many rows: one line per class (a video form's instruction and tail,
+ * any other form by its name), profile and target, with its row count, the largest
+ * instruction count of a chosen rule, and the cases run and refutations (with `prove`: the
+ * proved, refuted and unknown rows). The key is the three fields themselves, so a name that
+ * holds `|` (`shfl.sync.up.b32 d|p`) stays one cell.
+ */
+export async function groupedTable(rows: readonly VerifyRow[], prove: boolean): Promise<string> {
+  const { targetName } = await import("../src/check/verify.js");
+  const { default: Table } = await import("cli-table3");
+  const groups = new Map<string, { cls: string; profile: Profile; target: string; n: number; maxInsts: number; bad: number; cases: number; proved: number; unknown: number }>();
+  for (const r of rows) {
+    const f = r.spec.form;
+    const cls = f.op === "vshl" || f.op === "vshr" ? `${f.op}${f.sat ? ".sat" : ""} ${f.tail.kind === "op2" ? f.tail.op2 : f.tail.kind}` : formName(f);
+    const target = targetName(r.target);
+    const key = JSON.stringify([cls, r.profile, target]);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { cls, profile: r.profile, target, n: 0, maxInsts: 0, bad: 0, cases: 0, proved: 0, unknown: 0 }));
+    g.n++;
+    if (r.chosen && r.count !== undefined) g.maxInsts = Math.max(g.maxInsts, r.count);
+    if (r.verdict.status === "refuted") g.bad++;
+    if (r.verdict.status === "tested") g.cases += r.verdict.n;
+    if (r.verdict.status === "proved") g.proved++;
+    if (r.verdict.status === "unknown") g.unknown++;
+  }
+  // Tested: the cases run; proved: proved / refuted / unknown.
+  const head = prove ? ["proved", "refuted", "unknown"] : ["cases run", "refuted"];
+  const table = new Table({ head: ["class", "profile", "target", "rows", "cycles (max)", ...head], ...COMPACT });
+  for (const g of groups.values()) table.push([g.cls, g.profile, g.target, g.n, g.maxInsts ? String(g.maxInsts) : "", ...(prove ? [g.proved, g.bad, g.unknown] : [g.cases, g.bad])]);
+  return table.toString();
 }
 
 /**

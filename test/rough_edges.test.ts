@@ -9,6 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import "../src/compose.js";
+import { groupedTable } from "../bin/commands.js";
+import { familyNamed } from "../src/families/index.js";
+import { formName } from "../src/ir/forms.js";
+import type { VerifyRow } from "../src/check/verify.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const scratch = () => mkdtempSync(join(tmpdir(), "ptx-lower-edges-"));
@@ -64,5 +69,27 @@ describe("usage errors", () => {
     expect(r.err).toBe("ptx-lower: error: unknown option '--tagret'\n(Did you mean --target?)\nsee 'ptx-lower lower --help'\n");
     const lf = cli(["lower", "x.ptx", "--tag\nret"]);
     expect(lf.err).toBe("ptx-lower: error: unknown option '--tag\\x0aret'\n(Did you mean --target?)\nsee 'ptx-lower lower --help'\n");
+  });
+});
+
+describe("verify's table of many rows", () => {
+  it("a form whose name holds | (shfl.sync.up.b32 d|p) stays one cell, its target kept; rows of one class, profile and target add up", async () => {
+    const form = [...familyNamed("warp").forms()].find((f) => formName(f) === "shfl.sync.up.b32 d|p")!;
+    expect(form).toBeDefined();
+    const row = (target: VerifyRow["target"], verdict: VerifyRow["verdict"], count: number): VerifyRow => ({ spec: { form, kinds: {} }, profile: "isa", target, rule: "r", chosen: true, count, verdict });
+    const rows = [
+      row({ kind: "amdgpu", mcpu: "gfx942" }, { status: "tested", n: 100 }, 7),
+      row({ kind: "amdgpu", mcpu: "gfx942" }, { status: "tested", n: 50 }, 9),
+      row({ kind: "hip", mcpu: "gfx1100" }, { status: "refuted", n: 3, counterexample: "x" }, 4),
+    ];
+    const cells = (await groupedTable(rows, false))
+      .split("\n")
+      .filter((l) => l.startsWith("│"))
+      .map((l) => l.split("│").slice(1, -1).map((c) => c.trim()));
+    expect(cells).toEqual([
+      ["class", "profile", "target", "rows", "cycles (max)", "cases run", "refuted"],
+      ["shfl.sync.up.b32 d|p", "isa", "amdgpu gfx942", "2", "9", "150", "0"],
+      ["shfl.sync.up.b32 d|p", "isa", "hip gfx1100", "1", "4", "0", "1"],
+    ]);
   });
 });
