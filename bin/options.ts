@@ -10,17 +10,27 @@ import { UsageError } from "./output.js";
 export const FAMILY_INSTRUCTIONS = { szext: "szext", video: "vshl/vshr", match: "match.sync", warp: "shfl/vote/redux/activemask/bar.warp.sync" } as const satisfies Record<FamilyName, string>;
 
 /**
- * A positive integer option value, at most `max` where given (`why` says what bounds it).
+ * A positive integer option value, at most `max` where given (`why` says what bounds it), else
+ * at most 2^53 − 1 (the largest integer a JavaScript number holds exactly): a number too large
+ * is told its bound, not that it is no positive integer.
  * @throws UsageError otherwise.
  */
 export function positiveInt(name: string, max?: { max: number; why: string }) {
+  const bound = max ?? { max: Number.MAX_SAFE_INTEGER, why: "the largest integer held exactly" };
   return (x: string): number => {
     const n = Number(x);
-    if (!/^\d+$/.test(x.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not '${x}'`);
-    if (max && n > max.max) throw new UsageError(`${name} must be at most ${max.max} (${max.why}), not '${x}'`);
+    if (!/^\d+$/.test(x.trim()) || n < 1) throw new UsageError(`${name} must be a positive integer, not '${x}'`);
+    if (!Number.isSafeInteger(n) || n > bound.max) throw new UsageError(`${name} must be at most ${bound.max} (${bound.why}), not '${x}'`);
     return n;
   };
 }
+
+/**
+ * The largest `verify --seed`: the random generator (src/check/random.ts, mulberry32) keeps
+ * 32 bits of state, so every seed from 1 to 2^32 − 1 draws its own inputs and a larger one
+ * would repeat a smaller one's.
+ */
+export const MAX_SEED = 0xffff_ffff;
 
 /** The largest `verify --warps` (src/limits.ts, the library's bound too: the warps are held in memory). */
 export { MAX_WARPS } from "../src/limits.js";

@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { FAMILY_INSTRUCTIONS, MAX_WARPS, positiveInt } from "./options.js";
+import { FAMILY_INSTRUCTIONS, MAX_SEED, MAX_WARPS, positiveInt } from "./options.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import type { PortCommandOptions } from "./port.js";
 import type { Predefined } from "./port_args.js";
@@ -142,7 +142,7 @@ program
   .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
   .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
-  .option("--seed <n>", "seed of the random inputs", wrap(positiveInt("--seed")), 1)
+  .option("--seed <n>", `seed of the random inputs, 1 to ${MAX_SEED}`, wrap(positiveInt("--seed", { max: MAX_SEED, why: "the random generator keeps 32 bits of state" })), 1)
   .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
   .action(async (file: string | undefined, o) => {
     if (file !== undefined && refuseSources([file])) return;

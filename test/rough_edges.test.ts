@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import "../src/compose.js";
 import { groupedTable } from "../bin/commands.js";
+import { MAX_SEED, positiveInt } from "../bin/options.js";
 import { familyNamed } from "../src/families/index.js";
 import { formName } from "../src/ir/forms.js";
 import type { VerifyRow } from "../src/check/verify.js";
@@ -69,6 +70,18 @@ describe("usage errors", () => {
     expect(r.err).toBe("ptx-lower: error: unknown option '--tagret'\n(Did you mean --target?)\nsee 'ptx-lower lower --help'\n");
     const lf = cli(["lower", "x.ptx", "--tag\nret"]);
     expect(lf.err).toBe("ptx-lower: error: unknown option '--tag\\x0aret'\n(Did you mean --target?)\nsee 'ptx-lower lower --help'\n");
+  });
+
+  it("--seed past the generator's 32 bits is told the real bound, not 'not a positive integer'; every seed up to it is taken", () => {
+    const r = cli(["verify", "examples/bitfields.sm_90.ptx", "--seed", "99999999999999999999"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^ptx-lower: error: .*--seed must be at most 4294967295 \(the random generator keeps 32 bits of state\), not '99999999999999999999'\n/);
+    const seed = positiveInt("--seed", { max: MAX_SEED, why: "32 bits" });
+    expect(seed("4294967295")).toBe(2 ** 32 - 1);
+    expect(() => seed("4294967296")).toThrow("--seed must be at most 4294967295 (32 bits), not '4294967296'");
+    expect(() => seed("0")).toThrow("--seed must be a positive integer, not '0'");
+    // Without a bound of its own: the largest integer a number holds exactly.
+    expect(() => positiveInt("--jobs")("99999999999999999999")).toThrow("--jobs must be at most 9007199254740991");
   });
 });
 
