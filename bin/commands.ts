@@ -401,9 +401,13 @@ function perFormCounts(rows: VerifyRow[]): string {
 
 /**
  * `ptx-lower report`: every file is reported, those that cannot be read or have errors as
- * failed (their diagnostics on stderr too); exit 1 when the overall verdict is not ok.
+ * failed (their diagnostics on stderr too); exit 1 when the overall verdict is not ok. With
+ * `html`, also the page of the same report (the object `--json` prints), written once it is made.
  */
-export async function reportCommand(files: string[], o: { mcpu: string; semantics: Profile; json?: boolean }): Promise<number> {
+export async function reportCommand(files: string[], o: { mcpu: string; semantics: Profile; json?: boolean; html?: string }): Promise<number> {
+  // --html PATH: refused before the work if it cannot take the page (bin/html_output.ts).
+  const html = o.html !== undefined ? await import("./html_output.js") : null;
+  html?.checkHtmlPath(o.html!, files);
   const mods: (ParsedModule | UnreadableModule)[] = [];
   for (const f of files) {
     const input = await readInput(f);
@@ -424,6 +428,7 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
   const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json, onProgress: (done) => progress.update(done, mods[done]?.file) });
   progress.stop();
   process.stdout.write(r.text);
+  if (html) await html.writeReportHtml(o.html!, r.report, mods, files);
   return r.verdict === "ok" ? 0 : 1;
 }
 

@@ -163,6 +163,8 @@ export function hipHeaderWith(target: OutputTargetService): NonNullable<PortComm
 export interface PortCommandOptions {
   output?: string;
   json?: boolean;
+  /** `--html PATH`: also the page of the run (src/html/port.ts, made from the `--json` document); without `output` nothing else is written. */
+  html?: string;
   /** The semantics profile of the header (default sm90). */
   semantics?: Profile;
   /** The language of every input named directly and of standard input (default: by extension). */
@@ -505,7 +507,10 @@ function foreignOutput(path: string, text: string | Uint8Array): string | null {
 export async function portCommand(paths: string[], o: PortCommandOptions): Promise<number> {
   checkOptions(o);
   const profile: Profile = o.semantics ?? "sm90";
-  const dryRun = o.json === true && o.output === undefined;
+  const dryRun = (o.json === true || o.html !== undefined) && o.output === undefined;
+  // --html PATH: refused before the work if it cannot take the page (bin/html_output.ts).
+  const html = o.html !== undefined ? await import("./html_output.js") : null;
+  html?.checkHtmlPath(o.html!, paths);
   if (paths.filter((f) => f === "-").length > 1) throw new UsageError("- (standard input) is named more than once");
   const kinds = paths.map((p) => {
     if (p === "-") return "stdin";
@@ -811,12 +816,10 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
       for (const x of results) if (x.output === w.path) x.error ??= `its output ${w.path} ${why.split(":")[0]}`;
     }
   }
+  // The page is one more output: not where a ported file or header goes.
+  if (o.html !== undefined) claim(o.html, "--html (the page)");
   const failed = errors.length > 0;
   if (failed) for (const x of results) (x.output = null), (x.headerPath = null);
-  if (toStdout && !failed) {
-    const t = texts.get(inputs[0]!)!;
-    process.stdout.write(t.latin1 ? Buffer.from(results[0]!.r!.text, "latin1") : results[0]!.r!.text);
-  } else if (writing && !failed) writeAllOrNothing(writes, inputs.filter((x) => x.path !== "-").map((x) => x.path));
   const roots = [...new Set(inputs.filter((x) => x.root !== null && x.output !== null).map((x) => x.root!))];
   const includePath = dirMode && !failed && o.copyAll !== true && writes.length > 0 ? ["-I", outDir!, ...roots.flatMap((r) => ["-I", r])] : null;
   const options = { language: o.language ?? null, ptxTarget: o.ptxTarget ?? null, hipMacros: o.hipMacro ?? [], predefined: o.predefined ?? [], renameShared: o.renameShared === true };
@@ -834,7 +837,20 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     });
   }
   const extras = { skipped, empty, problems: errors.length, sharedHeader: failed ? null : sharedWritten, includePath, outDir, options, includers };
-  if (o.json) process.stdout.write(JSON.stringify(portJson(results, profile, extras), null, 2) + "\n");
+  // One document for --json and the page (its numbers are the document's).
+  const doc = o.json || html ? portJson(results, profile, extras) : null;
+  const inputFiles = inputs.filter((x) => x.path !== "-").map((x) => x.path);
+  if (html && !failed) {
+    // results[k] is inputs[k]'s.
+    const shown = results.map((x, k) => ({ original: texts.get(inputs[k]!)?.text ?? null, ported: x.r?.text ?? null, header: x.r?.header || null }));
+    writes.push({ path: o.html!, text: await html.portHtml(doc!, shown) });
+  }
+  if (toStdout && !failed) {
+    if (html) writeAllOrNothing(writes, inputFiles);
+    const t = texts.get(inputs[0]!)!;
+    process.stdout.write(t.latin1 ? Buffer.from(results[0]!.r!.text, "latin1") : results[0]!.r!.text);
+  } else if ((writing || html) && !failed) writeAllOrNothing(writes, inputFiles);
+  if (o.json) process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
   else (toStdout ? process.stderr : process.stdout).write(await summary(results, extras));
   return failed ? 1 : 0;
 }

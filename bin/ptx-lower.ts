@@ -158,6 +158,7 @@ program
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addOption(semantics().default("isa"))
   .option("--json", "one JSON document for all files (schema: docs/report.schema.json)")
+  .option("--html <file>", "also write the report as one self-contained HTML page: totals and charts, a sortable, filterable table per module, each occurrence's PTX beside every target's code")
   .action(async (files: string[], o) => {
     if (refuseSources(files)) return;
     await import("../src/compose.js");
@@ -195,6 +196,7 @@ program
   .argument("<paths...>", `sources (${PORT_EXTENSIONS.join(" ")}; .cl is OpenCL C) or directories, searched recursively for them (symbolic links not followed); - for standard input`)
   .option("-o, --output <path>", "output file for one input (its header STEM.hip.h is written beside it), a directory for several inputs or a directory (the tree is mirrored there; each ported file's header STEM.hip.h beside it, NAME.hip.h where two files share a stem); without it one input goes to standard output with the header inlined")
   .option("--json", "one JSON document for all files on standard output (schema: docs/port.schema.json); without -o nothing is written")
+  .option("--html <file>", "also write one self-contained HTML page: totals and charts, a sortable, filterable table per file, the original beside the ported text with the rewrites marked and each left statement's reason; without -o nothing else is written")
   .addOption(
     new Option(
       "--semantics <profile>",

@@ -13,14 +13,15 @@ import type { Mcpu } from "../targets/amdgpu/regs.js";
 
 /**
  * The report of `mods` as text: tables, or with `json` one JSON document (trailing newline),
- * and its overall verdict. `onProgress` is called after each module (done, total).
+ * its overall verdict, and the report itself (the object the JSON is made of: the HTML page's
+ * source). `onProgress` is called after each module (done, total).
  */
 export async function reportWithVerdict(
   mods: (ParsedModule | UnreadableModule)[],
   o: { mcpus: Mcpu[]; profile: Profile; json: boolean; check?: ReportOptions["check"]; onProgress?: ReportOptions["onProgress"] },
-): Promise<{ text: string; verdict: Report["verdict"] }> {
+): Promise<{ text: string; verdict: Report["verdict"]; report: Report }> {
   const rep = await buildReport(mods, { mcpus: o.mcpus, profile: o.profile, ...(o.check !== undefined ? { check: o.check } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}) });
-  return { text: o.json ? formatReportJson(rep) : formatReportTables(rep), verdict: rep.verdict };
+  return { text: o.json ? formatReportJson(rep) : formatReportTables(rep), verdict: rep.verdict, report: rep };
 }
 
 /** The report of `mods` as text: tables, or with `json` one JSON document (trailing newline). */
