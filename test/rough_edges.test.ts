@@ -89,7 +89,7 @@ describe("verify's table of many rows", () => {
   it("a form whose name holds | (shfl.sync.up.b32 d|p) stays one cell, its target kept; rows of one class, profile and target add up", async () => {
     const form = [...familyNamed("warp").forms()].find((f) => formName(f) === "shfl.sync.up.b32 d|p")!;
     expect(form).toBeDefined();
-    const row = (target: VerifyRow["target"], verdict: VerifyRow["verdict"], count: number): VerifyRow => ({ spec: { form, kinds: {} }, profile: "isa", target, rule: "r", chosen: true, count, verdict });
+    const row = (target: VerifyRow["target"], verdict: VerifyRow["verdict"], count: number): VerifyRow => ({ spec: { form, kinds: {}, guarded: false }, profile: "isa", target, rule: "r", chosen: true, count, verdict });
     const rows = [
       row({ kind: "amdgpu", mcpu: "gfx942" }, { status: "tested", n: 100 }, 7),
       row({ kind: "amdgpu", mcpu: "gfx942" }, { status: "tested", n: 50 }, 9),
