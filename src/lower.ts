@@ -7,14 +7,13 @@
  * identity → lower each routine for the target (targets/amdgpu, targets/portable) → print.
  */
 import type { Profile } from "./ir/forms.js";
-import { PROFILES, formId } from "./ir/forms.js";
+import { formId } from "./ir/forms.js";
 import type { FamilyInst, RoutineSpec } from "./ir/ir.js";
 import { routineName } from "./ir/ir.js";
 import { familyOf } from "./families/index.js";
 import type { ParsedModule } from "./ir/build.js";
 import { runModulePasses } from "../passes/module.js";
 import type { LoweredRoutine, McpuName, ModuleRoutine, OutputTarget } from "./target/lower.js";
-import { OUTPUT_TARGETS } from "./target/lower.js";
 import { outputTargets } from "./target/registry.js";
 import { type Diagnostic, escapeLine, PtxLowerError, warning } from "./diag.js";
 import { shellQuote } from "./quote.js";
@@ -82,24 +81,15 @@ function banner(mod: ParsedModule, opts: LowerOptions, what: string, insts: read
 /**
  * Lowers every supported occurrence of `mod` for one target. `options` default to
  * `{ target: "amdgpu", mcpu: "gfx942", profile: "isa" }`.
+ * The arguments are the caller's to get right: the library's `lowerModule` (src/api.ts)
+ * checks them first (a `TypeError` naming the argument).
  * @throws PtxLowerError when the module has error diagnostics (nothing is lowered then);
- *   TypeError naming the argument for a `mod` that is not a parsed module or an unknown
- *   target, mcpu or profile; Error if a routine has no rule (a coverage gap; never expected).
+ *   Error if a routine has no rule (a coverage gap; never expected).
  */
 export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptions> = {}): Promise<LoweredModule> {
-  if (typeof mod !== "object" || mod === null || !Array.isArray((mod as Partial<ParsedModule>).diagnostics) || !Array.isArray((mod as Partial<ParsedModule>).insts))
-    throw new TypeError(`lowerModule: mod must be a ParsedModule (what parseModule returns), not ${mod === null ? "null" : typeof mod}`);
-  if (typeof options !== "object" || options === null) throw new TypeError(`lowerModule: options must be an object ({ target, mcpu, profile }), not ${String(options)}`);
   const opts: LowerOptions = { ...options, target: options.target ?? "amdgpu", profile: options.profile ?? "isa" };
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new PtxLowerError(errors);
-  // Options from untyped callers: an unknown target, mcpu or profile is an error, not a default.
-  const mcpus = outputTargets().mcpus;
-  if (opts.mcpu !== undefined && !mcpus.includes(opts.mcpu)) throw new TypeError(`lowerModule: options.mcpu must be one of ${mcpus.join(", ")}, not '${String(opts.mcpu)}'`);
-  if (!(OUTPUT_TARGETS as readonly unknown[]).includes(opts.target)) throw new TypeError(`lowerModule: options.target must be one of ${OUTPUT_TARGETS.join(", ")}, not '${String(opts.target)}'`);
-  if (opts.command !== undefined && (!Array.isArray(opts.command) || !opts.command.every((w) => typeof w === "string")))
-    throw new TypeError(`lowerModule: options.command must be an array of argv words (["ptx-lower", "lower", "x.ptx"]), not ${typeof opts.command === "string" ? `'${opts.command}'` : String(opts.command)}`);
-  if (!(PROFILES as readonly unknown[]).includes(opts.profile)) throw new TypeError(`lowerModule: options.profile must be one of ${PROFILES.join(", ")}, not '${String(opts.profile)}'`);
   const target = outputTargets().targets.find((t) => t.name === opts.target);
   if (!target) throw new Error(`lowerModule: no '${opts.target}' target is registered (src/compose.ts)`);
   // A target imported at its first use (src/compose_outputs.ts) is loaded before `missing` and `describe`.
