@@ -3,7 +3,8 @@
  * results and diagnostics, write outputs atomically. Returns exit codes; never exits.
  */
 import { readFileSync, statSync } from "node:fs";
-import { basename, relative, resolve } from "node:path";
+import type { Stats } from "node:fs";
+import { basename, extname, relative, resolve } from "node:path";
 import type { Family, Form, Profile } from "../src/ir/forms.js";
 import { FAMILIES, familyOf, formId, formName, PROFILES } from "../src/ir/forms.js";
 import { familyNamed, familyOf as familyDefOf } from "../src/families/index.js";
@@ -115,11 +116,13 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   const command = o.argv ? ["ptx-lower", ...o.argv] : rebuiltCommand(file, o);
   const outputs: { name: string; text: string }[] = [];
   const base = file === "-" ? "stdin" : basename(file).replace(/\.ptx$/, "");
-  for (const j of jobs) {
+  const names = jobs.map((j) => base + (j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : OUTPUT_EXT[j.target]));
+  // Where several outputs go is checked before the work.
+  if (jobs.length > 1 && o.output) multipleOutputsDirectory(o.output, names);
+  for (const [k, j] of jobs.entries()) {
     const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command, sourceName: outputName(file) });
     for (const d of lowered.warnings) printLine(process.stderr, formatDiagnostic(d));
-    const ext = j.target === "amdgpu" ? `.amdgpu.${j.mcpu}.s` : OUTPUT_EXT[j.target];
-    outputs.push({ name: base + ext, text: lowered.text });
+    outputs.push({ name: names[k]!, text: lowered.text });
   }
   if (outputs.length === 1 && (!o.output || o.output === "-")) {
     process.stdout.write(outputs[0]!.text);
@@ -138,6 +141,28 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   writeOutputs(outputs.map((out) => ({ path: inDirectory(o.output!, out.name), text: out.text })), [file]);
   printLine(process.stderr, `wrote ${outputs.length} file${outputs.length === 1 ? "" : "s"} to ${o.output}: ${outputs.map((x) => x.name).join(", ")}`);
   return 0;
+}
+
+/**
+ * Several outputs go into a directory: `-o` must name one, an existing one or a new one
+ * (created with its parents). Refused before anything is created: a `-o` that exists and is
+ * no directory, and a new name that reads as one of the outputs' files (`-o out.s`, the
+ * extension of an output: a mistyped single-output command); `-o out.s/` creates that
+ * directory. @throws UsageError
+ */
+function multipleOutputsDirectory(output: string, names: string[]): void {
+  const several = `${names.length} outputs (${names.join(", ")}) go into a directory`;
+  const alternative = "or choose one --target (and --mcpu) for one file";
+  let st: Stats | null = null;
+  try {
+    st = statSync(output);
+  } catch {
+    // missing (or unreachable: makeDirectory says why)
+  }
+  if (st && !st.isDirectory()) throw new UsageError(`-o ${output} is a file, not a directory: ${several}; name a directory with -o (created if missing), ${alternative}; nothing was written`);
+  const ext = extname(output);
+  if (!st && !output.endsWith("/") && ext !== "" && names.some((n) => extname(n) === ext))
+    throw new UsageError(`-o ${output} names a file (${ext}), not a directory: ${several}; write -o ${output}/ to create a directory by that name, ${alternative}; nothing was written`);
 }
 
 function isDir(p: string): boolean {

@@ -4,7 +4,7 @@
  * as the user met it.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -104,5 +104,24 @@ describe("verify's table of many rows", () => {
       ["shfl.sync.up.b32 d|p", "isa", "amdgpu gfx942", "2", "9", "150", "0"],
       ["shfl.sync.up.b32 d|p", "isa", "hip gfx1100", "1", "4", "0", "1"],
     ]);
+  });
+});
+
+describe("lower with several outputs: -o names a directory", () => {
+  const EXAMPLE = join(ROOT, "examples", "bitfields.sm_90.ptx");
+  const NAMES = "bitfields.sm_90.amdgpu.gfx942.s, bitfields.sm_90.mjs, bitfields.sm_90.h, bitfields.sm_90.hip.h, bitfields.sm_90.ll";
+  it("-o file.s (missing, an output's extension) is refused and creates nothing; an existing file is said to be a file and stays as it was", () => {
+    const dir = scratch();
+    const r = cli(["lower", EXAMPLE, "--target", "all", "-o", "file.s"], dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`ptx-lower: error: -o file.s names a file (.s), not a directory: 5 outputs (${NAMES}) go into a directory; write -o file.s/ to create a directory by that name, or choose one --target (and --mcpu) for one file; nothing was written\n`);
+    expect(readdirSync(dir)).toEqual([]);
+    writeFileSync(join(dir, "old.s"), "mine\n");
+    const e = cli(["lower", EXAMPLE, "--target", "all", "-o", "old.s"], dir);
+    expect(e.code).toBe(1);
+    expect(e.err).toBe(`ptx-lower: error: -o old.s is a file, not a directory: 5 outputs (${NAMES}) go into a directory; name a directory with -o (created if missing), or choose one --target (and --mcpu) for one file; nothing was written\n`);
+    expect(readdirSync(dir)).toEqual(["old.s"]);
+    expect(readFileSync(join(dir, "old.s"), "utf8")).toBe("mine\n");
+    expect(existsSync(join(dir, "file.s"))).toBe(false);
   });
 });
