@@ -473,7 +473,7 @@ kernel void k(global uint *o, global ulong *q) {
       const text = await header(OPENCL_MODULE, { language: "opencl" });
       const fns = callableFunctions(routines);
       // compile.ts's wrappers (a HIP device function each) as OpenCL C functions: no extern "C", no device attribute, OpenCL's types.
-      const wrappers = fns.map(hipWrappers);
+      const wrappers = fns.map((f) => hipWrappers(f));
       const clWrappers = wrappers.map((w) => openclTypes(w.text.replaceAll('extern "C" __attribute__((device, used, noinline))', "__attribute__((used, noinline))")));
       expect(clWrappers.join("\n")).not.toMatch(/extern|device/);
       for (const mcpu of ["gfx900", "gfx1100"] as Mcpu[]) {

@@ -27,4 +27,10 @@ export interface VectorService {
   readonly kind: "amdgpu" | "js" | "c" | "hip" | "llvm" | "portable IR";
   /** Runs every vector (for AMDGPU, hip and llvm on processor `mcpu`); `skipped` when the target's tool is absent. */
   run(runs: readonly VectorRun[], mcpu?: string): Promise<{ outs: VectorOut[] } | { skipped: string }>;
+  /**
+   * Optional: starts the work `run(runs, m)` will need for each processor of `mcpus` (hip,
+   * llvm: the compiles, side by side), so that the per-processor `run` calls that follow, on
+   * the same `runs` array, wait for them instead of each starting its own in turn.
+   */
+  prepare?(runs: readonly VectorRun[], mcpus: readonly string[]): void;
 }

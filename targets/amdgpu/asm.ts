@@ -280,16 +280,39 @@ export function recorded(lines: readonly AsmLine[]): { lines: MLine[] } | { miss
 /**
  * The body of function `name` in llc's output: the lines from `name:` to its `.Lfunc_end`
  * label (or the next `.globl`), without the function label itself.
+ * @throws Error when `asm` has no label `name:`
  */
 export function functionBody(asm: string, name: string): string {
+  const body = functionBodies(asm)(name);
+  if (body === undefined) throw new Error(`function ${name} not found in assembly`);
+  return body;
+}
+
+/**
+ * Every function body of `asm` by label (as `functionBody` gives one), after one pass over
+ * the text: extracting N functions from one compile is linear in its size, not N times it.
+ * A label inside a body (a basic block) gives the rest of that body, as `functionBody` does.
+ * @returns the body of label `name`, or undefined when `asm` has no such label
+ */
+export function functionBodies(asm: string): (name: string) => string | undefined {
   const lines = asm.split("\n");
-  const start = lines.findIndex((l) => l.replace(/;.*$/, "").trim() === `${name}:`);
-  if (start < 0) throw new Error(`function ${name} not found in assembly`);
-  const body: string[] = [];
-  for (let i = start + 1; i < lines.length; i++) {
+  const spans = new Map<string, { from: number; to: number }>();
+  /** Labels whose body is being collected. */
+  let open: { from: number; to: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!.replace(/;.*$/, "").trim();
-    if (/^\.Lfunc_end\d+:$/.test(l) || l.startsWith(".globl") || l.startsWith(".size")) break;
-    body.push(lines[i]!);
+    if (/^\.Lfunc_end\d+:$/.test(l) || l.startsWith(".globl") || l.startsWith(".size")) {
+      for (const o of open) o.to = i;
+      open = [];
+    }
+    if (l.endsWith(":") && !spans.has(l.slice(0, -1))) {
+      const span = { from: i + 1, to: lines.length };
+      spans.set(l.slice(0, -1), span);
+      open.push(span);
+    }
   }
-  return body.join("\n");
+  return (name) => {
+    const s = spans.get(name);
+    return s && lines.slice(s.from, s.to).join("\n");
+  };
 }

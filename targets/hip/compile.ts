@@ -14,8 +14,8 @@
  * SDWA peepholes and VOPD dual issue are switched off (`-mllvm`), as for the trust-base
  * crosscheck (src/check/llvm.ts `llcArgs`): the interpreter models neither encoding.
  */
-import { runTool } from "../../src/tools.js";
-import { functionBody, parseAsm, recorded } from "../amdgpu/asm.js";
+import { cachedTool } from "../../src/tools.js";
+import { functionBodies, parseAsm, recorded } from "../amdgpu/asm.js";
 import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import type { CallableFn } from "../llvm/callable.js";
@@ -37,13 +37,17 @@ function uniform(name: string, width: number): string {
     : `(uint32_t)__builtin_amdgcn_readfirstlane((int)${name})`;
 }
 
-/** The wrappers of one function (see the file overview). */
-export function hipWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
+/** The argument layouts a compile extracts: `vgpr` (divergent arguments) and `sgpr` (uniform). */
+export type Variant = CompiledFunction["variant"];
+export const VARIANTS: readonly Variant[] = ["vgpr", "sgpr"];
+
+/** The wrappers of one function (see the file overview), for the layouts `variants` (default both). */
+export function hipWrappers(fn: CallableFn, variants: readonly Variant[] = VARIANTS): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
   const warp = fn.spec.form.op === "match" || isWarpLevel(fn.spec.form);
   const params = fn.params.map((p) => `${cType(p.width)} ${p.name}`).join(", ") || "void";
   const out: string[] = [];
   const fns: Omit<CompiledFunction, "lines">[] = [];
-  for (const variant of ["vgpr", "sgpr"] as const) {
+  for (const variant of variants) {
     const sym = `ptxl_chk_${variant === "vgpr" ? "v" : "s"}_${fn.name}`;
     const args = fn.params.map((p) => (variant === "vgpr" ? p.name : uniform(p.name, p.width)));
     const both = fn.writes.d && fn.writes.p;
@@ -65,14 +69,16 @@ export function hipWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledF
 
 /**
  * Compiles `header` (the `hip` target's text) with the wrappers of `fns` for `mcpu` and
- * extracts each wrapper's code (waits kept).
+ * extracts each wrapper's code (waits kept). `variants`: the argument layouts wanted (default
+ * both; `check` runs `vgpr` alone). The same text compiled again in a process is not
+ * compiled again (`cachedTool`).
  * @throws Error when clang fails (its first error lines); a function whose code does not
  *   parse gets `lines: { error }` instead.
  */
-export async function compileHip(header: string, fns: readonly CallableFn[], mcpu: Mcpu, clang = "clang-19"): Promise<CompiledSet> {
-  const wrappers = fns.map(hipWrappers);
+export async function compileHip(header: string, fns: readonly CallableFn[], mcpu: Mcpu, opts: { clang?: string; variants?: readonly Variant[] } = {}): Promise<CompiledSet> {
+  const wrappers = fns.map((f) => hipWrappers(f, opts.variants));
   const text = `${header}\n${wrappers.map((w) => w.text).join("\n")}\n`;
-  const asm = await runTool(clang, clangArgs(mcpu), text);
+  const asm = await cachedTool(opts.clang ?? "clang-19", clangArgs(mcpu), text);
   return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `clang:${mcpu}`, TARGETS[mcpu].gen) };
 }
 
@@ -100,9 +106,12 @@ export function withOneReturn(body: string): string {
  * the record table; a mnemonic without a record makes `lines` an error naming it.
  */
 export function extract(asm: string, fns: readonly Omit<CompiledFunction, "lines">[], rule: string, gen?: 9 | 10 | 11): CompiledFunction[] {
+  const bodyOf = functionBodies(asm);
   return fns.map((f) => {
     try {
-      const code = recorded(parseAsm(withOneReturn(functionBody(asm, f.symbol)), gen === undefined ? { rule } : { rule, gen }));
+      const body = bodyOf(f.symbol);
+      if (body === undefined) throw new Error(`function ${f.symbol} not found in assembly`);
+      const code = recorded(parseAsm(withOneReturn(body), gen === undefined ? { rule } : { rule, gen }));
       return { ...f, lines: "lines" in code ? code.lines : { error: `no instruction record for ${code.missing.join(", ")}` } };
     } catch (e) {
       return { ...f, lines: { error: (e as Error).message } };

@@ -18,12 +18,13 @@ import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import type { CallableFn } from "./callable.js";
 import type { CompiledFunction, CompiledSet } from "./compiled.js";
-import { extract } from "../hip/compile.js";
+import type { Variant } from "../hip/compile.js";
+import { extract, VARIANTS } from "../hip/compile.js";
 import { llvmReturnType } from "./print.js";
 import { isWarpLevel } from "../../src/check/verify.js";
 
-/** The functions to extract for one callable function, and the `sgpr` wrapper's text. */
-export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
+/** The functions to extract for one callable function in the layouts `variants` (default both), and the `sgpr` wrapper's text (empty without `sgpr`). */
+export function llvmWrappers(fn: CallableFn, variants: readonly Variant[] = VARIANTS): { text: string; fns: Omit<CompiledFunction, "lines">[] } {
   const ret = llvmReturnType(fn);
   const both = fn.writes.d && fn.writes.p;
   const warp = fn.spec.form.op === "match" || isWarpLevel(fn.spec.form);
@@ -38,10 +39,10 @@ export function llvmWrappers(fn: CallableFn): { text: string; fns: Omit<Compiled
   // An i1 argument (vote's predicate a) arrives as a whole 32-bit register (0 or 1).
   const argsOf = (inreg: boolean) => fn.params.map((p) => ({ name: p.name, width: Math.max(32, p.width), ...(inreg ? { inreg: true } : {}) }));
   return {
-    text,
+    text: variants.includes("sgpr") ? text : "",
     fns: [
-      { fn, variant: "vgpr", symbol: fn.name, args: argsOf(false), ...regs },
-      { fn, variant: "sgpr", symbol: sym, args: argsOf(true), ...regs },
+      ...(variants.includes("vgpr") ? [{ fn, variant: "vgpr" as const, symbol: fn.name, args: argsOf(false), ...regs }] : []),
+      ...(variants.includes("sgpr") ? [{ fn, variant: "sgpr" as const, symbol: sym, args: argsOf(true), ...regs }] : []),
     ],
   };
 }
@@ -56,12 +57,14 @@ export function usedGlobal(names: readonly string[]): string {
 
 /**
  * Compiles `module` (the `llvm` target's text) with the `sgpr` wrappers of `fns` for `mcpu`
- * (at its default wave size) and extracts every function's code (waits kept).
+ * (at its default wave size) and extracts every function's code (waits kept). `variants`:
+ * the argument layouts wanted (default both; `check` runs `vgpr` alone, without wrappers).
+ * The same text compiled again in a process is not compiled again (`llc`: `cachedTool`).
  * @throws Error when llc fails (its first error lines); a function whose code does not parse
  *   gets `lines: { error }` instead.
  */
-export async function compileLlvm(module: string, fns: readonly CallableFn[], mcpu: Mcpu): Promise<CompiledSet> {
-  const wrappers = fns.map(llvmWrappers);
+export async function compileLlvm(module: string, fns: readonly CallableFn[], mcpu: Mcpu, variants: readonly Variant[] = VARIANTS): Promise<CompiledSet> {
+  const wrappers = fns.map((f) => llvmWrappers(f, variants));
   const text = `${module}\n${wrappers.map((w) => w.text).join("\n")}\n${usedGlobal(fns.map((f) => f.name))}attributes #9 = { alwaysinline }\n`;
   const asm = await llc(text, { mcpu, wave: TARGETS[mcpu].wave });
   return { asm, functions: extract(asm, wrappers.flatMap((w) => w.fns), `llc:${mcpu}`, TARGETS[mcpu].gen) };

@@ -38,6 +38,7 @@ import { callableFunctions, collapseSpec } from "./callable.js";
 import type { CompiledFor, CompiledFunction, CompiledRow, CompiledSet } from "./compiled.js";
 import { checkCompiledSets, COMPILERS, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
 import { printHipModule } from "../hip/print.js";
+import type { Variant } from "../hip/compile.js";
 import { compileHip } from "../hip/compile.js";
 import { printLlvmModule } from "./print.js";
 import { compileLlvm } from "./compile.js";
@@ -57,11 +58,38 @@ export function aliasSpec(spec: RoutineSpec): RoutineSpec {
 }
 
 /** Compiles the functions of `routines` for one processor: the header (`hip`) or the module (`llvm`). */
-export async function compileFor(kind: CompiledKind, routines: readonly RoutineLike[], mcpu: Mcpu, profile: Profile): Promise<{ set: CompiledSet; fns: CallableFn[]; sregs: number[] }> {
+export async function compileFor(kind: CompiledKind, routines: readonly RoutineLike[], mcpu: Mcpu, profile: Profile, variants?: readonly Variant[]): Promise<{ set: CompiledSet; fns: CallableFn[]; sregs: number[] }> {
+  return (await compileForEach(kind, routines, [mcpu], profile, variants))[0]!;
+}
+
+/**
+ * `compileFor` on several processors: the header or module printed once, and one compiler
+ * process per processor, run side by side (at most as many at a time as there are cores:
+ * src/tools.ts). clang-19 takes several `--offload-arch` in one invocation, but it compiles
+ * them one after the other (clang-19 has no parallel-jobs option), so separate processes
+ * finish sooner on a machine with more than one core and cost the same on one. Results in
+ * `mcpus` order; `variants`: the argument layouts wanted (default both).
+ * @throws Error when clang or llc fails on the text (a printer bug)
+ */
+export async function compileForEach(
+  kind: CompiledKind,
+  routines: readonly RoutineLike[],
+  mcpus: readonly Mcpu[],
+  profile: Profile,
+  variants?: readonly Variant[],
+): Promise<{ set: CompiledSet; fns: CallableFn[]; sregs: number[] }[]> {
+  return Promise.all(compileEach(kind, routines, mcpus, profile, variants));
+}
+
+/** `compileForEach`'s compiles, one promise per processor (each fails on its own). */
+function compileEach(kind: CompiledKind, routines: readonly RoutineLike[], mcpus: readonly Mcpu[], profile: Profile, variants?: readonly Variant[]): Promise<{ set: CompiledSet; fns: CallableFn[]; sregs: number[] }>[] {
   const fns = callableFunctions(routines);
-  const set = kind === "hip" ? await compileHip(printHipModule(routines, { profile }), fns, mcpu) : await compileLlvm(printLlvmModule(routines, { profile }), fns, mcpu);
-  const sregs = kind === "llvm" ? await inregRegisters({ mcpu, wave: TARGETS[mcpu].wave }) : [];
-  return { set, fns, sregs };
+  const text = kind === "hip" ? printHipModule(routines, { profile }) : printLlvmModule(routines, { profile });
+  return mcpus.map(async (mcpu) => {
+    const set = kind === "hip" ? await compileHip(text, fns, mcpu, variants ? { variants } : {}) : await compileLlvm(text, fns, mcpu, variants);
+    const sregs = kind === "llvm" ? await inregRegisters({ mcpu, wave: TARGETS[mcpu].wave }) : [];
+    return { set, fns, sregs };
+  });
 }
 
 function toVerdict(v: CompiledRow["verdict"]): Verdict {
@@ -136,6 +164,9 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
       // Compile every group, then check the compiles of one profile and warp count together
       // (`checkCompiledSets`: inputs made once per function, identical code run once).
       const ready: { ps: Pending[]; all: Pending["rows"]; c: CompiledFor; profile: Profile; warps: number }[] = [];
+      // The groups of one profile and routine list are compiled together: the text printed
+      // once, one compiler process per processor, side by side (`compileForEach`).
+      const together = new Map<string, { ps: Pending[]; all: Pending["rows"]; mcpu: Mcpu; warps: number }[]>();
       for (const ps of groups.values()) {
         const all = ps.flatMap((p) => p.rows);
         if (!tools.ok) {
@@ -143,16 +174,22 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
           continue;
         }
         const { mcpu } = ps[0]!.job.target as { mcpu: Mcpu };
+        const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? compiledWarpCount(p.job.cases.length, p.job.compiledWarps ?? "tenth") : 0)));
+        const k = `${ps[0]!.job.profile}|${ps.map((p) => callableName(p.job.spec)).join(",")}`;
+        together.set(k, [...(together.get(k) ?? []), { ps, all, mcpu, warps }]);
+      }
+      for (const gs of together.values()) {
+        const ps = gs[0]!.ps;
         const profile = ps[0]!.job.profile;
         const routines = ps.map((p) => ({ name: callableName(p.job.spec), spec: p.job.spec }));
-        const warps = Math.max(1, ...ps.map((p) => (p.job.cases[0] && "label" in p.job.cases[0] ? compiledWarpCount(p.job.cases.length, p.job.compiledWarps ?? "tenth") : 0)));
-        try {
-          note?.(`${kind} ${mcpu}: compiling the functions of ${routines.length} routine${routines.length === 1 ? "" : "s"} (${kind === "hip" ? "clang-19" : "llc-19"})`);
-          const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
-          ready.push({ ps, all, c: { mcpu, set, sregs }, profile, warps });
-        } catch (e) {
-          for (const r of all) r.row.verdict = { status: "refuted", n: 0, counterexample: `${kind} ${mcpu}: the ${kind === "hip" ? "header" : "module"} does not compile: ${(e as Error).message}` };
-        }
+        const mcpus = gs.map((g) => g.mcpu);
+        note?.(`${kind} ${mcpus.join(", ")}: compiling the functions of ${routines.length} routine${routines.length === 1 ? "" : "s"} (${kind === "hip" ? "clang-19" : "llc-19"})`);
+        const compiled = await Promise.allSettled(compileEach(kind, routines, mcpus, profile));
+        gs.forEach((g, i) => {
+          const c = compiled[i]!;
+          if (c.status === "fulfilled") ready.push({ ps: g.ps, all: g.all, c: { mcpu: g.mcpu, set: c.value.set, sregs: c.value.sregs }, profile, warps: g.warps });
+          else for (const r of g.all) r.row.verdict = { status: "refuted", n: 0, counterexample: `${kind} ${g.mcpu}: the ${kind === "hip" ? "header" : "module"} does not compile: ${(c.reason as Error).message}` };
+        });
       }
       for (const key of new Set(ready.map((g) => `${g.profile}|${g.warps}`))) {
         const gs = ready.filter((g) => `${g.profile}|${g.warps}` === key);
@@ -258,8 +295,29 @@ export async function proveCompiledRows(specs: readonly { spec: RoutineSpec; pro
  * their prior d and p (src/sem/guard.ts). Code with a hazard fails the vector.
  */
 export function compiledVectors(kind: CompiledKind): VectorService {
+  /** The compiles `prepare` started, for the `runs` array it was given, by `mcpu|profile`. */
+  let prepared: { runs: readonly VectorRun[]; compiles: Map<string, Promise<{ set: CompiledSet; sregs: number[] }>> } | null = null;
+  /** Each profile's vectors that the target can lower (by index into `runs`) and their routines. */
+  const byProfile = (runs: readonly VectorRun[]) =>
+    [...new Set(runs.map((r) => r.profile))].map((profile) => {
+      const idx = runs.flatMap((r, i) => (r.profile === profile && !missingLowering(kind === "hip" ? "HIP" : "LLVM IR", r.spec.form) ? [i] : []));
+      return { profile, idx, routines: idx.map((i) => ({ name: callableName(runs[i]!.spec), spec: runs[i]!.spec })) };
+    });
   return {
     kind,
+    prepare(runs, mcpus) {
+      const compiles = new Map<string, Promise<{ set: CompiledSet; sregs: number[] }>>();
+      for (const { profile, routines } of byProfile(runs)) {
+        if (!routines.length) continue;
+        // Only the `vgpr` layout: a vector runs as one call with its values in VGPRs.
+        const each = compileEach(kind, routines, mcpus as Mcpu[], profile, ["vgpr"]);
+        each.forEach((p, i) => {
+          p.catch(() => {}); // reported by the `run` that awaits it
+          compiles.set(`${mcpus[i]}|${profile}`, p);
+        });
+      }
+      prepared = { runs, compiles };
+    },
     async run(runs, mcpuName) {
       const tools = await compiledToolsAvailable([kind]);
       if (!tools.ok) return { skipped: tools.reason };
@@ -269,10 +327,11 @@ export function compiledVectors(kind: CompiledKind): VectorService {
         const missing = missingLowering(kind === "hip" ? "HIP" : "LLVM IR", r.spec.form);
         if (missing) outs[i] = { failure: missing };
       });
-      for (const profile of [...new Set(runs.map((r) => r.profile))]) {
-        const idx = runs.flatMap((r, i) => (r.profile === profile && !outs[i] ? [i] : []));
-        const routines = idx.map((i) => ({ name: callableName(runs[i]!.spec), spec: runs[i]!.spec }));
-        const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
+      for (const { profile, idx, routines } of byProfile(runs)) {
+        if (!idx.length) continue;
+        const mine = prepared?.runs === runs ? prepared.compiles.get(`${mcpu}|${profile}`) : undefined;
+        prepared?.compiles.delete(`${mcpu}|${profile}`);
+        const { set, sregs } = await (mine ?? compileFor(kind, routines, mcpu, profile, ["vgpr"]));
         const byName = new Map<string, CompiledFunction>();
         for (const cf of set.functions) if (cf.variant === "vgpr") byName.set(cf.fn.name, cf);
         for (const i of idx) outs[i] = runVector(runs[i]!, byName.get(callableName(runs[i]!.spec)), mcpu, sregs, kind);

@@ -25,7 +25,7 @@
  */
 import { hashString, Rng } from "../../../src/check/random.js";
 import { spawnSync } from "node:child_process";
-import { runTool } from "../../../src/tools.js";
+import { cachedTool, runTool } from "../../../src/tools.js";
 import type { BV, CV } from "../../../src/sem/bv.js";
 import { concrete, u } from "../../../src/sem/bv.js";
 import type { MatchForm, Profile, SzextForm, VshForm } from "../../../src/ir/forms.js";
@@ -856,8 +856,13 @@ export function llcArgs(t: SeqTarget): string[] {
   return a;
 }
 
+/**
+ * llc's assembly for IR text `ll` on target `t` (`llcArgs`); the same text and target again
+ * in a process is not compiled again (`cachedTool`).
+ * @throws Error when llc fails (its first error lines)
+ */
 export async function llc(ll: string, t: SeqTarget, tools: LlvmTools = LLVM19): Promise<string> {
-  return runTool(tools.llc, llcArgs(t), ll);
+  return cachedTool(tools.llc, llcArgs(t), ll);
 }
 
 /**
