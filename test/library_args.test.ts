@@ -126,7 +126,7 @@ const CASES: Record<string, Case> = {
 
   // Parsing, the module pipeline.
   parseModule: {
-    bad: [[[42, "k.ptx"], "text"], [[PTX, 5], "file"], [[PTX, "k.ptx", { keep: true }], "opts"], [[PTX, "k.ptx", { keepAst: "yes" }], "opts.keepAst"]],
+    bad: [[[42, "k.ptx"], "text"], [[[1, 2], "k.ptx"], "text"], [[PTX, 5], "file"], [["", undefined], "file"], [[PTX, "k.ptx", { keep: true }], "opts"], [[PTX, "k.ptx", { keepAst: "yes" }], "opts.keepAst"]],
     good: () => expect(lib.parseModule(Buffer.from(PTX), "k.ptx").insts.length).toBe(1),
   },
   formatDiagnostic: {
@@ -156,6 +156,9 @@ const CASES: Record<string, Case> = {
       [["", "a.cu", { header, language: "fortran" }], "opts.language"],
       [["", "a.cu", { header, hdr: "x.h" }], "opts"],
       [["", "a.cu", { header, hipMacros: [1] }], "opts.hipMacros[0]"],
+      [[Buffer.from("int x;"), "a.cu", { header }], "text"],
+      [["", "a.cu", { header, headerName: 3 }], "opts.headerName"],
+      [["", "a.cu", { header, inlineHeader: "yes" }], "opts.inlineHeader"],
     ],
     good: async () => expect((await lib.portSource("int x;\n", "a.cu", { header })).text).toBe("int x;\n"),
   },

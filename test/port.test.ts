@@ -289,23 +289,7 @@ describe("port: real inputs", () => {
     }
   });
 
-  it("library: portSource rejects arguments of the wrong type with a TypeError naming the argument", async () => {
-    const header = async () => "";
-    const bad: [unknown, unknown, unknown, RegExp][] = [
-      [42, "b.cu", { header }, /^portSource: text must be a string .*not number$/],
-      [Buffer.from("int x;"), "b.cu", { header }, /^portSource: text must be a string .*not object$/],
-      ["int x;", 7, { header }, /^portSource: file must be a string .*not number$/],
-      ["int x;", "b.cu", undefined, /^portSource: opts must be an object .*not undefined$/],
-      ['void f(unsigned a) { unsigned d; asm("szext.clamp.s32 %0, %1, 3;" : "=r"(d) : "r"(a)); }', "b.cu", {}, /^portSource: opts\.header must be a function .*not undefined$/],
-      ["int x;", "b.cu", { header, headerName: 3 }, /^portSource: opts\.headerName must be a string, not number$/],
-      ["int x;", "b.cu", { header, inlineHeader: "yes" }, /^portSource: opts\.inlineHeader must be a boolean, not string$/],
-    ];
-    for (const [text, file, opts, message] of bad) {
-      const e = await portSource(text as string, file as string, opts as never).then(() => null, (x: unknown) => x);
-      expect(e, String(message)).toBeInstanceOf(TypeError);
-      expect((e as Error).message).toMatch(message);
-    }
-  });
+  // The library's portSource checks its arguments (src/api.ts): test/library_args.test.ts.
 
   it("layout: two statements on one line, CRLF line ends, a member named asm", async () => {
     const two = 'void f(unsigned a, unsigned b) {\n  unsigned x, y; asm("szext.clamp.u32 %0, %1, %2;" : "=r"(x) : "r"(a), "r"(b)); asm("szext.wrap.u32 %0, %1, 3;" : "=r"(y) : "r"(a)); g(x, y);\n}\n';

@@ -83,11 +83,8 @@ export const KEEP_AST_MAX_CHARS = 1 << 20;
  * (unless the tree is kept) only one function's syntax tree is alive at a time.
  */
 export function parseModule(text: string | Uint8Array, file: string, opts: ParseModuleOptions = {}): ParsedModule {
-  if (typeof text !== "string") {
-    if (!(text instanceof Uint8Array)) throw new TypeError(`parseModule: text must be a string or a Uint8Array (Buffer), not ${describe(text)}`);
-    text = new TextDecoder("utf-8").decode(text);
-  }
-  if (typeof file !== "string") throw new TypeError(`parseModule: file must be a string (the name diagnostics give the module), not ${describe(file)}`);
+  // The arguments are checked by the library's parseModule (src/api.ts, src/args.ts).
+  if (typeof text !== "string") text = new TextDecoder("utf-8").decode(text);
   // ptxas reads the module as a C string: it ends at the first NUL, wherever it is (a
   // comment included), and nothing after it is parsed. A warning says so.
   const nul = text.indexOf("\0");
@@ -99,11 +96,6 @@ export function parseModule(text: string | Uint8Array, file: string, opts: Parse
   mod.diagnostics.push(warning({ file, line, col }, messages.nulEndsInput()));
   mod.diagnostics.sort((a, b) => a.loc.line - b.loc.line);
   return mod;
-}
-
-/** What a wrong argument is, for a TypeError message. */
-function describe(x: unknown): string {
-  return x === null ? "null" : Array.isArray(x) ? "an array" : typeof x === "object" ? `a ${(x as object).constructor?.name ?? "object"}` : typeof x;
 }
 
 /**

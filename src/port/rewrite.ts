@@ -470,18 +470,6 @@ function bindPerUse(st: AsmStatement, scan: Scan, heads?: readonly PtxHead[]): P
   return { ok: true, keys, items };
 }
 
-/** The argument checks of `portSource` (a library entry point): a `TypeError` naming the argument. */
-function checkPortArgs(text: unknown, file: unknown, opts: unknown): void {
-  const what = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "an array" : typeof x);
-  if (typeof text !== "string") throw new TypeError(`portSource: text must be a string (the source's text), not ${what(text)}`);
-  if (typeof file !== "string") throw new TypeError(`portSource: file must be a string (the name locations give), not ${what(file)}`);
-  if (typeof opts !== "object" || opts === null) throw new TypeError(`portSource: opts must be an object ({ header, headerName?, inlineHeader? }), not ${what(opts)}`);
-  const o = opts as Record<string, unknown>;
-  if (typeof o.header !== "function") throw new TypeError(`portSource: opts.header must be a function (the routines module → the header's text), not ${what(o.header)}`);
-  if (o.headerName !== undefined && typeof o.headerName !== "string") throw new TypeError(`portSource: opts.headerName must be a string, not ${what(o.headerName)}`);
-  if (o.inlineHeader !== undefined && typeof o.inlineHeader !== "boolean") throw new TypeError(`portSource: opts.inlineHeader must be a boolean, not ${what(o.inlineHeader)}`);
-}
-
 interface Edit {
   start: number;
   end: number;
@@ -543,12 +531,12 @@ const SHARED_LEFT = "shared with the file's HIP build (not in a branch of either
 
 /**
  * Ports one source text. Never throws on bad input (a statement that cannot be read is left
- * and reported); throws only what `opts.header` throws, and a `TypeError` naming the argument
- * for arguments of the wrong type (text or file not a string, `opts.header` not a function).
+ * and reported); throws only what `opts.header` throws, and a `TypeError` for an
+ * `opts.ptxTarget` ptxas does not know. The library's `portSource` (src/api.ts) checks the
+ * arguments' types first (a `TypeError` naming the argument).
  * @param file the name locations give.
  */
 export async function portSource(text: string, file: string, opts: PortOptions): Promise<PortResult> {
-  checkPortArgs(text, file, opts);
   const language: PortLanguage = opts.language ?? "cuda";
   const dialect = DIALECTS[language];
   const scan = scanSource(text, file);
