@@ -94,7 +94,10 @@ const MCPU = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "all"];
 const semantics = () => new Option("--semantics <profile>", "semantics profile: isa (the ISA, repaired) or sm90 (ptxas's sm_75+ emulation)").argParser(choice("--semantics", ["isa", "sm90"]));
 
 const program = new Command("ptx-lower")
-  .description("Lower PTX szext, vshl/vshr and match.sync to AMDGPU, JavaScript and C, and check each lowering against the PTX meaning.")
+  .description(
+    "Lower PTX szext, vshl/vshr, match.sync and the warp-level shfl/vote/redux/activemask/bar.warp.sync to AMDGPU assembly, JavaScript, C, HIP and LLVM IR; " +
+      "check (or prove) each lowering against the PTX meaning; port the inline PTX and warp intrinsics of CUDA sources to HIP.",
+  )
   .version("0.1.0")
   // A usage error is one line, `ptx-lower: error: …` (input in it escaped), then where to look.
   .configureOutput({ outputError: (str, write) => write(commanderError(str)) })

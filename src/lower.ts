@@ -59,7 +59,13 @@ export interface LoweredModule {
   text: string;
   /** Per routine: the rule, the static count (AMDGPU), and the target's details (`amdgpu`: the sequence; `pir`: the portable IR). */
   routines: LoweredRoutine[];
-  /** Occurrences the target has no lowering for yet and left out (issue 15: the warp-level family on AMDGPU, HIP, LLVM IR). */
+  /**
+   * One warning per occurrence this target left out of `text` because it has no lowering of
+   * its form (the target's `missing`; src/check/missing.ts names the gaps). Every target lowers
+   * every form of szext, vshl/vshr, match.sync and the warp-level family
+   * (shfl/vote/redux/activemask/bar.warp.sync) today, so it is empty unless a family gains a
+   * form before a target lowers it.
+   */
   warnings: Diagnostic[];
 }
 

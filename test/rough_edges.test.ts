@@ -11,7 +11,8 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import "../src/compose.js";
 import { groupedTable } from "../bin/commands.js";
-import { MAX_SEED, positiveInt } from "../bin/options.js";
+import { FAMILY_INSTRUCTIONS, MAX_SEED, positiveInt } from "../bin/options.js";
+import { OUTPUT_TARGETS } from "../src/target/lower.js";
 import { familyNamed } from "../src/families/index.js";
 import { formName } from "../src/ir/forms.js";
 import type { VerifyRow } from "../src/check/verify.js";
@@ -123,5 +124,21 @@ describe("lower with several outputs: -o names a directory", () => {
     expect(readdirSync(dir)).toEqual(["old.s"]);
     expect(readFileSync(join(dir, "old.s"), "utf8")).toBe("mine\n");
     expect(existsSync(join(dir, "file.s"))).toBe(false);
+  });
+});
+
+describe("what the tool says it is", () => {
+  /** How each output target is named in prose; a target added without a name here fails. */
+  const PROSE: Record<string, string> = { amdgpu: "AMDGPU", js: "JavaScript", c: "C", hip: "HIP", llvm: "LLVM IR" };
+  it("--help and the package description name every family's instructions, every output target, and port", () => {
+    const help = cli(["--help"]);
+    expect(help.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { description: string; keywords: string[] };
+    for (const [what, text] of [["--help", help.out.split("\n\n")[1]!.replace(/\s+/g, " ")], ["package.json description", pkg.description]] as const) {
+      for (const inst of Object.values(FAMILY_INSTRUCTIONS).flatMap((x) => x.split("/"))) expect(text, `${what}: ${inst}`).toContain(inst);
+      for (const t of OUTPUT_TARGETS) expect(text, `${what}: target ${t}`).toMatch(new RegExp(`\\b${PROSE[t] ?? `(no prose name for ${t})`}\\b`));
+      expect(text, what).toMatch(/\bport/);
+    }
+    expect(pkg.keywords).toEqual(expect.arrayContaining(["hip", "llvm-ir", "warp", "match.sync", "szext"]));
   });
 });
