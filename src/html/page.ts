@@ -54,7 +54,7 @@ main{padding:14px 28px 40px}
 .c0{background:#2f81f7;fill:#2f81f7}.c1{background:#8250df;fill:#8250df}.c2{background:#1a7f37;fill:#1a7f37}.c3{background:#bf8700;fill:#bf8700}.c4{background:#cf222e;fill:#cf222e}.c5{background:#8c959f;fill:#8c959f}
 section.unit{border:1px solid var(--line);border-radius:8px;margin:0 0 18px;overflow:hidden}
 section.unit>header{background:var(--panel);padding:10px 14px;border-bottom:1px solid var(--line)}
-section.unit>.body{padding:10px 14px}
+section.unit>.body{padding:10px 14px;overflow-x:auto}
 .tools{display:flex;gap:10px;align-items:center;margin:4px 0 8px}
 input.filter{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;min-width:260px;background:var(--bg);color:var(--fg)}
 .count{color:var(--muted);font-size:12px}
@@ -69,7 +69,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.row{cursor:pointer}tr.row:hover{background:var(--panel)}tr.row.open{background:var(--panel)}
 tr.hid,tbody.hid{display:none}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
-td.mono{white-space:pre-wrap;overflow-wrap:anywhere}td.nowrap{white-space:nowrap}
+td.mono{white-space:pre-wrap;overflow-wrap:break-word}td.nowrap{white-space:nowrap}td.brk{overflow-wrap:anywhere}
 pre{margin:0;white-space:pre;overflow:auto}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;font-weight:600;white-space:nowrap}
 .v-tested,.s-live{background:var(--okbg);color:var(--ok)}
@@ -80,10 +80,10 @@ pre{margin:0;white-space:pre;overflow:auto}
 .diag{margin:2px 0;font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}
 .diag.error{color:var(--bad)}.diag.warning{color:var(--warn)}.diag.note{color:var(--muted)}
 td.detail{background:var(--panel);padding:10px}
-.side{display:flex;gap:10px;overflow-x:auto;align-items:flex-start;max-width:calc(100vw - 100px)}
+.side{display:flex;gap:10px;overflow-x:auto;align-items:flex-start;width:calc(100vw - 150px)}
 .side>.pane{flex:0 0 auto;min-width:240px;max-width:560px;border:1px solid var(--line);border-radius:6px;background:var(--bg)}
 .pane>.ph{padding:4px 8px;border-bottom:1px solid var(--line);font-size:12px}
-.pane>.ph b{font-size:13px}.pane pre{padding:6px 8px;max-height:420px}
+.pane>.ph b{font-size:13px}.pane pre{padding:6px 8px;max-height:360px}
 .pane table td,.pane table th{font-size:12px;padding:1px 6px}
 .ptx{background:var(--stmt)}
 table.diff{table-layout:fixed;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}

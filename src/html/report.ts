@@ -169,7 +169,7 @@ function moduleSection(m: ModuleReport, mi: number, rep: Report, code: RoutineCo
       const t = r.targets.find((x) => x.target === `amdgpu ${c}`);
       return t?.static == null ? td("—", { v: -1, cls: "num" }) : td(String(t.static), { v: t.static, cls: "num" });
     });
-    return `<tr class="row" tabindex="0" data-tpl="m${mi}-r${o.routineId}">${td(`${o.line}:${o.col}`, { v: o.line * 100000 + o.col, cls: "num at" })}${td(o.text, { cls: "mono ptxtext" })}${td(FAMILY_LABEL[o.family])}${td(o.form, { cls: "mono nowrap" })}${td(`#${o.routineId} ${o.routine}`, { v: o.routineId, cls: "mono nowrap" })}${cycles.join("")}${td(vs.text, { v: vs.v, html: true })}</tr>`;
+    return `<tr class="row" tabindex="0" data-tpl="m${mi}-r${o.routineId}">${td(`${o.line}:${o.col}`, { v: o.line * 100000 + o.col, cls: "num at" })}${td(o.text, { cls: "mono ptxtext" })}${td(FAMILY_LABEL[o.family])}${td(o.form, { cls: "mono" })}${td(`#${o.routineId} ${o.routine}`, { v: o.routineId, cls: "mono brk" })}${cycles.join("")}${td(vs.text, { v: vs.v, html: true })}</tr>`;
   });
   const table =
     m.occurrences.length === 0
@@ -230,7 +230,7 @@ export function reportPage(rep: Report, code: RoutineCode = []): string {
 <div class="card"><h3>Modules</h3><dl><dt>modules</dt>${total("modules", t.modules)}<dt>failed</dt>${total("failedModules", t.failedModules)}<dt>occurrences</dt>${total("occurrences", t.occurrences)}<dt>routines</dt>${total("routines", t.routines)}</dl></div>
 <div class="card chart"><h3>Occurrences per family</h3>${barChart(famBars, { width: 300, labelWidth: 80 })}</div>
 <div class="card chart"><h3>Verdicts (routines × targets)</h3><dl>${VERDICTS.map((s) => `<dt>${s}</dt>${total(`verdicts.${s}`, t.verdicts[s])}`).join("")}</dl>${stackedBar(verdictBars, 260)}</div>
-${cycleBars.length ? `<div class="card chart"><h3>Static issue cycles per processor, summed over the ${t.routines} routines</h3>${barChart(cycleBars, { width: 380, labelWidth: 120 })}<div class="legend">${kinds.map((k) => `<span><span class="sw ${k.cls}"></span>${k.kind === "amdgpu" ? "ptx-lower's AMDGPU routine" : `${k.kind} row (compiled)`}</span>`).join("")}</div></div>` : ""}
+${cycleBars.length ? `<div class="card chart"><h3>Static issue cycles per processor, summed over the ${t.routines} routines</h3>${barChart(cycleBars, { width: 380, labelWidth: 120 })}<div class="legend">${kinds.filter((k) => cycleBars.some((b) => b.cls === k.cls)).map((k) => `<span><span class="sw ${k.cls}"></span>${k.kind === "amdgpu" ? "ptx-lower's AMDGPU routine" : `${k.kind} row (compiled)`}</span>`).join("")}</div></div>` : ""}
 </div>`;
   const nav = rep.modules.length > 1 ? `<p class="meta">Modules: ${rep.modules.map((m, i) => `<a href="#m${i}">${esc(m.file)}</a>${m.status === "failed" ? " (FAILED)" : ""}`).join(" · ")}</p>` : "";
   const sections = rep.modules.map((m, i) => moduleSection(m, i, rep, code[i])).join("\n");
