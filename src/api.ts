@@ -318,37 +318,56 @@ function code(x: unknown, where: string): void {
 
 const BOUNDARY_KINDS = ["contract", "function"] as const;
 
-/** `boundaryKind` where the caller passes one as a string (an object there is another option, checked by the implementation). */
-function boundaryKind(x: unknown, where: string): void {
-  if (x !== undefined && (typeof x !== "object" || x === null)) A.oneOf(x, where, BOUNDARY_KINDS);
+/** `lowerRoutine`'s options object (the caller's registers: targets/amdgpu/assign.ts). */
+type LowerRoutineOptions = Exclude<Parameters<typeof C.lowerRoutine>[3], string | undefined>;
+
+/**
+ * `lowerRoutine`'s options, each checked; `regs` and `scratch` (the caller's registers and
+ * scratch budget) are checked by the implementation against the routine (targets/amdgpu/assign.ts).
+ */
+const LOWER_ROUTINE_OPTIONS = {
+  boundary: A.opt.oneOf(BOUNDARY_KINDS),
+  regs: () => undefined,
+  scratch: () => undefined,
+} satisfies A.OptionChecks<LowerRoutineOptions>;
+
+/** `lowerRoutine`'s fourth argument: a boundary kind, or the options object (`{ boundary, regs, scratch }`). */
+function lowerRoutineOptions(x: unknown, where: string): void {
+  if (x === undefined || (typeof x === "string" && (BOUNDARY_KINDS as readonly string[]).includes(x))) return;
+  if (!A.isObject(x)) A.fail(where, `one of ${BOUNDARY_KINDS.join(", ")} (the boundary kind) or an object with any of ${Object.keys(LOWER_ROUTINE_OPTIONS).join(", ")}`, x);
+  A.options(x, where, LOWER_ROUTINE_OPTIONS);
 }
 
 /**
  * Lowers a routine for an AMDGPU processor with the cheapest applicable rule (targets/amdgpu/lower.ts).
- * `t`: one of `TARGETS`; `boundaryKind`: `contract` (default) or `function`.
+ * `t`: one of `TARGETS`; `options`: the boundary kind (`contract`, the default, or `function`),
+ * or `{ boundary?, regs?, scratch? }` (the caller's registers: README "Library").
  * @throws TypeError for a spec whose form is not a legal form, kinds that are not operand kinds,
- *   a `t` that is not one of TARGETS, an unknown profile or boundary kind; Error when no rule applies (a coverage gap).
+ *   a `t` that is not one of TARGETS, an unknown profile, boundary kind or option, an illegal
+ *   register assignment or scratch budget; Error when no rule applies (a coverage gap).
  */
-export const lowerRoutine: typeof C.lowerRoutine = function lowerRoutine(spec, t, profile, ...rest) {
+export const lowerRoutine: typeof C.lowerRoutine = function lowerRoutine(spec, t, profile, options) {
+  A.arity("lowerRoutine", arguments, 4);
   A.spec(spec, "lowerRoutine: spec");
   amdTarget(t, "lowerRoutine: t");
   A.profile(profile, "lowerRoutine: profile");
-  boundaryKind(rest[0], "lowerRoutine: boundaryKind");
-  return C.lowerRoutine(spec, t, profile, ...rest);
+  lowerRoutineOptions(options, "lowerRoutine: options");
+  return C.lowerRoutine(spec, t, profile, options);
 };
 
 /**
  * Lowers a routine with one given rule (one of `applicableRules(spec, t, profile)`).
  * @throws TypeError for a wrong argument or a rule that does not apply.
  */
-export const lowerWithRule: typeof C.lowerWithRule = function lowerWithRule(spec, t, profile, rule, ...rest) {
+export const lowerWithRule: typeof C.lowerWithRule = function lowerWithRule(spec, t, profile, rule, boundaryKind) {
+  A.arity("lowerWithRule", arguments, 5);
   A.spec(spec, "lowerWithRule: spec");
   amdTarget(t, "lowerWithRule: t");
   A.profile(profile, "lowerWithRule: profile");
   const rules = C.applicableRules(spec, t, profile);
   if (!rules.includes(rule)) A.fail("lowerWithRule: rule", `one of applicableRules(spec, t, profile) (${rules.map((r) => r.name).join(", ") || "none apply"})`, A.isObject(rule) ? `rule ${String(rule.name)}` : rule);
-  boundaryKind(rest[0], "lowerWithRule: boundaryKind");
-  return C.lowerWithRule(spec, t, profile, rule, ...rest);
+  if (boundaryKind !== undefined) A.oneOf(boundaryKind, "lowerWithRule: boundaryKind", BOUNDARY_KINDS);
+  return C.lowerWithRule(spec, t, profile, rule, boundaryKind);
 };
 
 /** The AMDGPU rules that apply to a routine on a processor (empty: a coverage gap). @throws TypeError for a wrong argument. */
