@@ -9,10 +9,11 @@
  */
 import type { Form, Profile } from "./ir/form_types.js";
 import { PROFILES, SELS } from "./ir/form_types.js";
-import type { OperandKind, RoutineSpec } from "./ir/ir.js";
+import type { OperandKind, RoutineSpec, SourceName } from "./ir/ir.js";
 import type { FamilyName } from "./families/index.js";
 import { FAMILY_NAMES, familyByOp, familyNamed, isFamilyOpcode } from "./families/index.js";
 import { outputTargets } from "./target/registry.js";
+import { sourceWidth } from "./compose.js";
 
 /** A value as a message shows it: `'nope'`, `42`, `null`, `{"kind":"js"}`, `a function`. */
 export function show(x: unknown): string {
@@ -184,12 +185,16 @@ export function form(x: unknown, where: string, families?: readonly FamilyName[]
   return x as Form;
 }
 
-/** A source operand's kind: `{ kind: "v" }`, `{ kind: "s" }` or `{ kind: "imm", value }` (a bigint in [0, 2^64)). */
-export function operandKind(x: unknown, where: string): OperandKind {
-  const accepts = `an operand kind ({ kind: 'v' }, { kind: 's' } or { kind: 'imm', value } with a bigint value in [0, 2^64))`;
+/**
+ * A source operand's kind: `{ kind: "v" }`, `{ kind: "s" }` or `{ kind: "imm", value }`, the
+ * value a bigint in [0, 2^width) (`width` bits: the source's width; an immediate is truncated
+ * to it, as ptxas does, before it is a routine's).
+ */
+export function operandKind(x: unknown, where: string, width = 64): OperandKind {
+  const accepts = `an operand kind ({ kind: 'v' }, { kind: 's' } or { kind: 'imm', value } with a bigint value in [0, 2^${width}))`;
   if (!isObject(x)) fail(where, accepts, x);
   if (x.kind === "v" || x.kind === "s") return x as OperandKind;
-  if (x.kind === "imm" && typeof x.value === "bigint" && x.value >= 0n && x.value < 1n << 64n) return x as OperandKind;
+  if (x.kind === "imm" && typeof x.value === "bigint" && x.value >= 0n && x.value < 1n << BigInt(width)) return x as OperandKind;
   return fail(where, accepts, x);
 }
 
@@ -206,7 +211,7 @@ export function spec(x: unknown, where: string, families?: readonly FamilyName[]
   for (const [k, v] of Object.entries(x.kinds)) {
     if (v === undefined) continue;
     if (!sources.includes(k)) throw new TypeError(`${where}.kinds has '${k}', which ${familyByOp(f.op).formName(f)} does not read: its sources are ${sources.join(", ") || "none"}`);
-    operandKind(v, `${where}.kinds.${k}`);
+    operandKind(v, `${where}.kinds.${k}`, sourceWidth(f, k as SourceName));
   }
   boolean(x.guarded, `${where}.guarded`);
   return x as unknown as RoutineSpec;

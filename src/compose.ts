@@ -36,6 +36,8 @@ export type { Mcpu, Target } from "../targets/amdgpu/regs.js";
 export { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
 export type { AmdRoutine } from "../targets/amdgpu/lower.js";
 export { lowerRoutine, lowerWithRule, applicableRules, printRoutine } from "../targets/amdgpu/lower.js";
+// The width of each source operand (an immediate's value must fit it): src/args.ts checks specs with it.
+export { sourceWidth } from "../targets/amdgpu/routine.js";
 export type { WaveState } from "../targets/amdgpu/interp.js";
 export { run } from "../targets/amdgpu/interp.js";
 export { execRoutine } from "../targets/amdgpu/exec.js";

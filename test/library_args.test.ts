@@ -172,6 +172,7 @@ const CASES: Record<string, Case> = {
       [[{ ...spec, kinds: { c: { kind: "v" } } }, t, "isa"], "spec.kinds"],
       [[{ ...spec, kinds: { a: { kind: "imm", value: 5 } } }, t, "isa"], "spec.kinds.a"],
       [[{ ...spec, kinds: { a: { kind: "imm", value: -1n } } }, t, "isa"], "spec.kinds.a"],
+      [[{ ...spec, kinds: { b: { kind: "imm", value: 1n << 32n } } }, t, "isa"], "spec.kinds.b"],
       [[{ ...spec, guarded: 1 }, t, "isa"], "spec.guarded"],
       [[spec, undefined, "isa"], "t"],
       [[spec, "gfx942", "isa"], "t"],
@@ -183,7 +184,12 @@ const CASES: Record<string, Case> = {
       [[spec, t, "isa", { boundary: "module" }], "options.boundary"],
       [[spec, t, "isa", "contract", 1], "takes"],
     ],
-    good: () => expect(lib.lowerRoutine(matchSpec, TARGETS.gfx1100, "sm90", "function").count).toBeGreaterThan(0),
+    good: () => {
+      expect(lib.lowerRoutine(matchSpec, TARGETS.gfx1100, "sm90", "function").count).toBeGreaterThan(0);
+      // A 64-bit source takes a 64-bit immediate.
+      const b64 = [...lib.matchForms()].find((f) => f.type === "b64")!;
+      expect(lib.lowerRoutine({ form: b64, kinds: { a: { kind: "imm", value: 1n << 40n } }, guarded: false }, t, "isa").count).toBeGreaterThan(0);
+    },
   },
   lowerWithRule: {
     bad: [[[spec, t, "isa", { name: "x" }], "rule"], [[spec, t, "isa", lib.applicableRules(matchSpec, t, "isa")[0]], "rule"], [[spec, t, "isa", rule, 5], "boundaryKind"], [[spec, t, "isa", rule, "contract", 1], "takes"], [[{}, t, "isa", rule], "spec"]],
