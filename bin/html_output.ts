@@ -8,7 +8,8 @@ import type { ParsedModule } from "../src/ir/build.js";
 import type { Report, UnreadableModule } from "../src/report.js";
 import type { PortDocument, PortPageText } from "../src/html/port.js";
 import { PAGE_MARK } from "../src/html/page.js";
-import { UsageError, inputIds, reasonOf, writeOutputs } from "./output.js";
+import { dirname } from "node:path";
+import { OutputError, UsageError, inputIds, makeDirectory, reasonOf, writeOutputs } from "./output.js";
 
 /** The first bytes of a file, or null when it cannot be read. */
 function head(path: string, n = 2048): string | null {
@@ -39,7 +40,7 @@ export function checkHtmlPath(path: string, inputs: string[]): void {
     st = statSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return;
+    if (code === "ENOENT") return; // written there (its missing directories made) once the work is done
     throw new UsageError(`--html ${path}: ${reasonOf(e)}`);
   }
   if (st.isDirectory()) throw new UsageError(`--html ${path}: is a directory; name the page's file in it (e.g. ${path.replace(/\/+$/, "")}/page.html)`);
@@ -51,9 +52,15 @@ export function checkHtmlPath(path: string, inputs: string[]): void {
 
 /**
  * Writes the page atomically (bin/output.ts `writeOutputs`: a temporary file beside it renamed
- * over it); `inputs` are refused as its path. @throws OutputError
+ * over it), making its missing directories as port does for its outputs; `inputs` are refused as
+ * its path. @throws OutputError
  */
 export function writeHtml(path: string, html: string, inputs: string[]): void {
+  try {
+    makeDirectory(dirname(path));
+  } catch (e) {
+    throw new OutputError(`cannot write ${path}: cannot create the directory: ${reasonOf(e)}`);
+  }
   writeOutputs([{ path, text: html }], inputs);
 }
 

@@ -220,11 +220,12 @@ describe.skipIf(!CHROMIUM)("--html pages in headless chromium", { timeout: 120_0
     await page.close();
   });
 
-  it("--html refuses a directory, an input, standard output and a file that is not its own page", () => {
+  it("--html refuses a directory, an input, standard output, a path under a file and a file that is not its own page", () => {
     const input = join(ROOT, "examples", "bitfields.sm_90.ptx");
     expect(() => checkHtmlPath(dir, [input])).toThrow(/is a directory/);
     expect(() => checkHtmlPath(input, [input])).toThrow(/it is an input file/);
     expect(() => checkHtmlPath("-", [input])).toThrow(/goes to a file/);
+    expect(() => checkHtmlPath(join(input, "page.html"), [input])).toThrow(/a parent is not a directory/);
     const mine = join(dir, "notes.html");
     writeFileSync(mine, "<p>my notes</p>");
     expect(() => checkHtmlPath(mine, [input])).toThrow(/not a page ptx-lower wrote/);

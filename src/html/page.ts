@@ -244,10 +244,10 @@ export interface Bar {
 
 /**
  * A horizontal bar chart as inline SVG (no style attributes: the page's CSP allows only its own
- * style sheet): one bar per entry, scaled to the largest value; `total` the data-total key of
- * each value (the test compares them with the JSON document).
+ * style sheet): one bar per entry, scaled to the largest value, its note after it. `width` and
+ * `labelWidth` in CSS pixels.
  */
-export function barChart(bars: Bar[], o: { width?: number; labelWidth?: number; totalKey?: (b: Bar, i: number) => string | null } = {}): string {
+export function barChart(bars: Bar[], o: { width?: number; labelWidth?: number } = {}): string {
   const width = o.width ?? 360;
   const lw = o.labelWidth ?? 110;
   const row = 18;
