@@ -13,9 +13,10 @@
  * by ./prove_compiled_warp.ts against the compiled contract (per-thread arguments in VGPRs, d in
  * v0 / p in v1, two CUDA warps per wave64), after the same hazard check.
  *
- * Not proved here (reported `unknown` with the reason): match.sync's functions (their results
- * are d in v0 / p in v1 under two-warps-per-wave64, not the contract the match prover states),
- * and a hip `sgpr` wrapper whose `readfirstlane`s of the arguments are not all at the start
+ * match.sync's functions are proved by ./prove_compiled_match.ts (through
+ * ./prove_compiled_warp.ts: the same compiled contract and layouts).
+ *
+ * Not proved here (reported `unknown` with the reason): a hip `sgpr` wrapper whose `readfirstlane`s of the arguments are not all at the start
  * (the wrapper's reads are cut off and the function's own code proved with its arguments in
  * those SGPRs; otherwise it is tested, not proved).
  */
@@ -35,6 +36,7 @@ import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import type { CompiledFunction } from "./compiled.js";
+import { isWarpFn } from "./compiled.js";
 import { isWarpLevel } from "../../src/check/verify.js";
 import { proveCompiledWarp, registerEnds } from "./prove_compiled_warp.js";
 
@@ -85,7 +87,7 @@ function afterReadfirstlanes(cf: CompiledFunction): { lines: MLine[]; uniformIn:
  */
 export function compiledRoutine(cf: CompiledFunction, mcpu: Mcpu, sregs: readonly number[], target: "hip" | "llvm"): AmdRoutine | string {
   if (!Array.isArray(cf.lines)) return cf.lines.error;
-  if (cf.fn.spec.form.op === "match") return "warp functions are tested, not proved (results in v0/v1 over two CUDA warps per wave64, not the match contract)";
+  if (cf.fn.spec.form.op === "match") return "a match.sync function is not a scalar routine (./prove_compiled_match.ts proves it)";
   // The warp-level family (issue 15): not a scalar routine; ./prove_compiled_warp.ts proves it.
   if (isWarpLevel(cf.fn.spec.form)) return "a warp-level function is not a scalar routine (./prove_compiled_warp.ts proves it)";
   let lines: MLine[] = cf.lines;
@@ -143,7 +145,7 @@ export async function proveCompiled(
   const out: { cf: CompiledFunction; verdict: Verdict }[] = [];
   for (const cf of fns) {
     const t0 = performance.now();
-    if (isWarpLevel(cf.fn.spec.form) && Array.isArray(cf.lines)) {
+    if (isWarpFn(cf.fn) && Array.isArray(cf.lines)) {
       // The hazard check under LLVM's function boundary first, as for scalar functions.
       const hz = checkHazards(cf.lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY);
       if (hz.length) out.push({ cf, verdict: { verdict: "refuted", ms: 0, reason: `Hazard: ${hz.map(formatViolation).join("; ")}`, counterexample: "" } });

@@ -8,6 +8,9 @@
  * check under LLVM's function boundary. A row is function × variant × layout × processor ×
  * profile; a proof (a job) is function × variant × processor, all its layouts.
  *
+ * match.sync's compiled functions are rows too (issue 37 item 5; ./prove_compiled_match.ts
+ * through `proveCompiledWarpLayouts`): every family whose registry `shape` is `warp`.
+ *
  * The warp-level functions do not depend on the semantics profile (targets/llvm/callable.ts
  * `profileSensitive`); each profile's text is printed and, where it is the same text, the
  * compile and the proofs are shared (the row of the second profile names the same key).
@@ -27,7 +30,7 @@ import { hash } from "../../src/check/prove_text.js";
 import type { ProofCache } from "../../src/check/proof_cache.js";
 import { cacheable } from "../../src/check/proof_cache.js";
 import { loadZ3 } from "../../src/check/smt.js";
-import { isWarpLevel } from "../../src/check/verify.js";
+import { familyOf } from "../../src/families/index.js";
 import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
 import { isLabel } from "../amdgpu/minst.js";
@@ -38,8 +41,9 @@ import { printHipModule } from "../hip/print.js";
 import { printLlvmModule } from "./print.js";
 import { callableName, compileFor } from "./verify.js";
 import type { CompiledWarpLayout } from "./prove_compiled_warp.js";
+import { loopAffinity } from "./prove_compiled_match.js";
 import { compiledHasLoop, compiledWarpLayouts, proveCompiledWarpLayouts } from "./prove_compiled_warp.js";
-import type { CompiledFunction } from "./compiled.js";
+import type { CompiledFunction, CompiledSet } from "./compiled.js";
 
 if (!isMainThread && (workerData as { ptxCompiledProver?: boolean } | null)?.ptxCompiledProver) void serve();
 
@@ -91,6 +95,8 @@ interface Job {
   timeoutMs?: number;
   /** Run ./prove_compiled_loop.ts's induction on a loop (slow; `proveCompiledWarpLayouts`). */
   induction?: boolean;
+  /** Jobs of one affinity share a loop lemma: run on one worker (`runJobs`). */
+  affinity?: string;
 }
 
 type JobVerdicts = Partial<Record<CompiledWarpLayout, Verdict>>;
@@ -113,12 +119,25 @@ async function runJobs(jobs: Job[], n: number, onDone: (i: number, v: JobVerdict
     for (let i = 0; i < jobs.length; i++) onDone(i, await proveJob(env, jobs[i]!));
     return;
   }
-  let next = 0;
+  // Jobs that share a loop lemma (./prove_compiled_match.ts `loopAffinity`) go to the worker
+  // that proved it: a worker takes the next job of its last affinity, else one of an affinity
+  // no other worker holds, else the next.
+  const left = jobs.map((_, i) => i);
+  const held = new Map<Worker, string>();
+  const pick = (w: Worker): number | undefined => {
+    const mine = held.get(w);
+    const others = new Set([...held].filter(([x]) => x !== w).map(([, a]) => a));
+    const at = [(i: number) => mine !== undefined && jobs[i]!.affinity === mine, (i: number) => !others.has(jobs[i]!.affinity ?? ""), () => true].map((ok) => left.findIndex(ok)).find((k) => k >= 0);
+    if (at === undefined) return undefined;
+    const i = left.splice(at, 1)[0]!;
+    if (jobs[i]!.affinity) held.set(w, jobs[i]!.affinity!);
+    return i;
+  };
   const one = (w: Worker) =>
     new Promise<void>((resolve, reject) => {
       const take = () => {
-        if (next >= jobs.length) return resolve();
-        const i = next++;
+        const i = pick(w);
+        if (i === undefined) return resolve();
         w.once("message", (m: { verdict?: JobVerdicts; error?: string }) => {
           if (m.error !== undefined) return reject(new Error(m.error));
           onDone(i, m.verdict!);
@@ -160,6 +179,8 @@ export async function proveCompiledMatrix(
     /** Worker threads for the proofs (1: this thread). */
     workers?: number;
     onRow?: (r: CompiledProveRow) => void;
+    /** Each compile's functions (for the same text under a second profile: not called again). */
+    onCompiled?: (kind: "hip" | "llvm", mcpu: Mcpu, profile: Profile, set: CompiledSet) => void;
     /** Distinct proofs done / to do. */
     onProgress?: (done: number, total: number) => void;
     /**
@@ -176,7 +197,8 @@ export async function proveCompiledMatrix(
     loopFreeCache?: ProofCache;
   },
 ): Promise<CompiledProveRow[]> {
-  const warp = specs.filter((s) => isWarpLevel(s.form));
+  // The warp-shaped families' specs (the registry's `shape`: match.sync and the warp-level family).
+  const warp = specs.filter((s) => familyOf(s.form).shape === "warp");
   const routines = warp.map((spec) => ({ name: callableName(spec), spec }));
   // Every compile first (one per kind × processor × distinct text), each row's proof keyed;
   // then the distinct proofs on the workers.
@@ -200,8 +222,9 @@ export async function proveCompiledMatrix(
         const mine: CompiledProveRow[] = [];
         printed.set(text, mine);
         const { set, sregs } = await compileFor(kind, routines, mcpu, profile);
+        opts.onCompiled?.(kind, mcpu, profile, set);
         for (const cf of set.functions) {
-          if (!isWarpLevel(cf.fn.spec.form)) continue;
+          if (familyOf(cf.fn.spec.form).shape !== "warp") continue;
           const lines = cf.lines;
           const hz = Array.isArray(lines) ? checkHazards(lines, llcHazardTarget(mcpu, TARGETS[mcpu].wave), LLVM_ENTRY) : [];
           const layouts = compiledWarpLayouts(mcpu);
@@ -236,7 +259,8 @@ export async function proveCompiledMatrix(
           if (!seen && hz.length === 0) {
             jobOf.set(jobKey, jobs.length);
             jobKeys.push(jobKey);
-            jobs.push({ cf, mcpu, kind, sregs, layouts, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.induction ? { induction: true } : {}) });
+            const affinity = loopAffinity(cf, sregs);
+            jobs.push({ cf, mcpu, kind, sregs, layouts, profile, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.induction ? { induction: true } : {}), ...(affinity ? { affinity } : {}) });
           }
         }
       }

@@ -77,6 +77,7 @@ import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import type { CompiledFunction } from "./compiled.js";
 import { proveCompiledLoop } from "./prove_compiled_loop.js";
+import { proveCompiledMatchLayout } from "./prove_compiled_match.js";
 
 /**
  * The bug-finder's lanes per CUDA warp that may be active (loops; the others exited): 2 by
@@ -352,6 +353,8 @@ export async function proveCompiledWarpLayout(
   layout: CompiledWarpLayout,
   opts: { profile?: Profile; timeoutMs?: number; bugLanes?: number; induction?: boolean | "trips" } = {},
 ): Promise<Verdict> {
+  // match.sync's functions: the same contract and layouts, their own prover (./prove_compiled_match.ts).
+  if (cf.fn.spec.form.op === "match") return proveCompiledMatchLayout(env, cf, mcpu, target, sregs, layout, opts);
   const t0 = performance.now();
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const BUG_LANES = opts.bugLanes ?? COMPILED_BUG_LANES;
