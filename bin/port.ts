@@ -1081,8 +1081,29 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
   const wrote = distinct.length === 0 ? "" : extras.outDir !== null && distinct.length > 4 ? `; wrote ${distinct.length} files under ${escapeLine(extras.outDir)}` : `; wrote ${distinct.map(escapeLine).join(", ")}`;
   out += `${plural(n, "asm statement")}: ${rewritten} rewritten, ${n - rewritten} left${calls}${wrote}\n`;
   if (extras.includePath) out += `build the mirror with the include path: ${shellQuote(extras.includePath)}\n`;
+  // How to compile what was ported: a CUDA file ported is a HIP file (OpenCL stays OpenCL).
+  const hip = results.filter((x) => x.state === "ported" && x.language === "cuda");
+  if (hip.length && !extras.problems) out += hipCompileHint(hip.length === 1 ? (hip[0]!.output ?? "FILE") : "FILE", extras.includePath ?? []);
   if (extras.problems) out += `nothing was written: ${plural(extras.problems, "problem")} (the error lines above)\n`;
   return out;
+}
+
+/**
+ * The command that compiles a ported CUDA file as HIP (clang-19's HIP mode; checked on the
+ * port of examples/bitfields.cu by test/rough_edges.test.ts): `-include hip/hip_runtime.h`
+ * because nvcc includes cuda_runtime.h by itself and a HIP compiler does not; `--offload-arch`
+ * is the user's GPU. Arguments after `clang-19`, the file last.
+ */
+export function hipCompileCommand(file: string, includePath: readonly string[] = []): string[] {
+  return ["clang-19", "-x", "hip", "--offload-arch=gfx90a", "-include", "hip/hip_runtime.h", ...includePath, "-c", file];
+}
+
+/** The two lines at the end of port's text report that say how to compile a ported file (`hipCompileCommand`). */
+function hipCompileHint(file: string, includePath: readonly string[]): string {
+  return (
+    `compile a ported file as HIP: ${escapeLine(shellQuote(hipCompileCommand(file, includePath)))}\n` +
+    "  (--offload-arch: your GPU; hip_runtime.h named, as nvcc includes cuda_runtime.h by itself; where clang finds no ROCm device library, add --rocm-device-lib-path=DIR)\n"
+  );
 }
 
 /** A liveness for the document. */

@@ -713,7 +713,7 @@ describe("ptx-lower port (the command)", () => {
     expect(readdirSync(dir).sort()).toEqual(["X.hip", "X.hip.h"]);
     expect(read(join(dir, "X.hip"))).toContain('#include "X.hip.h"');
     expect(read(join(dir, "X.hip.h"))).toBe(await declarations((await port(BITFIELDS, "X.hip.h")).routinesModule!));
-    expect(r.out).toMatch(/10 asm statements: 10 rewritten, 0 left; wrote .*X\.hip, .*X\.hip\.h\n$/);
+    expect(r.out).toMatch(/10 asm statements: 10 rewritten, 0 left; wrote .*X\.hip, .*X\.hip\.h\ncompile a ported file as HIP: clang-19 -x hip .* -c .*X\.hip\n {2}\(.*\)\n$/);
     expect(r.out.split("\n").filter((l) => l.includes("rewritten")).length).toBeGreaterThanOrEqual(10);
   });
 

@@ -207,10 +207,11 @@ describe("port: whole trees", () => {
     expect(read(join(out, "a.hip.h"))).toContain(PORT_MARK);
     // d.inl: its one statement is left, nothing rewritten: not written; c.h likewise.
     const lines = r.out.trimEnd().split("\n");
-    expect(lines.at(-1)).toBe(`build the mirror with the include path: -I ${out} -I ${join(dir, "src")} -I ${join(dir, "lone")}`);
+    expect(lines.at(-3)).toBe(`build the mirror with the include path: -I ${out} -I ${join(dir, "src")} -I ${join(dir, "lone")}`);
+    expect(lines.at(-2)).toBe(`compile a ported file as HIP: clang-19 -x hip --offload-arch=gfx90a -include hip/hip_runtime.h -I ${out} -I ${join(dir, "src")} -I ${join(dir, "lone")} -c FILE`);
     expect(r.out).toContain(`${join(dir, "src", "link.cu")}: note: skipped, a symbolic link: not followed`);
     expect(r.out).toContain(`${join(dir, "src", "linkdir")}: note: skipped, a symbolic link: not followed`);
-    expect(lines.at(-2)).toMatch(/^2 asm statements: 1 rewritten, 1 left; 3 CUDA warp intrinsic calls rewritten; wrote 6 files under /);
+    expect(lines.at(-4)).toMatch(/^2 asm statements: 1 rewritten, 1 left; 3 CUDA warp intrinsic calls rewritten; wrote 6 files under /);
     // --copy-all: the unchanged sources too, byte-identical; no include path (the mirror holds every source).
     const all = join(dir, "all");
     const c = await runPort([join(dir, "src")], { output: all, copyAll: true, json: true });
@@ -332,7 +333,8 @@ describe("port: whole trees", () => {
     const dir = tree(tmp(), { "x.cu": SHFL });
     const r = cli(["port", "x.cu", "-o", "x.hip"], { cwd: dir });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("0 asm statements: 0 rewritten, 0 left; 1 CUDA warp intrinsic call rewritten; wrote x.hip, x.hip.h");
+    expect(r.stdout.trimEnd().split("\n").at(-3)).toBe("0 asm statements: 0 rewritten, 0 left; 1 CUDA warp intrinsic call rewritten; wrote x.hip, x.hip.h");
+    expect(r.stdout.trimEnd().split("\n").at(-2)).toBe("compile a ported file as HIP: clang-19 -x hip --offload-arch=gfx90a -include hip/hip_runtime.h -c x.hip");
     expect(readdirSync(dir).sort()).toEqual(["x.cu", "x.hip", "x.hip.h"]);
   }, 60_000);
 });
