@@ -111,7 +111,7 @@ program
   .addOption(new Option("--target <target>", "output: amdgpu, js, c, hip (a header of __device__ functions), llvm (an IR module), or all").default("amdgpu").argParser(choice("--target", [...OUTPUT_TARGETS, "all"])))
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all, for the amdgpu output (js, c, hip and llvm serve every processor: --mcpu with one of them alone is unused, a warning)").default("gfx942").argParser(choice("--mcpu", MCPU)))
   .addOption(semantics().default("isa"))
-  .option("-o, --output <path>", "output file (a directory when several outputs are written; - for standard output)")
+  .option("-o, --output <path>", "output file; with several outputs a directory (created if missing; a new name ending in an output's extension, e.g. out.s, is refused: write out.s/); - for standard output")
   .action(async (file: string, o, cmd: Command) => {
     if (refuseSources([file])) return;
     await import("../src/compose_outputs.js");
