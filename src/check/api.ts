@@ -1,11 +1,15 @@
 /**
- * @fileoverview The library's checking entry points with one target vocabulary and checked
- * arguments. Every target is a `LibraryTarget`: `{ kind: "amdgpu", mcpu }`, `{ kind: "js" }`,
- * `{ kind: "c" }` — what `verify` takes — and, for `runVectors`, `{ kind: "ref" }` (the
- * reference semantics itself). `proveRoutine` also takes `{ kind: "pir" }`, the portable IR
- * that JS and C are both printed from (so `js` and `c` name the same proof).
+ * @fileoverview The library's checking and proving entry points (`verify`, `runVectors`,
+ * `rulesFor`, `proveRoutine`, `proveMany`, `matrixRows`, `amdgpu`), with one target vocabulary
+ * and checked arguments (src/args.ts). Every target is a `LibraryTarget`:
+ * `{ kind: "amdgpu", mcpu }`, `{ kind: "js" }`, `{ kind: "c" }`, and the compiled callable
+ * outputs `{ kind: "hip" | "llvm", mcpu }` — what `verify` takes — and, for `runVectors`,
+ * `{ kind: "ref" }` (the reference semantics itself). `rulesFor`/`proveRoutine` take
+ * `amdgpu`, `js`, `c` and `{ kind: "pir" }`, the portable IR that JS and C are both printed
+ * from (so `js` and `c` name the same proof), and refuse `hip`/`llvm` (proved by
+ * `ptx-lower verify --prove`).
  *
- * Wrong arguments are `TypeError`s whose message names the function and the argument.
+ * Wrong arguments are `TypeError`s whose message names the function, the argument and what it accepts.
  */
 import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
