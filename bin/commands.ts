@@ -220,8 +220,13 @@ const COMPACT = { chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": 
 
 export async function verifyCommand(
   file: string | undefined,
-  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps: number; allowEmpty?: boolean },
+  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps?: number; thorough?: boolean; allowEmpty?: boolean },
 ): Promise<number> {
+  // The defaults check every row and processor on 200 random warps per warp routine and on the
+  // edge cases plus 400 random cases per scalar routine (≥ 1,000 in all); --thorough: 10,000
+  // warps (hip/llvm rows: 1,000) and 4,000 random cases.
+  const warps = o.warps ?? (o.thorough ? 10_000 : 200);
+  const random = o.thorough ? 4000 : undefined;
   if (file && o.all) throw new UsageError("--all is for the families without a FILE (every legal form); with a FILE, every routine of the file is verified");
   const profiles: Profile[] = o.semantics ? [o.semantics] : [...PROFILES];
   const specs: { spec: RoutineSpec; profile: Profile; warps?: number }[] = [];
@@ -251,7 +256,7 @@ export async function verifyCommand(
       // Warp families: the full warp count for the main operand kinds, a tenth of it for the
       // other kinds and the guarded forms.
       for (const f of forms)
-        fam.verifyKinds(f, !sample || !o.all).forEach((k: KindSample) => add({ form: f, ...k }, fam.shape === "warp" && !fam.mainKind(k) ? Math.max(1, Math.floor(o.warps / 10)) : undefined));
+        fam.verifyKinds(f, !sample || !o.all).forEach((k: KindSample) => add({ form: f, ...k }, fam.shape === "warp" && !fam.mainKind(k) ? Math.max(Math.min(warps, 200), Math.floor(warps / 10)) : undefined));
       if (sample && o.all) for (const f of sample) for (const k of fam.verifyKinds(f, true).slice(1)) add({ form: f, ...k });
     }
   }
@@ -276,7 +281,7 @@ export async function verifyCommand(
   // for whole families (as in `npm run prove:all`), where it would cost hours.
   const onProgress = (d: number) => progress.update(d);
   if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress });
-  else rows = await verify(specs, targets, { seed: o.seed, warps: o.warps, compact: specs.length > 2000, onProgress, onNote: (what) => progress.note(what) });
+  else rows = await verify(specs, targets, { seed: o.seed, warps, ...(random ? { random } : {}), compact: specs.length > 2000, onProgress, onNote: (what) => progress.note(what) });
   progress.stop();
   const seconds = (Date.now() - started) / 1000;
   return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds, where });

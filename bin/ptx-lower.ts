@@ -146,7 +146,8 @@ program
   .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
   .option("--seed <n>", `seed of the random inputs, 1 to ${MAX_SEED}`, wrap(positiveInt("--seed", { max: MAX_SEED, why: "the random generator keeps 32 bits of state" })), 1)
-  .option("--warps <n>", `random warps per match.sync routine, at most ${MAX_WARPS} (hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })), 10000)
+  .option("--warps <n>", `random warps per warp routine (match.sync, shfl, vote, redux, …), at most ${MAX_WARPS} (default 200, --thorough 10,000; hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })))
+  .option("--thorough", "more inputs: 10,000 random warps per warp routine (hip and llvm rows: 1,000) and 4,000 random scalar cases per routine beside the edge cases (default: 200 warps on every row, 400 random scalar cases)")
   .action(async (file: string | undefined, o) => {
     if (file !== undefined && refuseSources([file])) return;
     await import("../src/compose.js");

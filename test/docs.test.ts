@@ -29,8 +29,8 @@
  * bin/ptx-lower.ts, each page has LLVM's CommandGuide sections and names every option its
  * `--help` lists, and no shipped page links outside the package.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -140,14 +140,17 @@ function run(command: string, dir: string): { out: string[]; status: number | nu
 }
 
 /** A fresh directory for a page, with a copy of examples/. */
+const made: string[] = [SHIM];
 function pageDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "ptxl-docs-"));
+  made.push(dir);
   cpSync(join(ROOT, "examples"), join(dir, "examples"), { recursive: true });
   return dir;
 }
 
 const timings: string[] = [];
 afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
   if (timings.length) console.log(`docs examples (${USE_DIST ? "dist/bin/ptx-lower.js" : "bin/ptx-lower.ts through tsx"}):\n${timings.join("\n")}`);
 });
 

@@ -91,7 +91,10 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
     return svc;
   };
   for (const { spec, profile, warps } of specs) {
-    const cases: VerifyJob["cases"] = familyOf(spec.form).cases(spec, { seed, random: opts.random, compact: opts.compact, warps: warps ?? opts.warps });
+    const cases: VerifyJob["cases"] =
+      familyOf(spec.form).shape === "scalar" && !opts.compact
+        ? scalarCasesAtLeast(spec, seed, opts.random ?? 400)
+        : familyOf(spec.form).cases(spec, { seed, random: opts.random, compact: opts.compact, warps: warps ?? opts.warps });
     for (const t of targets) rows.push(...(await serviceOf(t).verify({ spec, profile, target: t, cases, cache, compiledWarps: opts.compiledWarps })));
     opts.onProgress?.(++done, total);
     // Run the batched rows (JS, C) in batches, so that cases do not pile up in memory.
@@ -99,6 +102,19 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
   }
   for (const svc of services) await svc.flush?.(opts.onNote);
   return rows;
+}
+
+/**
+ * A scalar routine's cases (its family's: edge cases, then `random` seeded random ones), with
+ * the random share doubled until there are at least `min` distinct inputs, where the
+ * immediates leave that many (a routine whose every source is an immediate has one input;
+ * the doubling stops at 20,000 random cases).
+ */
+export function scalarCasesAtLeast(spec: RoutineSpec, seed: number, random: number, min = 1000): ScalarCase[] {
+  const gen = (r: number) => familyOf(spec.form).cases(spec, { seed, random: r }) as ScalarCase[];
+  let cases = gen(random);
+  while (cases.length < min && random < 20_000) cases = gen((random *= 2));
+  return cases;
 }
 
 // Which forms a target cannot lower yet, and which are warp-level: in ./missing.ts (lowering

@@ -39,7 +39,7 @@ import type { MatchCase } from "../../src/check/warps.js";
 import { randomWarps } from "../../src/check/warps.js";
 import type { WarpCase } from "../../src/check/warp_cases.js";
 import { randomWarpCases } from "../../src/check/warp_cases.js";
-import { expectedWarp, isWarpLevel } from "../../src/check/verify.js";
+import { expectedWarp, isWarpLevel, scalarCasesAtLeast } from "../../src/check/verify.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpPredicateDest } from "../../src/ir/warp_forms.js";
 import type { CallableFn, RoutineLike } from "./callable.js";
@@ -113,14 +113,8 @@ function waitsOf(lines: MLine[]): number {
  * every source immediate has exactly one).
  */
 export function compiledScalarCases(fn: CallableFn, seed: number): ScalarCase[] {
-  const f = fn.spec.form;
-  if (f.op === "match") throw new Error("not a scalar form");
-  const gen = (random: number) => familyOf(f).cases(fn.spec, { seed, random }) as ScalarCase[];
-  let random = 400;
-  let cases = gen(random);
-  // Stops growing only where the immediates fix every source (one input).
-  while (cases.length < 1000 && random < 20_000) cases = gen((random *= 2));
-  return cases;
+  if (fn.spec.form.op === "match") throw new Error("not a scalar form");
+  return scalarCasesAtLeast(fn.spec, seed, 400);
 }
 
 /** An extracted function's results on one wave: per lane d and p (p as 0/1), or why it failed. */
