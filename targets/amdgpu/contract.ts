@@ -2,7 +2,8 @@
  * @fileoverview The routine contract's "changes nothing else" conditions (targets/amdgpu/routine.ts),
  * stated once: exec restored; no DS result outstanding (an `s_waitcnt` covers every one); every VGPR outside the scratch window unchanged in every lane,
  * except v0 in lanes that are active (`active(l)`); every SGPR outside the scratch window
- * unchanged. vcc and scc are scratch (a `p` result in vcc is checked as a value by the caller).
+ * unchanged. Under a caller's register assignment (./assign.ts) the same conditions with its
+ * `d` register for v0 and its scratch registers for the window. vcc and scc are scratch (a `p` result in vcc is checked as a value by the caller).
  *
  * Two callers, one set of conditions:
  *   - the prover (./prove/scalar.ts, ./prove/match.ts), symbolically: every lane is a condition
@@ -33,10 +34,37 @@ export type ContractStyle = "prove" | "exec";
 
 type Regs<V, B> = Pick<WaveState<V, B>, "vgpr" | "sgpr" | "exec" | "lds">;
 
+/** What the conditions read of a routine: its layout, its scratch window, and a caller's register assignment if any. */
+export type ContractView = Pick<AmdRoutine, "layout" | "vEnd" | "sEnd" | "assigned">;
+
+/**
+ * The VGPR whose active lanes are the routine's `d`: v0 under the contract (whatever the
+ * form writes, as before), the caller's `d` register under an assignment
+ * (./assign.ts), none for a predicate or unwritten `d` there.
+ */
+export function dVgpr(r: ContractView): number | null {
+  if (!r.assigned) return 0;
+  return r.assigned.dVgpr;
+}
+
+/** Whether register `k``n` is scratch: in the contract's window, or in an assignment's scratch set. */
+export function isScratch(r: ContractView, k: "v" | "s", n: number): boolean {
+  if (r.assigned) return (k === "v" ? r.assigned.vScratch : r.assigned.sScratch).includes(n);
+  return k === "v" ? n >= r.layout.vScratch && n < r.vEnd : n >= r.layout.sScratch && n < r.sEnd;
+}
+
+/**
+ * One past the highest VGPR and SGPR a run must hold: the scratch window's end under the
+ * contract; under an assignment, past every register its lines and layout name.
+ */
+export function regSpan(r: Pick<AmdRoutine, "vEnd" | "sEnd" | "assigned">): { v: number; s: number } {
+  return r.assigned ? { v: r.assigned.vSpan, s: r.assigned.sSpan } : { v: r.vEnd, s: r.sEnd };
+}
+
 /** The contract's conditions on a run from `before` to `after` (see the file comment). */
 export function contractBads<V, B>(
   bv: BV<V, B>,
-  r: Pick<AmdRoutine, "layout" | "vEnd" | "sEnd">,
+  r: ContractView,
   before: Regs<V, B>,
   after: Regs<V, B>,
   active: (lane: number) => B,
@@ -50,30 +78,31 @@ export function contractBads<V, B>(
   // No LDS operation may be outstanding at exit (interp.ts, the LDS wait model).
   for (const what of outstandingDs(after)) bads.push({ what, cond: bv.true });
   const vs = r.layout.vScratch;
-  const ss = r.layout.sScratch;
+  const dn = dVgpr(r);
+  const window = r.assigned ? "the scratch registers" : `the scratch window v${vs}..v${r.vEnd - 1}`;
   for (const [n, lanes] of after.vgpr) {
-    if (n >= vs && n < r.vEnd) continue;
+    if (isScratch(r, "v", n)) continue;
     const old = before.vgpr.get(n);
     if (!old) {
-      if (!exec) bads.push({ what: `v${n} is written but is outside the scratch window v${vs}..v${r.vEnd - 1}`, cond: bv.true });
+      if (!exec) bads.push({ what: `v${n} is written but is outside ${window}`, cond: bv.true });
       continue;
     }
     for (let l = 0; l < lanes.length; l++) {
       const changed = ne(lanes[l]!, old[l]!);
       if (changed === bv.false) continue;
       const what = exec
-        ? `v${n} lane ${l} changed${n === 0 ? " (inactive lane of d)" : ""}`
-        : n === 0
-          ? `v0 lane ${l} changed in a lane that does not execute`
+        ? `v${n} lane ${l} changed${n === dn ? " (inactive lane of d)" : ""}`
+        : n === dn
+          ? `v${n} lane ${l} changed in a lane that does not execute`
           : `v${n} lane ${l} changed (not scratch)`;
-      const bad = { what, cond: n === 0 ? bv.andB(bv.notB(active(l)), changed) : changed, lane: l };
+      const bad = { what, cond: n === dn ? bv.andB(bv.notB(active(l)), changed) : changed, lane: l };
       if (exec && !holds(bad)) continue;
       bads.push(bad);
       if (exec) break; // the first lane per register
     }
   }
   for (const [n, x] of after.sgpr) {
-    if (n >= ss && n < r.sEnd) continue;
+    if (isScratch(r, "s", n)) continue;
     const old = before.sgpr.get(n);
     if (old === undefined) {
       if (!exec) bads.push({ what: `s${n} is written but is outside the scratch window`, cond: bv.true });

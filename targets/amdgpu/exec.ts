@@ -11,7 +11,7 @@ import type { AmdRoutine } from "./lower.js";
 import type { RunResult, WaveState } from "./interp.js";
 import { run } from "./interp.js";
 import { formatViolation, hazardTarget } from "./hazards.js";
-import { contractBads } from "./contract.js";
+import { contractBads, dVgpr, regSpan } from "./contract.js";
 import type { MOp } from "./minst.js";
 
 /**
@@ -101,7 +101,8 @@ function maskOf<V, B>(bv: BV<V, B>, bits: B[], wave: number): V {
 }
 
 /**
- * Runs routine `r` once. Registers v0..v(vEnd+7) and s0..s(sEnd+7) exist; everything not an
+ * Runs routine `r` once. Registers v0..v(vEnd+7) and s0..s(sEnd+7) exist (under a caller's
+ * register assignment, up to 8 past the highest it names; d read from its `d` register); everything not an
  * input holds garbage, as do lanes 32..63 on wave64.
  */
 export function execRoutine<V, B>(
@@ -112,8 +113,9 @@ export function execRoutine<V, B>(
 ): RoutineRun<V, B> {
   const W = r.target.wave;
   const salt = opts.salt ?? 1;
-  const vCount = r.vEnd + 8;
-  const sCount = r.sEnd + 8;
+  const span = regSpan(r);
+  const vCount = span.v + 8;
+  const sCount = span.s + 8;
   const st: WaveState<V, B> = {
     wave: W,
     gen: r.target.gen,
@@ -159,7 +161,7 @@ export function execRoutine<V, B>(
   // inactive lanes of v0 unchanged. Here the conditions that hold, the first lane per
   // register; the prover asserts the same conditions as terms.
   const violations = contractBads(bv, r, before, st, (l) => bv.bitAt(before.exec, l), "exec").map((b) => b.what);
-  const d = predD ? Array.from({ length: 32 }, (_, l) => bv.ite(bv.bitAt(st.vcc, l), bv.k(1, 32), bv.k(0, 32))) : st.vgpr.get(0)!.slice(0, 32);
+  const d = predD ? Array.from({ length: 32 }, (_, l) => bv.ite(bv.bitAt(st.vcc, l), bv.k(1, 32), bv.k(0, 32))) : st.vgpr.get(dVgpr(r) ?? 0)!.slice(0, 32);
   const p = Array.from({ length: 32 }, (_, l) => bv.bitAt(st.vcc, l));
   return { status: res.status, steps: res.steps, cycles: res.cycles, waitCycles: res.waitCycles, d, p, violations, hazards: [], trace: res.trace };
 }

@@ -10,7 +10,8 @@ import type { Form, Profile } from "../../src/ir/forms.js";
 import { formName } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { MLine } from "./minst.js";
-import { isLabel, printOp } from "./minst.js";
+import type { MOp } from "./minst.js";
+import { isLabel, s } from "./minst.js";
 import type { Target } from "./regs.js";
 import { Builder, isWarpForm, outputsOf } from "./routine.js";
 import { warpFormName } from "../../src/ir/warp_forms.js";
@@ -19,6 +20,8 @@ import { verifyBetweenPasses } from "../../passes/verify.js";
 import { selectCheapest } from "../../passes/select.js";
 import type { Boundary } from "./hazards.js";
 import { record } from "./isa/index.js";
+import type { Assigned, RegisterAssignment, ScratchBudget } from "./assign.js";
+import { assignRegisters, rangesText, regText } from "./assign.js";
 import { operandText } from "./isa/syntax.js";
 import { issueCyclesOf } from "./isa/record.js";
 import type { Layout } from "./routine.js";
@@ -45,6 +48,12 @@ export interface AmdRoutine {
   hidden: number;
   /** The hazard boundary the routine was padded for and is checked under (hazards.ts). */
   boundary: Boundary;
+  /**
+   * Set when the routine is in a caller's registers (./assign.ts `assignRegisters`): its
+   * layout holds the caller's operand registers, and this its scratch set and `d` register.
+   * Absent: the routine contract's registers.
+   */
+  assigned?: Assigned;
 }
 
 /** The AMDGPU rule type of each family. */
@@ -130,11 +139,37 @@ export function lowerWithRule(spec: RoutineSpec, t: Target, profile: Profile, ru
   };
 }
 
+/** `lowerRoutine`'s options: the hazard boundary, and the caller's registers (./assign.ts). */
+export interface LowerRoutineOptions {
+  /** Default `contract`. */
+  boundary?: BoundaryKind;
+  /**
+   * The operand registers (`{ a: "v7", b: "s4", d: "v2" }`; 64-bit values and wave64 lane
+   * masks as aligned pairs `v[8:9]`, `s[4:5]`; a guarded routine's `guard` and `dPrior` too),
+   * or `"virtual"` (`%vN` / `%sN` in the text, for the caller's register allocator). Omitted:
+   * the routine contract's registers (README "The routine contract").
+   */
+  regs?: RegisterAssignment;
+  /** The scratch register budget, or the scratch registers (./assign.ts `ScratchBudget`); only with `regs`. */
+  scratch?: ScratchBudget;
+}
+
 /**
- * Lowers a routine with the cheapest applicable rule (ties: higher priority).
- * @throws Error when no rule applies (a coverage gap, reported by the coverage test).
+ * Lowers a routine with the cheapest applicable rule (ties: higher priority), in the routine
+ * contract's registers, or in the caller's (`options.regs`: the contract's routine renamed once,
+ * ./assign.ts, with a copy where d shares a register the contract's sequence cannot).
+ * The fourth argument is the boundary kind, or `LowerRoutineOptions`.
+ * @throws Error when no rule applies (a coverage gap, reported by the coverage test);
+ *   TypeError for an illegal register assignment or scratch budget, naming it (./assign.ts).
  */
-export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile, boundaryKind: BoundaryKind = "contract"): AmdRoutine {
+export function lowerRoutine(spec: RoutineSpec, t: Target, profile: Profile, options: BoundaryKind | LowerRoutineOptions = "contract"): AmdRoutine {
+  if (typeof options === "object" && options !== null) {
+    const { boundary = "contract", regs, scratch } = options;
+    if (scratch !== undefined && regs === undefined) throw new TypeError("lowerRoutine: options.scratch needs options.regs (the contract's routine has its own scratch window)");
+    const r = lowerRoutine(spec, t, profile, boundary);
+    return regs === undefined ? r : assignRegisters(r, regs, scratch, "lowerRoutine");
+  }
+  const boundaryKind = options;
   const rules = applicableRules(spec, t, profile);
   if (rules.length === 0) throw new Error(`no AMDGPU rule for ${formName(spec.form)} on ${t.mcpu}`);
   const ctx: RuleCtx = { spec, t, profile };
@@ -153,19 +188,21 @@ export function staticCycles(lines: readonly MLine[]): number {
 /** The contract header of a routine, as assembly comment lines. */
 export function contractHeader(r: AmdRoutine): string[] {
   const l = r.layout;
+  const printOp = (o: MOp) => regText(r, o);
   const ins = Object.entries(l.src)
     .map(([k, o]) => `${k} = ${printOp(o)}`)
     .join(", ");
   const mask = r.target.wave === 64 ? "vcc" : "vcc_lo";
-  const o = outputsOf(r.spec, r.target);
+  const o = outputsOf(r.spec, r.target, l);
   const outs = [...(o.d ? [`d = ${printOp(o.d)}`] : []), ...(o.p ? [`p = ${mask}`] : [])];
   const range = (p: string, lo: number, hi: number) => (hi <= lo ? "none" : hi - lo === 1 ? `${p}${lo}` : `${p}${lo}..${p}${hi - 1}`);
-  const scratchV = range("v", l.vScratch, r.vEnd);
-  const scratchS = range("s", l.sScratch, r.sEnd);
+  const a = r.assigned;
+  const scratchV = a ? rangesText("v", a.vScratch, a.virtual) : range("v", l.vScratch, r.vEnd);
+  const scratchS = a ? rangesText("s", a.sScratch, a.virtual) : range("s", l.sScratch, r.sEnd);
   // The routine contract: on wave64 a uniform 32-bit membermask is read as the aligned pair
   // it starts; the high half (a scratch SGPR) is don't-care, because exec[63:32] is 0.
   const mm = l.src.membermask;
-  const pairNote = r.target.wave === 64 && mm?.k === "s" && mm.count === 1 ? ` (read as the lane mask s[${mm.n}:${mm.n + 1}]; s${mm.n + 1} is don't-care: exec[63:32] = 0)` : "";
+  const pairNote = r.target.wave === 64 && mm?.k === "s" && mm.count === 1 ? ` (read as the lane mask ${printOp(s(mm.n, 2))}; ${printOp(s(mm.n + 1))} is don't-care: exec[63:32] = 0)` : "";
   const lines = [
     // Guarded-off lanes keep their bit of `p`: the prior p is the mask register at entry (README, routine contract).
     `in: ${[...(ins ? [ins + pairNote] : []), ...(l.guard ? [`guard = ${printOp(l.guard)}`, `prior d = ${printOp(l.dPrior!)}`, ...(o.p ? [`prior p = ${mask}`] : [])] : [])].join(", ") || "nothing"}`,
@@ -199,7 +236,7 @@ export function printRoutine(name: string, r: AmdRoutine, extra: string[] = []):
       continue;
     }
     const mn = line.op + (line.enc ? `_${line.enc}` : "");
-    const ops = operandText(record(line.op), line.ops, (o) => (o.k === "label" ? lab(o.name) : printOp(o)));
+    const ops = operandText(record(line.op), line.ops, (o) => (o.k === "label" ? lab(o.name) : regText(r, o)));
     out.push(`  ${mn}${ops ? " " + ops : ""}`);
   }
   return out.join("\n") + "\n";

@@ -78,11 +78,14 @@ export interface Layout {
   sScratch: number;
 }
 
-/** The contract's outputs of a routine: `d` in v0 (unless sunk), `p` in vcc / vcc_lo (`.all` with p). */
-export function outputsOf(spec: RoutineSpec, t: Target): { d?: MOp; p?: MOp } {
+/**
+ * The contract's outputs of a routine: `d` in v0 (unless sunk), `p` in vcc / vcc_lo (`.all`
+ * with p). With a `layout` (a caller's registers, targets/amdgpu/assign.ts), `d` is its `d`.
+ */
+export function outputsOf(spec: RoutineSpec, t: Target, layout?: Layout): { d?: MOp; p?: MOp } {
   const w = routineWrites(spec.form);
   const mask: MOp = { k: t.wave === 64 ? "vcc" : "vcc_lo" };
-  return { ...(w.d ? { d: predicateDest(spec.form) ? mask : v(0) } : {}), ...(w.p ? { p: mask } : {}) };
+  return { ...(w.d ? { d: predicateDest(spec.form) ? mask : (layout?.d ?? v(0)) } : {}), ...(w.p ? { p: mask } : {}) };
 }
 
 /**
@@ -91,7 +94,7 @@ export function outputsOf(spec: RoutineSpec, t: Target): { d?: MOp; p?: MOp } {
  * prior predicate d) in vcc when a guarded routine writes one — and its outputs.
  */
 export function boundaryOf(spec: RoutineSpec, layout: Layout, t: Target): Boundary {
-  const outs = outputsOf(spec, t);
+  const outs = outputsOf(spec, t, layout);
   const ins: MOp[] = Object.values(layout.src).filter((o) => o.k !== "imm");
   if (layout.guard) ins.push(layout.guard);
   if (layout.dPrior?.k === "v") ins.push(layout.dPrior);

@@ -193,6 +193,19 @@ function checkAmdWarpLevel(spec: RoutineSpec, r: AmdRoutine, cases: WarpCase[]):
 
 const big = (_k: string, x: unknown) => (typeof x === "bigint" ? x.toString() : x);
 
+/**
+ * Checks one lowered routine as it is (one in a caller's registers, ./assign.ts) on the
+ * family's cases (`familyOf(spec.form).cases`): each run through the interpreter with the
+ * operands placed in the routine's layout, hazards and the contract checked, compared with the
+ * reference. The verdict `verify` gives a rule's routine.
+ */
+export async function checkLoweredRoutine(r: AmdRoutine, profile: Profile, cases: VerifyJob["cases"]): Promise<Verdict> {
+  const spec = r.spec;
+  const v = familyOf(spec.form).shape === "scalar" ? await checkAmdScalar(spec, profile, r, cases as ScalarCase[]) : isWarpLevel(spec.form) ? checkAmdWarpLevel(spec, r, cases as WarpCase[]) : checkAmdWarp(spec, r, cases as MatchCase[]);
+  const { dynMax: _d, overBound: _o, ...verdict } = v as Verdict & { dynMax?: number; overBound?: number };
+  return verdict as Verdict;
+}
+
 export const amdgpuVerify: VerifyService = {
   kind: "amdgpu",
   async verify({ spec, profile, target: t, cases, cache }: VerifyJob): Promise<VerifyRow[]> {

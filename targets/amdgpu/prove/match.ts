@@ -61,7 +61,7 @@ import { solve } from "../../../src/check/smt.js";
 import type { AmdRoutine } from "../lower.js";
 import type { WaveState } from "../interp.js";
 import { InterpError } from "../interp.js";
-import { contractBads } from "../contract.js";
+import { contractBads, dVgpr } from "../contract.js";
 import { record } from "../isa/index.js";
 import type { IsaRecord } from "../isa/record.js";
 import type { MLine, MOp } from "../minst.js";
@@ -318,12 +318,12 @@ function warpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V, B>, acti
 }
 
 /** Output conditions: d and p right in every defined lane; guard-off lanes keep d and p. */
-function outputBads<V, B>(bv: BV<V, B>, f: MatchForm, w: Warp<V, B>, after: WaveState<V, B>, lanes: number): Bad<B>[] {
+function outputBads<V, B>(bv: BV<V, B>, f: MatchForm, w: Warp<V, B>, after: WaveState<V, B>, lanes: number, dn: number): Bad<B>[] {
   const bads: Bad<B>[] = [];
   for (let l = 0; l < lanes; l++) {
     const on = bv.andB(w.executes[l]!, w.ref.defined[l]!);
     const off = guardOff(bv, w.activeB[l]!, w.g?.[l]);
-    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => after.vgpr.get(0)![l]!, p: () => bv.bitAt(after.vcc, l) }));
+    bads.push(...resultBads(bv, f, w, l, on, off, { d: () => after.vgpr.get(dn)![l]!, p: () => bv.bitAt(after.vcc, l) }));
   }
   return bads.filter((b) => bv.asBool(b.cond) !== false);
 }
@@ -434,7 +434,7 @@ function fullRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, lanes:
   if (paths.error) bads.push({ what: `the interpreter rejects the sequence: ${paths.error}`, cond: bv.true });
   if (bv.asBool(paths.stuck) !== false) bads.push({ what: `the loop does not end within ${maxBack} rounds`, cond: paths.stuck });
   if (paths.final) {
-    bads.push(...outputBads(bv, r.spec.form as MatchForm, w, paths.final, lanes));
+    bads.push(...outputBads(bv, r.spec.form as MatchForm, w, paths.final, lanes, dVgpr(r) ?? 0));
     bads.push(...contractBads(bv, r, before, paths.final, (l) => (l < LANES ? w.activeB[l]! : bv.false)));
   }
   return { before, after: paths.final, paths, w, bads, symbols: (init as { symbols?: Map<string, BitVec | Bool> }).symbols };
@@ -468,7 +468,7 @@ async function replayMatch(env: Z3Env, r: AmdRoutine, profile: Profile, symbols:
   if (c.after) {
     if (formWrites(f).d) {
       out.push(`Spec value:     d[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.d[lane]!) : "undefined"}`);
-      out.push(`Lowered value:  d[${lane}] = ${fmt(c.after.vgpr.get(0)![lane]!)}`);
+      out.push(`Lowered value:  d[${lane}] = ${fmt(c.after.vgpr.get(dVgpr(r) ?? 0)![lane]!)}`);
     }
     if (formWrites(f).p) {
       out.push(`Spec value:     p[${lane}] = ${c.w.ref.defined[lane] ? fmt(c.w.ref.p[lane]!) : "undefined"}`);
@@ -712,7 +712,7 @@ async function proveInductive(env: Z3Env, r: AmdRoutine, profile: Profile, shape
     }
   };
   const exitBads = (fin: PathsResult<BitVec, Bool>) => [
-    ...outputBads(bv, r.spec.form as MatchForm, w, fin.final!, LANES),
+    ...outputBads(bv, r.spec.form as MatchForm, w, fin.final!, LANES, dVgpr(r) ?? 0),
     ...contractBads(bv, r, before, fin.final!, (l) => (l < LANES ? w.activeB[l]! : bv.false)),
   ];
   // One query per lane's outputs, one for the rest (the contract): 33 small queries solve

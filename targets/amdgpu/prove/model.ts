@@ -8,6 +8,9 @@
 import { formId } from "../../../src/ir/forms.js";
 import type { AmdProveTarget, ProveTarget } from "../../../src/check/prove_types.js";
 import { PIR, amdgpu } from "../../../src/check/prove_types.js";
+import type { ProveOptions, Verdict } from "../../../src/check/prove_types.js";
+import type { Profile } from "../../../src/ir/forms.js";
+import { loadZ3 } from "../../../src/check/smt.js";
 import type { ProverModel } from "../../../src/target/prover.js";
 import { checkHazards, formatViolation, hazardTarget } from "../hazards.js";
 import type { AmdRoutine } from "../lower.js";
@@ -65,6 +68,33 @@ export const amdgpuProver: ProverModel<AmdProveTarget> = {
   proveLemma: (env, lemma, timeoutMs) => proveSelectorLemma(env, lemma as AmdSelectorLemma, timeoutMs),
   affinity: (spec, target, profile, rule) => loopAffinity(lowerWithRule(spec, processor(target), profile, rule as AmdRule)),
 };
+
+/**
+ * Proves a lowered routine as it is — one in a caller's registers (../assign.ts) — the way
+ * `amdgpuProver.prove` proves a rule's: the instructions' availability on the generation, the
+ * hazard rules under its boundary, then the family's proof (./scalar.ts, ./match.ts,
+ * ./warp.ts) reading the inputs from its layout, `d` from its `d` register and the scratch set
+ * from `r.assigned` (../contract.ts). Same verdicts and options as `proveRoutine`
+ * (src/check/prove.ts); z3 loaded when `opts.env` is absent.
+ */
+export async function proveLoweredRoutine(r: AmdRoutine, profile: Profile, opts: ProveOptions = {}): Promise<Verdict> {
+  const t0 = performance.now();
+  const env = opts.env ?? (await loadZ3());
+  const spec = r.spec;
+  await env.recycle(spec.form.op === "match" ? 100 : 1);
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const target = amdgpu(r.target.mcpu);
+  try {
+    const gen = availability(r);
+    if (gen) return refutedStatic(spec, target, profile, r.rule, r, gen, t0);
+    const hz = checkHazards(r.lines, hazardTarget(r.target), r.boundary);
+    if (hz.length) return refutedStatic(spec, target, profile, r.rule, r, `Hazard: ${hz.map(formatViolation).join("; ")}`, t0);
+    if (isWarpLevel(spec.form)) return await proveAmdWarp(env, r, profile, timeoutMs, t0);
+    return spec.form.op === "match" ? await proveAmdMatch(env, r, profile, { ...opts, timeoutMs }, t0) : await proveAmdScalar(env, r, profile, timeoutMs, t0);
+  } catch (e) {
+    return { verdict: "unknown", ms: performance.now() - t0, reason: `prover error: ${(e as Error).stack ?? String(e)}` };
+  }
+}
 
 /** The hazard check's verdict of a routine on its processor, as key text. */
 function warpHazards(r: AmdRoutine): string {

@@ -14,22 +14,25 @@ import type { WaveIO } from "../isa/record.js";
 import type { MLine, MOp } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
 import type { AmdRoutine } from "../lower.js";
+import { regSpan } from "../contract.js";
 
 /**
- * The routine's initial machine state: VGPRs v0..v(vEnd+7) and SGPRs s0..s(sEnd+7), every
+ * The routine's initial machine state: VGPRs v0..v(vEnd+7) and SGPRs s0..s(sEnd+7) (past
+ * the highest register a caller's assignment names, ../contract.ts `regSpan`), every
  * lane, plus vcc and scc, all from `init` (symbolic: arbitrary values, so a read of a
  * register the routine did not set is caught). `exec` is given.
  */
 export function initialState<V, B>(init: Init<V, B>, r: AmdRoutine, exec: V, oneActiveLane = false): WaveState<V, B> {
   const W = r.target.wave;
   const st: WaveState<V, B> = { wave: W, gen: r.target.gen, vgpr: new Map(), sgpr: new Map(), vcc: init.mk("vcc", W), exec, scc: init.mkB("scc") };
-  for (let n = 0; n < r.vEnd + 8; n++) {
+  const span = regSpan(r);
+  for (let n = 0; n < span.v + 8; n++) {
     // One active lane (lane-local routines, see laneCoupling): no instruction reads the
     // other lanes, so one value per register stands for all of them (and stays unchanged).
     const other = oneActiveLane ? init.mk(`v${n}.x`, 32) : undefined;
     st.vgpr.set(n, Array.from({ length: W }, (_, l) => (l > 0 && other !== undefined ? other : init.mk(`v${n}.${l}`, 32))));
   }
-  for (let n = 0; n < r.sEnd + 8; n++) st.sgpr.set(n, init.mk(`s${n}`, 32));
+  for (let n = 0; n < span.s + 8; n++) st.sgpr.set(n, init.mk(`s${n}`, 32));
   return st;
 }
 

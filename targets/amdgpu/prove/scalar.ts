@@ -23,7 +23,7 @@ import type { AmdRoutine } from "../lower.js";
 import { lowerWithRule } from "../lower.js";
 import type { WaveState } from "../interp.js";
 import { InterpError, run } from "../interp.js";
-import { contractBads } from "../contract.js";
+import { contractBads, dVgpr, isScratch } from "../contract.js";
 import { record } from "../isa/index.js";
 import type { MInst, MLine, MOp } from "../minst.js";
 import { isLabel, printOp } from "../minst.js";
@@ -178,7 +178,7 @@ function scalarRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, mode
         dPrior = before.vgpr.get((r.layout.dPrior as { n: number }).n)![l]!;
         expected = keep(bv, g, expected, dPrior);
       }
-      const got = after.vgpr.get(0)![l]!;
+      const got = after.vgpr.get(dVgpr(r) ?? 0)![l]!;
       const mismatch = bv.andB(bv.andB(activeBit(l), bv.orB(ref.defined, g === undefined ? bv.false : bv.notB(g))), bv.notB(bv.eq(got, expected)));
       lanes.push({ lane: l, active: activeBit(l), a, b, c, ...(g !== undefined ? { g, dPrior: dPrior! } : {}), expected, got });
       bads.push({ what: `Value mismatch (lane ${l})`, cond: mismatch, lane: l });
@@ -364,9 +364,9 @@ function writesOnlyScratch(r: AmdRoutine): boolean {
       const o = l.ops[j]!;
       if (o.k === "vcc" || o.k === "vcc_lo" || o.k === "scc") continue;
       if (o.k === "v") {
-        for (let n = o.n; n < o.n + o.count; n++) if (n !== 0 && !(n >= r.layout.vScratch && n < r.vEnd)) return false;
+        for (let n = o.n; n < o.n + o.count; n++) if (n !== dVgpr(r) && !isScratch(r, "v", n)) return false;
       } else if (o.k === "s") {
-        for (let n = o.n; n < o.n + o.count; n++) if (!(n >= r.layout.sScratch && n < r.sEnd)) return false;
+        for (let n = o.n; n < o.n + o.count; n++) if (!isScratch(r, "s", n)) return false;
       } else return false;
     }
   }
@@ -387,7 +387,7 @@ function fpRun(P: FpBV, r: AmdRoutine, subst: Map<number, { dst: number; to: (x:
     const s = subst.get(i);
     if (s) st.vgpr.get(s.dst)![0] = s.to(readSource(P, before, s.src, 32, 0));
   }
-  return st.vgpr.get(0)![0]!;
+  return st.vgpr.get(dVgpr(r) ?? 0)![0]!;
 }
 
 /** Proves a selector lemma with z3 (one active lane; the instruction is lane-local). */

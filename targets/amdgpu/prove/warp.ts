@@ -59,7 +59,7 @@ import { LIGHT_BV, solve } from "../../../src/check/smt.js";
 import type { AmdRoutine } from "../lower.js";
 import type { WaveState } from "../interp.js";
 import { InterpError } from "../interp.js";
-import { contractBads } from "../contract.js";
+import { contractBads, dVgpr } from "../contract.js";
 import type { MOp } from "../minst.js";
 import type { PathsResult } from "./paths.js";
 import { amdTraceLines, cloneState, execPaths, initialState, readSource, showLine } from "./paths.js";
@@ -89,6 +89,8 @@ export interface AmdWarp<V, B> {
   dPrior?: V[];
   pPrior?: B[];
   ref: WarpResult<V, B>;
+  /** The VGPR of d (v0 under the contract; ../contract.ts `dVgpr`). */
+  dVgpr: number;
 }
 
 /** Reads the routine's inputs from `st` (the contract, file comment) and runs the reference on them. */
@@ -113,7 +115,7 @@ export function amdWarpOf<V, B>(init: Init<V, B>, r: AmdRoutine, st: WaveState<V
   const executes = g ? lanes.map((l) => guardOn(bv, activeB[l]!, g![l]!)) : activeB;
   const w = proverWarpLanes(bv, f, r.spec.kinds, src32, () => readSource(bv, st, r.layout.src.a!, W, 0), activeB, executes);
 
-  const out: AmdWarp<V, B> = { active, activeB, lanes: w, ref: warpLevel(bv, f, w) };
+  const out: AmdWarp<V, B> = { active, activeB, lanes: w, ref: warpLevel(bv, f, w), dVgpr: dVgpr(r) ?? 0 };
   if (g) {
     out.g = g;
     out.pPrior = lanes.map((l) => bv.bitAt(st.vcc, l));
@@ -133,7 +135,7 @@ export function warpLaneBads<V, B>(bv: Init<V, B>["bv"], f: WarpForm, w: AmdWarp
   const on = w.lanes.executes[l]!;
   const off = guardOff(bv, w.activeB[l]!, w.g?.[l]);
   if (writes.d) {
-    const got = warpPredicateDest(f) ? bv.extract(after.vcc, l, l) : after.vgpr.get(0)![l]!;
+    const got = warpPredicateDest(f) ? bv.extract(after.vcc, l, l) : after.vgpr.get(w.dVgpr)![l]!;
     const want = warpPredicateDest(f) ? bv.extract(w.ref.d[l]!, 0, 0) : w.ref.d[l]!;
     bads.push({ what: `Value mismatch: d in lane ${l}`, cond: bv.andB(bv.andB(on, w.ref.dDefined[l]!), bv.notB(bv.eq(got, want))), lane: l });
     if (w.dPrior) bads.push({ what: `lane ${l} (guard false) does not keep its prior d`, cond: bv.andB(off, bv.notB(bv.eq(got, w.dPrior[l]!))), lane: l });
@@ -423,7 +425,7 @@ function warpCounterexample(r: AmdRoutine, profile: Profile, c: WarpRun<CV, bool
   if (fin && hit.lane !== undefined) {
     const writes = warpWrites(f);
     if (writes.d) {
-      const got = warpPredicateDest(f) ? fmt(concreteBitOf(fin.vcc, lane)) : fmt(fin.vgpr.get(0)![lane]!);
+      const got = warpPredicateDest(f) ? fmt(concreteBitOf(fin.vcc, lane)) : fmt(fin.vgpr.get(dVgpr(r) ?? 0)![lane]!);
       const want = w.ref.d[lane]!;
       out.push(`Spec value:     d[${lane}] = ${w.ref.dDefined[lane] ? fmt(warpPredicateDest(f) ? want.x === 1n : want) : "undefined"}`);
       out.push(`Lowered value:  d[${lane}] = ${got}`);
