@@ -245,15 +245,21 @@ export function bv(x: unknown, where: string): void {
   if (missing !== undefined) fail(where, `a BV interpretation (concrete, traced(concrete), …)${typeof x === "object" && x !== null ? `; it has no ${missing}` : ""}`, x);
 }
 
-/** A value of interpretation `b` (already checked) whose width is one of `widths` bits. */
-export function value(b: { width(v: unknown): number }, x: unknown, where: string, widths: readonly number[]): void {
+/**
+ * A value of interpretation `b` (already checked) whose width is one of `widths` bits; where
+ * the interpretation is concrete (`asBigint` answers), a bigint in [0, 2^width).
+ */
+export function value(b: { width(v: unknown): number; asBigint(v: unknown): unknown }, x: unknown, where: string, widths: readonly number[]): void {
   let w: unknown;
+  let n: unknown;
   try {
     w = x === undefined || x === null ? undefined : b.width(x);
+    n = typeof w === "number" ? b.asBigint(x) : undefined;
   } catch {
     w = undefined;
   }
-  if (typeof w !== "number" || !widths.includes(w)) fail(where, `a ${widths.join(" or ")}-bit value of the interpretation (u(x) for concrete)`, x);
+  const inRange = n === undefined || (typeof n === "bigint" && n >= 0n && typeof w === "number" && n >> BigInt(w) === 0n);
+  if (typeof w !== "number" || !widths.includes(w) || !inRange) fail(where, `a ${widths.join(" or ")}-bit value of the interpretation (u(x) for concrete)`, x);
 }
 
 /** A concrete value `{ w, x }` (what `u` makes): w in 1..128, x a bigint in [0, 2^w). */

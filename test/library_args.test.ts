@@ -79,6 +79,7 @@ const CASES: Record<string, Case> = {
       [[concrete, VSH, a, b], "f"],
       [[concrete, SZEXT, u(1, 8), b], "a"],
       [[concrete, SZEXT, a, 5], "b"],
+      [[concrete, SZEXT, a, { w: 32, x: 5 }], "b"],
     ],
     good: () => expect(lib.szext(concrete, SZEXT, a, b).value.x).toBe(0xfffffff0n),
   },
