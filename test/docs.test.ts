@@ -25,12 +25,14 @@
  *
  * The CLI is dist/bin/ptx-lower.js where the build is at least as new as every source file
  * (CI's `npm ci` builds it through "prepare"), else bin/ptx-lower.ts through tsx.
+ * docs/*.md pages with console examples (the library's) run the same way, `ptx-lower` resolving
+ * to this tree's package (skipped, saying why, where dist/ is older than the sources).
  * Besides: README.md is at most 150 lines, its command table links a page per command of
  * bin/ptx-lower.ts, each page has LLVM's CommandGuide sections and names every option its
  * `--help` lists, and no shipped page links outside the package.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -141,10 +143,15 @@ function run(command: string, dir: string): { out: string[]; status: number | nu
 
 /** A fresh directory for a page, with a copy of examples/. */
 const made: string[] = [SHIM];
-function pageDir(): string {
+function pageDir(linkPackage = false): string {
   const dir = mkdtempSync(join(tmpdir(), "ptxl-docs-"));
   made.push(dir);
   cpSync(join(ROOT, "examples"), join(dir, "examples"), { recursive: true });
+  // `import … from "ptx-lower"` in a page's example resolves to this tree's package (its dist/).
+  if (linkPackage) {
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(ROOT, join(dir, "node_modules", "ptx-lower"));
+  }
   return dir;
 }
 
@@ -155,8 +162,7 @@ afterAll(() => {
 });
 
 /** Runs a page's file and console blocks in order; one expectation per command. */
-function checkPage(page: string, blocks: readonly Block[]): void {
-  const dir = pageDir();
+function checkPage(page: string, blocks: readonly Block[], dir = pageDir()): void {
   for (const b of blocks) {
     const file = /(?:^|\s)file=(\S+)/.exec(b.info);
     if (file) {
@@ -231,6 +237,21 @@ describe("docs/commands", () => {
         for (const b of examples) expect(b.info === "console" || /(?:^|\s)file=\S+/.test(b.info), `${name}:${b.line}: a \`\`\`${b.info} block in EXAMPLES is not run`).toBe(true);
         checkPage(name, blocks.filter((b) => b.info === "console" || /(?:^|\s)file=\S+/.test(b.info)));
       });
+    });
+  }
+});
+
+describe("docs pages' examples", () => {
+  // Pages besides the command pages that show console examples (the library's).
+  const pages = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(ROOT, "docs", f));
+  for (const page of pages) {
+    const text = readFileSync(page, "utf8");
+    if (!blocksOf(text).some((b) => b.info === "console")) continue;
+    const name = relative(ROOT, page);
+    // The package's entry is its build: examples that import it need a dist/ as new as the sources.
+    const stale = /from "ptx-lower"/.test(text) && !USE_DIST;
+    it.skipIf(stale)(`${name}: every example prints what the page shows${stale ? " (skipped: dist/ is older than the sources, and the examples import the package's build: npm run build)" : ""}`, { timeout: 120_000 }, () => {
+      checkPage(name, blocksOf(text).filter((b) => b.info === "console" || /(?:^|\s)file=\S+/.test(b.info)), pageDir(true));
     });
   }
 });
