@@ -44,7 +44,12 @@
  *    `--help` and `lower --target amdgpu|llvm` ≤ 2×, `lower --target c|hip` ≤ 3× (the
  *    clang-format WebAssembly), `--target js` ≤ 4× (prettier), `port` ≤ 3×.
  *
- *   npm run bench -- --only quality|throughput|checker|warp|port-tree|startup
+ * k. check-rows and verify-default (scripts/bench_check.ts): each target row of `check
+ *    ../shared/vectors/public.jsonl` alone (goal: hip and llvm within 3× c), and `verify FILE`
+ *    with its defaults per ../shared/ptx module (goal: 60 s); `--base DIR` runs an earlier
+ *    checkout beside this one for before/after, `--module c14` picks modules.
+ *
+ *   npm run bench -- --only quality|throughput|checker|warp|port-tree|startup|check-rows|verify-default
  *   npm run bench -- --sizes 10000,100000 --semantics sm90
  */
 import "../src/compose.js";
@@ -781,6 +786,8 @@ async function main(): Promise<void> {
   if (!only || only === "checker") process.stdout.write((await checkerSpeed(profile)) + "\n");
   if (!only || only === "warp") process.stdout.write((await warpBench(mcpus)) + "\n");
   if (!only || only === "port-tree") process.stdout.write((await portTree()) + "\n");
+  if (!only || only === "check-rows") process.stdout.write((await import("./bench_check.js")).checkRows(ROOT, arg("--base")) + "\n");
+  if (!only || only === "verify-default") process.stdout.write((await import("./bench_check.js")).verifyDefault(ROOT, arg("--base"), arg("--module")) + "\n");
   if (!only || only === "startup") {
     const runs = Number(arg("--runs") ?? 15);
     if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${arg("--runs")}'`);
