@@ -17,6 +17,7 @@ import type { ParsedModule } from "../src/ir/build.js";
 import { escapeControls, escapeLine, formatDiagnostic } from "../src/diag.js";
 import type { OutputTarget } from "../src/lower.js";
 import { OUTPUT_TARGETS, collectRoutines, lowerModule } from "../src/lower.js";
+import type { OperandRegisters, ScratchRegisters } from "../src/target/lower.js";
 import type { VerifyRow, VerifyTarget } from "../src/check/verify.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import { MCPUS } from "../targets/amdgpu/regs.js";
@@ -101,8 +102,13 @@ export const OUTPUT_EXT = { c: ".h", js: ".mjs", hip: ".hip.h", llvm: ".ll" } as
  * argument, and the output is the same as without it. @returns the exit code.
  * @throws UsageError, OutputError
  */
-export async function lowerCommand(file: string, o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[]; mcpuGiven?: boolean }): Promise<number> {
+export async function lowerCommand(
+  file: string,
+  o: { target: string; mcpu: string; semantics: Profile; output?: string; argv?: readonly string[]; mcpuGiven?: boolean; regs?: OperandRegisters; scratch?: ScratchRegisters },
+): Promise<number> {
   if (o.output === "") throw new UsageError("-o '': an empty path names no file (- is standard output)");
+  if ((o.regs || o.scratch) && o.target !== "amdgpu") throw new UsageError(`--${o.regs ? "regs" : "scratch"} places AMDGPU registers: it takes --target amdgpu, not ${o.target}`);
+  if (o.scratch && !o.regs) throw new UsageError("--scratch needs --regs (the contract's routines have their own scratch windows)");
   if (o.mcpuGiven && !usesMcpu(o.target)) printLine(process.stderr, `ptx-lower: warning: --mcpu ${o.mcpu} is unused: --target ${o.target} writes one output for every processor`);
   const mod = await parseOrReport(file);
   if (!mod) return 1;
@@ -120,7 +126,14 @@ export async function lowerCommand(file: string, o: { target: string; mcpu: stri
   // Where several outputs go is checked before the work.
   if (jobs.length > 1 && o.output) multipleOutputsDirectory(o.output, names);
   for (const [k, j] of jobs.entries()) {
-    const lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command, sourceName: outputName(file) });
+    let lowered: Awaited<ReturnType<typeof lowerModule>>;
+    try {
+      lowered = await lowerModule(mod, { target: j.target, ...(j.mcpu ? { mcpu: j.mcpu } : {}), profile: o.semantics, command, sourceName: outputName(file), ...(o.regs ? { regs: o.regs } : {}), ...(o.scratch ? { scratch: o.scratch } : {}) });
+    } catch (e) {
+      // A routine that cannot take the registers given (targets/amdgpu/assign.ts names the routine and the operand).
+      if (o.regs && e instanceof TypeError) throw new UsageError(`--regs${j.mcpu && o.mcpu === "all" ? ` (${j.mcpu})` : ""}: ${e.message}`);
+      throw e;
+    }
     for (const d of lowered.warnings) printLine(process.stderr, formatDiagnostic(d));
     outputs.push({ name: names[k]!, text: lowered.text });
   }

@@ -34,3 +34,51 @@ export const MAX_SEED = 0xffff_ffff;
 
 /** The largest `verify --warps` (src/limits.ts, the library's bound too: the warps are held in memory). */
 export { MAX_WARPS } from "../src/limits.js";
+
+/** The operand names `--regs` takes (targets/amdgpu/assign.ts `OperandName`). */
+const REG_OPERANDS = ["a", "b", "c", "membermask", "d", "guard", "dPrior"];
+
+/**
+ * `lower --regs`: `a=v7,b=s4,d=v2` (64-bit values and wave64 lane masks as aligned pairs,
+ * `a=v[8:9]`), or `virtual`: every routine's operands in these registers instead of the
+ * routine contract's. Each register is checked against each routine by the library
+ * (targets/amdgpu/assign.ts). @throws UsageError for a malformed list.
+ */
+export function regsOption(x: string): Record<string, string> | "virtual" {
+  if (x.trim() === "virtual") return "virtual";
+  const out: Record<string, string> = {};
+  for (const item of x.split(",")) {
+    const m = /^\s*([A-Za-z]+)\s*=\s*(\S+)\s*$/.exec(item);
+    if (!m) throw new UsageError(`--regs: '${item}' is not OPERAND=REGISTER (e.g. --regs a=v7,b=s4,d=v2, pairs a=v[8:9]; or --regs virtual)`);
+    const [, name, reg] = m as unknown as [string, string, string];
+    if (!REG_OPERANDS.includes(name)) throw new UsageError(`--regs: '${name}' is not an operand (${REG_OPERANDS.join(", ")})`);
+    if (name in out) throw new UsageError(`--regs: ${name} is given twice`);
+    out[name] = reg;
+  }
+  return out;
+}
+
+/**
+ * `lower --scratch`: the scratch registers every routine may use besides its operands, with
+ * `--regs`: budgets `v=4,s=2` (at most that many; physical ones the lowest free), or registers
+ * and ranges `v[20:31],s40,s41`. @throws UsageError for a malformed list.
+ */
+export function scratchOption(x: string): { vgprs?: number | string[]; sgprs?: number | string[] } {
+  const out: { vgprs?: number | string[]; sgprs?: number | string[] } = {};
+  for (const raw of x.split(",")) {
+    const item = raw.trim();
+    const budget = /^([vs])=(\d+)$/.exec(item);
+    const reg = /^([vs])(?:\d+|\[\d+:\d+\])$/.exec(item);
+    if (!budget && !reg) throw new UsageError(`--scratch: '${raw}' is neither a budget (v=4, s=2) nor a register or range (v20, v[20:31], s40)`);
+    const key = (budget ?? reg)![1] === "v" ? "vgprs" : "sgprs";
+    const prev = out[key];
+    if (budget) {
+      if (prev !== undefined) throw new UsageError(`--scratch: ${key === "vgprs" ? "VGPRs" : "SGPRs"} given twice (a budget ${budget[1]}=N, or registers, not both)`);
+      out[key] = Number(budget[2]);
+    } else {
+      if (typeof prev === "number") throw new UsageError(`--scratch: ${key === "vgprs" ? "VGPRs" : "SGPRs"} given twice (a budget, or registers, not both)`);
+      out[key] = [...(prev ?? []), item];
+    }
+  }
+  return out;
+}

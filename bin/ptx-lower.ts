@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { FAMILY_INSTRUCTIONS, MAX_SEED, MAX_WARPS, positiveInt } from "./options.js";
+import { FAMILY_INSTRUCTIONS, MAX_SEED, MAX_WARPS, positiveInt, regsOption, scratchOption } from "./options.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import type { PortCommandOptions } from "./port.js";
 import type { Predefined } from "./port_args.js";
@@ -112,6 +112,8 @@ program
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all, for the amdgpu output (js, c, hip and llvm serve every processor: --mcpu with one of them alone is unused, a warning)").default("gfx942").argParser(choice("--mcpu", MCPU)))
   .addOption(semantics().default("isa"))
   .option("-o, --output <path>", "output file; with several outputs a directory (created if missing; a new name ending in an output's extension, e.g. out.s, is refused: write out.s/); - for standard output")
+  .option("--regs <list>", "amdgpu: every routine's operands in these registers instead of the routine contract's: OPERAND=REGISTER,... (a=v7,b=s4,d=v2; d may be a source's register; 64-bit values and wave64 lane masks as aligned pairs a=v[8:9], s[4:5]; a guarded routine's guard and dPrior too), or virtual (%vN/%sN names for a register allocator)", wrap(regsOption))
+  .option("--scratch <list>", "amdgpu, with --regs: the scratch registers a routine may use besides its operands: budgets v=N,s=N, or registers and ranges v[20:31],s40 (default: no limit; the lowest registers no operand holds)", wrap(scratchOption))
   .action(async (file: string, o, cmd: Command) => {
     if (refuseSources([file])) return;
     await import("../src/compose_outputs.js");

@@ -224,6 +224,9 @@ const LOWER_OPTIONS: A.OptionChecks<LowerOptions> = {
   profile: (x, w) => void A.profile(x, w),
   command: (x, w) => void A.array(x, w, 'an array of argv words (["ptx-lower", "lower", "x.ptx"])', (e, we) => A.string(e, we)),
   sourceName: A.opt.string,
+  // The caller's registers: checked against each routine by targets/amdgpu/assign.ts (a TypeError naming the routine and operand).
+  regs: () => undefined,
+  scratch: () => undefined,
 };
 
 /**
@@ -301,7 +304,7 @@ function amdTarget(x: unknown, where: string): Target {
 /** A routine `lowerRoutine`/`lowerWithRule` returned (checked on its spec, target and lines). */
 function amdRoutine(x: unknown, where: string): void {
   const accepts = "an AmdRoutine (what lowerRoutine returns)";
-  if (!A.isObject(x) || !Array.isArray(x.lines) || !A.isObject(x.layout) || typeof x.rule !== "string" || typeof x.vEnd !== "number" || typeof x.sEnd !== "number") A.fail(where, accepts, x);
+  if (!A.isObject(x) || !Array.isArray(x.lines) || !A.isObject(x.layout) || !A.isObject(x.layout.src) || !A.isObject(x.layout.d) || typeof x.rule !== "string" || typeof x.vEnd !== "number" || typeof x.sEnd !== "number") A.fail(where, accepts, x);
   A.spec(x.spec, `${where}.spec`);
   amdTarget(x.target, `${where}.target`);
   code(x.lines, `${where}.lines`);
@@ -433,13 +436,29 @@ export const execRoutine: typeof C.execRoutine = function execRoutine(bv, r, inp
   A.arity("execRoutine", arguments, 4);
   A.bv(bv, "execRoutine: bv");
   amdRoutine(r, "execRoutine: r");
-  if (!A.isObject(inp) || !A.isObject(inp.src) || inp.active === undefined) A.fail("execRoutine: inp", "RoutineInputs ({ src: { a, b, … }, active, guard?, dPrior?, pPrior? })", inp);
-  for (const name of IR.sourcesOf(r.spec.form)) if (r.spec.kinds[name]?.kind !== "imm" && inp.src[name] === undefined) A.fail(`execRoutine: inp.src.${name}`, "a value (or 32 lane values): the routine reads it", undefined);
-  if (r.spec.guarded)
-    for (const k of ["guard", "dPrior"] as const) {
-      const xs = inp[k];
-      if (!Array.isArray(xs) || xs.length !== WARP) A.fail(`execRoutine: inp.${k}`, `an array of ${WARP} lanes (the routine is guarded)`, xs);
-    }
+  if (!A.isObject(inp) || !A.isObject(inp.src)) A.fail("execRoutine: inp", "RoutineInputs ({ src: { a, b, … }, active, guard?, dPrior?, pPrior? })", inp);
+  /** 32 lanes, each checked. */
+  const lanes = (x: unknown, where: string, what: string, each: (e: unknown, where: string) => void) => {
+    if (!Array.isArray(x) || x.length !== WARP) A.fail(where, `an array of ${WARP} lanes (${what})`, x);
+    x.forEach((e, i) => each(e, `${where}[${i}]`));
+  };
+  const masks = (r.layout as { masks?: readonly string[] }).masks ?? [];
+  for (const name of IR.sourcesOf(r.spec.form)) {
+    if (r.spec.kinds[name]?.kind === "imm") continue;
+    const where = `execRoutine: inp.src.${name}`;
+    // A lane-mask source (its bit 0 per lane) may be any width; the others are the source's width.
+    const widths = masks.includes(name) ? [1, 32, 64] : [C.sourceWidth(r.spec.form, name)];
+    const x = inp.src[name];
+    if (Array.isArray(x)) lanes(x, where, "one value per lane", (e, w) => A.value(bv, e, w, widths));
+    else A.value(bv, x, where, widths);
+  }
+  A.value(bv, inp.active, "execRoutine: inp.active", [32]);
+  const bool = (e: unknown, w: string) => void ((e === undefined || e === null || typeof e === "number" || typeof e === "string") && A.fail(w, "a boolean of the interpretation", e));
+  if (r.spec.guarded) {
+    lanes(inp.guard, "execRoutine: inp.guard", "the routine is guarded", bool);
+    lanes(inp.dPrior, "execRoutine: inp.dPrior", "the routine is guarded", (e, w) => A.value(bv, e, w, [32]));
+  }
+  if (inp.pPrior !== undefined) lanes(inp.pPrior, "execRoutine: inp.pPrior", "the prior p per lane", bool);
   A.options(opts, "execRoutine: opts", EXEC_OPTIONS);
   return C.execRoutine(bv, r, inp, opts);
 };
