@@ -352,7 +352,16 @@ export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly Com
         inputs.delete(inputKey);
         inputs.set(inputKey, input);
       } else {
-        if (inputs.size >= INPUT_CACHE) inputs.delete(inputs.keys().next().value!);
+        // Evict the least recently used until this one fits the budget (at least it is kept).
+        const size = (x: ScalarCase[] | WarpWaves) => (Array.isArray(x) ? x.length / 32 : x.plain.length);
+        const mine = warp ? nw : 0;
+        let held = 0;
+        for (const x of inputs.values()) held += size(x);
+        for (const k of inputs.keys()) {
+          if (held + mine <= INPUT_BUDGET && inputs.size < INPUT_CACHE) break;
+          held -= size(inputs.get(k)!);
+          inputs.delete(k);
+        }
         input = !warp
           ? compiledScalarCases(fn, seed)
           : {
@@ -403,15 +412,19 @@ export function checkCompiledSets(target: "hip" | "llvm", compiles: readonly Com
 }
 
 /**
- * The inputs of the last `INPUT_CACHE` functions' forms and kinds, across calls (per thread):
- * `verify` flushes the hip rows of a batch and then its llvm rows (one `checkCompiledSets`
- * call each, function by function), so keeping one batch's functions lets the llvm rows reuse
- * the hip rows' warps and the references `warpReference` keeps per case object, instead of
- * generating and evaluating them again. Inputs are a function of the key (form, kinds, seed,
- * count); nothing mutates them.
+ * The inputs of the last functions' forms and kinds, across calls (per thread), within a
+ * budget: `verify` flushes the hip rows of a batch and then its llvm rows (one
+ * `checkCompiledSets` call each, function by function), so keeping one batch's functions lets
+ * the llvm rows reuse the hip rows' warps and the references `warpReference` keeps per case
+ * object, instead of generating and evaluating them again. Inputs are a function of the key
+ * (form, kinds, seed, count); nothing mutates them. The budget is in warps (a warp and its
+ * uniform layouts about 15 KB; a scalar function's cases count a warp per 32): `INPUT_BUDGET`
+ * keeps every function of a module at verify's default 200 warps (c14's 23 keys: 4,600), and
+ * 8 at `--thorough`'s 1,000, as before, so memory stays near 120 MB.
  */
 const inputCache = new Map<string, ScalarCase[] | WarpWaves>();
-const INPUT_CACHE = 8;
+const INPUT_CACHE = 256;
+const INPUT_BUDGET = 8_000;
 
 const bigintText = (_k: string, x: unknown) => (typeof x === "bigint" ? x.toString() : x);
 
