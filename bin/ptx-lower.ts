@@ -54,7 +54,7 @@ const choice = (name: string, values: readonly string[]) => (x: string) => {
   return x;
 };
 /** Turns a parser's UsageError into commander's invalid-argument error. */
-const wrap = (f: (x: string) => number) => (x: string) => {
+const wrap = <T>(f: (x: string) => T) => (x: string): T => {
   try {
     return f(x);
   } catch (e) {
