@@ -99,7 +99,8 @@ describe.skipIf(!CHROMIUM)("--html pages in headless chromium", { timeout: 120_0
     }
     portJson = JSON.parse(await portRun);
     const { default: puppeteer } = await import("puppeteer-core");
-    browser = await puppeteer.launch({ executablePath: CHROMIUM!, headless: true, args: ["--no-sandbox", "--headless"] });
+    // --no-sandbox: CI runs as root, where chromium's sandbox refuses to start; /dev/shm may be small in a container.
+    browser = await puppeteer.launch({ executablePath: CHROMIUM!, headless: true, args: ["--no-sandbox", "--headless", "--disable-dev-shm-usage", "--disable-gpu"] });
   });
 
   afterAll(async () => {
