@@ -183,10 +183,14 @@ const CASES: Record<string, Case> = {
       [[spec, t, "isa", 5], "options"],
       [[spec, t, "isa", { boundry: "function" }], "options"],
       [[spec, t, "isa", { boundary: "module" }], "options.boundary"],
+      // The caller's registers are checked by the implementation (targets/amdgpu/assign.ts, test/assign*.test.ts).
+      [[spec, t, "isa", { regs: 5 }], "regs"],
+      [[spec, t, "isa", { scratch: 3 }], "options.scratch"],
       [[spec, t, "isa", "contract", 1], "takes"],
     ],
     good: () => {
       expect(lib.lowerRoutine(matchSpec, TARGETS.gfx1100, "sm90", "function").count).toBeGreaterThan(0);
+      expect(lib.lowerRoutine(spec, t, "isa", { boundary: "function", regs: { a: "v7", b: "v8", d: "v2" } }).layout.src.a).toEqual({ k: "v", n: 7, count: 1 });
       // A 64-bit source takes a 64-bit immediate.
       const b64 = [...lib.matchForms()].find((f) => f.type === "b64")!;
       expect(lib.lowerRoutine({ form: b64, kinds: { a: { kind: "imm", value: 1n << 40n } }, guarded: false }, t, "isa").count).toBeGreaterThan(0);
