@@ -80,17 +80,28 @@ export async function startProgress(o: ProgressOptions): Promise<Progress> {
       { format: `${o.command} [{bar}] {value}/{total} ${o.unit}  {eta_formatted} left  {note}`, hideCursor: true, stream: process.stderr },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(o.total, 0, { note: "" });
-    let stopped = false;
+    // Drawn once the total is known (a total of 0 waits for the first update that gives one).
+    let state: "waiting" | "drawn" | "stopped" = "waiting";
+    const draw = (total: number) => {
+      if (state === "waiting" && total > 0) {
+        bar.start(total, 0, { note: "" });
+        state = "drawn";
+      }
+      return state === "drawn";
+    };
+    draw(o.total);
     return {
       update: (done, now, total) => {
+        if (!draw(total ?? o.total)) return;
         if (total !== undefined && total !== bar.getTotal()) bar.setTotal(total);
         bar.update(done, now === undefined ? {} : { note: escapeLine(now) });
       },
-      note: (what) => bar.update({ note: escapeLine(what) }),
+      note: (what) => {
+        if (state === "drawn") bar.update({ note: escapeLine(what) });
+      },
       stop: () => {
-        if (!stopped) bar.stop();
-        stopped = true;
+        if (state === "drawn") bar.stop();
+        state = "stopped";
       },
     };
   }
