@@ -171,9 +171,9 @@ function same(x: unknown, y: unknown): boolean {
 export function form(x: unknown, where: string, families?: readonly FamilyName[]): Form {
   const accepts = `a legal ${families ? families.join("/") + " " : ""}form (one of formsOf(${families ? families.map((f) => `'${f}'`).join(" | ") : "family"}))`;
   const op = isObject(x) ? x.op : undefined;
-  if (typeof op !== "string" || !isFamilyOpcode(op)) fail(where, `${accepts}; its op is none of the families' opcodes`, x);
+  if (typeof op !== "string" || !isFamilyOpcode(op)) throw new TypeError(`${where} must be ${accepts}, not ${show(x)}: its op is none of the families' opcodes`);
   const fam = familyByOp(op);
-  if (families && !families.includes(fam.name as FamilyName)) fail(where, `${accepts}, not a ${fam.name} form`, x);
+  if (families && !families.includes(fam.name as FamilyName)) throw new TypeError(`${where} must be ${accepts}, not a ${fam.name} form (${show(x)})`);
   let id: string | undefined;
   try {
     id = fam.formId(x);
