@@ -13,7 +13,7 @@ import { routineName } from "./ir/ir.js";
 import { familyOf } from "./families/index.js";
 import type { ParsedModule } from "./ir/build.js";
 import { runModulePasses } from "../passes/module.js";
-import type { LoweredRoutine, McpuName, ModuleRoutine, OutputTarget } from "./target/lower.js";
+import type { LoweredRoutine, McpuName, ModuleRoutine, OperandRegisters, OutputTarget, ScratchRegisters } from "./target/lower.js";
 import { outputTargets } from "./target/registry.js";
 import { type Diagnostic, escapeLine, PtxLowerError, warning } from "./diag.js";
 import { shellQuote } from "./quote.js";
@@ -52,6 +52,14 @@ export interface LowerOptions {
   command?: readonly string[];
   /** The module's name in the banner and `serves:` lines (default: `mod.file`); control characters escaped. */
   sourceName?: string;
+  /**
+   * `amdgpu` only: every routine's operands in these registers (`{ a: "v7", b: "s4", d: "v2" }`,
+   * pairs `v[8:9]`), or `"virtual"` (`%vN`/`%sN`), instead of the routine contract's
+   * (targets/amdgpu/assign.ts). A routine that cannot take them is a TypeError naming it.
+   */
+  regs?: OperandRegisters;
+  /** `amdgpu` only, with `regs`: the scratch budget (`{ vgprs: 4, sgprs: 2 }`) or registers (`{ vgprs: ["v[20:31]"] }`). */
+  scratch?: ScratchRegisters;
 }
 
 /** A lowered module: its text and, per routine, the rule used and the instruction count. */
@@ -96,6 +104,8 @@ export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptio
   const opts: LowerOptions = { ...options, target: options.target ?? "amdgpu", profile: options.profile ?? "isa" };
   const errors = mod.diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new PtxLowerError(errors);
+  if ((opts.regs !== undefined || opts.scratch !== undefined) && opts.target !== "amdgpu") throw new TypeError(`lowerModule: options.${opts.regs !== undefined ? "regs" : "scratch"} places AMDGPU registers: it takes target 'amdgpu', not '${opts.target}'`);
+  if (opts.scratch !== undefined && opts.regs === undefined) throw new TypeError("lowerModule: options.scratch needs options.regs (the contract's routines have their own scratch windows)");
   const target = outputTargets().targets.find((t) => t.name === opts.target);
   if (!target) throw new Error(`lowerModule: no '${opts.target}' target is registered (src/compose.ts)`);
   // A target imported at its first use (src/compose_outputs.ts) is loaded before `missing` and `describe`.
@@ -107,6 +117,6 @@ export async function lowerModule(mod: ParsedModule, options: Partial<LowerOptio
   const warnings = all.flatMap((r, i) => (why[i] === null ? [] : r.insts.map((x) => warning(x.loc, `${why[i]!}; left out of this output`))));
   warnings.sort((x, y) => x.loc.line - y.loc.line || x.loc.col - y.loc.col);
   const head = banner(mod, opts, target.describe(opts.mcpu), routines.flatMap((r) => r.insts), routines.length);
-  const out = await target.lowerModule({ routines, profile: opts.profile, mcpu: opts.mcpu, banner: head, served: (insts) => where(insts, opts.sourceName) });
+  const out = await target.lowerModule({ routines, profile: opts.profile, mcpu: opts.mcpu, banner: head, served: (insts) => where(insts, opts.sourceName), ...(opts.regs !== undefined ? { regs: opts.regs } : {}), ...(opts.scratch !== undefined ? { scratch: opts.scratch } : {}) });
   return { ...out, warnings };
 }

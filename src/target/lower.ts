@@ -48,6 +48,23 @@ export interface ModuleLowering {
   language?: "cuda" | "opencl";
   /** Define `ptxl_warpSize` (CUDA's 32), what `ptx-lower port` rewrites `warpSize` to (HIP header only; default false). */
   warpSize?: boolean;
+  /**
+   * AMDGPU only: every routine's operands in these registers (targets/amdgpu/assign.ts
+   * `RegisterAssignment`: `{ a: "v7", b: "s4", d: "v2" }`, or `"virtual"`), instead of the
+   * routine contract's.
+   */
+  regs?: OperandRegisters;
+  /** AMDGPU only, with `regs`: the scratch budget or registers (targets/amdgpu/assign.ts `ScratchBudget`). */
+  scratch?: ScratchRegisters;
+}
+
+/** Operand registers by operand name (`a`, `b`, `c`, `membermask`, `d`, `guard`, `dPrior`), or `"virtual"`. */
+export type OperandRegisters = Readonly<Record<string, string>> | "virtual";
+
+/** Scratch registers per class: a budget (a count), or the registers (`["v20", "v[24:31]"]`). */
+export interface ScratchRegisters {
+  vgprs?: number | readonly string[];
+  sgprs?: number | readonly string[];
 }
 
 /** The output targets of `lowerModule` (src/lower.ts), in `--target all` order. */

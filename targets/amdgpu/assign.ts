@@ -185,7 +185,7 @@ export function assignRegisters(r: AmdRoutine, regs: RegisterAssignment, scratch
     for (const k of ["v", "s"] as const) {
       const b = scratch[k === "v" ? "vgprs" : "sgprs"];
       if (typeof b !== "number" && b !== undefined) throw new TypeError(`${where}: scratch.${k === "v" ? "vgprs" : "sgprs"} with virtual registers must be a budget (a count), not a list of registers`);
-      if (typeof b === "number" && b < need[k]) throw new TypeError(`${where}: scratch budget too small: the sequence needs ${need[k]} scratch ${k === "v" ? "VGPRs" : "SGPRs"}, the budget is ${b}`);
+      if (typeof b === "number" && b < need[k]) throw new TypeError(`${where}: scratch budget too small: the sequence needs ${need[k]} scratch ${k === "v" ? "VGPR" : "SGPR"}${need[k] === 1 ? "" : "s"}, the budget is ${b}`);
     }
     const sp = span(r.lines, r.layout);
     return { ...r, assigned: { virtual: true, dVgpr: outs.d?.k === "v" ? outs.d.n : null, vScratch: vWindow, sScratch: sWindow, vSpan: sp.v, sSpan: sp.s, copies: 0, contract: r } };
@@ -322,7 +322,7 @@ export function assignRegisters(r: AmdRoutine, regs: RegisterAssignment, scratch
         const name = inputs.find((i) => unitsOfOp(i.op).includes(a ? lo : hi))?.name ?? "an operand";
         if ((a ? known : other) % 2 !== 0 || !claim(o.k, other))
           throw new TypeError(
-            `${where}: regs.${name}: ${regs[name as OperandName]} is read as the lane mask ${o.k}[${a ? known : other}:${a ? other : known}] on wave64 (its other half is don't-care, and scratch): give an even ${o.k === "v" ? "VGPR" : "SGPR"} whose neighbour ${o.k}${other} is free for scratch`,
+            `${where}: regs.${name}: ${regs[name as OperandName]} is read as half of the pair ${o.k}[${a ? known : other}:${a ? other : known}]${o.k === "s" ? " (a wave64 lane mask)" : ""}, whose other half is scratch: give an ${a ? "even" : "odd"} ${o.k === "v" ? "VGPR" : "SGPR"} whose neighbour ${o.k}${other} is free for scratch`,
           );
         phi.set(a ? hi : lo, unit(o.k, other));
         continue;

@@ -1,6 +1,7 @@
 /**
  * @fileoverview The AMDGPU output target of the main job: a module's routines lowered for one
- * processor (the cheapest correct rule, hazard-padded; targets/amdgpu/lower.ts) and printed
+ * processor (the cheapest correct rule, hazard-padded; targets/amdgpu/lower.ts), each in the
+ * routine contract's registers or in the caller's (`regs`, ./assign.ts), and printed
  * as one assembly file, the banner and each routine's `serves:` lines as comments.
  */
 import type { ModuleLowering, OutputTargetService, LoweredRoutine } from "../../src/target/lower.js";
@@ -28,7 +29,14 @@ export const amdgpuOutput: OutputTargetService = {
     const out: LoweredRoutine[] = [];
     const parts: string[] = [m.banner.map((l) => `; ${asmCommentText(l)}`).join("\n"), "\t.text"];
     for (const r of m.routines) {
-      const amd = lowerRoutine(r.spec, t, m.profile);
+      let amd: AmdRoutine;
+      try {
+        amd = lowerRoutine(r.spec, t, m.profile, m.regs ? { regs: m.regs, ...(m.scratch ? { scratch: m.scratch } : {}) } : "contract");
+      } catch (e) {
+        // An assignment the routine cannot take: named with the routine and where it is used.
+        if (e instanceof TypeError && m.regs) throw new TypeError(`routine ${r.name} (${m.served(r.insts.slice(0, 1))[0]}): ${e.message.replace(/^lowerRoutine: /, "")}`);
+        throw e;
+      }
       out.push({ name: r.name, spec: r.spec, rule: amd.rule, insts: r.insts, count: amd.count, amdgpu: amd });
       parts.push(printRoutine(r.name, amd, ["serves:", ...m.served(r.insts).map((w) => `  ${w}`)]));
     }
