@@ -196,6 +196,8 @@ const SCRIPT = `
     else if (row.hasAttribute("data-goto")) go(row);
   });
   document.addEventListener("keydown", function (e) {
+    var h = e.target instanceof Element ? e.target.closest("table.sortable > thead th") : null;
+    if (h && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); return sortBy(h.closest("table"), h); }
     var row = e.target instanceof Element ? e.target.closest("tr.row") : null;
     if (row && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); if (row.hasAttribute("data-tpl")) toggle(row); else go(row); }
   });
@@ -289,7 +291,7 @@ export function filterBox(tableId: string, placeholder: string): string {
 }
 
 /** A `<th>`: `num` for a numeric column (sorted as numbers, right-aligned). */
-export const th = (label: string, num = false) => `<th scope="col"${num ? ' class="num"' : ""}>${esc(label)}</th>`;
+export const th = (label: string, num = false) => `<th scope="col" tabindex="0"${num ? ' class="num"' : ""}>${esc(label)}</th>`;
 
 /** A `<td>` with text (escaped), an optional sort key and classes. */
 export function td(text: string, o: { v?: string | number; cls?: string; html?: boolean } = {}): string {
