@@ -233,7 +233,7 @@ const COMPACT = { chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": 
 
 export async function verifyCommand(
   file: string | undefined,
-  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; json?: boolean; seed: number; warps?: number; thorough?: boolean; allowEmpty?: boolean },
+  o: { family?: Family; all?: boolean; semantics?: Profile; mcpu: string; target: string; prove?: boolean; fresh?: boolean; recheck?: number; proofCache?: string; json?: boolean; seed: number; warps?: number; thorough?: boolean; allowEmpty?: boolean },
 ): Promise<number> {
   // The defaults check every row and processor on 200 random warps per warp routine and on the
   // edge cases plus 400 random cases per scalar routine (≥ 1,000 in all); --thorough: 10,000
@@ -293,10 +293,14 @@ export async function verifyCommand(
   // refute) runs before each loop proof for a FILE's routines, and only where a proof fails
   // for whole families (as in `npm run prove:all`), where it would cost hours.
   const onProgress = (d: number) => progress.update(d);
-  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress });
+  const notes: string[] = [];
+  if (!o.prove && (o.fresh || o.recheck !== undefined || o.proofCache)) throw new UsageError("--fresh, --recheck and --proof-cache are for --prove");
+  if (o.prove) rows = await proveRows(specs, targets, { bugFinder: file ? "first" : "fallback", onProgress, store: { fresh: !!o.fresh, seed: o.seed, ...(o.recheck !== undefined ? { recheck: o.recheck } : {}), ...(o.proofCache ? { cacheFile: o.proofCache } : {}) }, onNote: (line) => notes.push(line) });
   else rows = await verify(specs, targets, { seed: o.seed, warps, ...(random ? { random } : {}), compact: specs.length > 2000, onProgress, onNote: (what) => progress.note(what) });
   progress.stop();
   const seconds = (Date.now() - started) / 1000;
+  // --prove: where the stored verdicts came from and what the recheck found (stderr: --json stays one document).
+  for (const line of notes) process.stderr.write(`verify: ${line}\n`);
   return printVerify(rows, { json: !!o.json, prove: !!o.prove, seconds, where });
 }
 
@@ -314,7 +318,7 @@ function verdictText(r: VerifyRow): string {
     case "tested":
       return `tested(${v.n})`;
     case "proved":
-      return "proved";
+      return v.stored ? "proved (stored)" : "proved";
     case "refuted":
       return "REFUTED";
     case "unknown":
@@ -375,7 +379,8 @@ async function printVerify(rows: VerifyRow[], o: { json: boolean; prove: boolean
     }
     for (const r of rows) if (r.verdict.status === "refuted") process.stdout.write("\n" + r.verdict.counterexample + "\n");
     process.stdout.write(`verify: ${rows.length} checks in ${o.seconds.toFixed(1)} s\n`);
-    if (o.prove) process.stdout.write(`${counts.proved} proved, ${counts.refuted} refuted, ${counts.unknown} unknown\n`);
+    const stored = rows.filter((r) => r.verdict.status === "proved" && r.verdict.stored).length;
+    if (o.prove) process.stdout.write(`${counts.proved} proved${stored ? ` (${stored} stored)` : ""}, ${counts.refuted} refuted, ${counts.unknown} unknown\n`);
     // Rows without a lowering yet (the warp-level family on AMDGPU, HIP, LLVM IR: issue 15) are unknown, counted where there are any.
     else process.stdout.write(`${counts.tested} tested, ${counts.refuted} refuted, ${counts.skipped} skipped${counts.unknown ? `, ${counts.unknown} unknown` : ""}\n`);
   }

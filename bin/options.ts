@@ -26,6 +26,18 @@ export function positiveInt(name: string, max?: { max: number; why: string }) {
 }
 
 /**
+ * A fraction option value, a number from 0 to 1 (`verify --recheck`).
+ * @throws UsageError otherwise.
+ */
+export function fraction(name: string) {
+  return (x: string): number => {
+    const n = Number(x);
+    if (x.trim() === "" || !(n >= 0 && n <= 1)) throw new UsageError(`${name} must be a fraction from 0 to 1, not '${x}'`);
+    return n;
+  };
+}
+
+/**
  * The largest `verify --seed`: the random generator (src/check/random.ts, mulberry32) keeps
  * 32 bits of state, so every seed from 1 to 2^32 − 1 draws its own inputs and a larger one
  * would repeat a smaller one's.

@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { FAMILY_INSTRUCTIONS, MAX_SEED, MAX_WARPS, positiveInt, regsOption, scratchOption } from "./options.js";
+import { FAMILY_INSTRUCTIONS, fraction, MAX_SEED, MAX_WARPS, positiveInt, regsOption, scratchOption } from "./options.js";
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import type { PortCommandOptions } from "./port.js";
 import type { Predefined } from "./port_args.js";
@@ -144,10 +144,13 @@ program
   .addOption(semantics())
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))
   .addOption(new Option("--target <target>", "amdgpu, js, c, hip (the header compiled by clang-19 for each --mcpu), llvm (the module compiled by llc-19), or all").default("all").argParser(choice("--target", ["amdgpu", "js", "c", "hip", "llvm", "all"])))
-  .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown)")
+  .option("--prove", "prove with z3 instead of testing (verdicts proved / refuted / unknown); a verdict stored under proofs/ by the same prover source is reused, 'proved (stored)'")
+  .option("--fresh", "with --prove: prove every verdict again (no stored verdict used)")
+  .option("--recheck <fraction>", "with --prove: the fraction of the stored verdicts used that is proved again, a sample seeded by --seed, 0 to 1 (default: 0.02)", wrap(fraction("--recheck")))
+  .option("--proof-cache <file>", "with --prove: a proof cache file (prove:all's --resume format) read after proofs/, each verdict proved appended to it")
   .option("--allow-empty", "succeed when nothing matches (no occurrence in FILE, or none of --family); an error otherwise")
   .option("--json", "print the results as one JSON document")
-  .option("--seed <n>", `seed of the random inputs, 1 to ${MAX_SEED}`, wrap(positiveInt("--seed", { max: MAX_SEED, why: "the random generator keeps 32 bits of state" })), 1)
+  .option("--seed <n>", `seed of the random inputs (and of --recheck's sample), 1 to ${MAX_SEED}`, wrap(positiveInt("--seed", { max: MAX_SEED, why: "the random generator keeps 32 bits of state" })), 1)
   .option("--warps <n>", `random warps per warp routine (match.sync, shfl, vote, redux, …), at most ${MAX_WARPS} (default 200, --thorough 10,000; hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })))
   .option("--thorough", "more inputs: 10,000 random warps per warp routine (hip and llvm rows: 1,000) and 4,000 random scalar cases per routine beside the edge cases (default: 200 warps on every row, 400 random scalar cases)")
   .action(async (file: string | undefined, o) => {

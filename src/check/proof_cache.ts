@@ -9,8 +9,8 @@
  * TypeScript file the prover's entry modules import (their code: comments and layout left
  * out), directly or through others (relative
  * `import … from`, `export … from` and `import("…")` with a literal path: the semantics, the
- * rules, the interpreter, the solver glue), and of `package-lock.json` (the z3-solver build and
- * every other package). A line whose fingerprint is not the current one is ignored, so an edit
+ * rules, the interpreter, the solver glue), and of the `package-lock.json` entries of the
+ * packages they load (the z3-solver build and its dependencies). A line whose fingerprint is not the current one is ignored, so an edit
  * to any of those files makes the stored verdicts of that prover stale: the cache can only
  * return a verdict that this exact code obtained for this exact query. scripts/prove-all.ts
  * takes one fingerprint for the AMDGPU and PIR provers (./prove_worker.ts,
@@ -37,6 +37,8 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from 
 import { gunzipSync } from "node:zlib";
 import { dirname, join, relative } from "node:path";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { createHash } from "node:crypto";
 import { hash } from "./prove_text.js";
 
 /** An open proof cache (`openProofCache`). */
@@ -85,8 +87,57 @@ export function sourceFingerprint(root: string, entries: readonly string[], excl
     }
   }
   const texts = [...code.keys()].sort().map((f) => `${f}\n${code.get(f)!}`);
-  if (existsSync(join(root, "package-lock.json"))) texts.push(`package-lock.json\n${readFileSync(join(root, "package-lock.json"), "utf8")}`);
+  // The packages the closure loads (`from "pkg"`, `import("pkg")`: z3-solver), each with its
+  // package-lock.json entry and those of its dependencies, transitively: a lock change to
+  // another package (a test tool) leaves the verdicts standing.
+  if (existsSync(join(root, "package-lock.json"))) {
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages?: Record<string, { version?: string; integrity?: string; dependencies?: Record<string, string> }> };
+    const bare = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']((?:@[^/"']+\/)?[^./"'][^/"']*)/g;
+    const todo = [...new Set([...code.values()].flatMap((x) => [...x.matchAll(bare)].map((m) => m[1]!)).filter((n) => !n.startsWith("node:")))];
+    const seen = new Set<string>();
+    while (todo.length) {
+      const n = todo.pop()!;
+      if (seen.has(n)) continue;
+      seen.add(n);
+      const e = lock.packages?.[`node_modules/${n}`];
+      todo.push(...Object.keys(e?.dependencies ?? {}));
+    }
+    for (const n of [...seen].sort()) {
+      const e = lock.packages?.[`node_modules/${n}`];
+      texts.push(`package-lock.json ${n}\n${e ? `${e.version} ${e.integrity}` : "absent"}`);
+    }
+  }
   return hash(texts.join("\n\0\n"));
+}
+
+/**
+ * The repository root whose `.ts` sources the fingerprints hash: this file's `../..` (a source
+ * checkout), or its `../../..` (a build under `dist/`, run in the checkout); null where the
+ * sources are absent (the npm package: no stored verdict can be checked there).
+ */
+export function proverRoot(): string | null {
+  for (const up of ["../..", "../../.."]) {
+    const root = fileURLToPath(new URL(`${up}/`, import.meta.url));
+    if (existsSync(join(root, "src/check/prove_worker.ts")) && existsSync(join(root, "targets/llvm/prove_compiled_matrix.ts"))) return root;
+  }
+  return null;
+}
+
+/**
+ * The three source fingerprints (`sourceFingerprint`) the proof cache keys its verdicts by, in
+ * one place for scripts/prove-all.ts, scripts/proof-cache-status.ts and `verify --prove`: the
+ * AMDGPU and PIR provers'; the hip/llvm compiled functions' with a loop (and the scalar ones':
+ * targets/llvm/prove_compiled_matrix.ts's whole closure); and the loop-free ones', whose proofs
+ * never run targets/llvm/prove_compiled_loop.ts, so that file is left out of theirs.
+ * Each costs ~1–3 s (the closure parsed).
+ * @throws Error (from node:fs) where `root` lacks the sources.
+ */
+export function proverFingerprints(root: string): { amdgpuPir: string; loops: string; loopFree: string } {
+  return {
+    amdgpuPir: sourceFingerprint(root, ["src/check/prove_worker.ts", "targets/amdgpu/prove/model.ts", "targets/portable/prove.ts"]),
+    loops: sourceFingerprint(root, ["targets/llvm/prove_compiled_matrix.ts"]),
+    loopFree: sourceFingerprint(root, ["targets/llvm/prove_compiled_matrix.ts"], ["targets/llvm/prove_compiled_loop.ts"]),
+  };
 }
 
 /**
@@ -103,14 +154,15 @@ export function storedFiles(path: string): string[] {
 }
 
 /**
- * Opens (or creates on the first `put`) the cache file `path` for `fingerprint`, after the
+ * Opens (or creates on the first `put`) the cache file `path` (null: none, the new verdicts
+ * kept in memory) for `fingerprint`, after the
  * read-only `stored` files or folders (file comment; `.gz` files are gunzipped): a key's
  * value is the last one read, the cache file's last. Lines that are not a cache entry (a run
  * killed mid-write: torn JSON; `null`, an array, no string key) are skipped.
  * @throws Error (from node:fs or node:zlib) when `path` exists but cannot be read, or a
  *   `stored` path does not exist, cannot be read or is not gzip where it ends `.gz`.
  */
-export function openProofCache(path: string, fingerprint: string, stored: readonly string[] = []): ProofCache {
+export function openProofCache(path: string | null, fingerprint: string, stored: readonly string[] = []): ProofCache {
   const map = new Map<string, unknown>();
   let others = 0;
   const read = (text: string) => {
@@ -130,14 +182,15 @@ export function openProofCache(path: string, fingerprint: string, stored: readon
     }
   };
   for (const f of stored.flatMap(storedFiles)) read(f.endsWith(".gz") ? gunzipSync(readFileSync(f)).toString("utf8") : readFileSync(f, "utf8"));
-  if (existsSync(path)) read(readFileSync(path, "utf8"));
+  if (path !== null && existsSync(path)) read(readFileSync(path, "utf8"));
   return {
     fingerprint,
     others,
     get: (key) => map.get(key),
     put: (key, label, value) => {
       map.set(key, value);
-      appendFileSync(path, JSON.stringify({ fingerprint, key, label, at: new Date().toISOString(), value }, (_k, v: unknown) => (typeof v === "bigint" ? `${v}` : v)) + "\n");
+      if (path !== null)
+        appendFileSync(path, JSON.stringify({ fingerprint, key, label, at: new Date().toISOString(), value }, (_k, v: unknown) => (typeof v === "bigint" ? `${v}` : v)) + "\n");
     },
   };
 }
@@ -145,4 +198,92 @@ export function openProofCache(path: string, fingerprint: string, stored: readon
 /** Whether a verdict may be stored (file comment: proved and refuted only). */
 export function cacheable(v: { verdict: string }): boolean {
   return v.verdict === "proved" || v.verdict === "refuted";
+}
+
+// The audit of stored verdicts (`prove:all --recheck RATE`, `verify --prove --recheck
+// FRACTION`): a stored line is a claim, not a proof, so a seeded sample of the stored keys is
+// proved again and compared. `rechecking(cache, rate, seed)` wraps a cache: for a key whose
+// sample hash (SHA-1 of `seed`, the key) falls below `rate`, `get` answers nothing although a
+// value is stored, so the prover solves the query again; its `put` then compares the new
+// verdicts with the stored ones (per wave64 layout for a compiled job) and stores the new value
+// as usual. `report()` counts the sampled keys: agreeing, disagreeing (named), and not settled
+// (no `put`: the new proof was `unknown`).
+
+/** What a recheck found (`rechecking`). */
+export interface RecheckReport {
+  /** Stored keys sampled and solved again. */
+  sampled: number;
+  /** Of them, the new verdicts equal the stored ones. */
+  agree: number;
+  /** Keys whose new verdicts differ: `KEY (LABEL): stored … , now …`. */
+  disagree: string[];
+  /** Sampled keys with no new stored verdict (the new proof was unknown). */
+  unsettled: number;
+}
+
+/**
+ * The verdicts of a stored value, in a fixed order, as `[layout, verdict]` pairs: `{ verdict }`
+ * (AMDGPU, PIR) gives one with no layout; `{ [layout]: { verdict } }` (a compiled job) one per
+ * layout, sorted by layout; another shape gives `[[undefined, "malformed"]]`. The one reading
+ * of a stored value's shape, shared by the recheck and scripts/proof-cache-status.ts.
+ */
+export function storedVerdictRows(v: unknown): Array<[layout: string | undefined, verdict: string]> {
+  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+  if (isObject(v) && typeof v.verdict === "string") return [[undefined, v.verdict]];
+  if (!isObject(v)) return [[undefined, "malformed"]];
+  const rows = Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (!rows.length || !rows.every(([, r]) => isObject(r) && typeof r.verdict === "string")) return [[undefined, "malformed"]];
+  return rows.map(([l, r]) => [l, (r as { verdict: string }).verdict]);
+}
+
+/**
+ * The verdict strings of a stored value (`storedVerdictRows`): `verdict` where it has no
+ * layout, `layout=verdict` per layout of a compiled job, `["malformed"]` for another shape.
+ */
+export function storedVerdicts(v: unknown): string[] {
+  return storedVerdictRows(v).map(([l, verdict]) => (l === undefined ? verdict : `${l}=${verdict}`));
+}
+
+/** Whether `key` is in the sample of `rate` (a fraction in [0, 1]) under `seed`. */
+export function sampled(key: string, rate: number, seed: string): boolean {
+  const h = createHash("sha1").update(`${seed}\0${key}`).digest();
+  return h.readUInt32BE(0) / 2 ** 32 < rate;
+}
+
+/**
+ * Wraps `cache` so that the stored keys `sampled(key, rate, seed)` picks are proved again and
+ * compared (file comment). `report()` may be called at any time.
+ */
+export function rechecking(cache: ProofCache, rate: number, seed: string): { cache: ProofCache; report: () => RecheckReport } {
+  const stored = new Map<string, unknown>();
+  const settled = new Map<string, string | null>(); // key → disagreement text, or null: agrees
+  return {
+    cache: {
+      fingerprint: cache.fingerprint,
+      others: cache.others,
+      get(key) {
+        const v = cache.get(key);
+        if (v === undefined || settled.has(key) || !sampled(key, rate, seed)) return v;
+        stored.set(key, v);
+        return undefined;
+      },
+      put(key, label, value) {
+        if (stored.has(key) && !settled.has(key)) {
+          const was = storedVerdicts(stored.get(key)).join(", ");
+          const now = storedVerdicts(value).join(", ");
+          settled.set(key, was === now ? null : `${key} (${label}): stored ${was}, now ${now}`);
+        }
+        cache.put(key, label, value);
+      },
+    },
+    report: () => {
+      const d = [...settled.values()].filter((x): x is string => x !== null);
+      return {
+        sampled: stored.size,
+        agree: settled.size - d.length,
+        disagree: d,
+        unsettled: stored.size - settled.size,
+      };
+    },
+  };
 }

@@ -40,7 +40,7 @@ export function targetName(t: VerifyTarget): string {
 export type Verdict =
   | { status: "tested"; n: number }
   | { status: "refuted"; n: number; counterexample: string }
-  | { status: "proved"; by: string }
+  | { status: "proved"; by: string; stored?: boolean }
   | { status: "unknown"; why: string }
   | { status: "skipped"; why: string };
 
