@@ -309,8 +309,14 @@ export function compiledVectors(kind: CompiledKind): VectorService {
       const compiles = new Map<string, Promise<{ set: CompiledSet; sregs: number[] }>>();
       for (const { profile, routines } of byProfile(runs)) {
         if (!routines.length) continue;
-        // Only the `vgpr` layout: a vector runs as one call with its values in VGPRs.
-        const each = compileEach(kind, routines, mcpus as Mcpu[], profile, ["vgpr"]);
+        // Only the `vgpr` layout: a vector runs as one call with its values in VGPRs. A text
+        // that does not print is left to `run`, which fails its vectors with the reason.
+        let each: ReturnType<typeof compileEach>;
+        try {
+          each = compileEach(kind, routines, mcpus as Mcpu[], profile, ["vgpr"]);
+        } catch {
+          continue;
+        }
         each.forEach((p, i) => {
           p.catch(() => {}); // reported by the `run` that awaits it
           compiles.set(`${mcpus[i]}|${profile}`, p);
