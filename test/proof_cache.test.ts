@@ -174,3 +174,35 @@ describe("the proof cache", () => {
     expect(storedVerdicts("proved")).toEqual(["malformed"]);
   }, 300_000);
 });
+
+// Issue 37 item 5: `verify --prove` reuses the verdicts a cache holds for the current prover
+// source, says so per row, and `--fresh` proves them again (one szext instruction, gfx942).
+describe("verify --prove with stored verdicts", () => {
+  it("a second run reports 'proved (stored)' on every row and 0 unknown; --fresh proves again; a fingerprint other than the current source's is not used", () => {
+    const d = dir();
+    const ptx = join(d, "one.ptx");
+    writeFileSync(ptx, ".version 9.0\n.target sm_90\n.address_size 64\n\n.visible .func (.reg .b32 d) f(.reg .b32 a, .reg .b32 b)\n{\n\tszext.wrap.u32 \td, a, b;\n\tret;\n}\n");
+    const cache = join(d, "proofs.jsonl");
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const run = (...extra: string[]) => {
+      const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "bin", "ptx-lower.ts"), "verify", "--prove", ptx, "--target", "amdgpu", "--mcpu", "gfx942", "--proof-cache", cache, ...extra], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+      return { status: r.status, out: r.stdout, err: r.stderr };
+    };
+    const fresh = run("--fresh");
+    expect(fresh.status, fresh.err).toBe(0);
+    const n = Number(/(\d+) proved, 0 refuted, 0 unknown/.exec(fresh.out)?.[1]);
+    expect(n).toBeGreaterThan(0);
+    expect(fresh.out).not.toContain("(stored)");
+    expect(fresh.err).toContain("--fresh: every verdict proved again");
+    // Every verdict proved went into the cache file, under the current fingerprint.
+    expect(readFileSync(cache, "utf8").trim().split("\n").length).toBeGreaterThan(0);
+    const stored = run("--recheck", "0");
+    expect(stored.status, stored.err).toBe(0);
+    expect(stored.out).toContain(`${n} proved (${n} stored), 0 refuted, 0 unknown`);
+    expect(stored.out.split("\n").filter((l) => l.includes("amdgpu gfx942")).every((l) => l.includes("proved (stored)"))).toBe(true);
+    // The same lines under another fingerprint (stale: an edited prover) are proved again.
+    writeFileSync(cache, readFileSync(cache, "utf8").replace(/"fingerprint":"[0-9a-f]+"/g, '"fingerprint":"0000"'));
+    const stale = run("--recheck", "0");
+    expect(stale.out).toContain(`${n} proved, 0 refuted, 0 unknown`);
+  }, 300_000);
+});
