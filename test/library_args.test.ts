@@ -339,6 +339,9 @@ describe("every export of src/index.ts has a case", () => {
     expect([...Object.keys(CASES), ...Object.keys(NOT_CHECKED)].filter((k) => !keys.includes(k)), "cases without an export").toEqual([]);
     for (const k of Object.keys(CASES)) expect(typeof L[k], k).toBe("function");
     for (const k of Object.keys(NOT_CHECKED)) expect(typeof L[k] !== "function" || /^class\b/.test(String(L[k])), `${k} is a plain function: give it a case`).toBe(true);
+    // The constants the checks accept names from cannot be changed by a caller.
+    for (const k of ["FAMILIES", "PROFILES", "MCPUS", "TARGETS", "PIR", "concrete"]) expect(Object.isFrozen(L[k]), `${k} frozen`).toBe(true);
+    for (const x of Object.values(TARGETS)) expect(Object.isFrozen(x)).toBe(true);
   });
 });
 

@@ -40,7 +40,7 @@ export type AmdProveTarget = { kind: "amdgpu"; mcpu: string };
 /** The portable IR, which JS and C are both printed from. */
 export type PirProveTarget = { kind: "pir" };
 
-export const PIR: PirProveTarget = { kind: "pir" };
+export const PIR: PirProveTarget = Object.freeze({ kind: "pir" });
 export const amdgpu = (mcpu: string): AmdProveTarget => ({ kind: "amdgpu", mcpu });
 
 /** The target as printed in a refutation's header: `amdgpu gfx942`, `pir (js, c)`. */

@@ -65,4 +65,4 @@ export function familyNamed(name: FamilyName): AnyFamily {
 }
 
 /** The family names, in registry order. */
-export const FAMILY_NAMES: readonly FamilyName[] = FAMILIES.map((f) => f.name);
+export const FAMILY_NAMES: readonly FamilyName[] = Object.freeze(FAMILIES.map((f) => f.name));

@@ -58,4 +58,4 @@ export type Form = SzextForm | VshForm | MatchForm | WarpForm;
 
 /** Semantics profile: the ISA read literally (repaired), or ptxas's sm_75+ emulation. */
 export type Profile = "isa" | "sm90";
-export const PROFILES: readonly Profile[] = ["isa", "sm90"];
+export const PROFILES: readonly Profile[] = Object.freeze(["isa", "sm90"]);

@@ -160,6 +160,8 @@ export const concrete: BV<CV, boolean> = {
   asBigint: (a) => a.x,
   asBool: (b) => b,
 };
+// Exported by the library: frozen, so that no caller can change the algebra every checker runs on.
+Object.freeze(concrete);
 
 /** Shorthand for a concrete u32 (or other width) value. */
 export function u(x: bigint | number, w = 32): CV {

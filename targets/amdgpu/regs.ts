@@ -14,7 +14,7 @@
  */
 
 export type Mcpu = "gfx900" | "gfx90a" | "gfx942" | "gfx1030" | "gfx1100";
-export const MCPUS: readonly Mcpu[] = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"];
+export const MCPUS: readonly Mcpu[] = Object.freeze(["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"]);
 
 export interface Target {
   mcpu: Mcpu;
@@ -39,6 +39,9 @@ export const TARGETS: Record<Mcpu, Target> = {
   gfx1030: { mcpu: "gfx1030", wave: 32, gen: 10, vop3Literal: true, constantBus: 2, alignedVgprPairs: false, sdwa: true },
   gfx1100: { mcpu: "gfx1100", wave: 32, gen: 11, vop3Literal: true, constantBus: 2, alignedVgprPairs: false, sdwa: false },
 };
+// The library exports MCPUS and TARGETS: frozen, so that no caller can change what the checks accept.
+for (const t of Object.values(TARGETS)) Object.freeze(t);
+Object.freeze(TARGETS);
 
 export function isMcpu(x: string): x is Mcpu {
   return (MCPUS as readonly string[]).includes(x);
