@@ -10,7 +10,7 @@ import { defineConfig } from "vitest/config";
 // - "prove-sample": test/prove.test.ts (the z3 proof sample: every family, target, profile and
 //   rule) alone, as it runs two prover workers of its own; `npm run test:prove` runs it alone.
 const PROVE_SAMPLE = ["test/prove.test.ts"];
-const PROOFS = ["test/warp_waterfall.test.ts", "test/warp_prove_tree.test.ts", "test/warp_prove_amdgpu.test.ts", "test/warp_prove_pir.test.ts", "test/prove_compiled_warp.test.ts", "test/prove_compiled_loop.test.ts", "test/library.test.ts"];
+const PROOFS = ["test/warp_waterfall.test.ts", "test/warp_prove_tree.test.ts", "test/warp_prove_amdgpu.test.ts", "test/warp_prove_pir.test.ts", "test/prove_compiled_warp.test.ts", "test/prove_compiled_loop.test.ts", "test/library.test.ts", "test/regs.test.ts"];
 
 export default defineConfig({
   test: {
