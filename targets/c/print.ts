@@ -51,8 +51,12 @@ export interface CPrintOptions {
    * each define their own `pl_ashr32` in one HIP translation unit (targets/hip/print.ts).
    */
   helperGuardPrefix?: string;
-  /** Format with clang-format (default true). */
-  format?: boolean;
+  /**
+   * Format with clang-format (default true). `"every-piece"`: send every piece through
+   * clang-format, the ones `presumedFormatted` passes too — what the test of that presumption
+   * compares the default with (test/c_format.test.ts).
+   */
+  format?: boolean | "every-piece";
 }
 
 const container = (t: Scalar) => (t.t === "bool" ? "bool" : t.w <= 32 ? "uint32_t" : "uint64_t");
@@ -372,7 +376,7 @@ export function printCModule(routines: Routine[], opts: CPrintOptions = {}): str
   };
   const text = () => [...banner, ...guarded([...preamble, ...fns.map((f, i) => cComment(routines[i]!.header) + "\n" + functionText(f))])].join("\n\n") + "\n";
   if (opts.format === false) return text();
-  const pieces = formatPieces(routines, fns, preamble);
+  const pieces = formatPieces(routines, fns, preamble, opts.format === "every-piece");
   return pieces ? [...banner, ...guarded(pieces)].join("\n\n") + "\n" : format(text(), "routines.c", CLANG_FORMAT_STYLE);
 }
 
@@ -393,7 +397,7 @@ const STMTS_HEAD = "void pl_statements_(void) {";
  * statement goes on one line when the signature and the statement, each on one line, fit
  * together in the column limit (`LineJoiner::tryMergeSimpleBlock`, `nextTwoLinesFitInto`).
  */
-function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[]): string[] | null {
+function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[], everyPiece: boolean): string[] | null {
   const topIds = new Map<string, number>();
   const top: string[] = [];
   const stmtIds = new Map<string, number>();
@@ -417,12 +421,13 @@ function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[])
     sig: piece(topIds, top, `g${keyOf(f.sig, routines[i]!.name)}`, f.sig + SIG_TAIL),
     stmts: f.stmts.map((s) => piece(stmtIds, stmts, s, s)),
   }));
-  const formatted = formatRuns(top, (run) => run.join(`\n${SEPARATOR}\n`), (out, n) => {
+  const formatted = formatSome(everyPiece, top, (run) => run.join(`\n${SEPARATOR}\n`), (out, n) => {
     const f = out.split(`\n${SEPARATOR}\n`);
     return f.length === n ? f : null;
   });
   // The statements: the lines between separators in a function, at body indentation.
-  const stmtText = formatRuns(
+  const stmtText = formatSome(
+    everyPiece,
     stmts,
     (run) => `${STMTS_HEAD}\n${run.map((s) => `${s}\n  ${SEPARATOR}\n`).join("")}}`,
     (out, n) => {
@@ -459,6 +464,42 @@ function formatPieces(routines: Routine[], fns: CFunction[], preamble: string[])
     parts.push(cComment(routines[i]!.header) + "\n" + fnText);
   }
   return parts;
+}
+
+/**
+ * True where clang-format (LLVM style, `CLANG_FORMAT_STYLE`) gives `piece` back as it is, as
+ * this printer prints: every line within the column limit, indented by a multiple of two
+ * spaces and no tab, no blank run of two inside a line, no trailing blank, and no comment but a
+ * whole-line `/* … *\/` (comments are not reflowed). Such pieces are not sent to clang-format,
+ * so that a module whose pieces all pass (one routine, most modules) is printed without
+ * loading the formatter (2.5 MB of WebAssembly: about one `node -e 0` of start-up, issue 37).
+ * A presumption, not a proof for any text: it holds for the text this printer makes, and
+ * test/c_format.test.ts checks it there — every routine of every family, form, operand
+ * kinds, profile and portable rule printed with and without `format: "every-piece"` must be
+ * the same text.
+ */
+function presumedFormatted(piece: string): boolean {
+  for (const line of piece.split("\n")) {
+    if (line.length > COLUMN_LIMIT || line.includes("\t") || line.endsWith(" ")) return false;
+    const body = line.trimStart();
+    if ((line.length - body.length) % 2 !== 0 || body.includes("  ")) return false;
+    if (/\/[/*]|\*\//.test(body) && !(body.startsWith("/* ") && body.endsWith(" */") && body.indexOf("*/") === body.length - 2)) return false;
+  }
+  return true;
+}
+
+/**
+ * `formatRuns` over the pieces that `presumedFormatted` does not pass (every piece where
+ * `everyPiece`); the others as they are. @returns the pieces in order, or null as formatRuns.
+ */
+function formatSome(everyPiece: boolean, pieces: string[], wrap: (run: string[]) => string, unwrap: (out: string, n: number) => string[] | null): string[] | null {
+  const todo = everyPiece ? pieces.map((_, i) => i) : pieces.flatMap((p, i) => (presumedFormatted(p) ? [] : [i]));
+  if (todo.length === 0) return pieces.slice();
+  const f = formatRuns(todo.map((i) => pieces[i]!), wrap, unwrap);
+  if (!f) return null;
+  const out = pieces.slice();
+  todo.forEach((i, k) => (out[i] = f[k]!));
+  return out;
 }
 
 /**
