@@ -11,7 +11,7 @@ import * as A from "./args.js";
 import * as bvImpl from "./sem/bv.js";
 import { szext as szextImpl } from "./sem/szext.js";
 import { vsh as vshImpl, partSelectSignExtend as partSelectSignExtendImpl } from "./sem/vsh.js";
-import { matchSync as matchSyncImpl } from "./sem/match_sync.js";
+import { WARP, matchSync as matchSyncImpl } from "./sem/match_sync.js";
 import * as C from "./compose.js";
 import * as F from "./ir/forms.js";
 import * as IR from "./ir/ir.js";
@@ -23,8 +23,6 @@ import { OUTPUT_TARGETS, collectRoutines as collectRoutinesImpl, lowerModule as 
 import type { PortLanguage, PortOptions } from "./port/rewrite.js";
 import { portSource as portSourceImpl } from "./port/rewrite.js";
 import { readVectors as readVectorsImpl } from "./check/vectors.js";
-
-const WARP = 32;
 
 // ---------------------------------------------------------------------------------------
 // The reference semantics and the concrete algebra (src/sem)
@@ -118,7 +116,7 @@ export const matchSync: typeof matchSyncImpl = function matchSync(bv, f, w) {
   const width = form.type === "b64" ? 64 : 32;
   const lanes = (k: string, each: (x: unknown, where: string) => void) => {
     const xs = A.array(w[k as keyof typeof w], `matchSync: w.${k}`, `an array of ${WARP} lanes`);
-    if (xs.length !== WARP) A.fail(`matchSync: w.${k}`, `an array of ${WARP} lanes (one per laneid)`, `${xs.length} lanes`);
+    if (xs.length !== WARP) throw new TypeError(`matchSync: w.${k} must be an array of ${WARP} lanes (one per laneid), not ${xs.length}`);
     xs.forEach((x, i) => each(x, `matchSync: w.${k}[${i}]`));
   };
   lanes("a", (x, where) => A.value(bv, x, where, [width]));

@@ -238,6 +238,9 @@ export function diagnostic(x: unknown, where: string): void {
 
 /** The members every `BV` interpretation has (src/sem/bv.ts `BV`). */
 const BV_MEMBERS = ["k", "width", "add", "sub", "mul", "and", "or", "xor", "not", "neg", "shl", "lshr", "ashr", "eq", "ult", "ule", "slt", "sle", "ite", "iteB", "andB", "orB", "notB", "eqB", "extract", "zext", "sext", "concat", "bitAt", "fromB", "asBigint", "asBool"] as const satisfies readonly (keyof import("./sem/bv.js").BV<unknown, unknown>)[];
+// Every member of `BV` is listed (a member added to the interface and not here does not compile).
+const allMembers: Exclude<keyof import("./sem/bv.js").BV<unknown, unknown>, (typeof BV_MEMBERS)[number] | "true" | "false"> extends never ? true : never = true;
+void allMembers;
 
 /** A bit-vector interpretation (`concrete`, `traced(concrete)`, a symbolic one): every `BV` operation. */
 export function bv(x: unknown, where: string): void {
