@@ -88,6 +88,29 @@ describe.skipIf(!tools.ok)("compiled warp-level functions are proved", () => {
   }, 60_000);
 });
 
+// Issue 37 item 5: match.sync's compiled functions (targets/llvm/prove_compiled_match.ts). The
+// uniform (sgpr) function's loop leaves after one round: proved by exact unrolling; the same
+// code without its last `s_and_b32` (the members mask) is refuted, replayed concretely.
+describe.skipIf(!tools.ok)("compiled match.sync functions", () => {
+  const MATCH_ANY = { form: { op: "match", mode: "any", type: "b32", dest: "d" }, kinds: { a: V, membermask: V }, guarded: false } as RoutineSpec;
+  it("gfx1100 llvm: match.any.sync.b32's uniform function proved by exact unrolling; without its members mask, refuted", async () => {
+    const { fns, sregs } = await compiled("llvm", "gfx1100", [MATCH_ANY]);
+    const cf = fns.find((f) => f.variant === "sgpr" && !f.symbol.includes("ptxl_ptxl"))!;
+    const env = await loadZ3();
+    const v = await proveCompiledWarpLayout(env, cf, "gfx1100", "llvm", sregs, "one warp");
+    expect(v.verdict, JSON.stringify(v)).toBe("proved");
+    expect((v as { method: string }).method).toMatch(/z3 compiled match\.sync \(llvm gfx1100, sgpr, one warp\), .*exact unrolling/);
+    const lines = cf.lines as MLine[];
+    // s_and_b32 sD, sD, sM: the equal lanes ∧ the members (membermask ∧ exec), dropped.
+    const last = lines.map((l, i) => (!isLabel(l) && l.op === "s_and_b32" ? i : -1)).filter((i) => i >= 0).pop()!;
+    expect(last).toBeGreaterThan(0);
+    const bad = broken(cf, (ls) => ls.filter((_, i) => i !== last));
+    const r = await proveCompiledWarpLayout(env, bad, "gfx1100", "llvm", sregs, "one warp");
+    expect(r.verdict).toBe("refuted");
+    expect((r as { counterexample: string }).counterexample).toMatch(/ERROR: Value mismatch: d in wave lane \d+/);
+  }, 120_000);
+});
+
 describe.skipIf(!tools.ok)("broken compiled functions are refuted with a replayed counterexample", () => {
   it("gfx942 llvm: a shuffle without b & 31 is refuted", async () => {
     const { fns, sregs } = await compiled("llvm", "gfx942", [SHFL_IDX]);
