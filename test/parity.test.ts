@@ -83,9 +83,9 @@ describe("a modifier repeated 200,000 times", () => {
     expect(ds.length).toBeLessThanOrEqual(3);
   });
 
-  it("szext.clamp.wrap.clamp.s32: one 'Multiple clamp modifiers specified' (ptxas gives two); the README says so, not 'as in ptxas'", () => {
+  it("szext.clamp.wrap.clamp.s32: one 'Multiple clamp modifiers specified' (ptxas gives two); lower's page says so, not 'as in ptxas'", () => {
     expect(errors(HEAD + kernel("szext.clamp.wrap.clamp.s32 %r1, %r2, %r3;")).filter((d) => d.endsWith("Multiple clamp modifiers specified")).length).toBe(1);
-    const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8").replace(/\s+/g, " ");
+    const readme = readFileSync(join(import.meta.dirname, "..", "docs", "commands", "lower.md"), "utf8").replace(/\s+/g, " ");
     expect(readme).not.toMatch(/one diagnostic per kind, as in ptxas/);
     expect(readme).toMatch(/one diagnostic per kind, deliberately: ptxas repeats its message/);
   });
