@@ -320,9 +320,10 @@ export function assignRegisters(r: AmdRoutine, regs: RegisterAssignment, scratch
         const known = Number((a ?? b)!.slice(1));
         const other = a ? known + 1 : known - 1;
         const name = inputs.find((i) => unitsOfOp(i.op).includes(a ? lo : hi))?.name ?? "an operand";
-        if ((a ? known : other) % 2 !== 0 || !claim(o.k, other))
+        const aligned = o.k === "s" || t.alignedVgprPairs;
+        if ((aligned && (a ? known : other) % 2 !== 0) || other < 0 || !claim(o.k, other))
           throw new TypeError(
-            `${where}: regs.${name}: ${regs[name as OperandName]} is read as half of the pair ${o.k}[${a ? known : other}:${a ? other : known}]${o.k === "s" ? " (a wave64 lane mask)" : ""}, whose other half is scratch: give an ${a ? "even" : "odd"} ${o.k === "v" ? "VGPR" : "SGPR"} whose neighbour ${o.k}${other} is free for scratch`,
+            `${where}: regs.${name}: ${regs[name as OperandName]} is read as half of the pair ${o.k}[${a ? known : other}:${a ? other : known}]${o.k === "s" ? " (a wave64 lane mask)" : ""}, whose other half is scratch: give ${aligned ? `an ${a ? "even" : "odd"} ` : "a "}${o.k === "v" ? "VGPR" : "SGPR"} whose neighbour ${o.k}${other} is free for scratch`,
           );
         phi.set(a ? hi : lo, unit(o.k, other));
         continue;

@@ -146,8 +146,10 @@ export interface LowerRoutineOptions {
   /**
    * The operand registers (`{ a: "v7", b: "s4", d: "v2" }`; 64-bit values and wave64 lane
    * masks as aligned pairs `v[8:9]`, `s[4:5]`; a guarded routine's `guard` and `dPrior` too),
-   * or `"virtual"` (`%vN` / `%sN` in the text, for the caller's register allocator). Omitted:
-   * the routine contract's registers (README "The routine contract").
+   * or `"virtual"` (`%vN` / `%sN` in the text, for the caller's register allocator; llvm-mc does
+   * not read them: the lines keep the contract's registers, the concrete allocation on which the
+   * hazard check, LLVM's recognizer, the checker and the prover run). Omitted: the routine
+   * contract's registers (README "The routine contract").
    */
   regs?: RegisterAssignment;
   /** The scratch register budget, or the scratch registers (./assign.ts `ScratchBudget`); only with `regs`. */
