@@ -16,6 +16,8 @@
  * The illegal assignments are TypeErrors naming the operand. Skips the LLVM part, saying why,
  * where llc-19 / llvm-mc-19 are absent.
  */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FAMILIES, PROFILES, formName } from "../src/ir/forms.js";
 import type { Profile } from "../src/ir/forms.js";
@@ -275,5 +277,31 @@ describe("illegal assignments are TypeErrors naming the problem", () => {
     const spec = szext({ a: V, b: V });
     expect(printRoutine("r", lowerRoutine(spec, TARGETS.gfx1100, "isa", {}))).toBe(printRoutine("r", lowerRoutine(spec, TARGETS.gfx1100, "isa")));
     expect(lowerRoutine(spec, TARGETS.gfx1100, "isa").assigned).toBeUndefined();
+  });
+});
+
+describe("lower --target amdgpu --regs / --scratch", () => {
+  const ROOT = new URL("..", import.meta.url).pathname;
+  const ptx = [".version 8.0", ".target sm_90", ".address_size 64", ".visible .entry k(.param .u32 p)", "{", " .reg .b32 %r<4>;", " ld.param.u32 %r1, [p];", " mov.u32 %r2, %tid.x;", " szext.clamp.s32 %r3, %r2, %r1;", " st.param.b32 [p], %r3;", " ret;", "}", ""].join("\n");
+  const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bin", "ptx-lower.ts"), "lower", "-", ...args], { input: ptx, encoding: "utf8", cwd: ROOT });
+  it("places the operands, and llvm-mc-19 accepts the text", () => {
+    const r = cli("--target", "amdgpu", "--mcpu", "gfx1100", "--regs", "a=v7,b=s4,d=v2", "--scratch", "v[20:23]");
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("; in: a = v7, b = s4\n; out: d = v2; exec unchanged\n; scratch: VGPR v20, SGPR none, vcc_lo, scc\n");
+    expect(r.stdout).toMatch(/v_mov_b32_e32 v2, v7\n/);
+    if (have.ok) {
+      const mc = spawnSync("llvm-mc-19", ["-arch=amdgcn", "-mcpu=gfx1100", "-o", "/dev/null"], { input: r.stdout, encoding: "utf8" });
+      expect(mc.stderr).toBe("");
+      expect(mc.status).toBe(0);
+    }
+  });
+  it("an illegal assignment, or --regs with another target, is an error naming it (exit 1)", () => {
+    const bad = cli("--regs", "a=v7,b=s4,d=s2");
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^ptx-lower: error: --regs: routine szext_clamp_s32__v_s \(.*szext\.clamp\.s32 %r3, %r2, %r1;\): regs\.d: d is divergent .* needs a VGPR, not the SGPR s2\n$/);
+    const js = cli("--target", "js", "--regs", "virtual");
+    expect(js.status).toBe(1);
+    expect(js.stderr).toMatch(/--regs places AMDGPU registers: it takes --target amdgpu, not js/);
   });
 });
