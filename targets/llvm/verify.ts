@@ -42,7 +42,6 @@ import type { Variant } from "../hip/compile.js";
 import { compileHip } from "../hip/compile.js";
 import { printLlvmModule } from "./print.js";
 import { compileLlvm } from "./compile.js";
-import { proveCompiled } from "./prove_compiled.js";
 
 export type CompiledKind = "hip" | "llvm";
 
@@ -223,68 +222,14 @@ export function compiledWarpCount(n: number, share: "tenth" | "all"): number {
   return share === "all" ? n : Math.max(Math.min(1000, n), Math.floor(n / 10));
 }
 
-/** Combines the verdicts of a function's layouts (`vgpr`, `sgpr`): refuted if one is, proved if all are. */
-function combine(vs: Verdict[]): Verdict {
-  return vs.find((v) => v.status === "refuted") ?? vs.find((v) => v.status === "unknown") ?? vs.find((v) => v.status !== "proved") ?? vs[0]!;
-}
-
 /**
- * `verify --prove` on `hip`/`llvm` targets: each routine's function (and each form's alias)
- * compiled per processor and its extracted code proved in both argument layouts
- * (`proveCompiled`); a function is `proved` when both are. Rows as `compiledVerify` gives.
+ * `verify --prove` on `hip`/`llvm` targets: ./prove_compiled_rows.ts `proveCompiledVerifyRows`
+ * (what `prove:all` runs for these rows, with the stored verdicts). Kept for the callers of
+ * this name; without caches.
  */
 export async function proveCompiledRows(specs: readonly { spec: RoutineSpec; profile: Profile }[], targets: readonly VerifyTarget[], onDone?: () => void): Promise<VerifyRow[]> {
-  const rows: VerifyRow[] = [];
-  const tools = { hip: await compiledToolsAvailable(["hip"]), llvm: await compiledToolsAvailable(["llvm"]) };
-  for (const t of targets) {
-    if (t.kind !== "hip" && t.kind !== "llvm") continue;
-    const kind = t.kind;
-    for (const profile of [...new Set(specs.map((s) => s.profile))]) {
-      const mine = specs.filter((s) => s.profile === profile);
-      const seen = new Set<string>();
-      const want: { spec: RoutineSpec; fn: string }[] = [];
-      for (const { spec } of mine) {
-        want.push({ spec, fn: callableName(spec) });
-        const id = formId(spec.form);
-        if (!seen.has(id)) {
-          seen.add(id);
-          want.push({ spec: aliasSpec(spec), fn: `ptxl_${id}` });
-        }
-      }
-      const mk = (w: { spec: RoutineSpec; fn: string }, verdict: Verdict, count?: number): VerifyRow => ({
-        spec: w.spec,
-        profile,
-        target: t,
-        rule: compiledRule(kind, w.fn),
-        chosen: !w.fn.startsWith("ptxl_"),
-        ...(count !== undefined ? { count } : {}),
-        verdict,
-      });
-      const ready = tools[kind];
-      if (!ready.ok) {
-        rows.push(...want.map((w) => mk(w, { status: "skipped", why: ready.reason })));
-        continue;
-      }
-      const { set, sregs } = await compileFor(kind, mine.map(({ spec }) => ({ name: callableName(spec), spec })), t.mcpu, profile);
-      const res = await proveCompiled(set.functions, t.mcpu, kind, sregs, { profile });
-      const byFn = new Map<string, Verdict[]>();
-      for (const r of res) {
-        const v = r.verdict;
-        const verdict: Verdict =
-          v.verdict === "proved"
-            ? { status: "proved", by: `${v.method} (${r.cf.variant})` }
-            : v.verdict === "refuted"
-              ? { status: "refuted", n: 0, counterexample: `${r.cf.symbol} (${r.cf.variant}): ${v.reason}\n${v.counterexample}` }
-              : v.verdict === "tested"
-                ? { status: "tested", n: v.n }
-                : { status: "unknown", why: `${r.cf.symbol}: ${v.reason}` };
-        byFn.set(r.cf.fn.name, [...(byFn.get(r.cf.fn.name) ?? []), verdict]);
-      }
-      for (const w of want) rows.push(mk(w, byFn.has(w.fn) ? combine(byFn.get(w.fn)!) : { status: "unknown", why: `${w.fn}: not among the compiled functions` }, countOf(set, w.fn)));
-      onDone?.();
-    }
-  }
-  return rows;
+  const { proveCompiledVerifyRows } = await import("./prove_compiled_rows.js");
+  return proveCompiledVerifyRows(specs, targets, onDone ? { onDone } : {});
 }
 
 /**
