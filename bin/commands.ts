@@ -476,7 +476,10 @@ export async function reportCommand(files: string[], o: { mcpu: string; semantic
   const r = await reportWithVerdict(mods, { mcpus: mcpusOf(o.mcpu), profile: o.semantics, json: !!o.json, onProgress: (done) => progress.update(done, mods[done]?.file) });
   progress.stop();
   process.stdout.write(r.text);
-  if (html) await html.writeReportHtml(o.html!, r.report, mods, files);
+  if (html) {
+    await html.writeReportHtml(o.html!, r.report, mods, files);
+    printLine(process.stderr, `report: wrote the page ${o.html!}`);
+  }
   return r.verdict === "ok" ? 0 : 1;
 }
 

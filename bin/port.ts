@@ -852,6 +852,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
   } else if ((writing || html) && !failed) writeAllOrNothing(writes, inputFiles);
   if (o.json) process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
   else (toStdout ? process.stderr : process.stdout).write(await summary(results, extras));
+  if (html && !failed) process.stderr.write(`port: wrote the page ${escapeLine(o.html!)}\n`);
   return failed ? 1 : 0;
 }
 

@@ -1,9 +1,9 @@
 /**
- * @fileoverview `ptx-lower report` as data: for each parsed module, every occurrence of the
- * three families, the routine it is lowered to, per target the rule chosen, the static and
+ * @fileoverview `ptx-lower report` as data: for each parsed module, every occurrence of an
+ * instruction of a registered family (src/families/), the routine it is lowered to, per target the rule chosen, the static and
  * dynamic AMDGPU instruction counts and the checker's verdict, and a census of every other
  * instruction (what a full port would still have to handle). The shape is documented in
- * docs/report.md and docs/report.schema.json; bin/report.ts prints it.
+ * docs/commands/report.md and docs/report.schema.json; bin/report.ts prints it.
  *
  * Nothing here prints or reads files. The result is deterministic for given inputs and
  * options (seeded checker, no timings), so it can be compared and archived.
@@ -98,7 +98,7 @@ export interface ReportRoutine {
   targets: ReportTarget[];
 }
 
-/** One occurrence of szext / vshl / vshr / match.sync in the source. */
+/** One occurrence of an instruction of a registered family in the source. */
 export interface ReportOccurrence {
   line: number;
   col: number;
