@@ -26,6 +26,7 @@ import { callableFunctions } from "../targets/llvm/callable.js";
 import type { CompiledRow } from "../targets/llvm/compiled.js";
 import { checkCompiled, verifyCompiled } from "../targets/llvm/compiled.js";
 import { compileLlvm } from "../targets/llvm/compile.js";
+import { compiledWarpCount } from "../targets/llvm/verify.js";
 import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import type { MatchForm } from "../src/ir/forms.js";
 import type { MLine } from "../targets/amdgpu/minst.js";
@@ -136,7 +137,7 @@ describe.skipIf(missing !== undefined)("hip and llvm targets, verified as compil
         { kind: "hip", mcpu: "gfx942" },
         { kind: "llvm", mcpu: "gfx1100" },
       ],
-      { warps: 10_000 },
+      { warps: 1_000 },
     );
     expect(rows.filter((r) => r.verdict.status !== "tested").map((r) => `${r.rule}: ${JSON.stringify(r.verdict)}`)).toEqual([]);
     for (const t of ["hip", "llvm"] as const) {
@@ -145,10 +146,15 @@ describe.skipIf(missing !== undefined)("hip and llvm targets, verified as compil
       expect(chosen.length).toBe(routines.length);
       expect(chosen.every((r) => r.rule.startsWith(t === "hip" ? "clang-19 -O2: " : "llc-19 -O2: ") && !r.rule.includes("ptxl_"))).toBe(true);
       expect(mine.filter((r) => !r.chosen).every((r) => r.rule.includes(": ptxl_"))).toBe(true);
-      // Warp functions: a tenth of --warps (1,000) per layout, four layouts on wave64 (gfx942), two on wave32.
+      // Warp functions: a tenth of --warps, at least 1,000 (here all 1,000) per layout, four layouts on wave64 (gfx942), two on wave32.
       for (const r of chosen.filter((r) => r.spec.form.op === "match")) expect({ n: (r.verdict as { n: number }).n, warps: r.warps }).toEqual({ n: t === "hip" ? 4000 : 2000, warps: 1000 });
     }
   }, 300_000);
+
+  it("the hip/llvm rows' share of --warps: a tenth, at least 1,000 (all of them below that), or all", () => {
+    expect([500, 1_000, 5_000, 10_000, 25_000].map((n) => compiledWarpCount(n, "tenth"))).toEqual([500, 1_000, 1_000, 1_000, 2_500]);
+    expect(compiledWarpCount(25_000, "all")).toBe(25_000);
+  });
 
   it("the match.sync functions of warp_match.sm_90.ptx: both wave64 layouts (one warp; two independent warps)", async () => {
     const rows = await verifyCompiled(routinesOf(WARP_MATCH), { mcpus: ["gfx942", "gfx1100"], warps: 150 });
