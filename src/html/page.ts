@@ -48,7 +48,7 @@ main{padding:14px 28px 40px}
 .card h3{margin:0 0 6px;font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
 .card dl{display:grid;grid-template-columns:auto auto;gap:2px 14px;margin:0}
 .card dt{color:var(--muted)}.card dd{margin:0;text-align:right;font-variant-numeric:tabular-nums;font-weight:600}
-.chart svg{display:block}.chart text{font-size:11px;fill:var(--fg)}.chart .axis{fill:var(--muted)}
+.chart svg{display:block;overflow:visible}.chart text{font-size:11px;fill:var(--fg)}.chart .axis{fill:var(--muted)}
 .legend{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:12px;color:var(--muted);margin-top:4px}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 .c0{background:#2f81f7;fill:#2f81f7}.c1{background:#8250df;fill:#8250df}.c2{background:#1a7f37;fill:#1a7f37}.c3{background:#bf8700;fill:#bf8700}.c4{background:#cf222e;fill:#cf222e}.c5{background:#8c959f;fill:#8c959f}
@@ -255,7 +255,7 @@ export function barChart(bars: Bar[], o: { width?: number; labelWidth?: number }
   const row = 18;
   const max = Math.max(1, ...bars.map((b) => b.value));
   // Room after the longest bar for its note (about 6.5 px a character at 11 px).
-  const span = Math.max(40, width - lw - 8 - Math.ceil(6.5 * Math.max(1, ...bars.map((b) => (b.note ?? String(b.value)).length))));
+  const span = Math.max(40, width - lw - 8 - Math.ceil(7.5 * Math.max(1, ...bars.map((b) => (b.note ?? String(b.value)).length))));
   const h = bars.length * row + 4;
   const parts = bars.map((b, i) => {
     const y = i * row + 2;
