@@ -16,6 +16,7 @@ import * as C from "./compose.js";
 import * as F from "./ir/forms.js";
 import * as IR from "./ir/ir.js";
 import { parseModule as parseModuleImpl } from "./ir/build.js";
+import type { ParsedModule } from "./ir/build.js";
 import { formatDiagnostic as formatDiagnosticImpl } from "./diag.js";
 import { routineSpecs as routineSpecsImpl } from "../passes/uniformity.js";
 import type { LowerOptions } from "./lower.js";
@@ -210,10 +211,24 @@ export const routineSpecs: typeof routineSpecsImpl = function routineSpecs(mod) 
 };
 
 /** A module's routines, one per (form, operand kinds), with the occurrences each serves. @throws TypeError for something that is not a ParsedModule. */
+/**
+ * The caller's parsed module as the lowering's own object: the same properties (a lazy `ast`
+ * stays lazy), each configurable, so that the passes' release of `resolved` (passes/group.ts)
+ * leaves the caller's module as it was, frozen or not.
+ */
+function lowerersView(mod: ParsedModule): ParsedModule {
+  const d: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(mod);
+  for (const p of Object.values(d)) {
+    p.configurable = true;
+    if ("value" in p) p.writable = true;
+  }
+  return Object.defineProperties(Object.create(Object.getPrototypeOf(mod) as object | null) as ParsedModule, d);
+}
+
 export const collectRoutines: typeof collectRoutinesImpl = function collectRoutines(mod) {
   A.arity("collectRoutines", arguments, 1);
   A.parsedModule(mod, "collectRoutines: mod");
-  return collectRoutinesImpl(mod);
+  return collectRoutinesImpl(lowerersView(mod));
 };
 
 const LOWER_OPTIONS: A.OptionChecks<LowerOptions> = {
@@ -237,7 +252,7 @@ export const lowerModule: typeof lowerModuleImpl = async function lowerModule(mo
   A.arity("lowerModule", arguments, 2);
   A.parsedModule(mod, "lowerModule: mod");
   A.options(options, "lowerModule: options", LOWER_OPTIONS);
-  return lowerModuleImpl(mod, options);
+  return lowerModuleImpl(lowerersView(mod), options);
 };
 
 const PORT_LANGUAGES = ["cuda", "opencl"] as const satisfies readonly PortLanguage[];

@@ -57,7 +57,9 @@ export interface ParsedModule {
    * Every function's instructions with their names resolved, packed (see `ResolvedModule`):
    * what passes/uniformity.ts reads instead of flattening the tree again. Absent on a module
    * not made by `parseModule` (`resolveModule` computes it from `ast`), and released by
-   * `collectRoutines` (src/lower.ts) once the module's routines are known.
+   * `collectRoutines` (src/lower.ts) once the module's routines are known — from the
+   * lowering's own view of the module where the library is called (src/api.ts
+   * `lowerersView`): the caller's object keeps it.
    */
   resolved?: ResolvedModule;
 }
