@@ -14,7 +14,7 @@ import { validate } from "./schema.js";
 import type { Schema } from "./schema.js";
 import { loadJsModule } from "../targets/js/run.js";
 import { parseModule } from "../src/ir/build.js";
-import { lowerModule } from "../src/lower.js";
+import { lowerModule } from "../src/index.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const scratch = () => mkdtempSync(join(tmpdir(), "ptx-lower-shell-"));
