@@ -52,7 +52,7 @@ import { collectRoutines } from "../src/lower.js";
 import { lstatSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, openSync, readSync, closeSync } from "node:fs";
 import type { Dirent } from "node:fs";
 import { availableParallelism } from "node:os";
-import { basename, dirname, extname, isAbsolute, posix, relative, resolve, sep } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import type { ParsedModule } from "../src/ir/build.js";
 import type { ModuleRoutine, OutputTargetService } from "../src/target/lower.js";
 import type { RoutineSpec } from "../src/ir/ir.js";
@@ -549,6 +549,7 @@ export async function portCommand(paths: string[], o: PortCommandOptions): Promi
     if (st && !st.isFile())
       throw new UsageError(`-o ${o.output}: not a regular file; the header is written beside the ported file, so name a file in a directory, a directory, or omit -o (standard output, header inlined)`);
   }
+  if (outDir !== null && o.html !== undefined && resolve(o.html) === resolve(outDir)) throw new UsageError(`--html ${o.html} is the output directory (-o ${outDir}): name a file for the page, e.g. ${join(outDir, "port.html")}`);
   if (outDir !== null) for (let k = 0; k < paths.length; k++) if (kinds[k] === "dir" && resolve(paths[k]!) === resolve(outDir)) throw new UsageError(`-o ${outDir} is the source directory ${paths[k]}: the ported files would replace the sources; name another directory`);
 
   // 1. The inputs: files named, and files found in directories.

@@ -161,3 +161,15 @@ describe("port says how to compile what it ported", () => {
     expect(existsSync(join(dir, "bitfields.o"))).toBe(true);
   }, 60_000);
 });
+
+describe("port --html naming the output directory", () => {
+  it("is a usage error that names both options, before anything is written (a tester's finding: 'cannot write D: is a directory')", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "k.cu"), readFileSync(join(ROOT, "examples", "bitfields.cu"), "utf8"));
+    const out = join(dir, "out");
+    const r = cli(["port", dir, "-o", out, "--html", out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/--html .*out is the output directory \(-o .*out\): name a file for the page/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
