@@ -33,15 +33,17 @@ describe("the proof cache", () => {
     expect(b.others).toBe(1);
   });
 
-  it("the source fingerprint covers the code of the entry's import closure and package-lock.json, not comments, layout or other files; an unresolved import is an error", () => {
+  it("the source fingerprint covers the code of the entry's import closure and the package-lock.json entries of the packages it loads (and theirs), not comments, layout, other files or other packages; an unresolved import is an error", () => {
     const root = dir();
     for (const d of ["src/sem", "targets/amdgpu", "targets/llvm"]) mkdirSync(join(root, d), { recursive: true });
-    writeFileSync(join(root, "targets/amdgpu/entry.ts"), 'import type { A } from "../../src/sem/a.js";\nexport { b } from "./b.js";\nconst m = () => import("./lazy.js");\n');
+    writeFileSync(join(root, "targets/amdgpu/entry.ts"), 'import type { A } from "../../src/sem/a.js";\nexport { b } from "./b.js";\nconst m = () => import("./lazy.js");\nconst z = () => import("z3-solver");\n');
+    // The lock: the package the closure loads (z3-solver), its dependency, and one it does not load.
+    const lock = (z3: string, dep: string, other: string) => JSON.stringify({ packages: { "node_modules/z3-solver": { version: z3, integrity: "sha-z", dependencies: { "async-mutex": "^0.3" } }, "node_modules/async-mutex": { version: dep, integrity: "sha-m" }, "node_modules/puppeteer-core": { version: other, integrity: "sha-p" } } }) + "\n";
     writeFileSync(join(root, "src/sem/a.ts"), "export type A = number;\n");
     writeFileSync(join(root, "targets/amdgpu/b.ts"), "export const b = 2;\n");
     writeFileSync(join(root, "targets/amdgpu/lazy.ts"), "export const z = 1;\n");
     writeFileSync(join(root, "targets/llvm/other.ts"), "export const o = 1;\n");
-    writeFileSync(join(root, "package-lock.json"), "{}\n");
+    writeFileSync(join(root, "package-lock.json"), lock("5.2.0", "0.3.2", "24.43.1"));
     const fp = () => sourceFingerprint(root, ["targets/amdgpu/entry.ts"]);
     const f0 = fp();
     writeFileSync(join(root, "targets/llvm/other.ts"), "export const o = 2;\n");
@@ -49,11 +51,15 @@ describe("the proof cache", () => {
     // A comment or the layout: the same code, the same fingerprint.
     writeFileSync(join(root, "targets/amdgpu/b.ts"), "/** b, documented. */\nexport const   b = 2; // two\n");
     expect(fp()).toBe(f0);
-    for (const [f, text] of [["src/sem/a.ts", "export type A = bigint;\n"], ["targets/amdgpu/b.ts", "export const b = 3;\n"], ["targets/amdgpu/lazy.ts", "export const z = 2;\n"], ["package-lock.json", '{"z3":1}\n']] as const) {
+    for (const [f, text] of [["src/sem/a.ts", "export type A = bigint;\n"], ["targets/amdgpu/b.ts", "export const b = 3;\n"], ["targets/amdgpu/lazy.ts", "export const z = 2;\n"], ["package-lock.json", lock("5.2.1", "0.3.2", "24.43.1")], ["package-lock.json", lock("5.2.1", "0.3.3", "24.43.1")]] as const) {
       const before = fp();
       writeFileSync(join(root, f), text);
       expect(fp(), f).not.toBe(before);
     }
+    // A lock change to a package the closure does not load leaves it.
+    const l0 = fp();
+    writeFileSync(join(root, "package-lock.json"), lock("5.2.1", "0.3.3", "25.0.0"));
+    expect(fp()).toBe(l0);
     // `exclude`: the excluded file's code does not count, the rest of the closure does.
     const fx = () => sourceFingerprint(root, ["targets/amdgpu/entry.ts"], ["targets/amdgpu/lazy.ts"]);
     const x0 = fx();
