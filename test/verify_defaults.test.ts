@@ -5,6 +5,8 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import "../src/compose.js";
+import { scalarCasesAtLeast } from "../src/check/verify.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const C09 = join(ROOT, "..", "shared", "ptx", "c09_szext_forms.sm_90.ptx");
@@ -22,6 +24,14 @@ function rows(args: string[]): { form: string; kinds: string; n: number }[] {
 }
 
 describe("verify's defaults", () => {
+  it("random 0 asks for the edge cases alone, and gets them (0 doubled is 0: it looped for ever, hanging report --check random 0)", () => {
+    const spec = { form: { op: "szext", mode: "clamp", type: "s32" }, kinds: { a: { kind: "imm", value: 5n }, b: { kind: "v" } }, guarded: false } as const;
+    const edge = scalarCasesAtLeast(spec as never, 1, 0);
+    expect(edge.length).toBeGreaterThan(0);
+    expect(edge.length).toBeLessThan(1000);
+    expect(scalarCasesAtLeast(spec as never, 1, 400).length).toBeGreaterThanOrEqual(1000);
+  });
+
   it("a scalar routine gets at least 1,000 inputs where its immediates leave room (one where every source is an immediate)", () => {
     const rs = rows([C09, "--target", "js"]);
     expect(rs.length).toBeGreaterThan(0);

@@ -108,12 +108,13 @@ export async function verify(specs: { spec: RoutineSpec; profile: Profile; warps
  * A scalar routine's cases (its family's: edge cases, then `random` seeded random ones), with
  * the random share doubled until there are at least `min` distinct inputs, where the
  * immediates leave that many (a routine whose every source is an immediate has one input;
- * the doubling stops at 20,000 random cases).
+ * the doubling stops at 20,000 random cases). `random` 0 asks for the edge cases alone, and
+ * gets them (0 doubled is 0: this looped for ever before).
  */
 export function scalarCasesAtLeast(spec: RoutineSpec, seed: number, random: number, min = 1000): ScalarCase[] {
   const gen = (r: number) => familyOf(spec.form).cases(spec, { seed, random: r }) as ScalarCase[];
   let cases = gen(random);
-  while (cases.length < min && random < 20_000) cases = gen((random *= 2));
+  while (cases.length < min && random > 0 && random < 20_000) cases = gen((random *= 2));
   return cases;
 }
 
