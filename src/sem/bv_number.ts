@@ -41,13 +41,33 @@ const POW2: number[] = Array.from({ length: 65 }, (_, w) => 2 ** w);
 /** x mod 2^w for an integer-valued number x (any sign, |x| < 2^53) and w ≤ 32. */
 const wrap = (x: number, w: number): number => (w === 32 ? x >>> 0 : (x & MASK[w]!) >>> 0);
 
-const small = (n: number, w: number): NV => ({ w, n, h: 0, b: 0n });
+/**
+ * Every value is made by this one constructor, so all of them share one hidden class (V8's
+ * map): object literals at several sites, with a word first stored as a small integer and
+ * later as a double, leave values of several maps behind, and the property loads of every
+ * operation (each reads `w`) then go megamorphic — a third of a warp run's time in
+ * `verify`'s hip/llvm rows. The words are first stored as `null` (below), so their
+ * representation is generic from the start: small integers inline, larger words boxed, no
+ * map change later.
+ */
+class NVal implements NV {
+  constructor(
+    readonly w: number,
+    readonly n: number,
+    readonly h: number,
+    readonly b: bigint,
+  ) {}
+}
+void new NVal(0, null as unknown as number, null as unknown as number, 0n);
+const nv = (w: number, n: number, h: number, b: bigint): NV => new NVal(w, n, h, b);
+
+const small = (n: number, w: number): NV => nv(w, n, 0, 0n);
 /** A 33–64-bit value from its words (`lo` any int32/uint32, `hi` wrapped here). */
-const mid = (lo: number, hi: number, w: number): NV => ({ w, n: lo >>> 0, h: wrap(hi, w - 32), b: 0n });
+const mid = (lo: number, hi: number, w: number): NV => nv(w, lo >>> 0, wrap(hi, w - 32), 0n);
 const big = (x: bigint, w: number): NV => {
   if (w <= 32) return small(Number(BigInt.asUintN(w, x)), w);
   if (w <= 64) return mid(Number(BigInt.asUintN(32, x)), Number(BigInt.asUintN(w - 32, x >> 32n)), w);
-  return { w, n: -1, h: 0, b: BigInt.asUintN(w, x) };
+  return nv(w, -1, 0, BigInt.asUintN(w, x));
 };
 
 /** The value as a bigint. */
@@ -181,8 +201,8 @@ export const concreteNumber: BV<NV, boolean> = {
   zext: (a, width) => {
     if (width < a.w) throw new Error(`BV zext ${a.w} → ${width}`);
     if (width <= 32) return small(a.n, width);
-    if (width <= 64) return { w: width, n: a.n, h: a.h, b: 0n };
-    return { w: width, n: -1, h: 0, b: toBig(a) };
+    if (width <= 64) return nv(width, a.n, a.h, 0n);
+    return nv(width, -1, 0, toBig(a));
   },
   sext: (a, width) => {
     if (width < a.w) throw new Error(`BV sext ${a.w} → ${width}`);
@@ -193,7 +213,7 @@ export const concreteNumber: BV<NV, boolean> = {
     const w = hi.w + lo.w;
     if (w <= 32) return small(hi.n * POW2[lo.w]! + lo.n, w);
     // The common pair: a 32-bit low word under ≤ 32 high bits.
-    if (w <= 64 && lo.w === 32) return { w, n: lo.n, h: hi.n, b: 0n };
+    if (w <= 64 && lo.w === 32) return nv(w, lo.n, hi.n, 0n);
     return big((toBig(hi) << BigInt(lo.w)) | toBig(lo), w);
   },
   bitAt: (a, i) => {

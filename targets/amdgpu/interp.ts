@@ -330,18 +330,27 @@ function operandRoles(rec: IsaRecord): { srcIdx: number[]; dstIdx: number[] } {
  * A per-lane source operand, read once per instruction (instead of once per lane):
  * a VGPR's lane arrays (`lo`, and `hi` for a pair), or the uniform value of anything else.
  */
-type LaneSource<V> = { uni: V } | { lo: V[]; hi: V[] | null; o: MOp; w: number };
+type LaneSource<V> = { uni: V } | { lo: V[]; hi: V[] | null; o: MOp; w: number; checked: boolean };
 
 function laneSource<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number): LaneSource<V> {
   if (o.k !== "v") return { uni: readUniform(bv, st, o, w) };
-  return { lo: vgprLanes(st, o.n), hi: o.count === 1 ? null : vgprLanes(st, o.n + 1), o, w };
+  return { lo: vgprLanes(st, o.n), hi: o.count === 1 ? null : vgprLanes(st, o.n + 1), o, w, checked: false };
 }
 
-/** Lane `lane` of a source (a VGPR (pair) of the wrong width is an error). */
+/**
+ * Lane `lane` of a source (a VGPR (pair) of the wrong width is an error). The width is
+ * checked at the first lane read: every lane of a VGPR is written by one instruction's
+ * definition, at one width (a VGPR's lanes are 32 bits: the initial fill, `writeLanes` of a
+ * record's lane array, a pair's 32-bit halves), so one lane stands for all of them; the check
+ * is per operand and instruction, not per lane (`step` reads billions of lanes in `verify`).
+ */
 function laneValue<V, B>(bv: BV<V, B>, s: LaneSource<V>, lane: number): V {
   if ("uni" in s) return s.uni;
   const x = s.hi === null ? s.lo[lane]! : bv.concat(s.hi[lane]!, s.lo[lane]!);
-  if (bv.width(x) !== s.w) throw new InterpError(`operand ${printOp(s.o)} is ${bv.width(x)} bits, expected ${s.w}`);
+  if (!s.checked) {
+    if (bv.width(x) !== s.w) throw new InterpError(`operand ${printOp(s.o)} is ${bv.width(x)} bits, expected ${s.w}`);
+    s.checked = true;
+  }
   return x;
 }
 
@@ -408,6 +417,8 @@ function waveIo<V, B>(bv: BV<V, B>, st: WaveState<V, B>): WaveIO<V, B> & { cur: 
       const o = cur.inst.ops[i]!;
       if (o.k !== "v" || o.count !== 1) throw new InterpError(`${cur.inst.op}: operand ${printOp(o)} must be a VGPR`);
       if (lanes.length !== W) throw new InterpError(`${cur.inst.op}: ${lanes.length} lanes written, expected ${W}`);
+      // Each lane 32 bits (a wave record builds its lanes one by one: `laneValue` checks one).
+      for (const x of lanes) if (bv.width(x) !== 32) throw new InterpError(`${cur.inst.op}: a lane of ${printOp(o)} written with ${bv.width(x)} bits`);
       st.vgpr.set(o.n, lanes);
       cur.writes?.push({ what: `v${o.n}`, value: lanes });
     },

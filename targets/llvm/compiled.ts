@@ -125,9 +125,10 @@ export type CompiledRun = { d: bigint[]; p: bigint[] } | { failure: string };
  * (W lanes), `exec` the active lanes. Fails on a run that does not end, or ends with another
  * `exec` than it began with. The interpreter runs over `concreteNumber` (src/sem/bv_number.ts:
  * the same records and interpreter, instantiated on numbers instead of bigints — no semantics
- * of its own), which makes a warp several times cheaper than over `concrete`.
+ * of its own), which makes a warp several times cheaper than over `concrete`. `read`: the
+ * lanes whose d and p are wanted (the others stay holes in the arrays; default every lane).
  */
-export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, perLane: bigint[][], exec: bigint, sregs: number[]): CompiledRun {
+export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, perLane: bigint[][], exec: bigint, sregs: number[], read?: readonly number[]): CompiledRun {
   const W = TARGETS[mcpu].wave;
   const warp = isWarpFn(cf.fn);
   const st = initialStateIn(concreteNumber, W, { name: cf.symbol, args: cf.args, results: warp ? [] : [32], text: "", decls: [] }, perLane, exec, sregs, lines, TARGETS[mcpu].gen);
@@ -137,17 +138,34 @@ export function execCompiled(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, p
   if (left.length) return { failure: `${cf.symbol}: ${left.join("; ")}` };
   const exit = nvValue(st.exec);
   if (exit !== exec) return { failure: `${cf.symbol}: exec ${hex(exit)} at exit, ${hex(exec)} at entry` };
-  const lane = (reg: number | undefined) => Array.from({ length: W }, (_, l) => (reg === undefined ? 0n : nvValue(st.vgpr.get(reg)![l]!)));
+  const lane = (reg: number | undefined) => {
+    const out: bigint[] = read ? new Array<bigint>(W) : [];
+    const vals = reg === undefined ? undefined : st.vgpr.get(reg)!;
+    for (const l of read ?? allLanes(W)) out[l] = vals ? nvValue(vals[l]!) : 0n;
+    return out;
+  };
   // A predicate d (vote's `.pred`: `bool`/`i1`) is its low bit, as p is.
   const f = cf.fn.spec.form;
   const predD = isWarpLevel(f) && warpPredicateDest(f);
-  return { d: predD ? lane(cf.dReg).map((x) => x & 1n) : lane(cf.dReg), p: lane(cf.pReg).map((x) => x & 1n) };
+  const d = lane(cf.dReg);
+  const p = lane(cf.pReg);
+  for (const l of read ?? allLanes(W)) {
+    if (predD) d[l] = d[l]! & 1n;
+    p[l] = p[l]! & 1n;
+  }
+  return { d, p };
 }
+
+const LANES = { 32: Array.from({ length: 32 }, (_, l) => l), 64: Array.from({ length: 64 }, (_, l) => l) };
+const allLanes = (W: 32 | 64): readonly number[] => LANES[W];
 
 /**
  * Runs one extracted scalar function on `cases`: `vgpr` puts a case in every lane (all lanes
- * active), `sgpr` runs one case per wave in every lane. Returns the number compared, or the
- * first counterexample.
+ * active), `sgpr` runs one case per wave in every active lane. Every eighth `sgpr` wave has
+ * every lane active; the others a few lanes (`sgprExec`): a function with uniform arguments
+ * is called from divergent code too, and each wave then costs a few lanes, not all of them.
+ * Each case is compared in its lane (`vgpr`) or every active lane (`sgpr`). Returns the number
+ * compared, or the first counterexample.
  */
 function runScalar(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, profile: Profile, cases: ScalarCase[], sregs: number[]): { n: number; cx?: string } {
   const W = TARGETS[mcpu].wave;
@@ -157,22 +175,58 @@ function runScalar(cf: CompiledFunction, lines: MLine[], mcpu: Mcpu, profile: Pr
   let n = 0;
   for (let i = 0; i < cases.length; i += per) {
     const laneCase = (l: number) => cases[(i + (per === 1 ? 0 : l)) % cases.length]!;
-    const perLane = Array.from({ length: W }, (_, l) => cf.args.map((a) => laneCase(l)[a.name as "a" | "b" | "c"]));
-    const out = execCompiled(cf, lines, mcpu, perLane, full, sregs);
+    let perLane: bigint[][];
+    let exec = full;
+    let read: readonly number[] | undefined;
+    let check: readonly number[];
+    if (per === 1) {
+      // One case: the same arguments in every lane (one array), read in the active lanes.
+      const args = cf.args.map((a) => cases[i]![a.name as "a" | "b" | "c"]);
+      perLane = new Array<bigint[]>(W).fill(args);
+      const lanes = sgprExec(i, W);
+      if (lanes) {
+        exec = lanes.reduce((m, l) => m | (1n << BigInt(l)), 0n);
+        read = lanes;
+      } else read = allLanes(W);
+      check = read;
+    } else {
+      perLane = Array.from({ length: W }, (_, l) => cf.args.map((a) => laneCase(l)[a.name as "a" | "b" | "c"]));
+      check = allLanes(W).slice(0, Math.min(W, cases.length - i));
+    }
+    const out = execCompiled(cf, lines, mcpu, perLane, exec, sregs, read);
     if ("failure" in out) return { n, cx: out.failure };
-    for (let l = 0; l < (per === 1 ? 1 : Math.min(W, cases.length - i)); l++) {
+    let want: bigint | undefined;
+    for (const l of check) {
       const c = laneCase(l);
-      const want = expectedScalar(f, profile, c);
+      if (per !== 1 || want === undefined) {
+        want = expectedScalar(f, profile, c);
+        n++;
+      }
       const got = out.d[l]!;
-      n++;
       if (got !== want)
         return {
           n,
-          cx: `${formName(f)} [${cf.symbol}, ${cf.variant}] on ${mcpu} lane ${l}: a=${hex(c.a)} b=${hex(c.b)} c=${hex(c.c)}: got ${hex(got)}, reference ${hex(want)}`,
+          cx: `${formName(f)} [${cf.symbol}, ${cf.variant}] on ${mcpu} lane ${l}${per === 1 ? ` (exec 0x${exec.toString(16)})` : ""}: a=${hex(c.a)} b=${hex(c.b)} c=${hex(c.c)}: got ${hex(got)}, reference ${hex(want)}`,
         };
     }
   }
   return { n };
+}
+
+/**
+ * The active lanes of the `sgpr` wave that runs case `i`: null (every lane) for every eighth
+ * case, otherwise one to three lanes spread over the wave by a fixed hash of `i` (so a run is
+ * the same every time, and the lanes cover both halves of a wave64).
+ */
+export function sgprExec(i: number, W: 32 | 64): number[] | null {
+  if (i % 8 === 0) return null;
+  let h = Math.imul(i ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
+  const lanes = new Set<number>();
+  for (let k = 0; k < 1 + (i % 3); k++) {
+    lanes.add(h % W);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  }
+  return [...lanes].sort((a, b) => a - b);
 }
 
 /** A match.sync or warp-level function (called by every thread of a warp; results per lane). */

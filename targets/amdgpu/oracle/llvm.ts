@@ -1332,7 +1332,22 @@ export function initialStateIn<V>(bv: BV<V, boolean>, W: 32 | 64, fn: IrFunc, pe
       // A u32 argument (the common case) as a number: no bigint shift per lane.
       const part = (x: bigint) => (p === 0 && x >= 0n && x <= 0xffffffffn ? bv.k(Number(x), 32) : k(x >> BigInt(32 * p), 32));
       if (a.inreg) st.sgpr.set(sregs[sn++]!, part(perLane[0]![i]!));
-      else st.vgpr.set(vn++, Array.from({ length: W }, (_, l) => part(perLane[l]?.[i] ?? 0xdeadbeefn)));
+      else {
+        // A plain loop (Array.from is several times slower here, and this runs per wave), and
+        // one conversion per run of equal lane values (a uniform argument: one per wave).
+        const lanes = new Array<V>(W);
+        let prev: bigint | undefined;
+        let value: V | undefined;
+        for (let l = 0; l < W; l++) {
+          const x = perLane[l]?.[i] ?? 0xdeadbeefn;
+          if (x !== prev || value === undefined) {
+            value = part(x);
+            prev = x;
+          }
+          lanes[l] = value;
+        }
+        st.vgpr.set(vn++, lanes);
+      }
     }
   });
   return st;
