@@ -153,8 +153,16 @@ program
   .option("--seed <n>", `seed of the random inputs (and of --recheck's sample), 1 to ${MAX_SEED}`, wrap(positiveInt("--seed", { max: MAX_SEED, why: "the random generator keeps 32 bits of state" })), 1)
   .option("--warps <n>", `random warps per warp routine (match.sync, shfl, vote, redux, …), at most ${MAX_WARPS} (default 200, --thorough 10,000; hip and llvm rows: a tenth of it, at least 1,000 or all of them when fewer)`, wrap(positiveInt("--warps", { max: MAX_WARPS, why: "the warps are held in memory" })))
   .option("--thorough", "more inputs: 10,000 random warps per warp routine (hip and llvm rows: 1,000) and 4,000 random scalar cases per routine beside the edge cases (default: 200 warps on every row, 400 random scalar cases)")
+  .addHelpText("after", "\nEnvironment: PTXL_JOBS=N, the threads the hip and llvm rows run on (default: every core; 1: this thread).\n")
   .action(async (file: string | undefined, o) => {
     if (file !== undefined && refuseSources([file])) return;
+    // PTXL_JOBS checked before any work (a usage error, not an internal one mid-run).
+    const { compiledJobs } = await import("../src/jobs.js");
+    try {
+      compiledJobs();
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
     await import("../src/compose.js");
     const { verifyCommand } = await import("./commands.js");
     process.exitCode = await verifyCommand(file, o);

@@ -17,8 +17,7 @@
  */
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { availableParallelism } from "node:os";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
+import { startWorker } from "../workers.js";
 import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { Family, Form } from "../ir/forms.js";
@@ -117,22 +116,10 @@ interface Req {
 }
 type Res = { id: number; verdict: Verdict } | { id: number; error: string };
 
-/** The worker's entry: src/compose_worker.ts (the targets registered, then this module). */
-function workerUrl(): { url: URL; viaTsx: boolean } {
+/** A prover worker: src/compose_worker.ts (the targets registered, then this module). */
+function startProverWorker(): Worker {
   const here = import.meta.url;
-  if (here.endsWith(".ts")) return { url: new URL("../compose_worker.ts", here), viaTsx: true };
-  return { url: new URL("../compose_worker.js", here), viaTsx: false };
-}
-
-function startWorker(): Worker {
-  const { url, viaTsx } = workerUrl();
-  const data = { ptxProver: true };
-  if (!viaTsx) return new Worker(url, { workerData: data });
-  // A .ts worker (tests, scripts): register tsx's loader inside the thread first.
-  const req = createRequire(url);
-  const api = pathToFileURL(req.resolve("tsx/package.json").replace(/package\.json$/, "dist/esm/api/index.mjs")).href;
-  const code = `import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(url.href)});`;
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: data });
+  return startWorker(new URL(here.endsWith(".ts") ? "../compose_worker.ts" : "../compose_worker.js", here), { ptxProver: true });
 }
 
 /** A label for the query an item stands for: routine, rule, target, profile. */
@@ -314,7 +301,7 @@ async function runPool(tasks: ProveItem[], opts: ManyOptions, onResult: (index: 
   await new Promise<void>((resolveAll) => {
     let live = 0;
     const spawn = () => {
-      const w = startWorker();
+      const w = startProverWorker();
       const me = workerIds++;
       live++;
       let current: { id: number; index: number; timer: NodeJS.Timeout } | null = null;

@@ -19,8 +19,6 @@
  * The scalar families' compiled functions are not in these rows (`verify --prove --target
  * hip|llvm` proves them).
  */
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { Profile } from "../../src/ir/forms.js";
 import { formId, formName } from "../../src/ir/forms.js";
@@ -30,6 +28,7 @@ import { hash } from "../../src/check/prove_text.js";
 import type { ProofCache } from "../../src/check/proof_cache.js";
 import { cacheable } from "../../src/check/proof_cache.js";
 import { loadZ3 } from "../../src/check/smt.js";
+import { startWorker } from "../../src/workers.js";
 import { familyOf } from "../../src/families/index.js";
 import { checkHazards, formatViolation, LLVM_ENTRY } from "../amdgpu/hazards.js";
 import { llcHazardTarget } from "../amdgpu/oracle/llc_hazards.js";
@@ -102,14 +101,8 @@ interface Job {
 type JobVerdicts = Partial<Record<CompiledWarpLayout, Verdict>>;
 
 /** This module as a worker thread (under tsx: its loader registered in the thread first, as src/check/prove_worker.ts does). */
-function startWorker(): Worker {
-  const url = new URL(import.meta.url);
-  const data = { ptxCompiledProver: true };
-  if (!url.href.endsWith(".ts")) return new Worker(url, { workerData: data });
-  const req = createRequire(url);
-  const api = pathToFileURL(req.resolve("tsx/package.json").replace(/package\.json$/, "dist/esm/api/index.mjs")).href;
-  const code = `import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(url.href)});`;
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: data });
+function startMatrixWorker(): Worker {
+  return startWorker(new URL(import.meta.url), { ptxCompiledProver: true });
 }
 
 /** Runs `jobs` on `n` worker threads (in this thread when n ≤ 1); verdicts in job order. */

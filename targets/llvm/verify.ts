@@ -36,7 +36,8 @@ import { inregRegisters } from "../amdgpu/oracle/llvm.js";
 import type { CallableFn, RoutineLike } from "./callable.js";
 import { callableFunctions, collapseSpec } from "./callable.js";
 import type { CompiledFor, CompiledFunction, CompiledRow, CompiledSet } from "./compiled.js";
-import { checkCompiledSets, COMPILERS, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
+import { COMPILERS, compiledToolsAvailable, execCompiled, warpWave } from "./compiled.js";
+import { checkCompiledSetsPooled } from "./compiled_pool.js";
 import { printHipModule } from "../hip/print.js";
 import type { Variant } from "../hip/compile.js";
 import { compileHip } from "../hip/compile.js";
@@ -192,7 +193,7 @@ export function compiledVerify(kind: CompiledKind): VerifyService {
       }
       for (const key of new Set(ready.map((g) => `${g.profile}|${g.warps}`))) {
         const gs = ready.filter((g) => `${g.profile}|${g.warps}` === key);
-        const rowsOf = checkCompiledSets(
+        const rowsOf = await checkCompiledSetsPooled(
           kind,
           gs.map((g) => g.c),
           { profile: gs[0]!.profile, warps: gs[0]!.warps, onFunction: (d, t) => note?.(`${kind}: ${d}/${t} functions run on ${gs.length} processor${gs.length === 1 ? "" : "s"}`) },
