@@ -118,6 +118,21 @@ const virtual = (text: string, unit: Unit, op: string, rest: Partial<HazInst>): 
 
 /** The hazard view of one emitted instruction. */
 export function hazInst(line: MInst): HazInst {
+  let h = hazInstCache.get(line);
+  if (!h) hazInstCache.set(line, (h = hazInstOf(line)));
+  return h;
+}
+
+/**
+ * `hazInst` once per instruction object: the pass analyses a block once per reordering it
+ * tries, of the same instructions, and a view is never changed once made (its lists are
+ * filled here only). The hazard analysis sees finished instructions: the in-place edits of
+ * an instruction (rules/vsh.ts `finish`, asm.ts's parse setting `enc`) happen while its
+ * sequence is being built, before any analysis of it.
+ */
+const hazInstCache = new WeakMap<MInst, HazInst>();
+
+function hazInstOf(line: MInst): HazInst {
   const rec: IsaRecord = record(line.op);
   const roles = rec.hazard ?? {};
   const h = virtual(showInst(line), unitOf(rec), line.op, { roles, cycles: issueCyclesOf(rec, line) });
@@ -721,17 +736,42 @@ function schedule(lines: readonly MLine[], t: HazardTarget, boundary: Boundary):
     const views = block.map(hazInst);
     for (const ord of orders(views, 240).slice(1)) {
       const cand = [...cur.slice(0, s), ...ord.map((k) => block[k]!), ...cur.slice(e)];
-      const placed = insertWaits(cand, t, boundary);
-      const cost = waitCost(placed);
+      const cost = placedCost(cand, t, boundary);
       if (cost < bestCost) {
-        best = placed;
+        best = cand;
         bestCost = cost;
         cur = cand;
+        // No later order can cost less than nothing: the one kept is the one the full search keeps.
+        if (bestCost === 0) break;
       }
     }
     if (bestCost === 0) break;
   }
-  return { lines: best, hidden: original - bestCost };
+  // `best` is the padded original, or the reordering that costs least (padded here, once).
+  return { lines: bestCost === original ? best : insertWaits(best, t, boundary), hidden: original - bestCost };
+}
+
+/**
+ * `waitCost(insertWaits(lines, t, boundary))`, without building the padded sequence where
+ * that is the same number: with no loop (no branch back) every inserted wait counts once,
+ * and the pads `insertWaits` computes are the s_nop cycles it writes (a pad of n wait states
+ * is s_nops of n cycles), plus the waits already in `lines`; with a loop, or a processor with
+ * pattern rules (their `s_waitcnt_depctr` goes in after the pads), the padded sequence is built.
+ */
+function placedCost(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): number {
+  if (PATTERN_RULES.some((r) => r.on(t)) || hasLoop(lines)) return waitCost(insertWaits(lines, t, boundary));
+  const a = new Analysis(lines, boundary);
+  let c = 0;
+  for (let i = 0; i <= lines.length; i++) c += a.pads[i] = deficitAt(a, i, t);
+  for (const l of lines) if (!isLabel(l) && l.rule === "hazard") c += hazInst(l).cycles;
+  return c;
+}
+
+/** Whether a branch goes back to a label at or before it (a loop, as `waitCost` weighs them). */
+function hasLoop(lines: readonly MLine[]): boolean {
+  const labels = new Map<string, number>();
+  lines.forEach((l, i) => isLabel(l) && labels.set(l.label, i));
+  return lines.some((l, i) => !isLabel(l) && l.ops.some((o) => o.k === "label" && (labels.get(o.name) ?? Infinity) <= i));
 }
 
 /** Processor view of a `Target` (targets/amdgpu/regs.ts) at its wave size. */
