@@ -674,22 +674,31 @@ function blocks(lines: readonly MLine[]): [number, number][] {
 /** Topological orders of one block (index lists), at most `cap`, the original order first. */
 function orders(views: HazInst[], cap: number): number[][] {
   const n = views.length;
-  const must: number[][] = Array.from({ length: n }, () => []);
-  for (let j = 0; j < n; j++) for (let i = 0; i < j; i++) if (dependent(views[i]!, views[j]!)) must[j]!.push(i);
+  // waiting[k]: k's earlier dependences not placed yet; after[i]: the later ones that wait on i.
+  const waiting = new Array<number>(n).fill(0);
+  const after: number[][] = Array.from({ length: n }, () => []);
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < j; i++)
+      if (dependent(views[i]!, views[j]!)) {
+        waiting[j]!++;
+        after[i]!.push(j);
+      }
   const out: number[][] = [];
   const cur: number[] = [];
   const used = new Array<boolean>(n).fill(false);
+  // Depth first, the lowest free index first: the orders in lexicographic order, the original first.
   const go = (): void => {
-    if (out.length >= cap) return;
     if (cur.length === n) {
       out.push([...cur]);
       return;
     }
-    for (let k = 0; k < n; k++) {
-      if (used[k] || must[k]!.some((p) => !used[p])) continue;
+    for (let k = 0; k < n && out.length < cap; k++) {
+      if (used[k] || waiting[k]! > 0) continue;
       used[k] = true;
       cur.push(k);
+      for (const j of after[k]!) waiting[j]!--;
       go();
+      for (const j of after[k]!) waiting[j]!++;
       cur.pop();
       used[k] = false;
     }
