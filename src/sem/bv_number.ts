@@ -121,6 +121,8 @@ export const concreteNumber: BV<NV, boolean> = {
       // floor division keeps two's complement for negative values.
       if (width <= 64) return mid(value >>> 0, wrap(Math.floor(value / POW2[32]!), 32), width);
     }
+    // A u32 bigint (a checker's input): its number, without BigInt.asUintN.
+    if (typeof value === "bigint" && width === 32 && value >= 0n && value <= 0xffffffffn) return small(Number(value), 32);
     return big(BigInt(value), width);
   },
   width: (x) => x.w,

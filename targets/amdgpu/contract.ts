@@ -87,6 +87,8 @@ export function contractBads<V, B>(
       if (!exec) bads.push({ what: `v${n} is written but is outside ${window}`, cond: bv.true });
       continue;
     }
+    // The same array: no lane changed (the interpreter replaces an array it writes).
+    if (lanes === old) continue;
     for (let l = 0; l < lanes.length; l++) {
       const changed = ne(lanes[l]!, old[l]!);
       if (changed === bv.false) continue;

@@ -60,11 +60,14 @@ function garbage(n: number, lane: number, salt: number): number {
 
 // Garbage register contents are immutable values: one template per (register, wave, salt)
 // and interpretation, copied by reference into each run.
-const garbageCache = new WeakMap<object, Map<string, unknown[]>>();
+const garbageCache = new WeakMap<object, Map<number, Map<number, unknown[]>>>();
 function garbageLanes<V, B>(bv: BV<V, B>, n: number, lanes: number, salt: number): V[] {
-  let m = garbageCache.get(bv);
-  if (!m) garbageCache.set(bv, (m = new Map()));
-  const key = `${n}/${lanes}/${salt}`;
+  let bySalt = garbageCache.get(bv);
+  if (!bySalt) garbageCache.set(bv, (bySalt = new Map()));
+  let m = bySalt.get(salt);
+  if (!m) bySalt.set(salt, (m = new Map()));
+  // A number key per (register, lanes ≤ 64): no string built per register and run.
+  const key = n * 128 + lanes;
   let xs = m.get(key) as V[] | undefined;
   if (!xs) {
     xs = Array.from({ length: lanes }, (_, l) => bv.k(garbage(n, l, salt), 32));
@@ -77,10 +80,12 @@ function place<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, value: V | V[]):
   if (o.k === "v") {
     const lanes = Array.isArray(value) ? value : new Array<V>(32).fill(value);
     for (let part = 0; part < o.count; part++) {
-      const regLanes = st.vgpr.get(o.n + part)!;
+      // A new array (the state's arrays are shared templates: never written in place).
+      const regLanes = st.vgpr.get(o.n + part)!.slice();
       lanes.forEach((x, lane) => {
         regLanes[lane] = o.count === 1 ? x : bv.extract(x, 32 * part + 31, 32 * part);
       });
+      st.vgpr.set(o.n + part, regLanes);
     }
   } else if (o.k === "s") {
     if (Array.isArray(value)) throw new Error("uniform operand given per-lane values");
@@ -93,6 +98,19 @@ function place<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, value: V | V[]):
 }
 
 function maskOf<V, B>(bv: BV<V, B>, bits: B[], wave: number): V {
+  // Concrete bits: the mask as one constant (a bigint per bit costs more than a short run).
+  let lo = 0;
+  let hi = 0;
+  let known = true;
+  bits.forEach((b, i) => {
+    const x = bv.asBool(b);
+    if (x === undefined) known = false;
+    else if (x) {
+      if (i < 32) lo = (lo | (1 << i)) >>> 0;
+      else hi = (hi | (1 << (i - 32))) >>> 0;
+    }
+  });
+  if (known) return bv.k((BigInt(hi) << 32n) | BigInt(lo), wave);
   let m = bv.k(0, wave);
   bits.forEach((b, i) => {
     m = bv.or(m, bv.ite(b, bv.k(1n << BigInt(i), wave), bv.k(0, wave)));
@@ -125,7 +143,9 @@ export function execRoutine<V, B>(
     exec: bv.zext(inp.active, W),
     scc: bv.false,
   };
-  for (let n = 0; n < vCount; n++) st.vgpr.set(n, garbageLanes(bv, n, W, salt).slice());
+  // The garbage templates themselves: a VGPR's lane array is never written in place (the
+  // interpreter puts a new array on every write, ./interp.ts `WaveState`; `place` too).
+  for (let n = 0; n < vCount; n++) st.vgpr.set(n, garbageLanes(bv, n, W, salt));
   for (let n = 0; n < sCount; n++) st.sgpr.set(n, garbageLanes(bv, 1000 + n, 1, salt)[0]!);
   for (const name of routineSources(r.spec.form)) {
     const o = r.layout.src[name];
@@ -146,7 +166,11 @@ export function execRoutine<V, B>(
       if (inp.pPrior) st.vcc = maskOf(bv, inp.pPrior, W);
     }
   }
-  const before = { vgpr: new Map([...st.vgpr].map(([k, x]) => [k, [...x]])), sgpr: new Map(st.sgpr), exec: st.exec };
+  // The arrays themselves: the run replaces a register's array, never changes it (above).
+  // Copied by plain loops (a Map built from a Map's iterator costs several times more, per run).
+  const before = { vgpr: new Map<number, V[]>(), sgpr: new Map<number, V>(), exec: st.exec };
+  for (let n = 0; n < vCount; n++) before.vgpr.set(n, st.vgpr.get(n)!);
+  for (let n = 0; n < sCount; n++) before.sgpr.set(n, st.sgpr.get(n)!);
   const res = run(bv, r.lines, st, {
     stepLimit: opts.stepLimit ?? 100_000,
     trace: opts.trace ?? false,
@@ -161,9 +185,25 @@ export function execRoutine<V, B>(
   // inactive lanes of v0 unchanged. Here the conditions that hold, the first lane per
   // register; the prover asserts the same conditions as terms.
   const violations = contractBads(bv, r, before, st, (l) => bv.bitAt(before.exec, l), "exec").map((b) => b.what);
-  const d = predD ? Array.from({ length: 32 }, (_, l) => bv.ite(bv.bitAt(st.vcc, l), bv.k(1, 32), bv.k(0, 32))) : st.vgpr.get(dVgpr(r) ?? 0)!.slice(0, 32);
-  const p = Array.from({ length: 32 }, (_, l) => bv.bitAt(st.vcc, l));
+  const p = laneBits(bv, st.vcc);
+  const d = predD ? p.map((b) => bv.ite(b, bv.k(1, 32), bv.k(0, 32))) : st.vgpr.get(dVgpr(r) ?? 0)!.slice(0, 32);
   return { status: res.status, steps: res.steps, cycles: res.cycles, waitCycles: res.waitCycles, d, p, violations, hazards: [], trace: res.trace };
+}
+
+/**
+ * Bits 0..31 of `mask`, as `bv`'s booleans: from two numbers when the mask is concrete (a
+ * bigint shift per lane costs more than the rest of a short run), `bitAt` otherwise.
+ */
+function laneBits<V, B>(bv: BV<V, B>, mask: V): B[] {
+  const out = new Array<B>(32);
+  const x = bv.asBigint(mask);
+  if (x === undefined) {
+    for (let l = 0; l < 32; l++) out[l] = bv.bitAt(mask, l);
+    return out;
+  }
+  const lo = Number(BigInt.asUintN(32, x));
+  for (let l = 0; l < 32; l++) out[l] = ((lo >>> l) & 1) === 1 ? bv.true : bv.false;
+  return out;
 }
 
 /**

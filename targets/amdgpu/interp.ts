@@ -26,7 +26,11 @@ export interface PendingDs {
   by: string;
 }
 
-/** Machine state of one wave. VGPRs hold `wave` lanes of 32 bits; SGPRs 32 bits. */
+/**
+ * Machine state of one wave. VGPRs hold `wave` lanes of 32 bits; SGPRs 32 bits. A VGPR's lane
+ * array is never changed in place once it is in the state: a write puts a new array (`step`,
+ * `writeLanes`), so callers may share arrays between states and snapshots (./exec.ts).
+ */
 export interface WaveState<V, B> {
   wave: 32 | 64;
   /**

@@ -12,6 +12,8 @@ import { formName, formWrites } from "../../src/ir/forms.js";
 import type { RoutineSpec } from "../../src/ir/ir.js";
 import type { CV } from "../../src/sem/bv.js";
 import { concrete, showCV, u } from "../../src/sem/bv.js";
+import type { NV } from "../../src/sem/bv_number.js";
+import { concreteNumber, nvValue } from "../../src/sem/bv_number.js";
 import { familyOf } from "../../src/families/index.js";
 import type { ScalarCase } from "../../src/check/inputs.js";
 import type { MatchCase } from "../../src/check/warps.js";
@@ -36,7 +38,10 @@ import { TARGETS } from "./regs.js";
 /**
  * An executor running an AMDGPU routine in the interpreter, 32 cases per wave when every
  * register source is divergent (one case per wave otherwise). Contract violations, hazards
- * and step-limit overruns are reported as failures (`CheckFailure`).
+ * and step-limit overruns are reported as failures (`CheckFailure`). The interpreter runs
+ * over `concreteNumber` (src/sem/bv_number.ts: the same records and interpreter on numbers,
+ * checked operation by operation against `concrete` in test/bv_number.test.ts); the trace of
+ * a counterexample (`amdgpuTrace`) over `concrete`.
  */
 export function amdgpuExecutor(r: AmdRoutine, stats: { maxSteps: number } = { maxSteps: 0 }): ScalarExecutor {
   const uniform = Object.values(r.spec.kinds).some((k) => k?.kind === "s");
@@ -45,34 +50,44 @@ export function amdgpuExecutor(r: AmdRoutine, stats: { maxSteps: number } = { ma
     const per = uniform ? 1 : 32;
     for (let i = 0; i < cases.length; i += per) {
       const batch = cases.slice(i, i + per);
-      const lanes = (key: "a" | "b" | "c") => Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]![key]));
-      const src: Record<string, CV | CV[]> = {};
+      const lanes = (key: "a" | "b" | "c") => perLane((l) => n32(batch[l % batch.length]![key]));
+      const src: Record<string, NV | NV[]> = {};
       for (const name of ["a", "b", "c"] as const) {
         const k = r.spec.kinds[name];
         if (!k || k.kind === "imm") continue;
-        src[name] = k.kind === "v" ? lanes(name) : u(batch[0]![name]);
+        src[name] = k.kind === "v" ? lanes(name) : n32(batch[0]![name]);
       }
       // With only uniform sources every lane computes the same value: one active lane,
       // except every 16th wave, which runs all 32 (lanes stay independent either way).
-      const active = uniform && (i / per) % 16 !== 0 ? u(1) : u(0xffffffff);
-      const run = execRoutine(concrete, r, {
+      const active = uniform && (i / per) % 16 !== 0 ? n32(1n) : n32(0xffffffffn);
+      const run = execRoutine(concreteNumber, r, {
         src,
         active,
         ...(r.spec.guarded
           ? {
-              guard: Array.from({ length: 32 }, (_, l) => batch[l % batch.length]!.g ?? true),
-              dPrior: Array.from({ length: 32 }, (_, l) => u(batch[l % batch.length]!.dPrior ?? 0n)),
+              guard: perLane((l) => batch[l % batch.length]!.g ?? true),
+              dPrior: perLane((l) => n32(batch[l % batch.length]!.dPrior ?? 0n)),
             }
           : {}),
       });
       const failure = runFailure(run);
       if (failure) throw new CheckFailure(batch[0]!, failure);
       stats.maxSteps = Math.max(stats.maxSteps, run.cycles);
-      batch.forEach((_, l) => out.push(run.d[l]!.x));
+      batch.forEach((_, l) => out.push(nvValue(run.d[l]!)));
     }
     return out;
   };
 }
+
+/** 32 lanes of `f(lane)` (a plain loop: `Array.from({ length })` costs more than a short run). */
+function perLane<T>(f: (lane: number) => T): T[] {
+  const out = new Array<T>(32);
+  for (let l = 0; l < 32; l++) out[l] = f(l);
+  return out;
+}
+
+/** A u32 (or `w`-bit) constant of `concreteNumber`. */
+const n32 = (x: bigint, w = 32): NV => concreteNumber.k(x, w);
 
 /** The AMDGPU trace of the lane where `x` ran (lane 0 of a wave of identical lanes), for a counterexample. */
 export function amdgpuTrace(r: AmdRoutine, x: ScalarCase): string[] {
@@ -136,13 +151,13 @@ function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Ver
   let overBound = -Infinity;
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i]!;
-    const src: Record<string, CV | CV[]> = {};
-    if (spec.kinds.a?.kind !== "imm") src.a = spec.kinds.a?.kind === "s" ? u(c.a[0]!, width) : c.a.map((x) => u(x, width));
-    if (spec.kinds.membermask?.kind !== "imm") src.membermask = spec.kinds.membermask?.kind === "s" ? u(c.membermask[0]!) : c.membermask.map((x) => u(x));
-    const run = execRoutine(concrete, r, {
+    const src: Record<string, NV | NV[]> = {};
+    if (spec.kinds.a?.kind !== "imm") src.a = spec.kinds.a?.kind === "s" ? n32(c.a[0]!, width) : c.a.map((x) => n32(x, width));
+    if (spec.kinds.membermask?.kind !== "imm") src.membermask = spec.kinds.membermask?.kind === "s" ? n32(c.membermask[0]!) : c.membermask.map((x) => n32(x));
+    const run = execRoutine(concreteNumber, r, {
       src,
-      active: u(c.active >>> 0),
-      ...(spec.guarded ? { guard: c.guard!, dPrior: c.dPrior.map((x) => u(x)), pPrior: c.pPrior } : {}),
+      active: n32(BigInt(c.active >>> 0)),
+      ...(spec.guarded ? { guard: c.guard!, dPrior: c.dPrior.map((x) => n32(x)), pPrior: c.pPrior } : {}),
     }, { stepLimit: 5000 });
     const where = `amdgpu ${r.target.mcpu}`;
     const failure = runFailure(run);
@@ -153,8 +168,8 @@ function checkAmdWarp(spec: RoutineSpec, r: AmdRoutine, cases: MatchCase[]): Ver
     const want = expectedWarp(f, c);
     for (let l = 0; l < 32; l++) {
       const wd = want.d[l];
-      if (wd !== null && wd !== undefined && run.d[l]!.x !== wd && f.dest !== "_|p" && f.dest !== "_")
-        return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, l, `lane ${l}: d = 0x${run.d[l]!.x.toString(16)}, spec 0x${wd.toString(16)}`), dynMax, overBound };
+      if (wd !== null && wd !== undefined && nvValue(run.d[l]!) !== wd && f.dest !== "_|p" && f.dest !== "_")
+        return { status: "refuted", n: i, counterexample: warpCounterexample(spec, where, r.rule, c, l, `lane ${l}: d = 0x${nvValue(run.d[l]!).toString(16)}, spec 0x${wd.toString(16)}`), dynMax, overBound };
       const wp = want.p[l];
       const hasP = formWrites(f).p;
       if (hasP && wp !== null && wp !== undefined && run.p[l] !== wp)

@@ -9,8 +9,8 @@
 import type { SourceName } from "../../src/ir/ir.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpSources, warpWrites } from "../../src/ir/warp_forms.js";
-import type { CV } from "../../src/sem/bv.js";
-import { concrete } from "../../src/sem/bv.js";
+import type { NV } from "../../src/sem/bv_number.js";
+import { concreteNumber, nvValue } from "../../src/sem/bv_number.js";
 import type { WarpCase } from "../../src/check/warp_cases.js";
 import type { AmdRoutine } from "./lower.js";
 import { execRoutine, runFailure } from "./exec.js";
@@ -19,23 +19,25 @@ import { execRoutine, runFailure } from "./exec.js";
 export type WarpLevelRun = { d: bigint[]; p: boolean[]; cycles: number } | { failure: string };
 
 /**
- * Runs `r` (a warp-level routine) on `c`. Shapes: 32 lanes in, 32 out.
+ * Runs `r` (a warp-level routine) on `c`. Shapes: 32 lanes in, 32 out. The interpreter runs
+ * over `concreteNumber` (src/sem/bv_number.ts: the same records and interpreter on numbers,
+ * checked operation by operation against `concrete` in test/bv_number.test.ts).
  * @throws never: interpreter errors come back as `failure`.
  */
 export function runWarpLevel(r: AmdRoutine, f: WarpForm, c: WarpCase): WarpLevelRun {
-  const per = (xs: bigint[]) => xs.map((x) => concrete.k(x, 32));
-  const src: Partial<Record<SourceName, CV | CV[]>> = {};
+  const per = (xs: bigint[]) => xs.map((x) => concreteNumber.k(x, 32));
+  const src: Partial<Record<SourceName, NV | NV[]>> = {};
   const vals: Partial<Record<SourceName, bigint[]>> = { a: c.a, b: c.b, c: c.c, ...(c.membermask ? { membermask: c.membermask } : {}) };
   for (const n of warpSources(f)) {
     const k = r.spec.kinds[n] ?? { kind: "v" as const };
     if (k.kind === "imm") continue;
-    src[n] = k.kind === "s" ? concrete.k(vals[n]![0]!, 32) : per(vals[n]!);
+    src[n] = k.kind === "s" ? concreteNumber.k(vals[n]![0]!, 32) : per(vals[n]!);
   }
   let run;
   try {
-    run = execRoutine(concrete, r, {
+    run = execRoutine(concreteNumber, r, {
       src,
-      active: concrete.k(c.active, 32),
+      active: concreteNumber.k(c.active, 32),
       ...(c.guard ? { guard: c.guard, dPrior: per(c.dPrior), pPrior: c.pPrior } : {}),
     });
   } catch (e) {
@@ -44,5 +46,5 @@ export function runWarpLevel(r: AmdRoutine, f: WarpForm, c: WarpCase): WarpLevel
   const fail = runFailure(run);
   if (fail) return { failure: fail };
   const w = warpWrites(f);
-  return { d: w.d ? run.d.map((x) => x.x) : new Array<bigint>(32).fill(0n), p: run.p.map((x) => x === true), cycles: run.cycles };
+  return { d: w.d ? run.d.map(nvValue) : new Array<bigint>(32).fill(0n), p: run.p.map((x) => x === true), cycles: run.cycles };
 }
