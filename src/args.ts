@@ -15,26 +15,9 @@ import { FAMILY_NAMES, familyByOp, familyNamed, isFamilyOpcode } from "./familie
 import { outputTargets } from "./target/registry.js";
 import { sourceWidth } from "./compose.js";
 
-/** A value as a message shows it: `'nope'`, `42`, `null`, `{"kind":"js"}`, `a function`. */
-export function show(x: unknown): string {
-  if (x === null) return "null";
-  if (x === undefined) return "undefined";
-  if (typeof x === "string") return `'${x.length > 80 ? x.slice(0, 77) + "…" : x}'`;
-  if (typeof x === "bigint") return `${x}n`;
-  if (typeof x === "function") return "a function";
-  if (typeof x === "symbol") return "a symbol";
-  if (typeof x !== "object") return String(x);
-  if (x instanceof Map) return "a Map";
-  if (x instanceof Set) return "a Set";
-  if (x instanceof Uint8Array) return "a Uint8Array";
-  try {
-    const s = JSON.stringify(x, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v));
-    if (s === undefined) return "an object";
-    return s.length > 120 ? s.slice(0, 117) + "…" : s;
-  } catch {
-    return "an object";
-  }
-}
+// `show` lives in ./quote.ts (a leaf module: targets/amdgpu/assign.ts words its errors with it too).
+export { show } from "./quote.js";
+import { show } from "./quote.js";
 
 /** Throws `TypeError: WHERE must be ACCEPTS, not GOT`. */
 export function fail(where: string, accepts: string, got: unknown): never {

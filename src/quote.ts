@@ -1,6 +1,7 @@
 /**
  * @fileoverview Shell quoting of a command line, shared by the CLI (banners) and the library
- * (`lowerModule`'s `command` option).
+ * (`lowerModule`'s `command` option); and `show`, a value as an error message quotes it
+ * (src/args.ts, targets/amdgpu/assign.ts).
  */
 
 /** Characters that act on a terminal or an editor: C0, DEL, C1, line/paragraph separators, bidi controls. */
@@ -26,4 +27,25 @@ export function shellQuote(argv: readonly string[]): string {
       return `$'${body}'`;
     })
     .join(" ");
+}
+
+/** A value as a message shows it: `'nope'`, `42`, `null`, `{"kind":"js"}`, `a function`. */
+export function show(x: unknown): string {
+  if (x === null) return "null";
+  if (x === undefined) return "undefined";
+  if (typeof x === "string") return `'${x.length > 80 ? x.slice(0, 77) + "…" : x}'`;
+  if (typeof x === "bigint") return `${x}n`;
+  if (typeof x === "function") return "a function";
+  if (typeof x === "symbol") return "a symbol";
+  if (typeof x !== "object") return String(x);
+  if (x instanceof Map) return "a Map";
+  if (x instanceof Set) return "a Set";
+  if (x instanceof Uint8Array) return "a Uint8Array";
+  try {
+    const s = JSON.stringify(x, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v));
+    if (s === undefined) return "an object";
+    return s.length > 120 ? s.slice(0, 117) + "…" : s;
+  } catch {
+    return "an object";
+  }
 }

@@ -39,6 +39,7 @@
  * as scratch, `exec` as the active mask. Registers: v0–v255; s0–s101 (gfx9), s0–s105 (gfx10+).
  */
 import type { SourceName } from "../../src/ir/ir.js";
+import { show as shown } from "../../src/quote.js";
 import type { AmdRoutine } from "./lower.js";
 import { staticCycles } from "./lower.js";
 import type { MLine, MOp } from "./minst.js";
@@ -97,9 +98,12 @@ interface Reg {
 const MAX_V = 255;
 const maxS = (gen: number) => (gen >= 10 ? 105 : 101);
 
-/** Parses `v7`, `s4`, `v[8:9]`, `s[4:5]` (and, for scratch lists, any range `v[20:31]`). */
+/**
+ * Parses `v7`, `s4`, `v[8:9]`, `s[4:5]` (and, for scratch lists, any range `v[20:31]`), as the
+ * assembler writes them: no spaces, no leading zeros (`v07`, ` v7` are not register names here).
+ */
 export function parseReg(text: string, gen: number, range = false): Reg | null {
-  const m = /^([vs])(?:(\d+)|\[(\d+):(\d+)\])$/.exec(text.trim());
+  const m = /^([vs])(?:(0|[1-9]\d*)|\[(0|[1-9]\d*):(0|[1-9]\d*)\])$/.exec(text);
   if (!m) return null;
   const k = m[1] as Kind;
   const lo = Number(m[2] ?? m[3]);
@@ -445,11 +449,11 @@ function scratchPool(k: Kind, spec: number | readonly string[] | undefined, oper
   const field = `scratch.${k === "v" ? "vgprs" : "sgprs"}`;
   const top = k === "v" ? MAX_V : maxS(gen);
   if (spec === undefined || typeof spec === "number") {
-    if (spec !== undefined && !(Number.isSafeInteger(spec) && spec >= 0)) throw new TypeError(`${where}: ${field} must be a non-negative integer (a budget) or a list of registers, not ${String(spec)}`);
+    if (spec !== undefined && !(Number.isSafeInteger(spec) && spec >= 0)) throw new TypeError(`${where}: ${field} must be a non-negative integer (a budget) or a list of registers, not ${shown(spec)}`);
     const list = Array.from({ length: top + 1 }, (_, n) => n).filter((n) => !operands.has(`${k}${n}`));
     return { list, ...(spec !== undefined ? { budget: spec } : {}), given: false };
   }
-  if (!Array.isArray(spec)) throw new TypeError(`${where}: ${field} must be a budget (a count) or a list of registers (['v20', 'v[24:31]']), not ${String(spec)}`);
+  if (!Array.isArray(spec)) throw new TypeError(`${where}: ${field} must be a budget (a count) or a list of registers (['v20', 'v[24:31]']), not ${shown(spec)}`);
   const list: number[] = [];
   for (const x of spec) {
     const p = typeof x === "string" ? parseReg(x, gen, true) : null;
