@@ -62,6 +62,11 @@ describe.skipIf(missing)("the compiled rows on worker threads", () => {
     const two = await checkCompiledSetsPooled("hip", compiles, { warps: 60, seed: 9 }, { jobs: 2, minWork: 0 });
     expect(two).toEqual(one);
     expect(two[0]!.some((r) => r.verdict.status === "refuted")).toBe(true);
+    // Two calls at once (two library calls sharing the threads) each get their own rows.
+    const other = checkCompiledSets("hip", compiles, { warps: 30, seed: 4 });
+    const [x, y] = await Promise.all([checkCompiledSetsPooled("hip", compiles, { warps: 60, seed: 9 }, { jobs: 2, minWork: 0 }), checkCompiledSetsPooled("hip", compiles, { warps: 30, seed: 4 }, { jobs: 2, minWork: 0 })]);
+    expect(x).toEqual(one);
+    expect(y).toEqual(other);
   }, 120_000);
 
   it("PTXL_JOBS: a positive integer, else a TypeError naming it; unset or empty: every core", () => {

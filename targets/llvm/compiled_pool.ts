@@ -47,6 +47,8 @@ function serve(): void {
 const POOL_MIN_WORK = 4_000;
 
 const pool: Worker[] = [];
+/** Request ids, unique in the process: two flushes (two library calls) may share the threads at once. */
+let nextId = 0;
 /** The thread that last ran a form and kinds' functions (hip and llvm share it: the same warps and references). */
 const affinity = new Map<string, number>();
 
@@ -87,7 +89,6 @@ export async function checkCompiledSetsPooled(target: "hip" | "llvm", compiles: 
   const byName = new Map<string, CompiledRow[][]>();
   const left = [...groups.keys()];
   let done = 0;
-  let nextId = 0;
   const runOn = (wi: number, key: string): Promise<void> => {
     const w = pool[wi]!;
     const mine = groups.get(key)!;
