@@ -147,7 +147,7 @@ describe("vshl/vshr → AMDGPU", () => {
         }
     expect(n).toBe(15_680 * 2 * 5);
     expect(gaps.slice(0, 10)).toEqual([]);
-  }, 300_000); // ≈ 60 s alone; 125 s when CI shares the cores
+  }, 300_000); // ≈ 10 s alone (the hazard pass reuses its work per sequence shape: hazards.ts `shapeOf`)
 
   it("coverage: every 7th form × every kinds mix × profile × mcpu has a rule (every 35th lowers)", () => {
     const gaps: string[] = [];

@@ -716,12 +716,13 @@ function orders(views: HazInst[], cap: number): number[][] {
  */
 export function hazardPass(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): Padded {
   const rules = [...new Set(lines.map((l) => (isLabel(l) ? "" : l.rule)))].join(",");
-  const key = `${rules}|${t.mcpu}/${t.wave}|${boundary.entryValu.join(",")}|${boundary.exit.map((x) => x.text).join(",")}|${lines.map((l) => (isLabel(l) ? `${l.label}:` : showInst(l))).join(";")}`;
+  const key = `${rules}|${t.mcpu}/${t.wave}|${boundary.entryValu.join(",")}|${boundary.exit.map((x) => x.text).join(",")}|${lines.map((l) => (isLabel(l) ? `${l.label}:` : shapeOf(l))).join(";")}`;
   const hit = passCache.get(key);
-  if (hit) return { lines: [...hit.lines], hidden: hit.hidden };
+  if (hit) return { lines: hit.recipe.map((x) => (typeof x === "number" ? lines[x]! : x)), hidden: hit.hidden };
   const best = schedule(lines, t, boundary);
+  const at = new Map<MLine, number>(lines.map((l, i) => [l, i]));
   if (passCache.size > 20_000) passCache.clear();
-  passCache.set(key, best);
+  passCache.set(key, { recipe: best.lines.map((l) => at.get(l) ?? l), hidden: best.hidden });
   return { lines: [...best.lines], hidden: best.hidden };
 }
 
@@ -731,7 +732,30 @@ export interface Padded {
   hidden: number;
 }
 
-const passCache = new Map<string, Padded>();
+/**
+ * `hazardPass`'s results by the shape of their input: each output line as the index of an input
+ * line (a reordering) or an inserted wait. Sequences of one shape differ only in immediates the
+ * analysis does not read, so they get the same reordering and the same waits: the vshl/vshr
+ * forms differ mostly in their shift amounts and masks (156,800 routines, far fewer shapes).
+ */
+const passCache = new Map<string, { recipe: (number | MLine)[]; hidden: number }>();
+
+/**
+ * An instruction as the hazard analysis sees it (`hazInstOf`): mnemonic, encoding, registers
+ * and labels as written; of an immediate source only whether it is a literal (not an inline
+ * constant), except where the value is read: control operands, and every operand of a wait
+ * (`s_nop N`, `s_waitcnt_depctr`: its simm16 and issue cycles).
+ */
+function shapeOf(l: MInst): string {
+  const rec = record(l.op);
+  const exact = "none" in rec.sem;
+  let s = `${l.op}${l.enc ? `_${l.enc}` : ""}`;
+  l.ops.forEach((o, i) => {
+    s += i ? "," : " ";
+    s += o.k !== "imm" || exact || rec.ops[i]?.ctrl ? printOp(o) : isInlineConstant(o.value) ? "#i" : "#l";
+  });
+  return s;
+}
 
 function schedule(lines: readonly MLine[], t: HazardTarget, boundary: Boundary): Padded {
   let best = insertWaits(lines, t, boundary);
