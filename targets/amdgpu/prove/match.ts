@@ -440,7 +440,30 @@ function fullRun<V, B>(init: Init<V, B>, r: AmdRoutine, profile: Profile, lanes:
   return { before, after: paths.final, paths, w, bads, symbols: (init as { symbols?: Map<string, BitVec | Bool> }).symbols };
 }
 
+/**
+ * The match.sync bug-finder: the whole routine at full width over `lanes` active lanes (each
+ * loop unrolled `lanes` + 1 times), one query for every check; it can only refute.
+ *
+ * Deepening: with `lanes` > 4 it asks 4 lanes first (a fifth of the budget, at most 15 s),
+ * then `lanes`. Most broken waterfalls fail on two or three distinct values (a lane left out
+ * of a round, a round too few), and the 4-lane query is small: `match_any_one_round_short`
+ * (test/check/broken) ran into the 16-lane query's 60 s timeout on a loaded 2-core machine
+ * (then unknown, not refuted); at 4 lanes it is refuted in 5.7 s, a prover worker's start
+ * included. A 4-lane "no bug" or timeout proves nothing, so the
+ * full query still runs; the report names the lanes of the query that answered.
+ */
 async function bugFinder(env: Z3Env, r: AmdRoutine, profile: Profile, lanes: number, timeoutMs: number, t0: number): Promise<BugFinderReport & { refuted?: Verdict }> {
+  if (lanes > SMALL_BUG_LANES) {
+    const small = await bugFinderAt(env, r, profile, SMALL_BUG_LANES, Math.min(timeoutMs / 5, 15_000), t0);
+    if (small.refuted) return small;
+  }
+  return bugFinderAt(env, r, profile, lanes, timeoutMs, t0);
+}
+
+/** The lanes of `bugFinder`'s first, small query. */
+const SMALL_BUG_LANES = 4;
+
+async function bugFinderAt(env: Z3Env, r: AmdRoutine, profile: Profile, lanes: number, timeoutMs: number, t0: number): Promise<BugFinderReport & { refuted?: Verdict }> {
   const t1 = performance.now();
   const q = fullRun(symbolicInit(env), r, profile, lanes, lanes + 1);
   const res = await solve(env, [env.bv.any(q.bads.map((b) => b.cond))], timeoutMs);
