@@ -2,17 +2,17 @@
  * Issue 15 item 5: the compiled loop induction (targets/llvm/prove_compiled_loop.ts) on the
  * `.f32` redux loops — lane-mask facts found by Houdini, llc's loop with two back-edges — and
  * deliberately broken loops it must not prove (the bug-finder then refutes them). The
- * integer loops' cases are in test/prove_compiled_warp.test.ts.
+ * integer loops' cases are in test/prove_compiled_warp.test.ts; the same .f32 loop by the
+ * lane-sliced trips (2½–3½ minutes) in test/prove-full/compiled_loop_trips.test.ts
+ * (`npm run test:prove`).
  */
 import { describe, expect, it } from "vitest";
 import type { RoutineSpec } from "../src/ir/ir.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
-import type { Mcpu } from "../targets/amdgpu/regs.js";
 import type { MInst, MLine } from "../targets/amdgpu/minst.js";
 import { isLabel, v } from "../targets/amdgpu/minst.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
-import type { CompiledFunction } from "../targets/llvm/compiled.js";
-import { compileFor } from "../targets/llvm/verify.js";
+import { f32, vgprFn } from "./compiled_vgpr.js";
 import { proveCompiledWarpLayout } from "../targets/llvm/prove_compiled_warp.js";
 import { loadZ3 } from "../src/check/smt.js";
 
@@ -20,13 +20,6 @@ const tools = await compiledToolsAvailable();
 if (!tools.ok) console.log(`test/prove_compiled_loop.test.ts: skipped, ${tools.reason}`);
 
 const V = { kind: "v" } as const;
-const f32 = (reduxOp: "min" | "max", NaN: boolean): RoutineSpec => ({ form: { op: "redux", reduxOp, type: "f32", abs: false, NaN } as WarpForm, kinds: { a: V, membermask: V }, guarded: false });
-
-/** The `vgpr` variant of the one function compiled from `spec`. */
-async function vgprFn(kind: "hip" | "llvm", mcpu: Mcpu, spec: RoutineSpec): Promise<{ cf: CompiledFunction; sregs: number[] }> {
-  const { set, sregs } = await compileFor(kind, [{ name: "r0", spec }], mcpu, "isa");
-  return { cf: set.functions.find((f) => !f.fn.alias && f.variant === "vgpr")!, sregs };
-}
 
 describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
   it("llc's gfx1100 redux.max.NaN.f32 loop (two back-edges, s_cbranch_vccz) is proved by one symbolic trip, with the 'a number was taken' and 'a NaN was seen' masks found", async () => {
@@ -43,16 +36,6 @@ describe.skipIf(!tools.ok)("the compiled .f32 redux loops", () => {
     expect(method).toMatch(/one symbolic trip \(its v_readlane is a at lane l\)/);
     // (f): each lane's claims — both flag facts' bits, acc, d — in one query.
     expect(method).toMatch(/, one query per lane/);
-  }, 900_000);
-
-  it("the same loop by the trips one l at a time (lane-sliced, queries proved generalized)", async () => {
-    const { cf, sregs } = await vgprFn("llvm", "gfx1100", f32("max", true));
-    const v = await proveCompiledWarpLayout(await loadZ3(), cf, "gfx1100", "llvm", sregs, "one warp", { induction: "trips", timeoutMs: 60_000 });
-    expect(v.verdict).toBe("proved");
-    const method = (v as { method: string }).method;
-    expect(method).toMatch(/s\d+ = a number was taken/);
-    expect(method).toMatch(/s\d+ = a NaN was seen/);
-    expect(method).toMatch(/lane-sliced trips \([1-9]\d* proved generalized\)/);
   }, 900_000);
 
   it("clang's gfx942 redux.add.u32 loop with an immediate a is proved on two warps in one wave64 by one symbolic trip", async () => {
