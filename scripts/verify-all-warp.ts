@@ -31,7 +31,7 @@ import type { WarpAllChunk, WarpAllRow } from "../src/check/warp_verify_all.js";
 import { warpAllChunks, warpAllSpecs, WORKER_JOB } from "../src/check/warp_verify_all.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import { warpFormName } from "../src/ir/warp_forms.js";
-import { callableName } from "../targets/llvm/verify.js";
+import { callableName } from "../targets/llvm/compile_for.js";
 import { scriptArgs, scriptUsageError } from "./script_args.js";
 
 const MCPUS = ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100"] as const;

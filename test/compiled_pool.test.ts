@@ -14,7 +14,7 @@ import { callableFunctions } from "../targets/llvm/callable.js";
 import { checkCompiledSets } from "../targets/llvm/compiled.js";
 import type { CompiledFor } from "../targets/llvm/compiled.js";
 import { checkCompiledSetsPooled } from "../targets/llvm/compiled_pool.js";
-import { callableName, compileForEach } from "../targets/llvm/verify.js";
+import { callableName, compileForEach } from "../targets/llvm/compile_for.js";
 import { compileHip } from "../targets/hip/compile.js";
 import { printHipModule } from "../targets/hip/print.js";
 import { compiledJobs } from "../src/jobs.js";

@@ -6,7 +6,7 @@ import type { RoutineSpec } from "../src/ir/ir.js";
 import type { WarpForm } from "../src/ir/warp_forms.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
 import type { CompiledFunction } from "../targets/llvm/compiled.js";
-import { compileFor } from "../targets/llvm/verify.js";
+import { compileFor } from "../targets/llvm/compile_for.js";
 
 const V = { kind: "v" } as const;
 

@@ -22,7 +22,7 @@ import type { MInst, MLine } from "../targets/amdgpu/minst.js";
 import { imm, isLabel } from "../targets/amdgpu/minst.js";
 import { compiledToolsAvailable } from "../targets/llvm/compiled.js";
 import type { CompiledFunction } from "../targets/llvm/compiled.js";
-import { compileFor } from "../targets/llvm/verify.js";
+import { compileFor } from "../targets/llvm/compile_for.js";
 import { proveCompiled } from "../targets/llvm/prove_compiled.js";
 import { proveCompiledWarpLayout } from "../targets/llvm/prove_compiled_warp.js";
 import { proveCompiledMatrix } from "../targets/llvm/prove_compiled_matrix.js";

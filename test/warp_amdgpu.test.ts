@@ -21,12 +21,10 @@ import { warpFormId, warpFormName, warpForms, warpSources, warpWrites } from "..
 import { type Json, type RawVector, caseOf, checkWarpModule, toBig, wrap } from "./warp_vector_cases.js";
 import { BROKEN } from "./warp_broken.js";
 
-import type { CV } from "../src/sem/bv.js";
-import { concrete } from "../src/sem/bv.js";
 import { hashString } from "../src/check/random.js";
 import type { WarpCase } from "../src/check/warp_cases.js";
 import { randomWarpCases, warpReference } from "../src/check/warp_cases.js";
-import { execRoutine, runFailure } from "../targets/amdgpu/exec.js";
+import { runWarpLevel } from "../targets/amdgpu/warp_exec.js";
 import type { AmdRoutine } from "../targets/amdgpu/lower.js";
 import { lowerWithRule, printRoutine } from "../targets/amdgpu/lower.js";
 import { MCPUS, TARGETS } from "../targets/amdgpu/regs.js";
@@ -78,40 +76,21 @@ function kindsOf(f: WarpForm): { kinds: Kinds; guarded: boolean; main: boolean }
   return out;
 }
 
-/** The run's inputs from a case (a uniform source: its one value). */
-function inputsOf(r: AmdRoutine, f: WarpForm, c: WarpCase) {
-  const per = (xs: bigint[]) => xs.map((x) => concrete.k(x, 32));
-  const src: Partial<Record<SourceName, CV | CV[]>> = {};
-  const vals: Partial<Record<SourceName, bigint[]>> = { a: c.a, b: c.b, c: c.c, ...(c.membermask ? { membermask: c.membermask } : {}) };
-  for (const n of warpSources(f)) {
-    const k = r.spec.kinds[n] ?? V;
-    if (k.kind === "imm") continue;
-    src[n] = k.kind === "s" ? concrete.k(vals[n]![0]!, 32) : per(vals[n]!);
-  }
-  return {
-    src,
-    active: concrete.k(c.active, 32),
-    ...(c.guard ? { guard: c.guard, dPrior: per(c.dPrior), pPrior: c.pPrior } : {}),
-  };
-}
-
 const hex = (x: bigint) => `0x${x.toString(16).padStart(8, "0")}`;
 
-/** Runs one case: mismatches against the reference, or why the run is not a value (hazard, contract). */
+/**
+ * Runs one case (`runWarpLevel`, as `verify` does: the interpreter over concreteNumber, which
+ * test/bv_number.test.ts checks against concrete): mismatches against the reference, or why
+ * the run is not a value (hazard, contract).
+ */
 function check(r: AmdRoutine, f: WarpForm, c: WarpCase, expected?: { d: (bigint | null)[]; p: (boolean | null)[] }): { errors: string[]; cycles: number } {
-  let run;
-  try {
-    run = execRoutine(concrete, r, inputsOf(r, f, c));
-  } catch (e) {
-    return { errors: [`${(e as Error).name}: ${(e as Error).message}`], cycles: 0 };
-  }
-  const fail = runFailure(run);
-  if (fail) return { errors: [fail], cycles: 0 };
+  const run = runWarpLevel(r, f, c);
+  if ("failure" in run) return { errors: [run.failure], cycles: 0 };
   const want = expected ?? warpReference(f, c);
   const errors: string[] = [];
   for (let l = 0; l < 32; l++) {
     const wd = warpWrites(f).d ? want.d[l] : null;
-    if (wd !== null && wd !== undefined && run.d[l]!.x !== wd) errors.push(`lane ${l}: d ${hex(run.d[l]!.x)}, want ${hex(wd)}`);
+    if (wd !== null && wd !== undefined && run.d[l]! !== wd) errors.push(`lane ${l}: d ${hex(run.d[l]!)}, want ${hex(wd)}`);
     const wp = want.p[l];
     if (f.op === "shfl" && f.dest === "d|p" && wp !== null && wp !== undefined && run.p[l] !== wp) errors.push(`lane ${l}: p ${run.p[l]}, want ${wp}`);
   }

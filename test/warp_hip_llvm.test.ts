@@ -29,7 +29,7 @@ import { clangArgs, compileHip } from "../targets/hip/compile.js";
 import { printLlvmModule } from "../targets/llvm/print.js";
 import { callableFunctions } from "../targets/llvm/callable.js";
 import { checkCompiled, checkCompiledSets, verifyCompiled } from "../targets/llvm/compiled.js";
-import { callableName } from "../targets/llvm/verify.js";
+import { callableName } from "../targets/llvm/compile_for.js";
 import { runWarpAllChunk, warpAllChunks, warpAllSpecs } from "../src/check/warp_verify_all.js";
 import "../src/compose.js";
 import type { CompiledRow } from "../targets/llvm/compiled.js";

@@ -38,7 +38,7 @@ import { TARGETS } from "../amdgpu/regs.js";
 import { showLine } from "../amdgpu/prove/paths.js";
 import { printHipModule } from "../hip/print.js";
 import { printLlvmModule } from "./print.js";
-import { callableName, compileFor } from "./verify.js";
+import { callableName, compileFor } from "./compile_for.js";
 import type { CompiledWarpLayout } from "./prove_compiled_warp.js";
 import { loopAffinity } from "./prove_compiled_match.js";
 import { compiledHasLoop, compiledWarpLayouts, proveCompiledWarpLayouts } from "./prove_compiled_warp.js";

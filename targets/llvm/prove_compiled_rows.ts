@@ -30,7 +30,7 @@ import type { Mcpu } from "../amdgpu/regs.js";
 import { TARGETS } from "../amdgpu/regs.js";
 import type { CompiledSet } from "./compiled.js";
 import { compiledToolsAvailable } from "./compiled.js";
-import { aliasSpec, callableName, compiledRule, compileFor } from "./verify.js";
+import { aliasSpec, callableName, compiledRule, compileFor } from "./compile_for.js";
 import { proveCompiled } from "./prove_compiled.js";
 import type { CompiledProveRow } from "./prove_compiled_matrix.js";
 import { proveCompiledMatrix } from "./prove_compiled_matrix.js";
