@@ -78,7 +78,11 @@ export function sourceFingerprint(root: string, entries: readonly string[], excl
   while (todo.length) {
     const f = todo.pop()!;
     if (code.has(f) || exclude.includes(f)) continue;
-    const text = printer.printFile(ts.createSourceFile(f, readFileSync(join(root, f), "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
+    const path = join(root, f);
+    const source = readFileSync(path, "utf8");
+    const seen = printedCode.get(path);
+    const text = seen?.source === source ? seen.text : printer.printFile(ts.createSourceFile(f, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
+    printedCode.set(path, { source, text });
     code.set(f, text);
     for (const m of text.matchAll(importRe)) {
       const p = relative(root, join(root, dirname(f), m[1]!.replace(/\.js$/, ".ts")));
@@ -111,6 +115,13 @@ export function sourceFingerprint(root: string, entries: readonly string[], excl
 }
 
 /**
+ * Each file as `sourceFingerprint` printed it, by its path, with the text
+ * it was printed from: the three closures of `proverFingerprints` share most of their files,
+ * and a file is printed again only when its text changed.
+ */
+const printedCode = new Map<string, { source: string; text: string }>();
+
+/**
  * The repository root whose `.ts` sources the fingerprints hash: this file's `../..` (a source
  * checkout), or its `../../..` (a build under `dist/`, run in the checkout); null where the
  * sources are absent (the npm package: no stored verdict can be checked there).
@@ -129,7 +140,8 @@ export function proverRoot(): string | null {
  * AMDGPU and PIR provers'; the hip/llvm compiled functions' with a loop (and the scalar ones':
  * targets/llvm/prove_compiled_matrix.ts's whole closure); and the loop-free ones', whose proofs
  * never run targets/llvm/prove_compiled_loop.ts, so that file is left out of theirs.
- * Each costs ~1–3 s (the closure parsed).
+ * The first costs ~1–3 s (its closure parsed and printed); the other two reuse the files they share
+ * with it (`printedCode`).
  * @throws Error (from node:fs) where `root` lacks the sources.
  */
 export function proverFingerprints(root: string): { amdgpuPir: string; loops: string; loopFree: string } {
