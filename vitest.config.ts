@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongFirst from "./test/sequencer.js";
 
 // Three groups, run one after the other (`sequence.groupOrder`); a group's files start only when
 // the one before has finished:
@@ -19,6 +20,8 @@ const PROOFS = ["test/warp_waterfall.test.ts", "test/warp_prove_tree.test.ts", "
 export default defineConfig({
   test: {
     setupFiles: ["test/setup.ts"],
+    // Long files first in each group (test/sequencer.ts): a clean clone has no results cache.
+    sequence: { sequencer: LongFirst },
     exclude: ["**/node_modules/**", ...PROVE_FULL],
     testTimeout: 120_000,
     hookTimeout: 120_000,
