@@ -721,8 +721,12 @@ export function hazardPass(lines: readonly MLine[], t: HazardTarget, boundary: B
   if (hit) return { lines: hit.recipe.map((x) => (typeof x === "number" ? lines[x]! : x)), hidden: hit.hidden };
   const best = schedule(lines, t, boundary);
   const at = new Map<MLine, number>(lines.map((l, i) => [l, i]));
-  if (passCache.size > 20_000) passCache.clear();
-  passCache.set(key, { recipe: best.lines.map((l) => at.get(l) ?? l), hidden: best.hidden });
+  // One object at two places (a rule's shared line) would leave the recipe unable to say which
+  // of two same-shape lines of another sequence goes where: such a result is not kept.
+  if (at.size === lines.length) {
+    if (passCache.size > 20_000) passCache.clear();
+    passCache.set(key, { recipe: best.lines.map((l) => at.get(l) ?? l), hidden: best.hidden });
+  }
   return { lines: [...best.lines], hidden: best.hidden };
 }
 
