@@ -17,6 +17,13 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { FAMILY_INSTRUCTIONS, fraction, MAX_SEED, MAX_WARPS, positiveInt, regsOption, scratchOption } from "./options.js";
+
+/** `--family`'s values, each with its instructions: `szext, video (vshl/vshr), …` (bin/options.ts FAMILY_INSTRUCTIONS). */
+function familyChoices(): string {
+  return Object.entries(FAMILY_INSTRUCTIONS)
+    .map(([f, ops]) => (f === ops ? f : `${f} (${ops})`))
+    .join(", ");
+}
 import { OutputError, UsageError, reasonOf } from "./output.js";
 import type { PortCommandOptions } from "./port.js";
 import type { Predefined } from "./port_args.js";
@@ -139,7 +146,7 @@ program
   .command("verify")
   .description("check (or with --prove, prove) every lowering of the forms in FILE, or of whole families")
   .argument("[file]", "a .ptx file whose forms are verified")
-  .addOption(new Option("--family <family>", "szext, match, video or warp (shfl, vote, redux, activemask, bar.warp.sync) (default: all four)").argParser(choice("--family", ["szext", "match", "video", "warp"])))
+  .addOption(new Option("--family <family>", `${familyChoices()} (default: all)`).argParser(choice("--family", Object.keys(FAMILY_INSTRUCTIONS))))
   .option("--all", "every legal form, not a seeded sample")
   .addOption(semantics())
   .addOption(new Option("--mcpu <name>", "AMDGPU processor, or all").default("all").argParser(choice("--mcpu", MCPU)))

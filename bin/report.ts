@@ -10,6 +10,16 @@ import { escapeControls, escapeLine } from "../src/diag.js";
 import { buildReport, reportTargets } from "../src/report.js";
 import { targetName } from "../src/check/verify.js";
 import type { Mcpu } from "../targets/amdgpu/regs.js";
+import type { FamilyName } from "../src/families/index.js";
+import { FAMILY_INSTRUCTIONS } from "./options.js";
+
+/** The families after the first three (always shown), each only where it occurs: `, warp-level 3`. */
+function laterFamilies(byFamily: Record<string, number>): string {
+  return Object.entries(byFamily)
+    .filter(([f, n]) => n > 0 && f !== "szext" && f !== "video" && f !== "match")
+    .map(([f, n]) => `, ${f === "warp" ? "warp-level" : FAMILY_INSTRUCTIONS[f as FamilyName]} ${n}`)
+    .join("");
+}
 
 /**
  * The report of `mods` as text: tables, or with `json` one JSON document (trailing newline),
@@ -74,7 +84,7 @@ function moduleTables(m: ModuleReport, rep: Report): string {
     return out.join("\n");
   }
   out.push(
-    `${s.occurrences} occurrence${s.occurrences === 1 ? "" : "s"} (szext ${s.byFamily.szext}, vshl/vshr ${s.byFamily.video}, match.sync ${s.byFamily.match}${s.byFamily.warp ? `, warp-level ${s.byFamily.warp}` : ""}) → ${s.routines} routine${s.routines === 1 ? "" : "s"}; ` +
+    `${s.occurrences} occurrence${s.occurrences === 1 ? "" : "s"} (szext ${s.byFamily.szext}, vshl/vshr ${s.byFamily.video}, match.sync ${s.byFamily.match}${laterFamilies(s.byFamily)}) → ${s.routines} routine${s.routines === 1 ? "" : "s"}; ` +
       `${s.otherInstructions} other instruction${s.otherInstructions === 1 ? "" : "s"} (${s.otherOpcodes} opcode${s.otherOpcodes === 1 ? "" : "s"})`,
   );
   for (const d of m.diagnostics) out.push(`${escapeLine(m.file)}:${d.line}:${d.col}: ${d.severity}: ${d.message}`);

@@ -10,7 +10,12 @@
  */
 import type { ParsedModule } from "./ir/build.js";
 import type { Family, Profile } from "./ir/forms.js";
-import { familyOf, formId, formName } from "./ir/forms.js";
+import { FAMILIES, familyOf, formId, formName } from "./ir/forms.js";
+
+/** A count per registered family, all zero. */
+function zeroByFamily(): Record<Family, number> {
+  return Object.fromEntries(FAMILIES.map((f) => [f, 0])) as Record<Family, number>;
+}
 import type { OperandKind, RoutineSpec, SourceName } from "./ir/ir.js";
 import { routineName, sourcesOf } from "./ir/ir.js";
 import type { ModuleRoutine } from "./lower.js";
@@ -215,7 +220,7 @@ function failedReport(file: string, diagnostics: ModuleReport["diagnostics"]): M
     occurrences: [],
     routines: [],
     census: [],
-    summary: { occurrences: 0, byFamily: { szext: 0, video: 0, match: 0, warp: 0 }, routines: 0, otherInstructions: 0, otherOpcodes: 0, verdicts: { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 } },
+    summary: { occurrences: 0, byFamily: zeroByFamily(), routines: 0, otherInstructions: 0, otherOpcodes: 0, verdicts: { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 } },
   };
 }
 
@@ -255,7 +260,7 @@ async function moduleReport(mod: ParsedModule, opts: ReportOptions, check: Check
   occurrences.sort((a, b) => a.line - b.line || a.col - b.col);
 
   const census = censusOf(mod.census);
-  const byFamily: Record<Family, number> = { szext: 0, video: 0, match: 0, warp: 0 };
+  const byFamily = zeroByFamily();
   for (const o of occurrences) byFamily[o.family]++;
   const verdicts: Record<ReportVerdict["status"], number> = { tested: 0, refuted: 0, skipped: 0, "not-run": 0, error: 0 };
   for (const r of out) for (const t of r.targets) verdicts[t.verdict.status]++;

@@ -149,6 +149,7 @@ describe("broken corpus (test/check/broken): every wrong lowering is refuted", a
 /** A fixed sample touching every family, target, profile and rule (about 2–4 minutes). */
 function sample(): ProveItem[] {
   const items: ProveItem[] = [];
+  const v0 = { kind: "v" } as const;
   const add = (spec: RoutineSpec, target: ProveTarget, profile: Profile, only?: string[]) => {
     for (const r of rulesFor(spec, target, profile)) if (!only || only.includes(r.name)) items.push({ spec, target, profile, rule: r.name });
   };
@@ -156,6 +157,11 @@ function sample(): ProveItem[] {
   for (const row of matrixRows("szext")) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
   // video: one form in 211 (all tails, both ops and profiles appear), every target.
   for (const row of matrixRows("video", 211)) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
+  // vop (vadd…vmax): one form in 997 (every op, tail kind and profile appear), every target,
+  // and the rules the stride misses (vadd's three-input add).
+  for (const row of matrixRows("vop", 997)) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
+  for (const t of matrixTargets())
+    add({ form: { op: "vadd", dtype: "u32", atype: "u32", btype: "u32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "add" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "isa", ["vop_add3"]);
   // match: the loop-free rules on every target and profile, the waterfalls on one wave32 and
   // one wave64 target (the induction is the costly part).
   const v = { kind: "v" } as const;
@@ -245,7 +251,7 @@ describe("a fixed sample of the matrix is proved", () => {
     expect(new Set(items.map((it) => it.profile))).toEqual(new Set(PROFILES));
     // Every rule of every target appears.
     const all = new Set<string>();
-    for (const row of [...matrixRows("szext"), ...matrixRows("match"), ...matrixRows("video", 7)]) for (const r of row.rules) all.add(`${row.target.kind}:${r}`);
+    for (const row of [...matrixRows("szext"), ...matrixRows("match"), ...matrixRows("video", 7), ...matrixRows("vop", 7)]) for (const r of row.rules) all.add(`${row.target.kind}:${r}`);
     const seen = new Set(items.map((it) => `${it.target.kind}:${it.rule}`));
     expect([...all].filter((x) => !seen.has(x))).toEqual([]);
   });

@@ -22,10 +22,11 @@
  * `unknown` (timeout, solver fault, or a shape the prover does not handle). A refutation is
  * only reported once the model has been re-run concretely and shows the failure.
  */
-import type { Form, Profile, VshForm } from "../ir/forms.js";
+import type { Form, Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import { formId } from "../ir/forms.js";
 import { familyOf } from "../families/index.js";
+import type { AnyFamily } from "../family/types.js";
 import { targetServices } from "../target/registry.js";
 import type { ProverModel } from "../target/prover.js";
 import type { AnyRule, ProveOptions, ProveTarget, Reduction, SelectorLemma, Verdict } from "./prove_types.js";
@@ -128,22 +129,23 @@ export function proveAffinity(spec: RoutineSpec, target: ProveTarget, profile: P
  */
 export function reduceSelectors(spec: RoutineSpec, target: ProveTarget, profile: Profile, rule: AnyRule): Reduction | null {
   const f = spec.form;
-  if (f.op !== "vshl" && f.op !== "vshr") return null;
-  if (f.asel === null && f.bsel === null) return null;
-  const f0: VshForm = { ...f, asel: null, bsel: null };
+  // The family's stage 1 (src/family/types.ts selectorStage): none, or no selectors.
+  const split = (familyOf(f) as AnyFamily).selectorStage?.(f) ?? null;
+  if (!split) return null;
+  const f0 = split.base as Form;
   const base: RoutineSpec = { ...spec, form: f0 };
-  const aSigned = f.atype === "s32";
+  const { aSigned, bSigned } = split;
   const P = new FpBV();
   const A = P.sym("a", 32);
   const B = P.sym("b", 32);
   const C = P.sym("c", 32);
-  const alpha = (x: Fp) => (f.asel ? selected(P, x, f.asel, aSigned) : x);
-  const beta = (x: Fp) => (f.bsel ? selected(P, x, f.bsel, false) : x);
+  const alpha = (x: Fp) => (split.asel ? selected(P, x, split.asel, aSigned) : x);
+  const beta = (x: Fp) => (split.bsel ? selected(P, x, split.bsel, bSigned) : x);
   const sF = scalarSemantics(P, f, profile, A, B, C);
   const s0 = scalarSemantics(P, f0, profile, alpha(A), beta(B), C);
   if (sF.value !== s0.value || sF.defined !== s0.defined) return null;
   try {
-    return withModel(target, (m, t) => m.reduceSelectors(spec, t, profile, rule, { form: f, base, P, A, B, C, alpha, beta, aSigned }));
+    return withModel(target, (m, t) => m.reduceSelectors(spec, t, profile, rule, { asel: split.asel, bsel: split.bsel, base, P, A, B, C, alpha, beta, aSigned, bSigned }));
   } catch {
     return null;
   }

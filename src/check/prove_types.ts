@@ -6,7 +6,7 @@
  * symbolic/concrete initial values and the selector-stage reduction's pieces.
  */
 import type { RoutineSpec } from "../ir/ir.js";
-import type { VshForm } from "../ir/forms.js";
+import type { Sel } from "../ir/forms.js";
 import type { BV, CV } from "../sem/bv.js";
 import { concrete } from "../sem/bv.js";
 import type { Bool, BitVec, Z3Env } from "./smt.js";
@@ -157,7 +157,9 @@ export interface Reduction {
  * spec equality spec_F(a, b, c) = spec_F0(α(a), β(b), c) the driver has checked.
  */
 export interface SelectorStage {
-  form: VshForm;
+  /** The selectors of the form F (`base` is F without them). */
+  asel: Sel | null;
+  bsel: Sel | null;
   base: RoutineSpec;
   P: FpBV;
   A: Fp;
@@ -165,6 +167,7 @@ export interface SelectorStage {
   C: Fp;
   alpha(x: Fp): Fp;
   beta(x: Fp): Fp;
-  /** Whether a's field is sign-extended (atype s32). */
+  /** Whether a's (b's) field is sign-extended (its type is .s32). */
   aSigned: boolean;
+  bSigned: boolean;
 }

@@ -21,6 +21,7 @@ import { startWorker } from "../workers.js";
 import type { Profile } from "../ir/forms.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import type { Family, Form } from "../ir/forms.js";
+import type { AnyFamily } from "../family/types.js";
 import { PROFILES, formId } from "../ir/forms.js";
 import { familyNamed, familyOf } from "../families/index.js";
 import { routineName } from "../ir/ir.js";
@@ -152,7 +153,7 @@ export async function proveMany(items: ProveItem[], opts: ManyOptions = {}): Pro
   if (share && opts.reduce !== false) {
     for (const [k, i] of firstOf) {
       const it = items[i]!;
-      if (it.spec.form.op !== "vshl" && it.spec.form.op !== "vshr") continue;
+      if (!(familyOf(it.spec.form) as AnyFamily).selectorStage?.(it.spec.form)) continue;
       if (it.ruleModule) continue;
       let red: Reduction | null = null;
       try {

@@ -19,7 +19,7 @@ import { guarded, keepLane } from "../sem/guard.js";
 import type { McpuName as Mcpu } from "../target/lower.js";
 import { targetServices } from "../target/registry.js";
 import type { VectorOut, VectorRun, VectorService } from "../target/vectors.js";
-import { familyOf } from "../families/index.js";
+import { FAMILIES, familyOf } from "../families/index.js";
 import type { ScalarCase } from "./inputs.js";
 import type { MatchCase } from "./warps.js";
 import type { WarpCase } from "./warp_cases.js";
@@ -129,7 +129,7 @@ export function readVectors(text: string, file: string): { vectors: Vector[]; di
     const mod = parseModule(wrapped, file);
     const errs = mod.diagnostics.filter((d) => d.severity === "error");
     if (errs.length || mod.insts.length !== 1) {
-      bad(`vector ${v.id}: ${errs.map((d) => d.message).join("; ") || "no instruction ptx-lower lowers (szext, vshl/vshr, match.sync, shfl, vote, redux, activemask, bar.warp.sync)"}`);
+      bad(`vector ${v.id}: ${errs.map((d) => d.message).join("; ") || `no instruction ptx-lower lowers (${FAMILIES.map((f) => f.spelled).join(", ")})`}`);
       return;
     }
     const sem = v.semantics;

@@ -1,5 +1,5 @@
 /**
- * @fileoverview Checker inputs aimed at one video form (vshl/vshr): the corner values of
+ * @fileoverview Checker inputs aimed at one scalar video form (vshl/vshr; `vopCases`: vadd…vmax): the corner values of
  * ptx-semantics.md §5(a) placed in the bytes and halves the form's selectors read, shift
  * amounts around 0, 31, 32, 33 in the selected field of b, the edges of the .s34 wrap and of
  * the saturation ranges, c corners, then seeded random values. src/check/inputs.ts adds the
@@ -75,5 +75,27 @@ export function vshCases(f: VshForm, seed: number, random = 200): ScalarCase[] {
     const b = rng.bool() ? (f.bsel ? place(f.bsel, BigInt(rng.below(40)), r) : BigInt(rng.below(40))) : r;
     out.push({ a, b, c: BigInt(rng.u32()) });
   }
+  return out;
+}
+
+/** Word values for vadd…vmax operands: the signed and unsigned edges, where ±1 crosses 2^31 or 2^32. */
+const VOP_EXTRA: readonly bigint[] = [2n, 0x7ffffffen, 0x80000001n, 0xfffffffen, 0x7fn, 0x80n, 0xffn, 0x7fffn, 0x8000n, 0xffffn, 0xffffff80n, 0xffff8000n, 0x00010000n];
+
+/**
+ * Inputs for one vadd…vmax form: a × b corners (each placed in the selected field, with
+ * all-zero and all-one surrounding bits), paired with c corners in rotation, then every c
+ * corner with the pairs whose result sits on a saturation or comparison edge, then `random`
+ * seeded random triples.
+ */
+export function vopCases(f: { asel: Sel | null; bsel: Sel | null }, seed: number, random = 200): ScalarCase[] {
+  const rng = new Rng(seed ^ 0x5eed52);
+  const as = valuesFor(f.asel, [0n, M32], VOP_EXTRA);
+  const bs = valuesFor(f.bsel, [0n, M32], VOP_EXTRA);
+  const cs = [...VSH_CORNERS, ...C_EXTRA];
+  const out: ScalarCase[] = [];
+  let k = 0;
+  for (const a of as) for (const b of bs) out.push({ a, b, c: cs[k++ % cs.length]! });
+  for (const c of cs) for (const [a, b] of [[0xffffffffn, 1n], [0x7fffffffn, 1n], [1n, 2n], [0x80000000n, 0x7fffffffn], [0n, 0xffffffffn]] as const) out.push({ a, b, c });
+  for (let i = 0; i < random; i++) out.push({ a: BigInt(rng.u32()), b: BigInt(rng.u32()), c: BigInt(rng.u32()) });
   return out;
 }

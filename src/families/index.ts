@@ -9,13 +9,14 @@ import type { AnyFamily } from "../family/types.js";
 import { szext } from "./szext.js";
 import { match } from "./match.js";
 import { video } from "./video.js";
+import { vop } from "./vop.js";
 import { warp } from "./warp.js";
 
 /** Every family, in the order commands list them. */
-export const FAMILIES = [szext, match, video, warp] as const satisfies readonly AnyFamily[];
+export const FAMILIES = [szext, match, video, vop, warp] as const satisfies readonly AnyFamily[];
 
 export type FamilyDef = (typeof FAMILIES)[number];
-/** A family's name: `szext`, `match`, `video`, `warp`. */
+/** A family's name: `szext`, `match`, `video`, `vop`, `warp`. */
 export type FamilyName = FamilyDef["name"];
 /** The definition of the family named `K`. */
 export type FamilyOf<K extends FamilyName> = Extract<FamilyDef, { name: K }>;
@@ -23,7 +24,7 @@ export type FamilyOf<K extends FamilyName> = Extract<FamilyDef, { name: K }>;
 export type FormOf<K extends FamilyName> = Extract<Form, { op: FamilyOf<K>["ops"][number] }>;
 
 /** The family of each opcode: a `Form` op without an entry here is a type error. */
-const BY_OP = { szext, vshl: video, vshr: video, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp } as const satisfies { readonly [Op in Form["op"]]: AnyFamily };
+const BY_OP = { szext, vshl: video, vshr: video, vadd: vop, vsub: vop, vabsdiff: vop, vmin: vop, vmax: vop, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp } as const satisfies { readonly [Op in Form["op"]]: AnyFamily };
 
 // The `Form` union and the registry agree: every family's opcodes are forms' opcodes, and every form's opcode belongs to a family.
 type Equal<X, Y> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends Y ? 1 : 2 ? true : false;

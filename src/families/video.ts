@@ -164,6 +164,7 @@ export const video = {
    * Every form with all-divergent operands; forms without selectors also with immediate
    * operands and with a guard (a selector on an immediate is not PTX).
    */
+  selectorStage: (f) => (f.asel === null && f.bsel === null ? null : { base: { ...f, asel: null, bsel: null }, asel: f.asel, bsel: f.bsel, aSigned: f.atype === "s32", bSigned: false }),
   proveSpecs(form): RoutineSpec[] {
     const specs: RoutineSpec[] = [{ form, kinds: { a: V, b: V, c: V }, guarded: false }];
     if (form.bsel === null) specs.push({ form, kinds: { a: V, b: IMM(33n), c: V }, guarded: false });

@@ -11,7 +11,7 @@
  */
 import type { BV, Defined } from "../sem/bv.js";
 import type { MatchResult, MatchWarp } from "../sem/match_sync.js";
-import type { Form, Profile } from "../ir/form_types.js";
+import type { Form, Profile, Sel } from "../ir/form_types.js";
 import type { FamilyInst, OperandKind, RoutineSpec, SourceName } from "../ir/ir.js";
 import type { FamilyChecker, Resolved, Role } from "../ir/build.js";
 import type { ScalarCase } from "../check/inputs.js";
@@ -180,6 +180,23 @@ export interface Family<N extends string, F extends Form, Sh extends Shape> {
   mainKind(k: KindSample): boolean;
   /** The prover matrix: the routines proved for a form, such that every rule applies to one of them. */
   proveSpecs(f: F): RoutineSpec[];
+  /**
+   * The scalar video families' stage 1 (partSelectSignExtend): the form without its `a`/`b`
+   * selectors and how each selected field is extended, for the prover's selector reduction
+   * (src/check/prove.ts `reduceSelectors`); null for a form without selectors. Absent: the
+   * family has no selectors.
+   */
+  selectorStage?(f: F): SelectorSplit<F> | null;
+}
+
+/** A form with `a.asel`/`b.bsel` and the same form without them (`base`). */
+export interface SelectorSplit<F> {
+  base: F;
+  asel: Sel | null;
+  bsel: Sel | null;
+  /** The selected field of a (b) is sign-extended. */
+  aSigned: boolean;
+  bSigned: boolean;
 }
 
 /** Any registered family. */

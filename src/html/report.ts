@@ -11,6 +11,7 @@
  */
 import type { ParsedModule } from "../ir/build.js";
 import type { Family } from "../ir/forms.js";
+import { FAMILIES } from "../ir/forms.js";
 import type { ModuleReport, Report, ReportRoutine, ReportTarget, ReportVerdict, UnreadableModule } from "../report.js";
 import { collectRoutines } from "../lower.js";
 import { outputTargets } from "../target/registry.js";
@@ -25,7 +26,7 @@ import type { Bar } from "./page.js";
  */
 export type RoutineCode = Map<string, Map<string, { text: string } | { missing: string }>>[];
 
-const FAMILY_LABEL: Record<Family, string> = { szext: "szext", video: "vshl/vshr", match: "match.sync", warp: "warp-level" };
+const FAMILY_LABEL: Record<Family, string> = { szext: "szext", video: "vshl/vshr", vop: "vadd/vsub/vabsdiff/vmin/vmax", match: "match.sync", warp: "warp-level" };
 const VERDICTS: ReportVerdict["status"][] = ["tested", "refuted", "skipped", "not-run", "error"];
 const VERDICT_CLS: Record<ReportVerdict["status"], string> = { tested: "c2", refuted: "c4", skipped: "c3", "not-run": "c5", error: "c1" };
 
@@ -198,8 +199,8 @@ function moduleSection(m: ModuleReport, mi: number, rep: Report, code: RoutineCo
  */
 export function reportPage(rep: Report, code: RoutineCode = []): string {
   const t = rep.totals;
-  const byFamily: Record<Family, number> = { szext: 0, video: 0, match: 0, warp: 0 };
-  const forms: Record<Family, Set<string>> = { szext: new Set(), video: new Set(), match: new Set(), warp: new Set() };
+  const byFamily = Object.fromEntries(FAMILIES.map((f) => [f, 0])) as Record<Family, number>;
+  const forms = Object.fromEntries(FAMILIES.map((f) => [f, new Set<string>()])) as Record<Family, Set<string>>;
   for (const m of rep.modules) {
     for (const f of Object.keys(byFamily) as Family[]) byFamily[f] += m.summary.byFamily[f];
     for (const r of m.routines) forms[r.family].add(r.form);

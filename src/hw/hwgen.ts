@@ -41,7 +41,8 @@ import { warpFormName, warpPredicateDest } from "../ir/warp_forms.js";
 import type { ShflReading } from "../sem/warp.js";
 import { cudaC, warpReference, type WarpCase, type WarpExpected } from "../check/warp_cases.js";
 import type { FamilyInst, PtxOperand } from "../ir/ir.js";
-import type { MatchForm, Sel, VshForm } from "../ir/forms.js";
+import type { MatchForm, Sel, VshTail } from "../ir/forms.js";
+import type { AnyFamily } from "../family/types.js";
 import { isWarpLevel } from "../check/verify.js";
 
 /** One vector line as FORMAT.md defines it. */
@@ -135,15 +136,17 @@ function asmFor(inst: FamilyInst): Asm {
     slot.set("g", `%${n++}`);
     ins.push(`"r"(g)`);
   }
-  const vf = f.op === "vshl" || f.op === "vshr" ? (f as VshForm) : null;
-  const dsel = vf && vf.tail.kind === "merge" ? vf.tail.dsel : null;
+  // The video selectors, through the registry (a family's `selectorStage`; `d.dsel` is a merge tail).
+  const split = (familyOf(f) as AnyFamily).selectorStage?.(f) ?? null;
+  const tail = "tail" in f ? (f.tail as VshTail) : null;
+  const dsel = tail && tail.kind === "merge" ? tail.dsel : null;
   let dest = opText(inst.d, slot.get("d"), dsel);
   if (isMatchAll && inst.p) dest += `|${inst.p.kind === "sink" ? "_" : "P"}`;
   const operands = [dest];
-  operands.push(opText(inst.a, slot.get("a"), vf?.asel ?? null));
+  operands.push(opText(inst.a, slot.get("a"), split?.asel ?? null));
   if (f.op === "match") operands.push(opText(inst.membermask, slot.get("membermask")));
   else {
-    operands.push(opText(inst.b, slot.get("b"), vf?.bsel ?? null));
+    operands.push(opText(inst.b, slot.get("b"), split?.bsel ?? null));
     if (inst.c) operands.push(opText(inst.c, slot.get("c")));
   }
   const body: string[] = [];

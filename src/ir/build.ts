@@ -709,8 +709,10 @@ const KNOWN_OTHER = new Set([
   "ftz", "approx", "cc", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc", "mmio", "aligned", "ballot",
   "exch", "inc", "dec", "popc", "up", "down", "bfly", "idx", "shiftamt", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc",
   "wait", "cta", "gpu", "sys", "cluster", "noftz", "L1", "L2", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms",
-  "a2dms", "weak", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "trap", "zero", "abs", "NaN",
+  "a2dms", "weak", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "trap", "zero", "abs", "NaN", "po", "shr7", "shr15",
 ]);
+/** How ptxas names a known modifier in "Illegal modifier" where not as written (video-semantics.md §2: vmad's scales on vadd). */
+const OTHER_NAMES: Readonly<Record<string, string>> = { shr7: "Shift-right", shr15: "Shift-right" };
 
 /** Selector spellings ptxas recognises at all (`.b0123`, `.h10` belong to the SIMD video ops). */
 function knownSelectorSyntax(sel: string): boolean {
@@ -1178,7 +1180,7 @@ export class FamilyChecker {
     }
     if (this.spaces.length > 0) this.err(this.modLoc(this.spaces[0]), messages.noStateSpace(op));
     for (const { m, i } of this.others) {
-      this.err(this.modLoc(i), messages.illegalModifier("." + m, op));
+      this.err(this.modLoc(i), messages.illegalModifier(OTHER_NAMES[m] ?? "." + m, op));
       // `.abs` is min/max's (with `.xorsign`): ptxas says so too.
       if (m === "abs") this.err(this.modLoc(i), messages.absNeedsXorsign());
     }

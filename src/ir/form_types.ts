@@ -6,7 +6,7 @@
  * `tail` makes `.op2` and `.dsel` exclusive, as ptxas requires ("Video instruction cannot
  * have destination selector and secondary operation").
  *
- * Sources: PTX ISA 9.0 "szext" (§9.7.1.21), "vshl, vshr" (§9.7.18.1.3), "match.sync"
+ * Sources: PTX ISA 9.0 "szext" (§9.7.1.21), "vshl, vshr" (§9.7.18.1.3), "vadd, vsub, vabsdiff, vmin, vmax" (§9.7.18.1.1), "match.sync"
  * (§9.7.13.8); the accepted-form matrix of ../shared/notes/ptx-semantics.md §5(c).
  */
 
@@ -39,6 +39,22 @@ export interface VshForm {
   tail: VshTail;
 }
 
+/**
+ * `vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` with vop one of the five
+ * scalar video operations of PTX ISA 9.0 §9.7.18.1.1 (`vadd vsub vabsdiff vmin vmax`): unlike
+ * the shifts, btype is free and b is extended by it.
+ */
+export interface VopForm {
+  op: "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax";
+  dtype: "u32" | "s32";
+  atype: "u32" | "s32";
+  btype: "u32" | "s32";
+  sat: boolean;
+  asel: Sel | null;
+  bsel: Sel | null;
+  tail: VshTail;
+}
+
 /** Destination shape of match: `.any` has only `d`; `.all` may add `|p` and sink either. */
 export type MatchDest = "d" | "d|p" | "_|p" | "d|_" | "_";
 
@@ -54,7 +70,7 @@ import type { WarpForm } from "./warp_forms.js";
 export type { WarpForm } from "./warp_forms.js";
 
 /** Every form of every family: the scalar families, match.sync, and the warp-level family (src/ir/warp_forms.ts). */
-export type Form = SzextForm | VshForm | MatchForm | WarpForm;
+export type Form = SzextForm | VshForm | VopForm | MatchForm | WarpForm;
 
 /** Semantics profile: the ISA read literally (repaired), or ptxas's sm_75+ emulation. */
 export type Profile = "isa" | "sm90";

@@ -1,26 +1,32 @@
 /**
- * @fileoverview Reference semantics of `vshl` / `vshr` — PTX ISA 9.0 §9.7.18.1 "Scalar video
- * instructions" (overview, optSaturate/optSecOp/optMerge) and §9.7.18.1.3 "vshl, vshr".
- *
- * One definition, two profiles, staged as the ISA is:
- *   extract and extend to 33 bits → shift → 34-bit intermediate → saturate →
+ * @fileoverview The scalar video pipeline — PTX ISA 9.0 §9.7.18.1 "Scalar video instructions"
+ * (overview: partSelectSignExtend, optSaturate, optSecOp, optMerge) — and the seven scalar
+ * instructions on it: `vshl`/`vshr` (§9.7.18.1.3, `vsh`) and `vadd vsub vabsdiff vmin vmax`
+ * (§9.7.18.1.1, `vop`). One definition, two profiles, staged as the ISA is:
+ *   extract and extend to 33 bits → operation → 34-bit intermediate → saturate →
  *   secondary op or merge → low 32 bits.
+ * The stages every instruction shares are written once here: `partSelectSignExtend`,
+ * `clampSigned`/`satRange`, and `scalarTail` (optSecOp or optMerge, with sm_90's `.h1` merge).
  *
- * Repairs of the ISA text (../shared/notes/ptx-semantics.md §2.2, §2.4):
+ * Repairs of the ISA text (../shared/notes/ptx-semantics.md §2.2, §2.4; video-semantics.md §1.8):
  *   (i)   `d = optSecondaryOp(...); d = optMerge(...)` overwrites d; op2 and dsel are exclusive,
- *         so d = dsel ? optMerge : optSecOp.
- *   (iii) the helpers' `.s33` return types cannot hold U32 sums: computed wide enough.
+ *         so d = dsel ? optMerge : optSecOp (video-semantics R2).
+ *   (iii) the helpers' `.s33` return types cannot hold U32 sums: computed wide enough (R3).
  *   (iv)  partSelectSignExtend is undefined in the ISA: `.bK` = bits [8K+7:8K], `.hK` = bits
- *         [16K+15:16K], none = the word, then sign-extended iff the type is .s32.
- *   A1    "the sign of the intermediate result depends on dtype": `isa` keeps the `.s34`
- *         intermediate signed (the exact result wrapped to 34 bits) for `.sat` and op2.
+ *         [16K+15:16K], none = the word, then sign-extended iff the type is .s32 (R1).
+ *   A1    "the sign of the intermediate result depends on dtype": `isa` keeps the
+ *         intermediate signed and exact (the shifts: wrapped to .s34) for `.sat` and op2 (R4).
+ *   R6    optMerge `.h1`: `((tmp & 0xffff) << 16) | (c & 0xffff)` (the text's parentheses
+ *         do not balance).
  *
- * Profile `sm90` is what ptxas 13.0 emits for sm_75…sm_120 (../shared/vectors/FORMAT.md),
- * departing from `isa` in four places, each marked D1, D2, D3, A1 below.
+ * Profile `sm90` is what ptxas 13.0 emits for sm_75…sm_120 (../shared/vectors/FORMAT.md).
+ * The shifts depart from `isa` in four places, marked D1, D2, D3, A1 below (ptx-semantics.md
+ * §2.4); vadd…vmax in five, marked D2, S1, S2, S3, A1 (video-semantics.md §4.3, from the
+ * sm_90 SASS as decoded and executed there). D2 is the shared merge.
  */
 import type { BV, Defined } from "./bv.js";
 import { note } from "./bv.js";
-import type { Profile, Sel, VshForm } from "../ir/forms.js";
+import type { Profile, Sel, VopForm, VshForm, VshTail } from "../ir/forms.js";
 
 /** Bit offset and width of a selector; `null` selects the whole word. */
 export function selField(sel: Sel | null): { lo: number; width: number } {
@@ -37,7 +43,7 @@ export function partSelectSignExtend<V, B>(bv: BV<V, B>, x: V, signed: boolean, 
 }
 
 /** CLAMP(t, max, min) on a signed `t`. */
-function clampSigned<V, B>(bv: BV<V, B>, t: V, min: bigint, max: bigint): V {
+export function clampSigned<V, B>(bv: BV<V, B>, t: V, min: bigint, max: bigint): V {
   const w = bv.width(t);
   const lo = bv.k(min, w);
   const hi = bv.k(max, w);
@@ -124,46 +130,125 @@ export function vshIntermediate<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile
 }
 
 /**
- * `vop.dtype.atype.u32{.sat}.mode{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}`.
+ * optSecOp or optMerge, shared by every scalar video instruction:
+ *   none      d = t32
+ *   `.add`    d = (tmp + c) mod 2^32, c extended per dtype: only t32 matters
+ *   `.min/.max` the compared value `lhs` (64 bits: the profile's choice) against c extended
+ *             per dtype, signed or unsigned as `signedCmp` says
+ *   merge     ((t32 & fieldmask) << lo) | (c & ~(fieldmask << lo)); sm90 `.h1` (D2): ptxas
+ *             merges as PRMT(tmp, 0x3254, c), tmp[31:16] over c[15:0] (video-semantics §4.3)
+ * @param t32 the intermediate's low word (after saturation), 32 bits
+ * @param minMax the `.min/.max` compared value (64 bits) and signedness; read only by those tails
+ * @param c the u32 third operand
+ * @returns the 32-bit result before "the lower 32-bits are written to the destination"
+ */
+export function scalarTail<V, B>(bv: BV<V, B>, tail: VshTail, profile: Profile, dsigned: boolean, t32: V, minMax: () => { lhs: V; signedCmp: boolean }, c: V): V {
+  const k = (x: bigint | number, w: number) => bv.k(x, w);
+  if (tail.kind === "merge") {
+    const { lo, width } = selField(tail.dsel);
+    const field = BigInt((1 << width) - 1) << BigInt(lo);
+    const keepC = bv.and(c, k(~field & 0xffffffffn, 32));
+    // D2: ptxas merges d.h1 as PRMT(tmp, 0x3254, c): the upper half of tmp, not its lower half.
+    if (profile === "sm90" && tail.dsel === "h1") return bv.or(bv.and(t32, k(0xffff0000, 32)), keepC);
+    const low = bv.and(t32, k((1 << width) - 1, 32));
+    return bv.or(bv.shl(low, k(lo, 32)), keepC);
+  }
+  if (tail.kind === "op2") {
+    // The third operand is sign- or zero-extended per dtype; `.add` reads the low words only.
+    if (tail.op2 === "add") return bv.add(t32, c);
+    const cc = dsigned ? bv.sext(c, 64) : bv.zext(c, 64);
+    const { lhs, signedCmp } = minMax();
+    const less = signedCmp ? bv.slt(lhs, cc) : bv.ult(lhs, cc);
+    const pick = tail.op2 === "min" ? bv.ite(less, lhs, cc) : bv.ite(less, cc, lhs);
+    return bv.extract(pick, 31, 0);
+  }
+  return t32;
+}
+
+/**
+ * `vop.dtype.atype.u32{.sat}.mode{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` (vshl, vshr).
  * @param a, b, c u32 register values (c is read only when the tail uses it)
  * @returns d (u32); the video shifts are defined for every input.
  */
 export function vsh<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V, c: V): Defined<V, B> {
-  const k = (x: bigint | number, w: number) => bv.k(x, w);
-  const dsigned = f.dtype === "s32";
-
   const { exact, tmp } = vshIntermediate(bv, f, profile, a, b);
-
-  let r: V; // the result before "the lower 32-bits are written to the destination"
   const t32 = bv.extract(tmp, 31, 0);
-  if (f.tail.kind === "merge") {
-    const { lo, width } = selField(f.tail.dsel);
-    const field = BigInt((1 << width) - 1) << BigInt(lo);
-    const keepC = bv.and(c, k(~field & 0xffffffffn, 32));
-    if (profile === "sm90" && f.tail.dsel === "h1") {
-      // D2: ptxas merges d.h1 as PRMT(tmp, 0x3254, c): the upper half of tmp, not its lower half.
-      r = bv.or(bv.and(t32, k(0xffff0000, 32)), keepC);
-    } else {
-      // optMerge: ((tmp & fieldmask) << lo) | (c & ~(fieldmask << lo))
-      const low = bv.and(t32, k((1 << width) - 1, 32));
-      r = bv.or(bv.shl(low, k(lo, 32)), keepC);
-    }
-  } else if (f.tail.kind === "op2") {
-    // The third operand is sign- or zero-extended per dtype.
-    const cc = dsigned ? bv.sext(c, 64) : bv.zext(c, 64);
-    if (f.tail.op2 === "add") {
-      r = bv.extract(bv.add(tmp, cc), 31, 0);
-    } else {
-      const isMin = f.tail.op2 === "min";
-      // isa: the signed .s34 tmp; sm90: sext(t32) with .sat (D3), else exact (A1), compared
-      // signed for dtype .s32 and unsigned for .u32 (minMaxOperand, minMaxSigned).
-      const lhs = minMaxLhs(bv, f, profile, { tmp, t32, exact });
-      const less = minMaxSigned(f, profile) ? bv.slt(lhs, cc) : bv.ult(lhs, cc);
-      const pick = isMin ? bv.ite(less, lhs, cc) : bv.ite(less, cc, lhs);
-      r = bv.extract(pick, 31, 0);
-    }
-  } else {
-    r = t32;
-  }
+  // isa: the signed .s34 tmp; sm90: sext(t32) with .sat (D3), else exact (A1), compared
+  // signed for dtype .s32 and unsigned for .u32 (minMaxOperand, minMaxSigned).
+  const r = scalarTail(bv, f.tail, profile, f.dtype === "s32", t32, () => ({ lhs: minMaxLhs(bv, f, profile, { tmp, t32, exact }), signedCmp: minMaxSigned(f, profile) }), c);
   return { value: note(bv, "d", r), defined: bv.true };
+}
+
+/**
+ * optSaturate of vadd…vmax: the exact intermediate (64 bits, signed) clamped as the profile does.
+ *   isa (R5):      to dtype's range over the dsel subword (8/16 bits) or 32 bits
+ *   sm90 S1:       with a dsel, *unsigned* min(tmp as u64, MAX), MAX = 0x7f/0x7fff (dtype .s32)
+ *                  or 0xff/0xffff (.u32): a negative tmp gives MAX (IMAD.X high word ≠ 0 →
+ *                  0xffffffff, then ISETP.GT.U32 + SEL against MAX)
+ *   sm90 S2:       dtype .u32 without dsel: negative → 0 and no upper clamp (the high-word
+ *                  test is missing: `vadd.u32.u32.u32.sat 0xffffffff, 1` = 0)
+ *   sm90, dtype .s32 without dsel: the ISA's clamp.
+ */
+export function vopSaturate<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, exact: V): V {
+  const dsigned = f.dtype === "s32";
+  const dsel = f.tail.kind === "merge" ? f.tail.dsel : null;
+  if (profile === "sm90" && dsel !== null) {
+    const width = selField(dsel).width;
+    const max = bv.k((1n << BigInt(dsigned ? width - 1 : width)) - 1n, 64);
+    return bv.ite(bv.ult(exact, max), exact, max); // S1
+  }
+  if (profile === "sm90" && !dsigned) return bv.ite(bv.slt(exact, bv.k(0, 64)), bv.k(0, 64), exact); // S2
+  const { min, max } = satRange(dsigned, dsel !== null ? selField(dsel).width : 32);
+  return clampSigned(bv, exact, min, max);
+}
+
+/**
+ * The value vadd…vmax `.min/.max` compares with c, and how:
+ *   isa (R4):  the exact (saturated) intermediate, signed
+ *   sm90 S3:   vadd/vsub compute in 32 bits and sign-extend (SHF.R.S32.HI): sext(t32)
+ *   sm90 A1:   vabsdiff/vmin/vmax: the exact 64-bit (saturated) value
+ *   sm90:      signed compare for dtype .s32, unsigned (u64, c zero-extended) for .u32
+ */
+export function vopMinMax<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, tmp: V, t32: V): { lhs: V; signedCmp: boolean } {
+  if (profile === "isa") return { lhs: tmp, signedCmp: true };
+  const lhs = f.op === "vadd" || f.op === "vsub" ? bv.sext(t32, 64) : tmp;
+  return { lhs, signedCmp: f.dtype === "s32" };
+}
+
+/**
+ * `vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` for vop ∈ vadd vsub
+ * vabsdiff vmin vmax (PTX ISA 9.0 §9.7.18.1.1):
+ *   ta = partSelectSignExtend(a, atype, asel); tb = partSelectSignExtend(b, btype, bsel);
+ *   tmp = ta + tb | ta − tb | |ta − tb| | MIN(ta, tb) | MAX(ta, tb);
+ *   tmp = optSaturate(tmp, sat, isSigned(dtype), dsel);
+ *   d = dsel ? optMerge(dsel, tmp, c) : optSecOp(op2, tmp, c)   (R2)
+ * With 33-bit inputs every result is exact in 35 bits (|ta ± tb| ≤ 2^33), so the `.s34`
+ * intermediate never wraps here (video-semantics.md §1.2); it is kept to 64 bits.
+ * @param a, b, c u32 register values (c is read only when the tail uses it)
+ * @returns d (u32); defined for every input.
+ */
+export function vop<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, a: V, b: V, c: V): Defined<V, B> {
+  const ta = note(bv, "ta", bv.sext(partSelectSignExtend(bv, a, f.atype === "s32", f.asel, 33), 64));
+  const tb = note(bv, "tb", bv.sext(partSelectSignExtend(bv, b, f.btype === "s32", f.bsel, 33), 64));
+  const exact = note(bv, "tmp", vopOperation(bv, f.op, ta, tb));
+  const tmp = f.sat ? note(bv, "tmp_sat", vopSaturate(bv, f, profile, exact)) : exact;
+  const t32 = bv.extract(tmp, 31, 0);
+  const r = scalarTail(bv, f.tail, profile, f.dtype === "s32", t32, () => vopMinMax(bv, f, profile, tmp, t32), c);
+  return { value: note(bv, "d", r), defined: bv.true };
+}
+
+/** The operation of vadd…vmax on 64-bit sign-extended .s33 inputs: exact. */
+export function vopOperation<V, B>(bv: BV<V, B>, op: VopForm["op"], ta: V, tb: V): V {
+  switch (op) {
+    case "vadd":
+      return bv.add(ta, tb);
+    case "vsub":
+      return bv.sub(ta, tb);
+    case "vabsdiff":
+      return bv.ite(bv.slt(ta, tb), bv.sub(tb, ta), bv.sub(ta, tb));
+    case "vmin":
+      return bv.ite(bv.slt(ta, tb), ta, tb);
+    case "vmax":
+      return bv.ite(bv.slt(ta, tb), tb, ta);
+  }
 }

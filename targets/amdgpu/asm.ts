@@ -28,7 +28,7 @@ import { isMnemonic, record } from "./isa/index.js";
 import type { Gen } from "./isa/record.js";
 import { waitcntSimm16 } from "./isa/sopp.js";
 import { parseModifiers } from "./isa/syntax.js";
-import type { MInst, MLine, MOp } from "./minst.js";
+import type { MInst, MLine, MOp, SrcMod } from "./minst.js";
 import { isLabel } from "./minst.js";
 
 /** A parsed line: its mnemonic is whatever the text said (see `recorded`). */
@@ -158,8 +158,26 @@ export function parseOperand(text: string): MOp {
   const fp = inlineFloat(t);
   if (fp) return fp;
   if (/^-?\d*\.\d+$/.test(t) || /^-?\d+\.\d*$/.test(t)) throw new Error(`float constant ${t} is not modelled`);
+  // VOP3 source modifiers (minst.ts SrcMod): `-x`, `|x|`, `-|x|`, `neg(K)`, `abs(K)`, `neg(abs(K))`.
+  const mod = srcModOf(t);
+  if (mod) return mod;
   if (/^(sext|neg|abs)\(/.test(t) || /^\|.*\|$/.test(t) || /^-[vs]/.test(t)) throw new Error(`operand modifier in ${t} is not modelled`);
   throw new Error(`operand ${t} is not modelled`);
+}
+
+/** A register or constant with a VOP3 abs/neg source modifier, or null. */
+function srcModOf(t: string): MOp | null {
+  let m: RegExpExecArray | null;
+  let inner: string;
+  let mod: SrcMod;
+  if ((m = /^-\|(.+)\|$/.exec(t)) || (m = /^neg\(abs\((.+)\)\)$/.exec(t))) [inner, mod] = [m[1]!, "negabs"];
+  else if ((m = /^\|(.+)\|$/.exec(t)) || (m = /^abs\((.+)\)$/.exec(t))) [inner, mod] = [m[1]!, "abs"];
+  else if ((m = /^-([vs](?:\d+|\[\d+:\d+\]))$/.exec(t)) || (m = /^neg\((.+)\)$/.exec(t))) [inner, mod] = [m[1]!, "neg"];
+  else return null;
+  const o = parseOperand(inner);
+  if (o.k !== "v" && o.k !== "s" && o.k !== "imm") throw new Error(`operand modifier in ${t} is not modelled`);
+  if (o.k === "imm" && o.fp64 !== undefined) throw new Error(`operand modifier on a float constant in ${t} is not modelled`);
+  return { ...o, mod };
 }
 
 /** Splits the operand field at top-level commas (commas inside `[]`/`()` stay). */
@@ -251,11 +269,15 @@ export function parseAsm(text: string, opts: ParseOptions = {}): AsmLine[] {
     const ops: MOp[] = [];
     for (const f of fields) {
       if (/^[a-z_]+:/.test(f) || /^(clamp|glc|slc|dlc|off|offen|idxen)$/.test(f)) throw new AsmError(`modifier "${f}" is not modelled`, lineNo, raw);
+      let o: MOp;
       try {
-        ops.push(parseOperand(f));
+        o = parseOperand(f);
       } catch (err) {
         throw new AsmError((err as Error).message, lineNo, raw);
       }
+      // A source modifier only where the record takes one (isa/record.ts `srcMods`).
+      if ((o.k === "v" || o.k === "s" || o.k === "imm") && o.mod && !(isMnemonic(mn) && record(mn).srcMods)) throw new AsmError(`operand modifier in ${f} is not modelled`, lineNo, raw);
+      ops.push(o);
     }
     if (opsel !== undefined) ops.push({ k: "imm", value: opsel });
     if (ctrls) for (const value of ctrls) ops.push({ k: "imm", value });

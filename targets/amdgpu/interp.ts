@@ -12,7 +12,7 @@ import { record } from "./isa/index.js";
 import type { Gen, IsaRecord, WaveIO, Width } from "./isa/record.js";
 import { InterpRefusal } from "./isa/util.js";
 import { isRead, issueCyclesOf } from "./isa/record.js";
-import type { MInst, MLine, MOp } from "./minst.js";
+import type { MInst, MLine, MOp, SrcMod } from "./minst.js";
 import { isLabel, printOp } from "./minst.js";
 import type { Boundary, HazardTarget, HazardViolation } from "./hazards.js";
 import { checkHazards } from "./hazards.js";
@@ -334,11 +334,21 @@ function operandRoles(rec: IsaRecord): { srcIdx: number[]; dstIdx: number[] } {
  * A per-lane source operand, read once per instruction (instead of once per lane):
  * a VGPR's lane arrays (`lo`, and `hi` for a pair), or the uniform value of anything else.
  */
-type LaneSource<V> = { uni: V } | { lo: V[]; hi: V[] | null; o: MOp; w: number; checked: boolean };
+type LaneSource<V> = { uni: V } | { lo: V[]; hi: V[] | null; o: MOp; w: number; checked: boolean; mod: SrcMod | undefined };
 
 function laneSource<V, B>(bv: BV<V, B>, st: WaveState<V, B>, o: MOp, w: number): LaneSource<V> {
-  if (o.k !== "v") return { uni: readUniform(bv, st, o, w) };
-  return { lo: vgprLanes(st, o.n), hi: o.count === 1 ? null : vgprLanes(st, o.n + 1), o, w, checked: false };
+  if (o.k !== "v") return { uni: withSrcMod(bv, readUniform(bv, st, o, w), o) };
+  return { lo: vgprLanes(st, o.n), hi: o.count === 1 ? null : vgprLanes(st, o.n + 1), o, w, checked: false, mod: o.mod };
+}
+
+/** The operand's VOP3 abs/neg source modifier (minst.ts SrcMod) applied to the bits read: abs clears the sign bit, neg then flips it. */
+function withSrcMod<V, B>(bv: BV<V, B>, x: V, o: MOp): V {
+  const mod = o.k === "v" || o.k === "s" || o.k === "imm" ? o.mod : undefined;
+  if (!mod) return x;
+  const w = bv.width(x);
+  const sign = 1n << BigInt(w - 1);
+  const a = mod === "neg" ? x : bv.and(x, bv.k(sign - 1n, w));
+  return mod === "abs" ? a : bv.xor(a, bv.k(sign, w));
 }
 
 /**
@@ -355,7 +365,7 @@ function laneValue<V, B>(bv: BV<V, B>, s: LaneSource<V>, lane: number): V {
     if (bv.width(x) !== s.w) throw new InterpError(`operand ${printOp(s.o)} is ${bv.width(x)} bits, expected ${s.w}`);
     s.checked = true;
   }
-  return x;
+  return s.mod ? withSrcMod(bv, x, s.o) : x;
 }
 
 /** A concrete lane mask built bit by bit in two 32-bit numbers (no bigint per lane). */
@@ -446,6 +456,11 @@ function step<V, B>(bv: BV<V, B>, rec: IsaRecord, inst: MInst, st: WaveState<V, 
   const { srcIdx, dstIdx } = operandRoles(rec);
   const W = st.wave;
   const sem = rec.sem;
+  for (let i = 0; i < inst.ops.length; i++) {
+    const o = inst.ops[i]!;
+    if ((o.k === "v" || o.k === "s" || o.k === "imm") && o.mod && !(rec.srcMods && "lane" in sem && !specs[i]!.out && specs[i]!.w === 32))
+      throw new InterpError(`${inst.op}: the source modifier of ${printOp(o)} is not modelled there`);
+  }
 
   if ("lane" in sem) {
     const exec = st.exec;

@@ -29,6 +29,7 @@ import type { AmdRule, RuleCtx } from "./rules/rule.js";
 import { szextRules } from "./rules/szext.js";
 import { matchRules } from "./rules/match_sync.js";
 import { vshRules } from "./rules/vsh.js";
+import { vopRules } from "./rules/vop.js";
 
 /** A lowered AMDGPU routine. */
 export interface AmdRoutine {
@@ -64,6 +65,7 @@ export const AMDGPU_RULES: RuleTable<AmdRules> = {
   szext: szextRules,
   match: matchRules,
   video: vshRules,
+  vop: vopRules,
   // The warp-level family (issue 15): targets/amdgpu/rules/warp.ts, every opcode's rules.
   // Each opcode's rules apply to that opcode's forms only (their `when` assumes it).
   warp: Object.entries(WARP_AMD_RULES).flatMap(([op, rules]) =>

@@ -6,12 +6,21 @@ import type { Mnemonic } from "./isa/index.js";
 
 /** An operand, in llvm-mc's spelling once printed (`v2`, `v[2:3]`, `s4`, `s[4:5]`, `vcc`, `exec_lo`, `exec_hi` (wave64: the upper 32 lanes), `31`, `.L1`). */
 export type MOp =
-  | { k: "v"; n: number; count: 1 | 2 }
-  | { k: "s"; n: number; count: 1 | 2 }
+  | { k: "v"; n: number; count: 1 | 2; mod?: SrcMod }
+  | { k: "s"; n: number; count: 1 | 2; mod?: SrcMod }
   | { k: "vcc" | "vcc_lo" | "vcc_hi" | "exec" | "exec_lo" | "exec_hi" | "scc" | "null" }
   /** `fp64`: the operand was an inline float constant (`2.0`): its bits as a 64-bit operand (value: as a 32-bit one). */
-  | { k: "imm"; value: bigint; fp64?: bigint }
+  | { k: "imm"; value: bigint; fp64?: bigint; mod?: SrcMod }
   | { k: "label"; name: string };
+
+/**
+ * A VOP3 source modifier as clang writes it (`-v3`, `neg(0)`, `|v3|`, `-|v3|`): the
+ * floating-point `abs` (clear the sign bit) and `neg` (flip it; applied after `abs`) of the
+ * encoding's ABS/NEG fields, on the operand's bits. Only records that declare `srcMods` take
+ * one (targets/amdgpu/isa/record.ts); the interpreter refuses it elsewhere. Emitted by
+ * clang-19 on `v_cndmask_b32_e64` for selects between values that differ in bit 31.
+ */
+export type SrcMod = "neg" | "abs" | "negabs";
 
 /**
  * One machine instruction. `enc` picks the VOP1/VOP2/VOPC encoding (chosen by legalize).
@@ -43,6 +52,11 @@ export const imm = (value: bigint | number): MOp => ({ k: "imm", value: BigInt(v
 
 /** Prints an operand as llvm-mc reads it. */
 export function printOp(o: MOp): string {
+  if ((o.k === "v" || o.k === "s" || o.k === "imm") && o.mod) {
+    const bare = printOp({ ...o, mod: undefined } as MOp);
+    if (o.k === "imm") return o.mod === "neg" ? `neg(${bare})` : o.mod === "abs" ? `abs(${bare})` : `neg(abs(${bare}))`;
+    return o.mod === "neg" ? `-${bare}` : o.mod === "abs" ? `|${bare}|` : `-|${bare}|`;
+  }
   switch (o.k) {
     case "v":
     case "s":

@@ -18,8 +18,10 @@
 import type { BV, CV, Defined } from "../../src/sem/bv.js";
 import { concrete, u } from "../../src/sem/bv.js";
 import type { MatchForm, Profile, Sel, SzextForm, VshForm } from "../../src/ir/forms.js";
-import { szext } from "../../src/sem/szext.js";
-import { minMaxLhs, minMaxSigned, satBits, satRange, selField, vsh } from "../../src/sem/vsh.js";
+import type { FamilyName, FamilyOf, FormOf } from "../../src/families/index.js";
+import { familyOf } from "../../src/families/index.js";
+import type { ScalarSemantics } from "../../src/family/types.js";
+import { minMaxLhs, minMaxSigned, satBits, satRange, selField } from "../../src/sem/vsh.js";
 
 /** An IR value: `"iW <name or constant>"`. */
 export type IrVal = string;
@@ -291,11 +293,18 @@ export type ArgKinds = Partial<Record<"a" | "b" | "c", "v" | "s">>;
 /** Immediate sources of a lane-wise function, folded into its body (no argument). */
 export type ArgImms = Partial<Record<"a" | "b" | "c", bigint>>;
 
-function laneSources(f: SzextForm | VshForm): readonly ("a" | "b" | "c")[] {
-  return f.op === "szext" || f.tail.kind === "none" ? (["a", "b"] as const) : (["a", "b", "c"] as const);
+/** The scalar (lane-wise) families' names, and their forms. */
+export type ScalarFamilyName = { [K in FamilyName]: FamilyOf<K>["shape"] extends "scalar" ? K : never }[FamilyName];
+export type ScalarForm = FormOf<ScalarFamilyName>;
+
+/** The sources a lane-wise form reads, from its family (src/families). */
+function laneSources(f: ScalarForm): readonly ("a" | "b" | "c")[] {
+  return familyOf(f)
+    .sources(f)
+    .filter((n: string): n is "a" | "b" | "c" => n === "a" || n === "b" || n === "c");
 }
 
-function laneArgs(f: SzextForm | VshForm, kinds: ArgKinds, imms: ArgImms = {}): IrArg[] {
+function laneArgs(f: ScalarForm, kinds: ArgKinds, imms: ArgImms = {}): IrArg[] {
   return laneSources(f)
     .filter((n) => imms[n] === undefined)
     .map((n) => ({ name: n, width: 32, ...(kinds[n] === "s" ? { inreg: true } : {}) }));
@@ -306,14 +315,15 @@ function laneArgs(f: SzextForm | VshForm, kinds: ArgKinds, imms: ArgImms = {}): 
  * `LlvmIrBV`. Its meaning is the reference's by construction. `imms`: sources folded as
  * constants (the `llvm` target's functions per (form, immediates)); they take no argument.
  */
-export function derivedIr(name: string, f: SzextForm | VshForm, profile: Profile, kinds: ArgKinds = {}, imms: ArgImms = {}): IrFunc {
+export function derivedIr(name: string, f: ScalarForm, profile: Profile, kinds: ArgKinds = {}, imms: ArgImms = {}): IrFunc {
   const args = laneArgs(f, kinds, imms);
   return irFunction(name, args, (bv, vals) => {
     // Sources in PTX order: an argument, or an immediate folded as a constant.
     const at = (n: "a" | "b" | "c") => (imms[n] !== undefined ? irConst(imms[n]!, 32) : vals[args.findIndex((x) => x.name === n)]);
     const [a, b, c] = [at("a"), at("b"), laneSources(f).includes("c") ? at("c") : undefined];
-    if (f.op === "szext") return [szext(bv, f, a!, b!).value];
-    return [vsh(bv, f, profile, a!, b!, c ?? bv.k(0, 32)).value];
+    // The family's reference semantics (one dispatch through the registry).
+    const sem = familyOf(f).semantics as ScalarSemantics<ScalarForm>;
+    return [sem(bv, f, profile, a!, b!, c ?? bv.k(0, 32)).value];
   });
 }
 
@@ -323,12 +333,27 @@ export function derivedIr(name: string, f: SzextForm | VshForm, profile: Profile
  * shift counts masked the way the hardware masks them. A lowering, not a semantics: it is
  * checked against the reference like every other lowering (targets/amdgpu/oracle/llvm.ts).
  */
-export function bestIr(name: string, f: SzextForm | VshForm, profile: Profile, kinds: ArgKinds = {}): IrFunc {
-  return irFunction(name, laneArgs(f, kinds), (bv, [a, b, c]) => [f.op === "szext" ? bestSzext(bv, f, a!, b!) : bestVsh(bv, f, profile, a!, b!, c!)]);
+export function bestIr(name: string, f: ScalarForm, profile: Profile, kinds: ArgKinds = {}): IrFunc {
+  const best = BEST_IR[familyOf(f).name as ScalarFamilyName] as BestIr<ScalarForm> | null;
+  if (!best) return derivedIr(name, f, profile, kinds);
+  return irFunction(name, laneArgs(f, kinds), (bv, [a, b, c]) => [best(bv, f, profile, a!, b!, c)]);
 }
 
+/** A family's hand-written "best" IR of one lane: the function body's value. */
+type BestIr<F> = (bv: LlvmIrBV, f: F, profile: Profile, a: IrVal, b: IrVal, c: IrVal | undefined) => IrVal;
+
+/**
+ * The hand-written best IR of each scalar family, or null where there is none yet (the
+ * derived IR then stands for it): a scalar family without an entry is a type error.
+ */
+const BEST_IR: { [K in ScalarFamilyName]: BestIr<FormOf<K>> | null } = {
+  szext: (bv, f, _profile, a, b) => bestSzext(bv, f, a, b),
+  video: (bv, f, profile, a, b, c) => bestVsh(bv, f, profile, a, b, c),
+  vop: null,
+};
+
 /** Both IR variants of a form (for the LLVM crosscheck and the benchmark). */
-export function formIrVariants(name: string, f: SzextForm | VshForm, profile: Profile, kinds: ArgKinds = {}): { derived: IrFunc; best: IrFunc } {
+export function formIrVariants(name: string, f: ScalarForm, profile: Profile, kinds: ArgKinds = {}): { derived: IrFunc; best: IrFunc } {
   return { derived: derivedIr(`${name}_derived`, f, profile, kinds), best: bestIr(`${name}_best`, f, profile, kinds) };
 }
 

@@ -46,7 +46,7 @@ import { formName } from "../../src/ir/forms.js";
 import type { WarpForm } from "../../src/ir/warp_forms.js";
 import { warpPredicateDest } from "../../src/ir/warp_forms.js";
 import { isWarpLevel } from "../../src/check/missing.js";
-import type { ArgImms, IrFunc } from "./ir.js";
+import type { ArgImms, IrFunc, ScalarForm } from "./ir.js";
 import { derivedIr, irConst, irModule } from "./ir.js";
 import type {
   CallableFn,
@@ -450,7 +450,7 @@ export function llvmFunction(
     const x = immOf(fn.spec, s);
     if (x !== undefined) imms[s] = x;
   }
-  const ir = derivedIr(fn.name, f as SzextForm | VshForm, profile, {}, imms);
+  const ir = derivedIr(fn.name, f as ScalarForm, profile, {}, imms);
   return {
     ...ir,
     text: `; ${formName(f)}: ${fn.alias ? "readable alias, every source an argument" : `serves ${fn.serves.join(", ")}`} (derived from the reference)\n${withLinkage(ir.text)}`,

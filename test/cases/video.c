@@ -191,9 +191,7 @@ static inline uint32_t vshr_s32_u32_sat_wrap_add__v_v_v(uint32_t a, uint32_t b,
   const uint64_t t6 = t4   ? UINT64_C(0xffffffff80000000)
                       : t5 ? UINT64_C(0x7fffffff)
                            : t3;
-  const uint64_t t7 =
-      t6 + (((uint64_t)c ^ UINT64_C(0x80000000)) - UINT64_C(0x80000000));
-  return (uint32_t)t7;
+  return ((uint32_t)t6) + c;
 }
 #endif
 

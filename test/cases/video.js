@@ -245,12 +245,7 @@ export function vshr_s32_u32_sat_wrap_add__v_v_v(a, b, c) {
       : 0x7fffffffn < BigInt.asIntN(64, t2)
         ? 0x7fffffffn
         : t2;
-  return Number(
-    BigInt.asUintN(
-      32,
-      BigInt.asUintN(64, t3 + BigInt.asUintN(64, BigInt(c | 0))),
-    ),
-  );
+  return (Number(BigInt.asUintN(32, t3)) + c) >>> 0;
 }
 
 /*

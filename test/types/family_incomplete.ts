@@ -12,6 +12,7 @@ import type { AmdRule } from "../../targets/amdgpu/rules/rule.js";
 import type { PortableRule } from "../../targets/portable/rules/index.js";
 import { szext } from "../../src/families/szext.js";
 import { video } from "../../src/families/video.js";
+import { vop } from "../../src/families/vop.js";
 import { match } from "../../src/families/match.js";
 import { warp } from "../../src/families/warp.js";
 import { szextRules } from "../../targets/amdgpu/rules/szext.js";
@@ -103,10 +104,10 @@ export const missing_proveSpecs: Sz = no_proveSpecs;
 
 // A target's rule table without a family's rules.
 // @ts-expect-error — piece 'match' is missing (AMDGPU rule table)
-export const amdTable: RuleTable<{ [K in FamilyName]: AmdRule }> = { szext: szextRules as AmdRule[], video: vshRules as AmdRule[], warp: [] };
+export const amdTable: RuleTable<{ [K in FamilyName]: AmdRule }> = { szext: szextRules as AmdRule[], video: vshRules as AmdRule[], vop: [], warp: [] };
 // @ts-expect-error — piece 'match' is missing (portable rule table)
-export const portableTable: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: pSzext, video: pVsh, warp: pWarp };
+export const portableTable: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: pSzext, video: pVsh, vop: [], warp: pWarp };
 
 // An opcode without a family (the shape of src/families/index.ts BY_OP).
 // @ts-expect-error — piece 'vshr' is missing (opcode map)
-export const byOp: { readonly [Op in Form["op"]]: AnyFamily } = { szext, vshl: video, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp };
+export const byOp: { readonly [Op in Form["op"]]: AnyFamily } = { szext, vshl: video, vadd: vop, vsub: vop, vabsdiff: vop, vmin: vop, vmax: vop, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp };

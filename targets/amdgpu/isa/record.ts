@@ -154,6 +154,11 @@ export interface IsaRecord<M extends string = string> {
   /** Source 0 and source 1 can be swapped without changing the result (`v_and_b32`, `v_min_u32`). */
   commutative?: true;
   /**
+   * Its VOP3 form takes the abs/neg source modifiers on its 32-bit data sources (minst.ts
+   * `SrcMod`), which the interpreter applies to the bits read; elsewhere a modifier is refused.
+   */
+  srcMods?: true;
+  /**
    * Issue cycles the instruction takes, which are also the wait states it provides to a
    * later instruction (LLVM `SIInstrInfo::getNumWaitStates`): 1 unless given; `s_nop N` is
    * N + 1, `s_delay_alu` 0 (a scheduling hint). `ops` are the operands' immediate values.

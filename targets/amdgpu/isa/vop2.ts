@@ -34,6 +34,36 @@ function addCarry<M extends string>(mnemonic: M, desc: string, carryIn: boolean)
   };
 }
 
+/**
+ * A 32-bit subtract with a borrow out into a lane mask (`vdst, sdst, src0, src1`): S0 − S1
+ * (`rev`: S1 − S0), and with `borrowIn` minus the lane's bit of `src2`. Lane result: [D,
+ * borrow (1 bit)], the borrow being bit 32 of the difference of the zero-extended operands
+ * (AMD Vega ISA §12.7 V_SUB_CO_U32: "VCC = S1.u > S0.u"; V_SUBB_CO_U32: "VCC = (S1.u +
+ * VCC > S0.u)").
+ */
+function subBorrow<M extends string>(mnemonic: M, desc: string, borrowIn: boolean, rev: boolean): IsaRecord<M> {
+  const lane: LaneSem = (bv, [s0, s1, m], laneId) => {
+    const [x, y] = rev ? [s1!, s0!] : [s0!, s1!];
+    const bin = borrowIn ? bv.zext(bv.extract(m!, laneId, laneId), 33) : bv.k(0, 33);
+    const diff = bv.sub(bv.sub(bv.zext(x, 33), bv.zext(y, 33)), bin);
+    return [bv.extract(diff, 31, 0), bv.extract(diff, 32, 32)];
+  };
+  return {
+    mnemonic,
+    enc: "VOP3B",
+    desc,
+    ops: [
+      { name: "vdst", out: true, w: 32 },
+      { name: "sdst", out: true, w: "wave" },
+      { name: "src0", w: 32 },
+      { name: "src1", w: 32 },
+      ...(borrowIn ? [{ name: "src2", w: "wave" as const }] : []),
+    ],
+    uses: ["exec"],
+    sem: { lane },
+  };
+}
+
 export const VOP2 = [
   { ...vop2("v_and_b32", "D.u = S0.u & S1.u", (bv, [s0, s1]) => [bv.and(s0!, s1!)]), commutative: true },
   { ...vop2("v_or_b32", "D.u = S0.u | S1.u", (bv, [s0, s1]) => [bv.or(s0!, s1!)]), commutative: true },
@@ -60,9 +90,22 @@ export const VOP2 = [
   addCarry("v_add_co_u32", "D.u = S0.u + S1.u; SDST[laneId] = carry out", false),
   { ...addCarry("v_addc_co_u32", "D.u = S0.u + S1.u + SRC2[laneId]; SDST[laneId] = carry out", true), only: [9] },
   { ...addCarry("v_add_co_ci_u32", "D.u = S0.u + S1.u + SRC2[laneId]; SDST[laneId] = carry out", true), only: [10, 11] },
+  // Borrow chains, emitted by clang-19 for 64-bit subtractions in the hip header (vsub,
+  // vabsdiff): Vega §12.7 V_SUB_CO_U32 / V_SUBREV_CO_U32 / V_SUBB_CO_U32 / V_SUBBREV_CO_U32,
+  // RDNA3 §16.7 V_SUB_CO_CI_U32 / V_SUBREV_CO_CI_U32 and §16.10 (VOP3B) V_SUB_CO_U32.
+  subBorrow("v_sub_co_u32", "D.u = S0.u - S1.u; SDST[laneId] = borrow out (S1.u > S0.u)", false, false),
+  subBorrow("v_subrev_co_u32", "D.u = S1.u - S0.u; SDST[laneId] = borrow out (S0.u > S1.u)", false, true),
+  { ...subBorrow("v_subb_co_u32", "D.u = S0.u - S1.u - SRC2[laneId]; SDST[laneId] = borrow out", true, false), only: [9] },
+  { ...subBorrow("v_subbrev_co_u32", "D.u = S1.u - S0.u - SRC2[laneId]; SDST[laneId] = borrow out", true, true), only: [9] },
+  { ...subBorrow("v_sub_co_ci_u32", "D.u = S0.u - S1.u - SRC2[laneId]; SDST[laneId] = borrow out", true, false), only: [10, 11] },
+  { ...subBorrow("v_subrev_co_ci_u32", "D.u = S1.u - S0.u - SRC2[laneId]; SDST[laneId] = borrow out", true, true), only: [10, 11] },
   {
     mnemonic: "v_cndmask_b32",
     enc: "VOP2",
+    // VOP3 `-x`, `|x|` on src0/src1 (CLRX doc/GcnInstrsVopc.md, VOP3 NEG/ABS fields: "negate
+    // floating point value … Applied after ABS"; clang-19 folds `select c, x ^ 0x80000000, …`
+    // into them): bit 31 flipped or cleared.
+    srcMods: true,
     desc: "D.u = VCC[laneId] ? S1.u : S0.u (VOP3: the mask is SSRC2)",
     ops: [
       { name: "vdst", out: true, w: 32 },

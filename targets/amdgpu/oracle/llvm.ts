@@ -261,6 +261,36 @@ function addCarryIn(): Counterpart {
   };
 }
 
+/** v_sub*_co_u32 with a borrow: S0 − S1 (`rev`: S1 − S0) − the lane's bit of S2, in i33; borrow = bit 32. */
+function subBorrowIn(rev: boolean): Counterpart {
+  return {
+    llvm: `sub i33 (zext ${rev ? "S1" : "S0"}), (zext ${rev ? "S0" : "S1"}), (zext (trunc (lshr S2, lane))): D = trunc, borrow = bit 32`,
+    ir: (e, { src: [a, b, m], lane }) => {
+      const [x, y] = rev ? [b, a] : [a, b];
+      const bin = e.op(`zext i1 ${e.op(`trunc i64 ${e.op(`lshr i64 ${m}, ${lane}`)} to i1`)} to i33`);
+      const d = e.op(`sub i33 ${e.op(`sub i33 ${e.op(`zext i32 ${x} to i33`)}, ${e.op(`zext i32 ${y} to i33`)}`)}, ${bin}`);
+      return [
+        { w: 32, v: e.op(`trunc i33 ${d} to i32`) },
+        { w: 1, v: e.op(`trunc i33 ${e.op(`lshr i33 ${d}, 32`)} to i1`) },
+      ];
+    },
+  };
+}
+
+/** v_subrev_co_u32: llvm.usub.with.overflow.i32 of (S1, S0). */
+function usubRev(): Counterpart {
+  return {
+    llvm: "llvm.usub.with.overflow.i32 (S1, S0) (D, this lane's borrow bit)",
+    ir: (e, { src: [a, b] }) => {
+      const r = e.call("{ i32, i1 }", "llvm.usub.with.overflow.i32", [`i32 ${b}`, `i32 ${a}`]);
+      return [
+        { w: 32, v: e.op(`extractvalue { i32, i1 } ${r}, 0`) },
+        { w: 1, v: e.op(`extractvalue { i32, i1 } ${r}, 1`) },
+      ];
+    },
+  };
+}
+
 const med3 = (s: "s" | "u"): Counterpart => ({
   llvm: `llvm.${s}max(llvm.${s}min(a,b), llvm.${s}min(llvm.${s}max(a,b), c)) (llvm.amdgcn.fmed3 is float only)`,
   ir: (e, { src: [a, b, c] }) => {
@@ -525,6 +555,12 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
   v_add_co_u32: { ...overflow("uadd"), llvm: "llvm.uadd.with.overflow.i32 (D, this lane's carry bit)" },
   v_addc_co_u32: addCarryIn(),
   v_add_co_ci_u32: addCarryIn(),
+  v_sub_co_u32: { ...overflow("usub"), llvm: "llvm.usub.with.overflow.i32 (D, this lane's borrow bit)" },
+  v_subrev_co_u32: usubRev(),
+  v_subb_co_u32: subBorrowIn(false),
+  v_subbrev_co_u32: subBorrowIn(true),
+  v_sub_co_ci_u32: subBorrowIn(false),
+  v_subrev_co_ci_u32: subBorrowIn(true),
   v_add_lshl_u32: {
     llvm: "shl (add S0, S1), (S2 & 31)",
     gen: ["val", "val", "cnt"],

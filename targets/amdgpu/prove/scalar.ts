@@ -307,7 +307,7 @@ export interface AmdSelectorLemma extends SelectorLemma {
  * @throws Error when a lowering fails (the driver treats it as no reduction).
  */
 export function reduceAmdSelectors(spec: RoutineSpec, t: Target, profile: Profile, ar: AmdRule, stage: SelectorStage): Reduction | null {
-  const { form: f, base, P, alpha, beta, aSigned } = stage;
+  const { asel, bsel, base, P, alpha, beta, aSigned, bSigned } = stage;
   const f0 = base.form;
   if (!ar.when(f0, { spec: base, t, profile })) return null;
   const rF = lowerWithRule(spec, t, profile, ar);
@@ -317,8 +317,8 @@ export function reduceAmdSelectors(spec: RoutineSpec, t: Target, profile: Profil
   // The extraction prefix: leading VALU instructions reading only a, b and immediates.
   const lemmas: AmdSelectorLemma[] = [];
   const want: { which: "a" | "b"; src: MOp; sel: Sel; signed: boolean; to: (x: Fp) => Fp }[] = [];
-  if (f.asel) want.push({ which: "a", src: rF.layout.src.a!, sel: f.asel, signed: aSigned, to: alpha });
-  if (f.bsel) want.push({ which: "b", src: rF.layout.src.b!, sel: f.bsel, signed: false, to: beta });
+  if (asel) want.push({ which: "a", src: rF.layout.src.a!, sel: asel, signed: aSigned, to: alpha });
+  if (bsel) want.push({ which: "b", src: rF.layout.src.b!, sel: bsel, signed: bSigned, to: beta });
   const subst = new Map<number, { dst: number; to: (x: Fp) => Fp; src: MOp }>(); // line index → substitution
   for (let i = 0; i < rF.lines.length && want.length; i++) {
     const l = rF.lines[i]!;
@@ -342,7 +342,7 @@ export function reduceAmdSelectors(spec: RoutineSpec, t: Target, profile: Profil
   const dF = fpRun(P, rF, subst, null);
   const d0 = fpRun(P, r0, new Map(), (st) => {
     // F0's inputs: a := α(a), b := β(b) (lane 0 of a VGPR, or the SGPR).
-    for (const w of [f.asel ? { o: r0.layout.src.a!, to: alpha } : null, f.bsel ? { o: r0.layout.src.b!, to: beta } : null]) {
+    for (const w of [asel ? { o: r0.layout.src.a!, to: alpha } : null, bsel ? { o: r0.layout.src.b!, to: beta } : null]) {
       if (!w) continue;
       if (w.o.k === "v") st.vgpr.get(w.o.n)![0] = w.to(st.vgpr.get(w.o.n)![0]!);
       else if (w.o.k === "s") st.sgpr.set(w.o.n, w.to(st.sgpr.get(w.o.n)!));

@@ -13,6 +13,7 @@ import type { PirFunction } from "../pir.js";
 import { selectCheapest } from "../../../passes/select.js";
 import { szextRules } from "./szext.js";
 import { vshRules } from "./vsh.js";
+import { vopRules } from "./vop.js";
 import { matchRules } from "./match_sync.js";
 import { warpRules } from "./warp.js";
 
@@ -29,10 +30,10 @@ export interface PortableRule {
 }
 
 /** The portable rules (JS and C share them), keyed by family (a family without rules does not compile). */
-export const PORTABLE_RULES: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: szextRules, video: vshRules, match: matchRules, warp: warpRules };
+export const PORTABLE_RULES: RuleTable<{ [K in FamilyName]: PortableRule }> = { szext: szextRules, video: vshRules, vop: vopRules, match: matchRules, warp: warpRules };
 
-/** Every portable rule, szext, then vshl/vshr, then match.sync, then the warp-level family. */
-export const portableRules: readonly PortableRule[] = [...PORTABLE_RULES.szext, ...PORTABLE_RULES.video, ...PORTABLE_RULES.match, ...PORTABLE_RULES.warp];
+/** Every portable rule, szext, then vshl/vshr, then vadd…vmax, then match.sync, then the warp-level family. */
+export const portableRules: readonly PortableRule[] = [...PORTABLE_RULES.szext, ...PORTABLE_RULES.video, ...PORTABLE_RULES.vop, ...PORTABLE_RULES.match, ...PORTABLE_RULES.warp];
 
 /** All rules of `spec`'s family whose guard matches it, highest priority first (stable within a priority). */
 export function portableRulesFor(spec: RoutineSpec): PortableRule[] {

@@ -1,0 +1,218 @@
+/**
+ * @fileoverview The scalar video operations `vadd vsub vabsdiff vmin vmax` (PTX ISA 9.0
+ * §9.7.18.1.1): `.dtype.atype.btype{.sat}`, an optional secondary op (`.add/.min/.max` with
+ * `c`) or a merge into `d.dsel`, and byte or half-word selectors on `a` and `b`. Its forms
+ * (5 × 7,840 = 39,200), spelling, ptxas-parity checks (../shared/notes/video-semantics.md §2),
+ * reference semantics (src/sem/vsh.ts `vop`, on the scalar video pipeline the shifts share;
+ * profile-sensitive), inputs and the operand kinds verified and proved.
+ */
+import type { Sel, VopForm, VshTail } from "../ir/form_types.js";
+import { SELS } from "../ir/form_types.js";
+import type { Family, KindSample } from "../family/types.js";
+import type { RoutineSpec } from "../ir/ir.js";
+import { messages } from "../diag.js";
+import type { FamilyChecker, Resolved } from "../ir/build.js";
+import { VIDEO_SELS, famInst } from "../ir/family_inst.js";
+import { vop as vopSemantics } from "../sem/vsh.js";
+import { scalarCases } from "../check/inputs.js";
+import { vopCases } from "../check/vsh_inputs.js";
+import { Rng } from "../check/random.js";
+import { IMM, kindsOf, S, V } from "./kinds.js";
+
+const OPS = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"] as const;
+const TAILS: readonly VshTail[] = [
+  { kind: "none" },
+  { kind: "op2", op2: "add" },
+  { kind: "op2", op2: "min" },
+  { kind: "op2", op2: "max" },
+  ...SELS.map((dsel): VshTail => ({ kind: "merge", dsel })),
+];
+const OPT_SELS: readonly (Sel | null)[] = [null, ...SELS];
+const TYPES = ["u32", "s32"] as const;
+
+/** Every legal vadd…vmax form: 5 × 2 × 2 × 2 × 2 × 10 × 7 × 7 = 39,200 (video-semantics.md §1.9). */
+export function* vopForms(): Generator<VopForm> {
+  for (const op of OPS)
+    for (const dtype of TYPES)
+      for (const atype of TYPES)
+        for (const btype of TYPES)
+          for (const sat of [false, true])
+            for (const tail of TAILS)
+              for (const asel of OPT_SELS)
+                for (const bsel of OPT_SELS)
+                  yield { op, dtype, atype, btype, sat, asel, bsel, tail };
+}
+
+/** A seeded sample covering every (op, dtype, atype, btype, sat, tail kind), two forms each. */
+export function vopSample(seed: number, perClass = 2): VopForm[] {
+  const rng = new Rng(seed);
+  const classes = new Map<string, VopForm[]>();
+  for (const f of vopForms()) {
+    const key = `${f.op}.${f.dtype}.${f.atype}.${f.btype}.${f.sat}.${f.tail.kind}`;
+    let xs = classes.get(key);
+    if (!xs) classes.set(key, (xs = []));
+    xs.push(f);
+  }
+  const out: VopForm[] = [];
+  for (const xs of classes.values())
+    for (let i = 0; i < perClass; i++) out.push(xs[rng.below(xs.length)]!);
+  return out;
+}
+
+/**
+ * Phase 3, in ptxas 13.0's order (video-semantics.md §2): post-ops, modifiers, discard
+ * (fatal), predicate, special registers, selectors ("Incorrect video selector"), a selector on
+ * c, dsel with op2 or without c, non-registers; `.clamp/.wrap` first, as "Illegal modifier
+ * 'Clamp'" (`clampIllegal`). Immediates are accepted for a, b and c.
+ */
+function validate(c: FamilyChecker, r: Resolved) {
+  const op = c.op;
+  if (c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
+  if (c.postOps.length > 1)
+    c.err(c.modLoc(c.postOps[1].i), messages.multiplePostOp());
+  c.multipleVotes();
+  c.illegalOthers();
+  if (c.discard(r, false, op)) return null;
+  c.predicateNotAllowed(r, op);
+  c.predicateExpected(r);
+  c.specials(r);
+  const all = [
+    { op: r.d, index: 0 },
+    ...r.sources.map((s) => ({ op: s.op, index: s.index })),
+  ];
+  for (const { op: o, index } of all) {
+    const sel = c.selOf(o);
+    if (sel !== null && !VIDEO_SELS.has(sel))
+      c.err(o.loc, messages.incorrectSelector(index));
+  }
+  const cOp = r.sources.find((s) => s.role === "c")?.op ?? null;
+  if (cOp && c.selOf(cOp) !== null) c.err(cOp.loc, messages.selectorOnC());
+  const dsel = c.selOf(r.d);
+  if (dsel !== null && c.postOps.length > 0)
+    c.err(r.d.loc, messages.dselAndOp2());
+  else if (dsel !== null && !cOp) c.err(r.d.loc, messages.selectorOnDest(op));
+  c.notRegister(r);
+  // As for the shifts: ptxas expands the video op before it notices an immediate destination.
+  if (r.d.kind === "int" && c.diags.length === 0)
+    c.err(r.d.loc, messages.resultRegister("mov"));
+  if (c.diags.length > 0) return null;
+  const tail: VshTail =
+    c.postOps.length > 0
+      ? { kind: "op2", op2: c.postOps[0].m as "add" | "min" | "max" }
+      : dsel !== null
+        ? { kind: "merge", dsel: dsel as Sel }
+        : { kind: "none" };
+  const form: VopForm = {
+    op: op as VopForm["op"],
+    dtype: c.types[0] as "u32" | "s32",
+    atype: c.types[1] as "u32" | "s32",
+    btype: c.types[2] as "u32" | "s32",
+    sat: c.sat > 0,
+    asel: c.selOf(r.sources[0].op) as Sel | null,
+    bsel: c.selOf(r.sources[1].op) as Sel | null,
+    tail,
+  };
+  return famInst(c, form, r, 32);
+}
+
+const int32 = (x: string) => x === "u32" || x === "s32";
+/** The sources a form reads: c only with a tail (R25: ptxas accepts a c without one and ignores it; it is not read). */
+const sourcesOf = (f: VopForm): ("a" | "b" | "c")[] =>
+  f.tail.kind === "none" ? ["a", "b"] : ["a", "b", "c"];
+
+export const vop = {
+  name: "vop",
+  ops: OPS,
+  spelled: "vadd/vsub/vabsdiff/vmin/vmax",
+  shape: "scalar",
+  profileSensitive: true,
+  forms: vopForms,
+  formName(f) {
+    const head = `${f.op}.${f.dtype}.${f.atype}.${f.btype}${f.sat ? ".sat" : ""}`;
+    const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
+    const d = f.tail.kind === "merge" ? `d.${f.tail.dsel}` : "d";
+    const a = f.asel ? `a.${f.asel}` : "a";
+    const b = f.bsel ? `b.${f.bsel}` : "b";
+    const c = f.tail.kind === "none" ? "" : ", c";
+    return `${head}${op2} ${d}, ${a}, ${b}${c}`;
+  },
+  formId(f) {
+    const parts: string[] = [f.op, f.dtype, f.atype, f.btype];
+    if (f.sat) parts.push("sat");
+    if (f.tail.kind === "op2") parts.push(f.tail.op2);
+    if (f.tail.kind === "merge") parts.push(`d${f.tail.dsel}`);
+    if (f.asel) parts.push(`a${f.asel}`);
+    if (f.bsel) parts.push(`b${f.bsel}`);
+    return parts.join("_");
+  },
+  sources: sourcesOf,
+  writes: () => ({ d: true, p: false }),
+  asmOpcode(f) {
+    const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
+    return `${f.op}.${f.dtype}.${f.atype}.${f.btype}${f.sat ? ".sat" : ""}${op2}`;
+  },
+  syntax: {
+    types: (t) => t.length === 3 && t.every(int32),
+    // R25: the 4-operand form without op2 or dsel is accepted (c ignored).
+    arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
+    roles: ["d", "a", "b", "c"],
+    sourceClasses: () => ["i32", "h2"],
+    destClasses: () => ["i32", "h2"],
+    floatSource: () => false,
+    sync: false,
+    postOps: true,
+    votes: false,
+    clampIllegal: true,
+  },
+  validate,
+  semantics: vopSemantics,
+  cases: (spec, o) =>
+    scalarCases(
+      spec,
+      sourcesOf(spec.form),
+      o.seed,
+      o.compact ? 0 : (o.random ?? 400),
+      vopCases(spec.form, o.seed, o.compact ? 300 : 200),
+      !o.compact,
+    ),
+  sample: (seed) => vopSample(seed),
+  verifyKinds(f, wide) {
+    const mk = (...ks: Parameters<typeof kindsOf>[1][]) =>
+      kindsOf(sourcesOf(f), ...ks);
+    const base: KindSample[] = [{ kinds: mk(V, V, V), guarded: false }];
+    if (!wide) return base;
+    return [
+      ...base,
+      { kinds: mk(S, V, V), guarded: false },
+      { kinds: mk(V, IMM(0xffffff80n), S), guarded: false },
+      { kinds: mk(IMM(0x80000001n), V, IMM(0xdeadbeefn)), guarded: false },
+      { kinds: mk(V, V, V), guarded: true },
+    ];
+  },
+  mainKind: () => true,
+  /**
+   * Every form with all-divergent operands; forms without selectors also with immediate
+   * operands and with a guard (a selector on an immediate is not PTX).
+   */
+  selectorStage: (f) => (f.asel === null && f.bsel === null ? null : { base: { ...f, asel: null, bsel: null }, asel: f.asel, bsel: f.bsel, aSigned: f.atype === "s32", bSigned: f.btype === "s32" }),
+  proveSpecs(form): RoutineSpec[] {
+    const specs: RoutineSpec[] = [
+      { form, kinds: { a: V, b: V, c: V }, guarded: false },
+    ];
+    if (form.bsel === null)
+      specs.push({
+        form,
+        kinds: { a: V, b: IMM(0xffffff80n), c: V },
+        guarded: false,
+      });
+    if (form.asel === null && form.bsel === null) {
+      specs.push({
+        form,
+        kinds: { a: IMM(0x80000001n), b: IMM(7n), c: V },
+        guarded: false,
+      });
+      specs.push({ form, kinds: { a: V, b: V, c: V }, guarded: true });
+    }
+    return specs;
+  },
+} as const satisfies Family<"vop", VopForm, "scalar">;
