@@ -2,7 +2,7 @@
  * @fileoverview The library's argument checks, written once: every public entry point
  * (src/api.ts, src/check/api.ts) checks its arguments with these before doing anything, and
  * a wrong one is a `TypeError` whose message names the function, the argument and what it
- * accepts — `formsOf: family must be one of szext, match, video, warp, not 'nope'`. Accepted
+ * accepts — `formsOf: family must be one of szext, match, video, vop, warp, not 'nope'`. Accepted
  * names come from the registries (families, profiles, processors), never from a copy.
  *
  * `where` is always `"function: argument"` (with a path into it, `verify: specs[0].warps`).

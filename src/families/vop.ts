@@ -43,8 +43,8 @@ export function* vopForms(): Generator<VopForm> {
                   yield { op, dtype, atype, btype, sat, asel, bsel, tail };
 }
 
-/** A seeded sample covering every (op, dtype, atype, btype, sat, tail kind), two forms each. */
-export function vopSample(seed: number, perClass = 2): VopForm[] {
+/** A seeded sample covering every (op, dtype, atype, btype, sat, tail kind), one form each (240). */
+export function vopSample(seed: number, perClass = 1): VopForm[] {
   const rng = new Rng(seed);
   const classes = new Map<string, VopForm[]>();
   for (const f of vopForms()) {

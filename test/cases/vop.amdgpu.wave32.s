@@ -22,26 +22,24 @@ vadd_u32_u32_u32_add__v_v_v:
   v_add3_u32 v0, v0, v1, v2
 
 
-; vmin.s32.s32.s32.min d, a, b, c  —  rule vop_stages, 2 instructions
+; vmin.s32.s32.s32.min d, a, b, c  —  rule vop_minmax3, 1 instruction
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
+; scratch: VGPR v3, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/vop.ptx:22:2  vmin.s32.s32.s32.min  d, a, b, c;
 vmin_s32_s32_s32_min__v_v_v:
-  v_min_i32_e32 v3, v1, v0
-  v_min_i32_e32 v0, v2, v3
+  v_min3_i32 v0, v0, v1, v2
 
 
-; vmax.s32.s32.s32.max d, a, b, c  —  rule vop_stages, 2 instructions
+; vmax.s32.s32.s32.max d, a, b, c  —  rule vop_minmax3, 1 instruction
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
+; scratch: VGPR v3, SGPR none, vcc_lo, scc
 ; serves:
 ;   test/cases/vop.ptx:31:2  vmax.s32.s32.s32.max  d, a, b, c;
 vmax_s32_s32_s32_max__v_v_v:
-  v_max_i32_e32 v3, v1, v0
-  v_max_i32_e32 v0, v2, v3
+  v_max3_i32 v0, v0, v1, v2
 
 
 ; vadd.s32.u32.s32.sat d, a.b0, b.h0  —  rule vop_narrow, 3 instructions

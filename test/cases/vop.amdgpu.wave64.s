@@ -25,27 +25,25 @@ vadd_u32_u32_u32_add__v_v_v:
   s_nop 1
 
 
-; vmin.s32.s32.s32.min d, a, b, c  —  rule vop_stages, 3 instructions (4 issue cycles: s_nop N counts N + 1)
+; vmin.s32.s32.s32.min d, a, b, c  —  rule vop_minmax3, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v4, SGPR none, vcc, scc
+; scratch: VGPR v3, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/vop.ptx:22:2  vmin.s32.s32.s32.min  d, a, b, c;
 vmin_s32_s32_s32_min__v_v_v:
-  v_min_i32_e32 v3, v1, v0
-  v_min_i32_e32 v0, v2, v3
+  v_min3_i32 v0, v0, v1, v2
   s_nop 1
 
 
-; vmax.s32.s32.s32.max d, a, b, c  —  rule vop_stages, 3 instructions (4 issue cycles: s_nop N counts N + 1)
+; vmax.s32.s32.s32.max d, a, b, c  —  rule vop_minmax3, 2 instructions (3 issue cycles: s_nop N counts N + 1)
 ; in: a = v0, b = v1, c = v2
 ; out: d = v0; exec unchanged
-; scratch: VGPR v3..v4, SGPR none, vcc, scc
+; scratch: VGPR v3, SGPR none, vcc, scc
 ; serves:
 ;   test/cases/vop.ptx:31:2  vmax.s32.s32.s32.max  d, a, b, c;
 vmax_s32_s32_s32_max__v_v_v:
-  v_max_i32_e32 v3, v1, v0
-  v_max_i32_e32 v0, v2, v3
+  v_max3_i32 v0, v0, v1, v2
   s_nop 1
 
 

@@ -155,6 +155,42 @@ export const VOP3 = [
     const m = bv.ite(bv.ult(hi, s2!), hi, s2!);
     return [bv.ite(bv.ult(lo, m), m, lo)];
   }),
+  // Three-input min/max (Vega §12.11 / RDNA3 §16.10 V_MIN3_I32 … V_MAX3_U32): emitted by clang-19
+  // for the HIP functions of vmin/vmax with .min/.max (a three-input min or max).
+  vop3("v_min3_i32", "D.i = min(S0.i, S1.i, S2.i)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.slt(s0!, s1!), s0!, s1!);
+    return [bv.ite(bv.slt(m, s2!), m, s2!)];
+  }),
+  vop3("v_min3_u32", "D.u = min(S0.u, S1.u, S2.u)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.ult(s0!, s1!), s0!, s1!);
+    return [bv.ite(bv.ult(m, s2!), m, s2!)];
+  }),
+  vop3("v_max3_i32", "D.i = max(S0.i, S1.i, S2.i)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.slt(s0!, s1!), s1!, s0!);
+    return [bv.ite(bv.slt(m, s2!), s2!, m)];
+  }),
+  vop3("v_max3_u32", "D.u = max(S0.u, S1.u, S2.u)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.ult(s0!, s1!), s1!, s0!);
+    return [bv.ite(bv.ult(m, s2!), s2!, m)];
+  }),
+  // gfx11 (RDNA3 §16.10 V_MAXMIN_I32 "D.i = v_min_i32(v_max_i32(S0.i, S1.i), S2.i)", V_MINMAX_*):
+  // emitted by clang-19 for the HIP functions of vmax … .min and vmin … .max.
+  vop3("v_maxmin_i32", "D.i = min(max(S0.i, S1.i), S2.i)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.slt(s0!, s1!), s1!, s0!);
+    return [bv.ite(bv.slt(m, s2!), m, s2!)];
+  }, [11]),
+  vop3("v_maxmin_u32", "D.u = min(max(S0.u, S1.u), S2.u)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.ult(s0!, s1!), s1!, s0!);
+    return [bv.ite(bv.ult(m, s2!), m, s2!)];
+  }, [11]),
+  vop3("v_minmax_i32", "D.i = max(min(S0.i, S1.i), S2.i)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.slt(s0!, s1!), s0!, s1!);
+    return [bv.ite(bv.slt(m, s2!), s2!, m)];
+  }, [11]),
+  vop3("v_minmax_u32", "D.u = max(min(S0.u, S1.u), S2.u)", (bv, [s0, s1, s2]) => {
+    const m = bv.ite(bv.ult(s0!, s1!), s0!, s1!);
+    return [bv.ite(bv.ult(m, s2!), s2!, m)];
+  }, [11]),
   vop3("v_and_or_b32", "D.u = (S0.u & S1.u) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.and(s0!, s1!), s2!)]),
   vop3("v_or3_b32", "D.u = S0.u | S1.u | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.or(s0!, s1!), s2!)]),
   vop3("v_lshl_or_b32", "D.u = (S0.u << S1.u[4:0]) | S2.u", (bv, [s0, s1, s2]) => [bv.or(bv.shl(s0!, bits(bv, s1!, 4)), s2!)]),

@@ -291,6 +291,18 @@ function usubRev(): Counterpart {
   };
 }
 
+/** v_{min,max}3_{i,u}32: llvm.<op>(llvm.<op>(S0, S1), S2). */
+const minMax3 = (fn: "smin" | "umin" | "smax" | "umax"): Counterpart => ({
+  llvm: `llvm.${fn}.i32(llvm.${fn}.i32(S0, S1), S2)`,
+  ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.call("i32", `llvm.${fn}.i32`, [`i32 ${e.call("i32", `llvm.${fn}.i32`, [`i32 ${a}`, `i32 ${b}`])}`, `i32 ${c}`]) }],
+});
+
+/** v_maxmin/v_minmax (gfx11): llvm.<outer>(llvm.<inner>(S0, S1), S2). */
+const minMax2 = (inner: "smin" | "umin" | "smax" | "umax", outer: "smin" | "umin" | "smax" | "umax"): Counterpart => ({
+  llvm: `llvm.${outer}.i32(llvm.${inner}.i32(S0, S1), S2)`,
+  ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.call("i32", `llvm.${outer}.i32`, [`i32 ${e.call("i32", `llvm.${inner}.i32`, [`i32 ${a}`, `i32 ${b}`])}`, `i32 ${c}`]) }],
+});
+
 const med3 = (s: "s" | "u"): Counterpart => ({
   llvm: `llvm.${s}max(llvm.${s}min(a,b), llvm.${s}min(llvm.${s}max(a,b), c)) (llvm.amdgcn.fmed3 is float only)`,
   ir: (e, { src: [a, b, c] }) => {
@@ -537,6 +549,14 @@ export const COUNTERPARTS: Readonly<Record<string, Counterpart>> = {
     gen: ["val", "val", "sel"],
     ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.call("i32", "llvm.amdgcn.perm", [`i32 ${a}`, `i32 ${b}`, `i32 ${c}`]) }],
   },
+  v_min3_i32: minMax3("smin"),
+  v_min3_u32: minMax3("umin"),
+  v_max3_i32: minMax3("smax"),
+  v_max3_u32: minMax3("umax"),
+  v_maxmin_i32: minMax2("smax", "smin"),
+  v_maxmin_u32: minMax2("umax", "umin"),
+  v_minmax_i32: minMax2("smin", "smax"),
+  v_minmax_u32: minMax2("umin", "umax"),
   v_med3_i32: med3("s"),
   v_med3_u32: med3("u"),
   v_and_or_b32: { llvm: "or (and S0, S1), S2", ir: (e, { src: [a, b, c] }) => [{ w: 32, v: e.op(`or i32 ${e.op(`and i32 ${a}, ${b}`)}, ${c}`) }] },

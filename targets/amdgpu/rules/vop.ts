@@ -357,6 +357,14 @@ export const vopRules: AmdRule<VopForm>[] = [
     },
   },
   {
+    name: "vop_minmax3",
+    prio: 6,
+    why: "The BVH idiom `vmin.s32.s32.s32.min` / `vmax.….max` (and the all-.u32 forms): without .sat and selectors, T = min(a, b) of one signedness compared with c of that signedness (dtype's extension; sm90's S3/A1 do not apply to vmin/vmax, and its unsigned compare for dtype .u32 is this one) is a three-input min or max: one v_min3/v_max3.",
+    when: (f) =>
+      (f.op === "vmin" || f.op === "vmax") && !f.sat && f.asel === null && f.bsel === null && f.tail.kind === "op2" && f.tail.op2 === (f.op === "vmin" ? "min" : "max") && f.atype === f.dtype && f.btype === f.dtype,
+    emit: (f, m) => finish(m, op(m, `v_${f.op === "vmin" ? "min" : "max"}3_${f.dtype === "s32" ? "i" : "u"}32`, [m.src("a"), m.src("b"), m.src("c")])),
+  },
+  {
     name: "vop_narrow",
     prio: 4,
     why: "Both a and b selected (a byte or a half each): |ta|, |tb| < 2^16, so T = ta op tb fits a signed 32-bit word and every stage works on words: one v_add/v_sub (vabsdiff: max − min), word clamps for .sat (sm90 S1/S2 on words), a word compare for .min/.max. The pair of vop_stages (carry add, 64-bit clamp) is not needed.",
