@@ -80,14 +80,19 @@ export interface McInfo {
 const NO_ENC_SUFFIX = /^(V_READFIRSTLANE_B32|V_READLANE_B32|V_WRITELANE_B32|V_NOP)$|_(e32|e64|dpp|sdwa|e64_dpp)$/;
 
 /**
- * GFX10+ real opcodes whose pseudo keeps the GFX9 name (`v_add_nc_u32` is the pseudo
- * `V_ADD_U32`; the carry-in adds `v_add_co_ci_u32` are `V_ADDC_U32`).
+ * Real opcodes whose pseudo has another name: GFX10+'s keep the GFX9 name (`v_add_nc_u32` is
+ * the pseudo `V_ADD_U32`; the carry-in adds `v_add_co_ci_u32` are `V_ADDC_U32`), and GFX9's
+ * carry-in `v_addc_co_u32` is `V_ADDC_U32` too.
  */
 const RENAMED: readonly [RegExp, string][] = [
   [/^V_(ADD|SUB|SUBREV)_NC_U32_/, "V_$1_U32_"],
   [/^V_ADD_CO_CI_U32_/, "V_ADDC_U32_"],
   [/^V_SUB_CO_CI_U32_/, "V_SUBB_U32_"],
   [/^V_SUBREV_CO_CI_U32_/, "V_SUBBREV_U32_"],
+  // GFX9's carry-in VOP3B names (`v_addc_co_u32`, `v_subb_co_u32`, `v_subbrev_co_u32`).
+  [/^V_ADDC_CO_U32_/, "V_ADDC_U32_"],
+  [/^V_SUBB_CO_U32_/, "V_SUBB_U32_"],
+  [/^V_SUBBREV_CO_U32_/, "V_SUBBREV_U32_"],
 ];
 
 /**
