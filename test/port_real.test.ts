@@ -209,6 +209,7 @@ const UNITS: Record<Name, UnitSpec> = {
     stub: "cub_util_ptx.stub.h",
     uses: [
       { name: "SHR_ADD", body: ["u[0] = SHR_ADD(u[1], u[2], u[3]);"] },
+      { name: "IADD3", body: ["u[11] = IADD3(u[1], u[2], u[3]);"] },
       { name: "SHL_ADD", body: ["u[4] = SHL_ADD(u[1], u[2], u[3]);"] },
       { name: "WARP_SYNC", body: ["WARP_SYNC(u[5]);"] },
       { name: "WARP_ANY", body: ["i[0] = WARP_ANY(i[1], u[5]);"] },

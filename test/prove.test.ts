@@ -162,6 +162,8 @@ function sample(): ProveItem[] {
   for (const row of matrixRows("vop", 997)) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
   for (const t of matrixTargets())
     add({ form: { op: "vadd", dtype: "u32", atype: "u32", btype: "u32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "add" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "isa", ["vop_add3"]);
+  for (const t of matrixTargets())
+    add({ form: { op: "vmin", dtype: "s32", atype: "s32", btype: "s32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "min" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "sm90", ["vop_minmax3"]);
   // match: the loop-free rules on every target and profile, the waterfalls on one wave32 and
   // one wave64 target (the induction is the costly part).
   const v = { kind: "v" } as const;

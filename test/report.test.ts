@@ -69,7 +69,7 @@ describe("report", () => {
     rep = await buildReport([mod], { mcpus: ["gfx900", "gfx1100"], profile: "isa", check: { random: 20, warps: 60, seed: 3 } });
     const m = rep.modules[0]!;
     expect(m.occurrences.map((o) => `${o.line}:${o.col}`)).toEqual(["14:2", "15:2", "16:2", "18:7", "19:2", "20:2"]);
-    expect(m.summary.byFamily).toEqual({ szext: 3, video: 1, match: 2, warp: 0 });
+    expect(m.summary.byFamily).toEqual({ szext: 3, video: 1, vop: 0, match: 2, warp: 0 });
     // %r2 and %r3 are divergent, so both `szext.wrap.u32 …, 8` share one routine.
     expect(m.routines.map((r) => r.name)).toEqual(ROUTINES.map((r) => r.name));
     const wrap = m.routines.find((r) => r.form === "szext.wrap.u32")!;
