@@ -5,27 +5,19 @@
  * spelling, ptxas-parity checks, reference semantics (src/sem/vsh.ts, profile-sensitive),
  * inputs and the operand kinds verified and proved.
  */
-import type { Sel, VshForm, VshTail } from "../ir/form_types.js";
-import { SELS } from "../ir/form_types.js";
+import type { Sel, VshForm } from "../ir/form_types.js";
 import type { Family, KindSample } from "../family/types.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import { messages } from "../diag.js";
 import type { FamilyChecker, Resolved } from "../ir/build.js";
-import { VIDEO_SELS, famInst } from "../ir/family_inst.js";
+import { famInst } from "../ir/family_inst.js";
+import { VIDEO_TAILS, OPT_SELS, videoIdParts, videoOperandsName, videoSelectorChecks, videoTailOf } from "./scalar_video.js";
 import { vsh } from "../sem/vsh.js";
 import { scalarCases } from "../check/inputs.js";
 import { vshCases } from "../check/vsh_inputs.js";
 import { Rng } from "../check/random.js";
 import { IMM, kindsOf, S, V } from "./kinds.js";
 
-const TAILS: readonly VshTail[] = [
-  { kind: "none" },
-  { kind: "op2", op2: "add" },
-  { kind: "op2", op2: "min" },
-  { kind: "op2", op2: "max" },
-  ...SELS.map((dsel): VshTail => ({ kind: "merge", dsel })),
-];
-const OPT_SELS: readonly (Sel | null)[] = [null, ...SELS];
 
 /** Every legal vshl/vshr form: 2 × 2 × 2 × 2 × 2 × 10 × 7 × 7 = 15,680. */
 export function* vshForms(): Generator<VshForm> {
@@ -34,7 +26,7 @@ export function* vshForms(): Generator<VshForm> {
       for (const atype of ["u32", "s32"] as const)
         for (const sat of [false, true])
           for (const mode of ["clamp", "wrap"] as const)
-            for (const tail of TAILS)
+            for (const tail of VIDEO_TAILS)
               for (const asel of OPT_SELS) for (const bsel of OPT_SELS) yield { op, dtype, atype, sat, mode, asel, bsel, tail };
 }
 
@@ -66,26 +58,9 @@ function validate(c: FamilyChecker, r: Resolved) {
   c.specials(r);
   if (c.types[2] !== "u32") c.err(inst.loc, messages.requiresU32());
   c.clampRequired();
-  const all = [{ op: r.d, index: 0 }, ...r.sources.map((s) => ({ op: s.op, index: s.index }))];
-  for (const { op: o, index } of all) {
-    const sel = c.selOf(o);
-    if (sel !== null && !VIDEO_SELS.has(sel)) c.err(o.loc, messages.incorrectSelector(index));
-  }
-  const cOp = r.sources.find((s) => s.role === "c")?.op ?? null;
-  if (cOp && c.selOf(cOp) !== null) c.err(cOp.loc, messages.selectorOnC());
-  const dsel = c.selOf(r.d);
-  if (dsel !== null && c.postOps.length > 0) c.err(r.d.loc, messages.dselAndOp2());
-  else if (dsel !== null && !cOp) c.err(r.d.loc, messages.selectorOnDest(op));
-  c.notRegister(r);
-  // ptxas expands the video ops before it notices an immediate destination, hence 'mov'.
-  if (r.d.kind === "int" && c.diags.length === 0) c.err(r.d.loc, messages.resultRegister("mov"));
+  const dsel = videoSelectorChecks(c, r);
   if (c.mode === null) return null;
-  const tail: VshTail =
-    c.postOps.length > 0
-      ? { kind: "op2", op2: c.postOps[0].m as "add" | "min" | "max" }
-      : dsel !== null
-        ? { kind: "merge", dsel: dsel as Sel }
-        : { kind: "none" };
+  const tail = videoTailOf(c, dsel);
   const form: VshForm = {
     op: op as "vshl" | "vshr",
     dtype: c.types[0] as "u32" | "s32",
@@ -110,23 +85,11 @@ export const video = {
   profileSensitive: true,
   forms: vshForms,
   formName(f) {
-    const head = `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}`;
     const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
-    const d = f.tail.kind === "merge" ? `d.${f.tail.dsel}` : "d";
-    const a = f.asel ? `a.${f.asel}` : "a";
-    const b = f.bsel ? `b.${f.bsel}` : "b";
-    const c = f.tail.kind === "none" ? "" : ", c";
-    return `${head}${op2} ${d}, ${a}, ${b}${c}`;
+    return `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}${op2} ${videoOperandsName(f)}`;
   },
   formId(f) {
-    const parts: string[] = [f.op, f.dtype, f.atype];
-    if (f.sat) parts.push("sat");
-    parts.push(f.mode);
-    if (f.tail.kind === "op2") parts.push(f.tail.op2);
-    if (f.tail.kind === "merge") parts.push(`d${f.tail.dsel}`);
-    if (f.asel) parts.push(`a${f.asel}`);
-    if (f.bsel) parts.push(`b${f.bsel}`);
-    return parts.join("_");
+    return [f.op, f.dtype, f.atype, ...(f.sat ? ["sat"] : []), f.mode, ...videoIdParts(f)].join("_");
   },
   sources: sourcesOf,
   writes: () => ({ d: true, p: false }),
