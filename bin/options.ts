@@ -7,7 +7,7 @@ import type { FamilyName } from "../src/families/index.js";
 import { UsageError } from "./output.js";
 
 /** What each family's instructions are called in messages (`--family` NAME → its PTX instructions). */
-export const FAMILY_INSTRUCTIONS = { szext: "szext", video: "vshl/vshr", vop: "vadd/vsub/vabsdiff/vmin/vmax", match: "match.sync", warp: "shfl/vote/redux/activemask/bar.warp.sync" } as const satisfies Record<FamilyName, string>;
+export const FAMILY_INSTRUCTIONS = { szext: "szext", video: "vshl/vshr", vop: "vadd/vsub/vabsdiff/vmin/vmax/vset", match: "match.sync", warp: "shfl/vote/redux/activemask/bar.warp.sync" } as const satisfies Record<FamilyName, string>;
 
 /**
  * A positive integer option value, at most `max` where given (`why` says what bounds it), else

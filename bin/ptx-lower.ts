@@ -102,7 +102,7 @@ const semantics = () => new Option("--semantics <profile>", "semantics profile: 
 
 const program = new Command("ptx-lower")
   .description(
-    "Lower PTX szext, vshl/vshr, vadd/vsub/vabsdiff/vmin/vmax, match.sync and the warp-level shfl/vote/redux/activemask/bar.warp.sync to AMDGPU assembly, JavaScript, C, HIP and LLVM IR; " +
+    "Lower PTX szext, vshl/vshr, vadd/vsub/vabsdiff/vmin/vmax/vset, match.sync and the warp-level shfl/vote/redux/activemask/bar.warp.sync to AMDGPU assembly, JavaScript, C, HIP and LLVM IR; " +
       "check (or prove) each lowering against the PTX meaning; port the inline PTX and warp intrinsics of CUDA sources to HIP.",
   )
   .version("0.1.0")

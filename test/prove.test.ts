@@ -157,13 +157,16 @@ function sample(): ProveItem[] {
   for (const row of matrixRows("szext")) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
   // video: one form in 211 (all tails, both ops and profiles appear), every target.
   for (const row of matrixRows("video", 211)) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
-  // vop (vadd…vmax): one form in 997 (every op, tail kind and profile appear), every target,
-  // and the rules the stride misses (vadd's three-input add).
-  for (const row of matrixRows("vop", 997)) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
+  // vop (vadd…vmax, vset): one form in 2999 (every op but vmax, tail kinds and profiles appear;
+  // three vset forms), every target, and the rules the stride misses (vadd's three-input add,
+  // BVH's three-input min, vset's mixed-signedness compare).
+  for (const row of matrixRows("vop", 2999)) for (const rule of row.rules) items.push({ spec: row.spec, target: row.target, profile: row.profile, rule });
   for (const t of matrixTargets())
-    add({ form: { op: "vadd", dtype: "u32", atype: "u32", btype: "u32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "add" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "isa", ["vop_add3"]);
+    add({ form: { op: "vadd", cmp: null, dtype: "u32", atype: "u32", btype: "u32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "add" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "isa", ["vop_add3"]);
   for (const t of matrixTargets())
-    add({ form: { op: "vmin", dtype: "s32", atype: "s32", btype: "s32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "min" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "sm90", ["vop_minmax3"]);
+    add({ form: { op: "vmin", cmp: null, dtype: "s32", atype: "s32", btype: "s32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "min" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "sm90", ["vop_minmax3"]);
+  for (const t of matrixTargets())
+    add({ form: { op: "vset", cmp: "le", dtype: "u32", atype: "u32", btype: "s32", sat: false, asel: null, bsel: null, tail: { kind: "op2", op2: "max" } }, kinds: { a: v0, b: v0, c: v0 }, guarded: false }, t, "sm90", ["vset_cmp"]);
   // match: the loop-free rules on every target and profile, the waterfalls on one wave32 and
   // one wave64 target (the induction is the costly part).
   const v = { kind: "v" } as const;

@@ -183,7 +183,7 @@ describe("verify never passes vacuously", () => {
   it("a file with no occurrence: error 'no routine matched', exit 1; --allow-empty accepts it", () => {
     const r = cli(["verify", "empty.ptx"], dir);
     expect(r.code).toBe(1);
-    expect(r.err).toBe("ptx-lower: error: no routine matched (empty.ptx has no szext / vshl/vshr / vadd/vsub/vabsdiff/vmin/vmax / match.sync / shfl/vote/redux/activemask/bar.warp.sync occurrence): nothing to verify; --allow-empty accepts that\n");
+    expect(r.err).toBe("ptx-lower: error: no routine matched (empty.ptx has no szext / vshl/vshr / vadd/vsub/vabsdiff/vmin/vmax/vset / match.sync / shfl/vote/redux/activemask/bar.warp.sync occurrence): nothing to verify; --allow-empty accepts that\n");
     const ok = cli(["verify", "empty.ptx", "--allow-empty"], dir);
     expect(ok.code).toBe(0);
   });

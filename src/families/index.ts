@@ -24,7 +24,7 @@ export type FamilyOf<K extends FamilyName> = Extract<FamilyDef, { name: K }>;
 export type FormOf<K extends FamilyName> = Extract<Form, { op: FamilyOf<K>["ops"][number] }>;
 
 /** The family of each opcode: a `Form` op without an entry here is a type error. */
-const BY_OP = { szext, vshl: video, vshr: video, vadd: vop, vsub: vop, vabsdiff: vop, vmin: vop, vmax: vop, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp } as const satisfies { readonly [Op in Form["op"]]: AnyFamily };
+const BY_OP = { szext, vshl: video, vshr: video, vadd: vop, vsub: vop, vabsdiff: vop, vmin: vop, vmax: vop, vset: vop, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp } as const satisfies { readonly [Op in Form["op"]]: AnyFamily };
 
 // The `Form` union and the registry agree: every family's opcodes are forms' opcodes, and every form's opcode belongs to a family.
 type Equal<X, Y> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends Y ? 1 : 2 ? true : false;

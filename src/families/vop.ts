@@ -1,12 +1,14 @@
 /**
  * @fileoverview The scalar video operations `vadd vsub vabsdiff vmin vmax` (PTX ISA 9.0
  * §9.7.18.1.1): `.dtype.atype.btype{.sat}`, an optional secondary op (`.add/.min/.max` with
- * `c`) or a merge into `d.dsel`, and byte or half-word selectors on `a` and `b`. Its forms
- * (5 × 7,840 = 39,200), spelling, ptxas-parity checks (../shared/notes/video-semantics.md §2),
+ * `c`) or a merge into `d.dsel`, and byte or half-word selectors on `a` and `b`; and `vset`
+ * (§9.7.18.1.4): `.atype.btype.cmp`, the same tails, no dtype and no `.sat`. Its forms
+ * (5 × 7,840 + 11,760 = 50,960), spelling, ptxas-parity checks (../shared/notes/video-semantics.md §2),
  * reference semantics (src/sem/vsh.ts `vop`, on the scalar video pipeline the shifts share;
  * profile-sensitive), inputs and the operand kinds verified and proved.
  */
-import type { Sel, VopForm } from "../ir/form_types.js";
+import type { Sel, VopForm, VsetCmp } from "../ir/form_types.js";
+import type { FamilySyntax } from "../family/types.js";
 import type { Family, KindSample } from "../family/types.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import { messages } from "../diag.js";
@@ -19,12 +21,18 @@ import { vopCases } from "../check/vsh_inputs.js";
 import { Rng } from "../check/random.js";
 import { IMM, kindsOf, S, V } from "./kinds.js";
 
-const OPS = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"] as const;
+const ARITH = ["vadd", "vsub", "vabsdiff", "vmin", "vmax"] as const;
+const OPS = [...ARITH, "vset"] as const;
 const TYPES = ["u32", "s32"] as const;
+/** vset's comparisons (§9.7.18.1.4); ptxas 13.0 rejects the others as a type mismatch. */
+export const VSET_CMPS: readonly VsetCmp[] = ["eq", "ne", "lt", "le", "gt", "ge"];
 
-/** Every legal vadd…vmax form: 5 × 2 × 2 × 2 × 2 × 10 × 7 × 7 = 39,200 (video-semantics.md §1.9). */
+/**
+ * Every legal form: vadd…vmax 5 × 2 × 2 × 2 × 2 × 10 × 7 × 7 = 39,200, vset 2 × 2 × 6 × 10 × 7 × 7
+ * = 11,760 (video-semantics.md §1.9).
+ */
 export function* vopForms(): Generator<VopForm> {
-  for (const op of OPS)
+  for (const op of ARITH)
     for (const dtype of TYPES)
       for (const atype of TYPES)
         for (const btype of TYPES)
@@ -32,15 +40,22 @@ export function* vopForms(): Generator<VopForm> {
             for (const tail of VIDEO_TAILS)
               for (const asel of OPT_SELS)
                 for (const bsel of OPT_SELS)
-                  yield { op, dtype, atype, btype, sat, asel, bsel, tail };
+                  yield { op, cmp: null, dtype, atype, btype, sat, asel, bsel, tail };
+  for (const atype of TYPES)
+    for (const btype of TYPES)
+      for (const cmp of VSET_CMPS)
+        for (const tail of VIDEO_TAILS)
+          for (const asel of OPT_SELS)
+            for (const bsel of OPT_SELS)
+              yield { op: "vset", cmp, dtype: "u32", atype, btype, sat: false, asel, bsel, tail };
 }
 
-/** A seeded sample covering every (op, dtype, atype, btype, sat, tail kind), one form each (240). */
+/** A seeded sample covering every (op, cmp, dtype, atype, btype, sat, tail kind), one form each (240 + 72). */
 export function vopSample(seed: number, perClass = 1): VopForm[] {
   const rng = new Rng(seed);
   const classes = new Map<string, VopForm[]>();
   for (const f of vopForms()) {
-    const key = `${f.op}.${f.dtype}.${f.atype}.${f.btype}.${f.sat}.${f.tail.kind}`;
+    const key = `${f.op}.${f.cmp}.${f.dtype}.${f.atype}.${f.btype}.${f.sat}.${f.tail.kind}`;
     let xs = classes.get(key);
     if (!xs) classes.set(key, (xs = []));
     xs.push(f);
@@ -56,26 +71,42 @@ export function vopSample(seed: number, perClass = 1): VopForm[] {
  * (fatal), predicate, special registers, selectors ("Incorrect video selector"), a selector on
  * c, dsel with op2 or without c, non-registers; `.clamp/.wrap` first, as "Illegal modifier
  * 'Clamp'" (`clampIllegal`). Immediates are accepted for a, b and c.
+ * vset (measured with ptxas 13.0, test/diagnostics/vset.ptx): post-ops, `.sat`, other
+ * modifiers, discard, predicate, special registers, "Comparison modifier required", 'Clamp',
+ * the selector checks, and — after the negations, only if nothing else failed — the kept
+ * comparison's "Mismatch between instruction type and comparison qualifier".
  */
 function validate(c: FamilyChecker, r: Resolved) {
   const op = c.op;
-  if (c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
+  const vset = op === "vset";
+  const before = c.diags.length; // phase 1a's ("Multiple comparisons set") do not hide the mismatch
+  if (!vset && c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
   if (c.postOps.length > 1)
     c.err(c.modLoc(c.postOps[1].i), messages.multiplePostOp());
   c.multipleVotes();
+  if (vset) c.illegalSat();
   c.illegalOthers();
   if (c.discard(r, false, op)) return null;
   c.predicateNotAllowed(r, op);
   c.predicateExpected(r);
   c.specials(r);
+  const cmp = vset ? c.comparisonKept() : null;
+  if (vset && cmp === null) c.err(c.inst.loc, messages.comparisonRequired(op));
+  if (vset && c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
   const dsel = videoSelectorChecks(c, r);
-  if (c.diags.length > 0) return null;
+  if (c.diags.length > before) return null;
+  if (vset && !vsetCmpKept(cmp!, c.comparison.length)) {
+    c.lastErr(c.modLoc(c.comparison[c.comparison.length - 1]!), messages.comparisonTypeMismatch());
+    return null;
+  }
   const tail = videoTailOf(c, dsel);
+  const types = c.types as ("u32" | "s32")[];
   const form: VopForm = {
     op: op as VopForm["op"],
-    dtype: c.types[0] as "u32" | "s32",
-    atype: c.types[1] as "u32" | "s32",
-    btype: c.types[2] as "u32" | "s32",
+    cmp: vset ? (cmp as VsetCmp) : null,
+    dtype: vset ? "u32" : types[0]!,
+    atype: vset ? types[0]! : types[1]!,
+    btype: vset ? types[1]! : types[2]!,
     sat: c.sat > 0,
     asel: c.selOf(r.sources[0].op) as Sel | null,
     bsel: c.selOf(r.sources[1].op) as Sel | null,
@@ -84,44 +115,66 @@ function validate(c: FamilyChecker, r: Resolved) {
   return famInst(c, form, r, 32);
 }
 
+/**
+ * vset keeps its last comparison; ptxas 13.0 accepts it when it is one of the six, and also
+ * `.lo .ls .hi .hs` kept after another comparison (then "Multiple comparisons set" is the only
+ * error: `vset.u32.u32.eq.lo`), but not written alone (`vset.u32.u32.lo` is a type mismatch).
+ * With several comparisons the instruction is rejected anyway; this decides only whether the
+ * mismatch is said too.
+ */
+function vsetCmpKept(cmp: string, written: number): boolean {
+  if ((VSET_CMPS as readonly string[]).includes(cmp)) return true;
+  return written > 1 && ["lo", "ls", "hi", "hs"].includes(cmp);
+}
+
 const int32 = (x: string) => x === "u32" || x === "s32";
 /** The sources a form reads: c only with a tail (R25: ptxas accepts a c without one and ignores it; it is not read). */
 const sourcesOf = (f: VopForm): ("a" | "b" | "c")[] =>
   f.tail.kind === "none" ? ["a", "b"] : ["a", "b", "c"];
 
+/** The template of vadd…vmax (three types) and of vset (two types and its comparison). */
+const syntaxOf = (types: number): FamilySyntax => ({
+  types: (t) => t.length === types && t.every(int32),
+  // R25: the 4-operand form without op2 or dsel is accepted (c ignored).
+  arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
+  roles: ["d", "a", "b", "c"],
+  sourceClasses: () => ["i32", "h2"],
+  destClasses: () => ["i32", "h2"],
+  floatSource: () => false,
+  sync: false,
+  postOps: true,
+  votes: false,
+  clampIllegal: true,
+  ...(types === 2 ? { comparisons: true } : {}),
+});
+const ARITH_SYNTAX = syntaxOf(3);
+
+/** `vset.atype.btype.cmp` (dtype .u32 in the form) or `vop.dtype.atype.btype{.sat}`. */
+const opcodeOf = (f: VopForm): string =>
+  f.op === "vset" ? `vset.${f.atype}.${f.btype}.${f.cmp}` : `${f.op}.${f.dtype}.${f.atype}.${f.btype}${f.sat ? ".sat" : ""}`;
+
 export const vop = {
   name: "vop",
   ops: OPS,
-  spelled: "vadd/vsub/vabsdiff/vmin/vmax",
+  spelled: "vadd/vsub/vabsdiff/vmin/vmax/vset",
   shape: "scalar",
   profileSensitive: true,
   forms: vopForms,
   formName(f) {
     const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
-    return `${f.op}.${f.dtype}.${f.atype}.${f.btype}${f.sat ? ".sat" : ""}${op2} ${videoOperandsName(f)}`;
+    return `${opcodeOf(f)}${op2} ${videoOperandsName(f)}`;
   },
   formId(f) {
-    return [f.op, f.dtype, f.atype, f.btype, ...(f.sat ? ["sat"] : []), ...videoIdParts(f)].join("_");
+    const types = f.op === "vset" ? [f.atype, f.btype, f.cmp!] : [f.dtype, f.atype, f.btype];
+    return [f.op, ...types, ...(f.sat ? ["sat"] : []), ...videoIdParts(f)].join("_");
   },
   sources: sourcesOf,
   writes: () => ({ d: true, p: false }),
   asmOpcode(f) {
     const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
-    return `${f.op}.${f.dtype}.${f.atype}.${f.btype}${f.sat ? ".sat" : ""}${op2}`;
+    return `${opcodeOf(f)}${op2}`;
   },
-  syntax: {
-    types: (t) => t.length === 3 && t.every(int32),
-    // R25: the 4-operand form without op2 or dsel is accepted (c ignored).
-    arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
-    roles: ["d", "a", "b", "c"],
-    sourceClasses: () => ["i32", "h2"],
-    destClasses: () => ["i32", "h2"],
-    floatSource: () => false,
-    sync: false,
-    postOps: true,
-    votes: false,
-    clampIllegal: true,
-  },
+  syntax: { perOp: { vadd: ARITH_SYNTAX, vsub: ARITH_SYNTAX, vabsdiff: ARITH_SYNTAX, vmin: ARITH_SYNTAX, vmax: ARITH_SYNTAX, vset: syntaxOf(2) } },
   validate,
   semantics: vopSemantics,
   cases: (spec, o) =>

@@ -92,6 +92,11 @@ export interface FamilySyntax {
   /** `.clamp/.wrap` are rejected as "Illegal modifier 'Clamp'" (after the template). */
   readonly clampIllegal: boolean;
   /**
+   * The comparison qualifiers (`.eq … .nan`) are the family's, judged by its `validate`
+   * (`FamilyChecker.comparisonKept`: vset); absent: "Comparison qualifier is not allowed".
+   */
+  readonly comparisons?: boolean;
+  /**
    * Modifiers the family owns outright (`.up/.down/.bfly/.idx` of shfl, `.ballot` of vote,
    * the reduction ops of redux): collected in `FamilyChecker.own` as written, before the
    * generic vocabulary classifies anything, for the family's `validate` to judge. Absent: none.

@@ -26,7 +26,7 @@ import type { Bar } from "./page.js";
  */
 export type RoutineCode = Map<string, Map<string, { text: string } | { missing: string }>>[];
 
-const FAMILY_LABEL: Record<Family, string> = { szext: "szext", video: "vshl/vshr", vop: "vadd/vsub/vabsdiff/vmin/vmax", match: "match.sync", warp: "warp-level" };
+const FAMILY_LABEL: Record<Family, string> = { szext: "szext", video: "vshl/vshr", vop: "vadd/vsub/vabsdiff/vmin/vmax/vset", match: "match.sync", warp: "warp-level" };
 const VERDICTS: ReportVerdict["status"][] = ["tested", "refuted", "skipped", "not-run", "error"];
 const VERDICT_CLS: Record<ReportVerdict["status"], string> = { tested: "c2", refuted: "c4", skipped: "c3", "not-run": "c5", error: "c1" };
 

@@ -900,7 +900,11 @@ export class FamilyChecker {
       } else if (m === "sync" && this.syntax.sync) this.sync = true;
       else if (TEMPLATE_ILLEGAL.has(m)) this.templateIllegal ??= { m, i };
       else if (ROUNDING.has(m)) this.rounding.push(i);
-      else if (COMPARISON.has(m)) this.comparison.push(i);
+      else if (COMPARISON.has(m)) {
+        // ptxas 13.0 says this for every further comparison, whatever the instruction (measured on vset and vadd).
+        if (this.comparison.length > 0) this.err(this.modLoc(i), messages.multipleComparisons());
+        this.comparison.push(i);
+      }
       else if (STATE_SPACES.has(m)) this.spaces.push(i);
       else if (VECTORS.has(m)) this.vectors.push(i);
       else if (KNOWN_OTHER.has(m) || m.startsWith("L2::") || m.startsWith("L1::")) {
@@ -1185,7 +1189,7 @@ export class FamilyChecker {
       if (m === "abs") this.err(this.modLoc(i), messages.absNeedsXorsign());
     }
     if (this.vectors.length > 0) this.err(this.modLoc(this.vectors[0]), messages.vectorQualifier(op));
-    if (this.comparison.length > 0) this.err(this.modLoc(this.comparison[0]), messages.comparisonNotAllowed(op));
+    if (this.comparison.length > 0 && !this.syntax.comparisons) this.err(this.modLoc(this.comparison[0]), messages.comparisonNotAllowed(op));
     if (this.rounding.length > 0) this.err(this.modLoc(this.rounding[0]), messages.illegalRounding(op));
   }
 
@@ -1247,6 +1251,25 @@ export class FamilyChecker {
     else if (nA && nB && !nC && !minus(ops[0]) && !ops.slice(4).some(minus)) this.diags.push(warning(ops[1]!.loc, messages.negationsCancel(this.op)));
   }
 
+  /**
+   * The comparison the instruction keeps (`FamilySyntax.comparisons`): the last one written,
+   * as ptxas 13.0 does (`vset.u32.u32.lo.equ` is a type mismatch, `.equ.lo` is not); null if none.
+   */
+  comparisonKept(): string | null {
+    const i = this.comparison[this.comparison.length - 1];
+    return i === undefined ? null : this.inst.modifiers[i]!;
+  }
+
+  /** A check ptxas makes after every other of phase 3, negations included: reported only if none of those failed. */
+  private late: { loc: Loc; message: string; n: number } | null = null;
+  lastErr(loc: Loc, message: string): void {
+    this.late = { loc, message, n: this.diags.length };
+  }
+  /** Run by checkFamily after the negations. */
+  flushLate(): void {
+    if (this.late && this.diags.length === this.late.n) this.err(this.late.loc, this.late.message);
+  }
+
   notRegister(r: Resolved): void {
     for (const { op, index } of r.notRegister) this.err(op.loc, messages.mustBeRegister(index, this.op));
   }
@@ -1261,6 +1284,7 @@ function checkFamily(inst: Instruction, scope: NameScope, fn: FlatFunction, ctx:
   let built: FamilyInst | null = null;
   if (r) built = c.def.validate(c, r);
   c.negations(r !== null);
+  c.flushLate();
   c.unknownSymbols();
   return { diagnostics: c.diags, inst: c.diags.some((d) => d.severity === "error") ? null : built };
 }

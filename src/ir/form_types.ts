@@ -44,8 +44,19 @@ export interface VshForm {
  * scalar video operations of PTX ISA 9.0 §9.7.18.1.1 (`vadd vsub vabsdiff vmin vmax`): unlike
  * the shifts, btype is free and b is extended by it.
  */
+/** vset's comparison (PTX ISA 9.0 §9.7.18.1.4: `.cmp = {.eq, .ne, .lt, .le, .gt, .ge}`). */
+export type VsetCmp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
+
+/**
+ * `vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` for vadd…vmax, and
+ * `vset.atype.btype.cmp{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}`: vset has no dtype and no
+ * `.sat` — "the intermediate result of the comparison is always unsigned, and therefore
+ * destination d and operand c are also unsigned" (§9.7.18.1.4) — so its forms carry
+ * dtype `.u32` and sat false, and `cmp` is set only for vset.
+ */
 export interface VopForm {
-  op: "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax";
+  op: "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vset";
+  cmp: VsetCmp | null;
   dtype: "u32" | "s32";
   atype: "u32" | "s32";
   btype: "u32" | "s32";

@@ -1,8 +1,8 @@
 /**
  * @fileoverview The scalar video pipeline — PTX ISA 9.0 §9.7.18.1 "Scalar video instructions"
  * (overview: partSelectSignExtend, optSaturate, optSecOp, optMerge) — and the seven scalar
- * instructions on it: `vshl`/`vshr` (§9.7.18.1.3, `vsh`) and `vadd vsub vabsdiff vmin vmax`
- * (§9.7.18.1.1, `vop`). One definition, two profiles, staged as the ISA is:
+ * instructions on it: `vshl`/`vshr` (§9.7.18.1.3, `vsh`), `vadd vsub vabsdiff vmin vmax`
+ * (§9.7.18.1.1) and `vset` (§9.7.18.1.4), both `vop`. One definition, two profiles, staged as the ISA is:
  *   extract and extend to 33 bits → operation → 34-bit intermediate → saturate →
  *   secondary op or merge → low 32 bits.
  * The stages every instruction shares are written once here: `partSelectSignExtend`,
@@ -21,12 +21,13 @@
  *
  * Profile `sm90` is what ptxas 13.0 emits for sm_75…sm_120 (../shared/vectors/FORMAT.md).
  * The shifts depart from `isa` in four places, marked D1, D2, D3, A1 below (ptx-semantics.md
- * §2.4); vadd…vmax in five, marked D2, S1, S2, S3, A1 (video-semantics.md §4.3, from the
- * sm_90 SASS as decoded and executed there). D2 is the shared merge.
+ * §2.4); vadd…vmax in five, marked D2, S1, S2, S3, A1, and vset in two, D2 and V1
+ * (video-semantics.md §4.3, from the sm_90 SASS as decoded and executed there). D2 is the
+ * shared merge.
  */
 import type { BV, Defined } from "./bv.js";
 import { note } from "./bv.js";
-import type { Profile, Sel, VopForm, VshForm, VshTail } from "../ir/forms.js";
+import type { Profile, Sel, VopForm, VsetCmp, VshForm, VshTail } from "../ir/forms.js";
 
 /** Bit offset and width of a selector; `null` selects the whole word. */
 export function selField(sel: Sel | null): { lo: number; width: number } {
@@ -203,43 +204,77 @@ export function vopSaturate<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, ex
 }
 
 /**
- * The value vadd…vmax `.min/.max` compares with c, and how:
- *   isa (R4):  the exact (saturated) intermediate, signed
+ * Whether optSecOp extends c signed for `.min/.max` ("the sign of the third operand is based on
+ * dtype"): dtype .s32 for vadd…vmax. vset: never in `isa` — "the intermediate result of the
+ * comparison is always unsigned, and therefore destination d and operand c are also
+ * unsigned" (R7); sm90 V1: when **atype** is .s32 (btype plays no part), decoded from ptxas's
+ * SASS (video-semantics.md §4.3: `vset.s32.s32.lt.max 1, 2, c=0xffffffff` is 1, ISA 0xffffffff).
+ */
+export function vopCSigned(f: VopForm, profile: Profile): boolean {
+  if (f.op === "vset") return profile === "sm90" && f.atype === "s32";
+  return f.dtype === "s32";
+}
+
+/**
+ * The value vadd…vmax and vset `.min/.max` compare with c, and how:
+ *   isa (R4):  the exact (saturated) intermediate, signed (vset's 0/1 against zero-extended c
+ *              is then the unsigned compare R7 reads)
  *   sm90 S3:   vadd/vsub compute in 32 bits and sign-extend (SHF.R.S32.HI): sext(t32)
  *   sm90 A1:   vabsdiff/vmin/vmax: the exact 64-bit (saturated) value
- *   sm90:      signed compare for dtype .s32, unsigned (u64, c zero-extended) for .u32
+ *   sm90:      signed compare where c is sign-extended (vopCSigned: dtype .s32; vset V1:
+ *              atype .s32), unsigned (u64, c zero-extended) otherwise
  */
 export function vopMinMax<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, tmp: V, t32: V): { lhs: V; signedCmp: boolean } {
   if (profile === "isa") return { lhs: tmp, signedCmp: true };
   const lhs = f.op === "vadd" || f.op === "vsub" ? bv.sext(t32, 64) : tmp;
-  return { lhs, signedCmp: f.dtype === "s32" };
+  return { lhs, signedCmp: vopCSigned(f, profile) };
 }
 
 /**
  * `vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` for vop ∈ vadd vsub
- * vabsdiff vmin vmax (PTX ISA 9.0 §9.7.18.1.1):
+ * vabsdiff vmin vmax (PTX ISA 9.0 §9.7.18.1.1), and `vset.atype.btype.cmp{.op2} d{.dsel}, …`
+ * (§9.7.18.1.4):
  *   ta = partSelectSignExtend(a, atype, asel); tb = partSelectSignExtend(b, btype, bsel);
- *   tmp = ta + tb | ta − tb | |ta − tb| | MIN(ta, tb) | MAX(ta, tb);
- *   tmp = optSaturate(tmp, sat, isSigned(dtype), dsel);
+ *   tmp = ta + tb | ta − tb | |ta − tb| | MIN(ta, tb) | MAX(ta, tb) | compare(ta, tb, cmp) ? 1 : 0;
+ *   tmp = optSaturate(tmp, sat, isSigned(dtype), dsel);          (not vset: no .sat)
  *   d = dsel ? optMerge(dsel, tmp, c) : optSecOp(op2, tmp, c)   (R2)
  * With 33-bit inputs every result is exact in 35 bits (|ta ± tb| ≤ 2^33), so the `.s34`
- * intermediate never wraps here (video-semantics.md §1.2); it is kept to 64 bits.
+ * intermediate never wraps here (video-semantics.md §1.2); it is kept to 64 bits. vset
+ * compares the exact .s33 values (sm_90 agrees across mixed signedness, §4.3).
  * @param a, b, c u32 register values (c is read only when the tail uses it)
  * @returns d (u32); defined for every input.
  */
 export function vop<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, a: V, b: V, c: V): Defined<V, B> {
   const ta = note(bv, "ta", bv.sext(partSelectSignExtend(bv, a, f.atype === "s32", f.asel, 33), 64));
   const tb = note(bv, "tb", bv.sext(partSelectSignExtend(bv, b, f.btype === "s32", f.bsel, 33), 64));
-  const exact = note(bv, "tmp", vopOperation(bv, f.op, ta, tb));
+  const exact = note(bv, "tmp", vopOperation(bv, f, ta, tb));
   const tmp = f.sat ? note(bv, "tmp_sat", vopSaturate(bv, f, profile, exact)) : exact;
   const t32 = bv.extract(tmp, 31, 0);
-  const r = scalarTail(bv, f.tail, profile, f.dtype === "s32", t32, () => vopMinMax(bv, f, profile, tmp, t32), c);
+  const r = scalarTail(bv, f.tail, profile, vopCSigned(f, profile), t32, () => vopMinMax(bv, f, profile, tmp, t32), c);
   return { value: note(bv, "d", r), defined: bv.true };
 }
 
-/** The operation of vadd…vmax on 64-bit sign-extended .s33 inputs: exact. */
-export function vopOperation<V, B>(bv: BV<V, B>, op: VopForm["op"], ta: V, tb: V): V {
-  switch (op) {
+/** compare(ta, tb, cmp) of vset on the exact values (64-bit sign-extended .s33 inputs). */
+export function vsetCompare<V, B>(bv: BV<V, B>, cmp: VsetCmp, ta: V, tb: V): B {
+  switch (cmp) {
+    case "eq":
+      return bv.eq(ta, tb);
+    case "ne":
+      return bv.notB(bv.eq(ta, tb));
+    case "lt":
+      return bv.slt(ta, tb);
+    case "le":
+      return bv.sle(ta, tb);
+    case "gt":
+      return bv.slt(tb, ta);
+    case "ge":
+      return bv.sle(tb, ta);
+  }
+}
+
+/** The operation of vadd…vmax and vset on 64-bit sign-extended .s33 inputs: exact. */
+export function vopOperation<V, B>(bv: BV<V, B>, f: Pick<VopForm, "op" | "cmp">, ta: V, tb: V): V {
+  switch (f.op) {
     case "vadd":
       return bv.add(ta, tb);
     case "vsub":
@@ -250,5 +285,7 @@ export function vopOperation<V, B>(bv: BV<V, B>, op: VopForm["op"], ta: V, tb: V
       return bv.ite(bv.slt(ta, tb), ta, tb);
     case "vmax":
       return bv.ite(bv.slt(ta, tb), tb, ta);
+    case "vset":
+      return bv.ite(vsetCompare(bv, f.cmp!, ta, tb), bv.k(1, 64), bv.k(0, 64));
   }
 }

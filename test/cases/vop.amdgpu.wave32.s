@@ -8,7 +8,7 @@ GFX1030: ; ptx-lower lower vop.ptx --target amdgpu --mcpu gfx1030 --semantics is
 GFX1030: ; source: test/cases/vop.ptx; target: amdgpu gfx1030 (wave32); semantics profile: isa
 GFX1100: ; ptx-lower lower vop.ptx --target amdgpu --mcpu gfx1100 --semantics isa
 GFX1100: ; source: test/cases/vop.ptx; target: amdgpu gfx1100 (wave32); semantics profile: isa
-; 10 occurrences of szext / vshl / vshr / match.sync / vadd / vsub / vabsdiff / vmin / vmax → 10 routines
+; 14 occurrences of szext / vshl / vshr / match.sync / vadd / vsub / vabsdiff / vmin / vmax / vset → 14 routines
 
 	.text
 
@@ -136,4 +136,61 @@ vmax_u32_u32_s32_db1_bb3__v_v_v:
   v_max_i32_e32 v4, 0, v3
   v_max_u32_e32 v5, v0, v4
   v_perm_b32 v0, v2, v5, 0x7060004
+
+
+; vset.s32.u32.lt d, a, b  —  rule vset_cmp, 6 instructions
+; in: a = v0, b = v1
+; out: d = v0; exec unchanged
+; scratch: VGPR v2..v6, SGPR none, vcc_lo, scc
+; serves:
+;   test/cases/vop.ptx:103:2  vset.s32.u32.lt  d, a, b;
+vset_s32_u32_lt__v_v:
+  v_max_i32_e32 v2, -1, v0
+  v_add_nc_u32_e32 v3, 1, v2
+  v_min_u32_e32 v4, 0x80000000, v1
+  v_add_nc_u32_e32 v5, 1, v4
+  v_cmp_lt_u32_e32 vcc_lo, v3, v5
+  v_cndmask_b32_e64 v0, 0, 1, vcc_lo
+
+
+; vset.u32.u32.ne.add d, a.b1, b.b0, c  —  rule vset_cmp, 5 instructions
+; in: a = v0, b = v1, c = v2
+; out: d = v0; exec unchanged
+; scratch: VGPR v3..v6, SGPR none, vcc_lo, scc
+; serves:
+;   test/cases/vop.ptx:113:2  vset.u32.u32.ne.add  d, a.b1, b.b0, c;
+vset_u32_u32_ne_add_ab1_bb0__v_v_v:
+  v_bfe_u32 v3, v0, 8, 8
+  v_bfe_u32 v4, v1, 0, 8
+  v_cmp_ne_u32_e32 vcc_lo, v3, v4
+  v_cndmask_b32_e64 v5, 0, 1, vcc_lo
+  v_add_nc_u32_e32 v0, v2, v5
+
+
+; vset.s32.s32.lt.max d, a, b, c  —  rule vset_cmp, 3 instructions
+; in: a = v0, b = v1, c = v2
+; out: d = v0; exec unchanged
+; scratch: VGPR v3..v4, SGPR none, vcc_lo, scc
+; serves:
+;   test/cases/vop.ptx:122:2  vset.s32.s32.lt.max  d, a, b, c;
+vset_s32_s32_lt_max__v_v_v:
+  v_cmp_lt_i32_e32 vcc_lo, v0, v1
+  v_cndmask_b32_e64 v3, 0, 1, vcc_lo
+  v_max_u32_e32 v0, v2, v3
+
+
+; vset.u32.s32.gt d.h1, a, b, c  —  rule vset_cmp, 7 instructions
+; in: a = v0, b = v1, c = v2
+; out: d = v0; exec unchanged
+; scratch: VGPR v3..v8, SGPR none, vcc_lo, scc
+; serves:
+;   test/cases/vop.ptx:132:2  vset.u32.s32.gt  d.h1, a, b, c;
+vset_u32_s32_gt_dh1__v_v_v:
+  v_min_u32_e32 v3, 0x80000000, v0
+  v_add_nc_u32_e32 v4, 1, v3
+  v_max_i32_e32 v5, -1, v1
+  v_add_nc_u32_e32 v6, 1, v5
+  v_cmp_gt_u32_e32 vcc_lo, v4, v6
+  v_cndmask_b32_e64 v7, 0, 1, vcc_lo
+  v_perm_b32 v0, v2, v7, 0x1000504
 

@@ -10,7 +10,7 @@ GFX90A: ; ptx-lower lower vop.ptx --target amdgpu --mcpu gfx90a --semantics isa
 GFX90A: ; source: test/cases/vop.ptx; target: amdgpu gfx90a (wave64); semantics profile: isa
 GFX942: ; ptx-lower lower vop.ptx --target amdgpu --mcpu gfx942 --semantics isa
 GFX942: ; source: test/cases/vop.ptx; target: amdgpu gfx942 (wave64); semantics profile: isa
-; 10 occurrences of szext / vshl / vshr / match.sync / vadd / vsub / vabsdiff / vmin / vmax → 10 routines
+; 14 occurrences of szext / vshl / vshr / match.sync / vadd / vsub / vabsdiff / vmin / vmax / vset → 14 routines
 
 	.text
 
@@ -154,5 +154,76 @@ vmax_u32_u32_s32_db1_bb3__v_v_v:
   v_max_u32_e32 v5, v0, v4
   v_mov_b32_e32 v7, 0x7060004
   v_perm_b32 v0, v2, v5, v7
+  s_nop 1
+
+
+GFX900,GFX90A: ; vset.s32.u32.lt d, a, b  —  rule vset_cmp, 7 instructions (8 issue cycles: s_nop N counts N + 1)
+GFX942: ; vset.s32.u32.lt d, a, b  —  rule vset_cmp, 8 instructions (10 issue cycles: s_nop N counts N + 1)
+; in: a = v0, b = v1
+; out: d = v0; exec unchanged
+; scratch: VGPR v2..v6, SGPR none, vcc, scc
+; serves:
+;   test/cases/vop.ptx:103:2  vset.s32.u32.lt  d, a, b;
+vset_s32_u32_lt__v_v:
+  v_max_i32_e32 v2, -1, v0
+  v_add_u32_e32 v3, 1, v2
+  v_min_u32_e32 v4, 0x80000000, v1
+  v_add_u32_e32 v5, 1, v4
+  v_cmp_lt_u32_e32 vcc, v3, v5
+GFX942:   s_nop 1
+  v_cndmask_b32_e64 v0, 0, 1, vcc
+  s_nop 1
+
+
+GFX900,GFX90A: ; vset.u32.u32.ne.add d, a.b1, b.b0, c  —  rule vset_cmp, 6 instructions (7 issue cycles: s_nop N counts N + 1)
+GFX942: ; vset.u32.u32.ne.add d, a.b1, b.b0, c  —  rule vset_cmp, 7 instructions (9 issue cycles: s_nop N counts N + 1)
+; in: a = v0, b = v1, c = v2
+; out: d = v0; exec unchanged
+; scratch: VGPR v3..v6, SGPR none, vcc, scc
+; serves:
+;   test/cases/vop.ptx:113:2  vset.u32.u32.ne.add  d, a.b1, b.b0, c;
+vset_u32_u32_ne_add_ab1_bb0__v_v_v:
+  v_bfe_u32 v3, v0, 8, 8
+  v_bfe_u32 v4, v1, 0, 8
+  v_cmp_ne_u32_e32 vcc, v3, v4
+GFX942:   s_nop 1
+  v_cndmask_b32_e64 v5, 0, 1, vcc
+  v_add_u32_e32 v0, v2, v5
+  s_nop 1
+
+
+GFX900,GFX90A: ; vset.s32.s32.lt.max d, a, b, c  —  rule vset_cmp, 4 instructions (5 issue cycles: s_nop N counts N + 1)
+GFX942: ; vset.s32.s32.lt.max d, a, b, c  —  rule vset_cmp, 5 instructions (7 issue cycles: s_nop N counts N + 1)
+; in: a = v0, b = v1, c = v2
+; out: d = v0; exec unchanged
+; scratch: VGPR v3..v4, SGPR none, vcc, scc
+; serves:
+;   test/cases/vop.ptx:122:2  vset.s32.s32.lt.max  d, a, b, c;
+vset_s32_s32_lt_max__v_v_v:
+  v_cmp_lt_i32_e32 vcc, v0, v1
+GFX942:   s_nop 1
+  v_cndmask_b32_e64 v3, 0, 1, vcc
+  v_max_u32_e32 v0, v2, v3
+  s_nop 1
+
+
+GFX900,GFX90A: ; vset.u32.s32.gt d.h1, a, b, c  —  rule vset_cmp, 9 instructions (10 issue cycles: s_nop N counts N + 1)
+GFX942: ; vset.u32.s32.gt d.h1, a, b, c  —  rule vset_cmp, 10 instructions (11 issue cycles: s_nop N counts N + 1)
+; in: a = v0, b = v1, c = v2
+; out: d = v0; exec unchanged
+; scratch: VGPR v3..v9, SGPR none, vcc, scc
+; serves:
+;   test/cases/vop.ptx:132:2  vset.u32.s32.gt  d.h1, a, b, c;
+vset_u32_s32_gt_dh1__v_v_v:
+  v_min_u32_e32 v3, 0x80000000, v0
+  v_add_u32_e32 v4, 1, v3
+  v_max_i32_e32 v5, -1, v1
+  v_add_u32_e32 v6, 1, v5
+  v_cmp_gt_u32_e32 vcc, v4, v6
+GFX900,GFX90A:   v_cndmask_b32_e64 v7, 0, 1, vcc
+  v_mov_b32_e32 v9, 0x1000504
+GFX942:   s_nop 0
+GFX942:   v_cndmask_b32_e64 v7, 0, 1, vcc
+  v_perm_b32 v0, v2, v7, v9
   s_nop 1
 

@@ -110,4 +110,4 @@ export const portableTable: RuleTable<{ [K in FamilyName]: PortableRule }> = { s
 
 // An opcode without a family (the shape of src/families/index.ts BY_OP).
 // @ts-expect-error — piece 'vshr' is missing (opcode map)
-export const byOp: { readonly [Op in Form["op"]]: AnyFamily } = { szext, vshl: video, vadd: vop, vsub: vop, vabsdiff: vop, vmin: vop, vmax: vop, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp };
+export const byOp: { readonly [Op in Form["op"]]: AnyFamily } = { szext, vshl: video, vadd: vop, vsub: vop, vabsdiff: vop, vmin: vop, vmax: vop, vset: vop, match, shfl: warp, vote: warp, redux: warp, activemask: warp, "bar.warp": warp };

@@ -1,5 +1,5 @@
 /**
- * @fileoverview `vadd vsub vabsdiff vmin vmax` → AMDGPU, built from the scalar video stages
+ * @fileoverview `vadd vsub vabsdiff vmin vmax vset` → AMDGPU, built from the scalar video stages
  * the shifts share (video_stages.ts) and following the ISA's pipeline (src/sem/vsh.ts `vop`):
  *
  *   extract a (atype, asel) and b (btype, bsel) → operation → saturate → tail
@@ -34,6 +34,7 @@ import {
   satRange,
   selField,
   vop,
+  vopCSigned,
   vopMinMax,
   vopOperation,
   vopSaturate,
@@ -41,7 +42,7 @@ import {
 import type { MOp } from "../minst.js";
 import type { Builder } from "../routine.js";
 import type { AmdRule, RuleCtx } from "./rule.js";
-import type { Ext, Word } from "./video_stages.js";
+import type { Cond, Ext, Word } from "./video_stages.js";
 import {
   cWord,
   cmp,
@@ -58,6 +59,8 @@ import {
   satFromPair,
   satWord,
   select,
+  sLike,
+  uLike,
   widenC,
 } from "./video_stages.js";
 
@@ -109,9 +112,11 @@ function minMaxWord(m: Builder, isMin: boolean, x: Word, y: Word): Word {
   };
 }
 
-/** The low word of T = ta op tb. */
+/** The low word of T = ta op tb (vadd…vmax; vset has its own rule). */
 function lowWord(m: Builder, f: VopForm, x: Word, y: Word): MOp {
   switch (f.op) {
+    case "vset":
+      throw new Error("lowWord: vset is lowered by vset_cmp");
     case "vadd":
       return op(m, m.vAdd, [x.x, y.x]);
     case "vsub":
@@ -190,6 +195,23 @@ function exactOf(m: Builder, f: VopForm, x: Word, y: Word): Exact {
   return { p: pairOf(m, x, y, f.op === "vsub") };
 }
 
+/**
+ * vset's compare(ta, tb, cmp) of two words as .s33 values, a lane mask:
+ *   both sign-extended (or either way) → one v_cmp_*_i32; both zero-extended → v_cmp_*_u32;
+ *   a sign-extended x and a zero-extended y → each mapped to an unsigned key that keeps their
+ *   order and equality, then v_cmp_*_u32:
+ *     signed s:   max(s, −1) + 1 ∈ [0, 2^31]       (every negative s is below every u ≥ 0)
+ *     unsigned u: min(u, 2^31) + 1 ∈ [1, 2^31 + 1]  (every u ≥ 2^31 is above every s < 2^31)
+ */
+function compare33(m: Builder, rel: NonNullable<VopForm["cmp"]>, x: Word, y: Word): Cond {
+  const mn = (signed: boolean) => `v_cmp_${rel}_${signed ? "i" : "u"}32` as const;
+  if (sLike(x.ext) && sLike(y.ext)) return cmp(m, mn(!(uLike(x.ext) && uLike(y.ext))), x.x, y.x);
+  if (uLike(x.ext) && uLike(y.ext)) return cmp(m, mn(false), x.x, y.x);
+  const key = (w: Word) =>
+    op(m, m.vAdd, [k32(1), w.ext === "s" ? op(m, "v_max_i32", [k32(-1), w.x]) : op(m, "v_min_u32", [k32(0x80000000), w.x])]);
+  return cmp(m, mn(false), key(x), key(y));
+}
+
 // ---------------------------------------------------------------------------------------
 // Stage 3: optSaturate (src/sem/vsh.ts vopSaturate)
 
@@ -244,9 +266,10 @@ function tail(m: Builder, f: VopForm, profile: Profile, t: Exact): MOp {
   if (tl.kind === "merge") return merge(m, tl.dsel, profile, low(t));
   if (tl.op2 === "add") return op(m, m.vAdd, [m.src("c"), low(t)]);
   const isMin = tl.op2 === "min";
-  const dsigned = f.dtype === "s32";
+  // c's extension: dtype's (vset: unsigned; sm90 V1: atype's).
+  const dsigned = vopCSigned(f, profile);
   // isa: the exact (saturated) T, signed; sm90: S3 for vadd/vsub (the low word, sign-extended),
-  // else the exact value (A1), signed only for dtype .s32.
+  // else the exact value (A1), signed only where c is sign-extended.
   const signedCmp = profile === "isa" || dsigned;
   if (profile === "sm90" && (f.op === "vadd" || f.op === "vsub"))
     return minMax32(
@@ -284,7 +307,7 @@ function emitConst(f: VopForm, m: Builder, c: RuleCtx): void {
     partSelectSignExtend(concrete, B, f.btype === "s32", f.bsel, 33),
     64,
   );
-  const exact = vopOperation(concrete, f.op, ta, tb);
+  const exact = vopOperation(concrete, f, ta, tb);
   const tmp = f.sat ? vopSaturate(concrete, f, c.profile, exact) : exact;
   const t32 = tmp.x & M32;
   const tl = f.tail;
@@ -299,13 +322,13 @@ function emitConst(f: VopForm, m: Builder, c: RuleCtx): void {
     concrete.extract(tmp, 31, 0),
   );
   const L = signedCmp ? BigInt.asIntN(64, lhs.x) : BigInt.asUintN(64, lhs.x);
-  const dsigned = f.dtype === "s32";
+  const dsigned = vopCSigned(f, c.profile);
   const { min: cmin, max: cmax } = satRange(dsigned, 32);
   const isMin = tl.op2 === "min";
   const cop = m.src("c");
-  // c extended per dtype lies in [cmin, cmax]; with an unsigned compare of a signed dtype the
-  // negative c are huge, which the signed range test would misplace: not reachable, since
-  // signedCmp is false only for dtype .u32 (vopMinMax).
+  // c extended per dtype (vopCSigned) lies in [cmin, cmax]; with an unsigned compare of a
+  // sign-extended c the negative c are huge, which the signed range test would misplace: not
+  // reachable, since signedCmp is false only where c is zero-extended (vopMinMax).
   if (L < cmin) return finish(m, isMin ? k32(L) : cop);
   if (L > cmax) return finish(m, isMin ? cop : k32(L));
   return finish(
@@ -320,6 +343,7 @@ function emitConst(f: VopForm, m: Builder, c: RuleCtx): void {
 const isMinMax = (f: VopForm) => f.tail.kind === "op2" && f.tail.op2 !== "add";
 /** Only the low word of T matters: no .sat and no .min/.max. */
 const lowWordOnly = (f: VopForm) => !f.sat && !isMinMax(f);
+const isVset = (f: VopForm) => f.op === "vset";
 const immAB = (c: RuleCtx) =>
   c.spec.kinds.a?.kind === "imm" && c.spec.kinds.b?.kind === "imm";
 
@@ -332,10 +356,21 @@ export const vopRules: AmdRule<VopForm>[] = [
     emit: (f, m, c) => emitConst(f, m, c),
   },
   {
+    name: "vset_cmp",
+    prio: 7,
+    why: "vset: T = compare(ta, tb) ? 1 : 0 is one v_cmp on the extracted words (compare33: i32 or u32 by their extensions; a signed/unsigned pair through order-keeping keys) and a v_cndmask of 1 and 0; the tail is the shared one on a word in [0, 1] (.add one add, .min/.max one v_min/v_max of c's extension, a merge one v_perm or and-or).",
+    when: (f) => isVset(f),
+    emit: (f, m, c) => {
+      const [x, y] = operands(f, m);
+      const t = select(m, compare33(m, f.cmp!, x, y), k32(1), k32(0));
+      finish(m, tail(m, f, c.profile, { w: { x: t, ext: "both" } }));
+    },
+  },
+  {
     name: "vop_low32",
     prio: 5,
     why: "No .sat and no .min/.max: d reads only T's low word (tail none, .add, or a merge of its low byte/half; sm90's .h1 its high half, D2), so 32-bit arithmetic on the extracted words is exact: v_add/v_sub, the 33-bit min/max of minMax32, and max − min for vabsdiff (no borrow crosses into the low word's meaning mod 2^32).",
-    when: (f) => lowWordOnly(f),
+    when: (f) => !isVset(f) && lowWordOnly(f),
     emit: (f, m, c) => {
       const [x, y] = operands(f, m);
       const t = lowWord(m, f, x, y);
@@ -368,7 +403,7 @@ export const vopRules: AmdRule<VopForm>[] = [
     name: "vop_narrow",
     prio: 4,
     why: "Both a and b selected (a byte or a half each): |ta|, |tb| < 2^16, so T = ta op tb fits a signed 32-bit word and every stage works on words: one v_add/v_sub (vabsdiff: max − min), word clamps for .sat (sm90 S1/S2 on words), a word compare for .min/.max. The pair of vop_stages (carry add, 64-bit clamp) is not needed.",
-    when: (f) => f.asel !== null && f.bsel !== null,
+    when: (f) => !isVset(f) && f.asel !== null && f.bsel !== null,
     emit: (f, m, c) => {
       const [x, y] = operands(f, m);
       let t: Exact = { w: f.op === "vmin" || f.op === "vmax" ? minMaxWord(m, f.op === "vmin", x, y) : { x: lowWord(m, f, x, y), ext: f.op === "vabsdiff" ? "both" : "s" } };
@@ -380,7 +415,7 @@ export const vopRules: AmdRule<VopForm>[] = [
     name: "vop_stages",
     prio: 0,
     why: "Every form: the exact T as a word (vmin/vmax) or a 64-bit VGPR pair from carry adds (vadd/vsub/vabsdiff), saturated per profile (isa ranges; sm90 S1, S2), then the tail (.min/.max: a word compare, or v_cmp_lt_{i,u}64 against c widened per dtype; sm90 S3, A1). The fallback where the low word is not enough.",
-    when: () => true,
+    when: (f) => !isVset(f),
     emit: (f, m, c) => {
       const [x, y] = operands(f, m);
       let t = exactOf(m, f, x, y);

@@ -1,16 +1,16 @@
 /**
  * @fileoverview Portable (JS/C) lowering rules for `vadd vsub vabsdiff vmin vmax` (PTX ISA
- * §9.7.18.1.1; reference: src/sem/vsh.ts `vop`, both profiles).
+ * §9.7.18.1.1) and `vset` (§9.7.18.1.4; reference: src/sem/vsh.ts `vop`, both profiles).
  */
 import type { VopForm } from "../../../src/ir/forms.js";
 import type { RoutineSpec } from "../../../src/ir/ir.js";
-import { partSelectSignExtend, scalarTail, vop } from "../../../src/sem/vsh.js";
+import { partSelectSignExtend, scalarTail, vop, vopCSigned } from "../../../src/sem/vsh.js";
 import type { PExpr } from "../pir.js";
 import type { Stage } from "../stage.js";
 import { scalarRoutine } from "../stage.js";
 import type { PortableRule } from "./index.js";
 
-const VOPS = new Set(["vadd", "vsub", "vabsdiff", "vmin", "vmax"]);
+const VOPS = new Set(["vadd", "vsub", "vabsdiff", "vmin", "vmax", "vset"]);
 const formOf = (spec: RoutineSpec): VopForm | undefined =>
   VOPS.has(spec.form.op) ? (spec.form as VopForm) : undefined;
 
@@ -48,9 +48,9 @@ function low32(P: Stage, f: VopForm, a: PExpr, b: PExpr): PExpr {
   return P.ite(less, P.sub(y, x), P.sub(x, y));
 }
 
-/** Without .sat and .min/.max nothing reads tmp above bit 31. */
+/** Without .sat and .min/.max nothing reads tmp above bit 31 (vadd…vmax; vset's 0/1 is staged). */
 const lowWordOnly = (f: VopForm): boolean =>
-  !f.sat && !(f.tail.kind === "op2" && f.tail.op2 !== "add");
+  f.op !== "vset" && !f.sat && !(f.tail.kind === "op2" && f.tail.op2 !== "add");
 
 export const vopRules: PortableRule[] = [
   {
@@ -68,7 +68,7 @@ export const vopRules: PortableRule[] = [
           P,
           f.tail,
           profile,
-          f.dtype === "s32",
+          vopCSigned(f, profile),
           low32(P, f, a, b),
           () => {
             throw new Error("vop_low32: .min/.max needs the wide intermediate");

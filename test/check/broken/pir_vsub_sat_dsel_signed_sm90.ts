@@ -8,7 +8,7 @@ import { v } from "./case.js";
 export const broken: BrokenCase = {
   target: "pir",
   spec: {
-    form: { op: "vsub", dtype: "s32", atype: "s32", btype: "s32", sat: true, asel: null, bsel: null, tail: { kind: "merge", dsel: "b0" } },
+    form: { op: "vsub", cmp: null, dtype: "s32", atype: "s32", btype: "s32", sat: true, asel: null, bsel: null, tail: { kind: "merge", dsel: "b0" } },
     kinds: { a: v, b: v, c: v },
     guarded: false,
   },

@@ -8,7 +8,7 @@ export const broken: BrokenCase = {
   target: "amdgpu",
   mcpu: "gfx900",
   spec: {
-    form: { op: "vabsdiff", dtype: "u32", atype: "s32", btype: "s32", sat: false, asel: "b0", bsel: "b0", tail: { kind: "none" } },
+    form: { op: "vabsdiff", cmp: null, dtype: "u32", atype: "s32", btype: "s32", sat: false, asel: "b0", bsel: "b0", tail: { kind: "none" } },
     kinds: { a: v, b: v },
     guarded: false,
   },

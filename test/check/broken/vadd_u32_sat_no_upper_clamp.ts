@@ -7,7 +7,7 @@ export const broken: BrokenCase = {
   target: "amdgpu",
   mcpu: "gfx942",
   spec: {
-    form: { op: "vadd", dtype: "u32", atype: "u32", btype: "u32", sat: true, asel: null, bsel: null, tail: { kind: "none" } },
+    form: { op: "vadd", cmp: null, dtype: "u32", atype: "u32", btype: "u32", sat: true, asel: null, bsel: null, tail: { kind: "none" } },
     kinds: { a: v, b: v },
     guarded: false,
   },

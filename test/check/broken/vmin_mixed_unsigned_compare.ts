@@ -7,7 +7,7 @@ export const broken: BrokenCase = {
   target: "amdgpu",
   mcpu: "gfx1100",
   spec: {
-    form: { op: "vmin", dtype: "s32", atype: "s32", btype: "u32", sat: false, asel: null, bsel: null, tail: { kind: "none" } },
+    form: { op: "vmin", cmp: null, dtype: "s32", atype: "s32", btype: "u32", sat: false, asel: null, bsel: null, tail: { kind: "none" } },
     kinds: { a: v, b: v },
     guarded: false,
   },
