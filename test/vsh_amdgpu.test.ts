@@ -61,8 +61,10 @@ const TAILS: readonly string[] = ["none", "add", "min", "max", "merge"];
 const OPT_SELS: readonly (Sel | null)[] = [null, ...SELS];
 
 /**
- * Three forms for each (vop, dtype, atype, sat, mode, tail kind): 160 × 3 = 480, with the
- * selectors and the merge's dsel rotating so that every value of each appears often.
+ * Two forms for each (vop, dtype, atype, sat, mode, tail kind): 160 × 2 = 320, with the
+ * selectors and the merge's dsel rotating so that every value of each appears often (three
+ * until issue 35: CI's 25 minutes now hold vadd…vmax and vset too; the whole matrix is proved
+ * by `npm run prove:all`).
  */
 function sampleForms(): VshForm[] {
   const out: VshForm[] = [];
@@ -73,7 +75,7 @@ function sampleForms(): VshForm[] {
         for (const sat of [false, true])
           for (const mode of ["clamp", "wrap"] as const)
             for (const tk of TAILS) {
-              for (let j = 0; j < 3; j++) {
+              for (let j = 0; j < 2; j++) {
                 const tail: VshTail =
                   tk === "none" ? { kind: "none" } : tk === "merge" ? { kind: "merge", dsel: SELS[(i + 2 * j) % 6]! } : { kind: "op2", op2: tk as "add" | "min" | "max" };
                 out.push({ op, dtype, atype, sat, mode, tail, asel: OPT_SELS[(i + j) % 7]!, bsel: OPT_SELS[(3 * i + 5 * j + 1) % 7]! });
@@ -165,9 +167,9 @@ describe("vshl/vshr → AMDGPU", () => {
     expect(gaps.slice(0, 10)).toEqual([]);
   });
 
-  it("correctness: 480 sampled forms × 2 profiles × 5 mcpus × 2 kinds mixes, every applicable rule, against vsh()", () => {
+  it("correctness: 320 sampled forms × 2 profiles × 5 mcpus × 2 kinds mixes, every applicable rule, against vsh()", () => {
     const forms = sampleForms();
-    expect(forms.length).toBe(480);
+    expect(forms.length).toBe(320);
     const problems: string[] = [];
     const used = new Map<string, number>();
     let routines = 0;
@@ -197,7 +199,7 @@ describe("vshl/vshr → AMDGPU", () => {
     expect(problems.slice(0, 10)).toEqual([]);
     // Every rule wins somewhere in the sample.
     for (const rule of vshRules) expect(used.get(rule.name) ?? 0, rule.name).toBeGreaterThan(0);
-    expect(routines).toBeGreaterThan(480 * 2 * 5 * 2);
+    expect(routines).toBeGreaterThan(forms.length * 2 * 5 * 2);
   });
 
   const mc = spawnSync("llvm-mc-19", ["--version"], { encoding: "utf8" }).status === 0;

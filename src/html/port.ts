@@ -54,14 +54,16 @@ interface Item {
   notes: string[];
 }
 
-function itemsOf(f: PortFile): Item[] {
+function itemsOf(f: PortFile, semantics: string): Item[] {
   const items: Item[] = [];
   const why = (rs: { line: number; col: number; message: string }[]) => rs.map((r) => `${r.line}:${r.col}: ${r.message}`);
   for (const s of f.statements) {
     const st = statusOf(s.status, s.liveness);
     const live = livenessText(s.liveness);
     const what = s.status === "rewritten" ? s.forms.join("; ") + (live ? ` — ${live}` : "") + (s.ptxHeader ? ` [${s.ptxHeader}]` : "") : why(s.reasons).join("\n");
-    items.push({ line: s.line, col: s.col, endLine: s.endLine, kind: s.keyword + (s.macro ? ` (macro ${s.macro})` : ""), status: st, what, calls: s.calls.join(", "), notes: s.status === "rewritten" ? [] : why(s.reasons) });
+    // A rewritten statement whose meaning depends on the semantics profile: which departure, and an input that shows it.
+    const departs = s.departures.map((d) => `sm90 departs from the ISA here (${d.ids.join(", ")}; ${Object.entries(d.example.inputs).map(([k, v]) => `${k}=${v}`).join(" ")}: isa ${d.example.isa}, sm90 ${d.example.sm90}); rewritten as ${semantics}`);
+    items.push({ line: s.line, col: s.col, endLine: s.endLine, kind: s.keyword + (s.macro ? ` (macro ${s.macro})` : ""), status: st, what, calls: s.calls.join(", "), notes: s.status === "rewritten" ? departs : why(s.reasons) });
   }
   for (const c of f.intrinsics) {
     const st = statusOf(c.status, c.liveness);
@@ -139,7 +141,7 @@ async function diffTable(fi: number, t: PortPageText, items: Item[]): Promise<st
       const old = mark.get(x);
       if (old === undefined || RANK[it.status.mark] > RANK[old]) mark.set(x, it.status.mark);
     }
-    if (it.notes.length) notes.set(it.endLine, [...(notes.get(it.endLine) ?? []), ...it.notes.map((n) => `left (${it.kind} at ${it.line}:${it.col}): ${n}`)]);
+    if (it.notes.length) notes.set(it.endLine, [...(notes.get(it.endLine) ?? []), ...it.notes.map((n) => `${it.status.mark === "left" ? "left" : "note"} (${it.kind} at ${it.line}:${it.col}): ${n}`)]);
   }
   const plain = (row: DiffRow) => row.kind === "eq" && !mark.has(row.l!) && !notes.has(row.l!);
   const render = (row: DiffRow) => {
@@ -184,8 +186,8 @@ async function diffTable(fi: number, t: PortPageText, items: Item[]): Promise<st
   return `<h3>Original (left) and ported (right)</h3><table class="diff"><colgroup><col class="ln"><col><col class="ln"><col></colgroup><thead><tr><th></th><th>original</th><th></th><th>ported</th></tr></thead>${out.join("")}</table><div class="legend"><span><span class="sw c2"></span>rewritten (live)</span><span><span class="sw c5"></span>rewritten, dead under the build's macros</span><span><span class="sw c3"></span>rewritten, depends on macros</span><span><span class="sw c4"></span>left, reason below it</span></div>`;
 }
 
-async function fileSection(f: PortFile, fi: number, t: PortPageText | undefined): Promise<string> {
-  const items = itemsOf(f);
+async function fileSection(f: PortFile, fi: number, t: PortPageText | undefined, semantics: string): Promise<string> {
+  const items = itemsOf(f, semantics);
   const facts = [`<span class="badge s-${f.error !== null ? "failed" : f.state}">${esc(f.error !== null ? "failed" : f.state)}</span>`, esc(f.language)];
   if (f.output) facts.push(`written to <code>${esc(f.output)}</code>`);
   if (f.headerName) facts.push(`header <code>${esc(f.headerName)}</code>${f.header ? ` (<code>${esc(f.header)}</code>)` : ""}`);
@@ -250,6 +252,6 @@ ${reasons.length ? `<div class="card chart"><h3>Why statements were left (first 
   if (doc.sharedHeader) extra.push(`<p class="meta">Shared header: <code>${esc(doc.sharedHeader)}</code></p>`);
   const nav = doc.files.length > 1 ? `<p class="meta">Files: ${doc.files.map((f, i) => `<a href="#f${i}">${esc(f.input)}</a>`).join(" · ")}</p>` : "";
   const sections: string[] = [];
-  for (let i = 0; i < doc.files.length; i++) sections.push(await fileSection(doc.files[i]!, i, texts[i]));
+  for (let i = 0; i < doc.files.length; i++) sections.push(await fileSection(doc.files[i]!, i, texts[i], doc.semantics));
   return page(`ptx-lower port: ${doc.files.map((f) => f.input).join(", ")}`.slice(0, 200), `${header}<main>${glance}${leftTable}${extra.join("")}${nav}${sections.join("\n")}</main>`);
 }

@@ -30,7 +30,7 @@
  *   membermask, exactly where the asm ran.
  * - Meaning: by default what the instruction computes where the asm ran before, on NVIDIA
  *   hardware through ptxas for sm_90 — the `sm90` semantics profile (it differs from `isa`
- *   only for vshl/vshr); test/port.test.ts "bindings, run" checks the calls against it. The
+ *   only for the scalar video instructions: docs/profiles.md); test/port.test.ts "bindings, run" checks the calls against it. The
  *   header is the injected `PortOptions.header`'s; `ptx-lower port --semantics isa` asks the
  *   HIP target for the PTX ISA's meaning instead (bin/port.ts; the header's banner says which).
  *
@@ -96,8 +96,11 @@
  * so the ported file still builds with nvcc, meaning what it meant.
  */
 import type { ParsedModule } from "../ir/build.js";
-import type { Loc } from "../ir/ir.js";
-import { formName } from "../ir/forms.js";
+import type { Loc, RoutineSpec } from "../ir/ir.js";
+import { routineName } from "../ir/ir.js";
+import { formId, formName } from "../ir/forms.js";
+import type { ProfileDeparture } from "../check/departures.js";
+import { profileDeparture } from "../check/departures.js";
 import type { AsmOperand, AsmStatement, MacroDef, MacroUse, Scan, Token } from "./scan.js";
 import { macroInForce, macroUses, scanSource } from "./scan.js";
 import type { BindResult, BoundOperand, Call, PtxHead, Reason, Ref } from "./bind.js";
@@ -159,6 +162,12 @@ export interface PortStatement {
   liveness: Liveness;
   /** The PTX module header it was checked under (`.version 9.0 / .target sm_90`), or null when it was not checked (malformed, …). */
   ptxHeader: string | null;
+  /**
+   * Rewritten statements: each instruction whose meaning differs between the `sm90` and `isa`
+   * semantics profiles (the scalar video instructions' D1 … V1, docs/profiles.md), with an
+   * input that shows it; the header computes the profile `port` was given (sm90 by default).
+   */
+  departures: ProfileDeparture[];
 }
 
 /**
@@ -224,6 +233,19 @@ export interface PortResult {
   hipSwitches: { name: string; loc: Loc }[];
   /** Set when the file is already ported (its own guards around the original asm): nothing was rewritten again. */
   alreadyPorted: boolean;
+}
+
+
+/** A rewritten call's profile departure, once per spec in a process (specs repeat across a tree). */
+const departureCache = new Map<string, ProfileDeparture[]>();
+function departureOf(spec: RoutineSpec): ProfileDeparture[] {
+  const key = routineName(spec, formId);
+  let d = departureCache.get(key);
+  if (!d) {
+    const x = profileDeparture(spec);
+    departureCache.set(key, (d = x ? [x] : []));
+  }
+  return d;
 }
 
 const SIMPLE = /^\s*[A-Za-z_$][\w$]*(?:\s*(?:\.|->)\s*[A-Za-z_$][\w$]*|\s*\[\s*[\w$]+\s*\])*\s*$/;
@@ -603,6 +625,7 @@ export async function portSource(text: string, file: string, opts: PortOptions):
       reasons: ok ? [] : reasons.length ? reasons : b.ok ? [] : b.reasons,
       liveness: cond.hip(st.macro >= 0 ? scan.macros[st.macro]!.start : st.start),
       ptxHeader: b.ok ? headName(b.head) : null,
+      departures: b.ok && ok ? b.calls.flatMap((c) => departureOf(c.spec)) : [],
     };
     statements.push(r);
     return r;

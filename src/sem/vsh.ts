@@ -27,6 +27,15 @@
  */
 import type { BV, Defined } from "./bv.js";
 import { note } from "./bv.js";
+
+/**
+ * Marks the place where the `sm90` profile departs from the ISA reading, by the notes' name
+ * (D1 … V1): a traced evaluation (src/check/departures.ts) records it as `sm90 ID`; for
+ * every other algebra it does nothing.
+ */
+function departs<V, B>(bv: BV<V, B>, id: string): void {
+  note(bv, `sm90 ${id}`, bv.true);
+}
 import type { Profile, Sel, VopForm, VsetCmp, VshForm, VshTail } from "../ir/forms.js";
 
 /** Bit offset and width of a selector; `null` selects the whole word. */
@@ -124,6 +133,7 @@ export function vshIntermediate<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile
 
   if (f.sat) {
     // optSaturate(tmp, sat, isSigned(dtype), dsel): the range of satBits (D1).
+    if (profile === "sm90" && f.tail.kind === "merge") departs(bv, "D1");
     const { min, max } = satRange(f.dtype === "s32", satBits(f, profile));
     tmp = note(bv, "tmp_sat", clampSigned(bv, tmp, min, max));
   }
@@ -150,7 +160,10 @@ export function scalarTail<V, B>(bv: BV<V, B>, tail: VshTail, profile: Profile, 
     const field = BigInt((1 << width) - 1) << BigInt(lo);
     const keepC = bv.and(c, k(~field & 0xffffffffn, 32));
     // D2: ptxas merges d.h1 as PRMT(tmp, 0x3254, c): the upper half of tmp, not its lower half.
-    if (profile === "sm90" && tail.dsel === "h1") return bv.or(bv.and(t32, k(0xffff0000, 32)), keepC);
+    if (profile === "sm90" && tail.dsel === "h1") {
+      departs(bv, "D2");
+      return bv.or(bv.and(t32, k(0xffff0000, 32)), keepC);
+    }
     const low = bv.and(t32, k((1 << width) - 1, 32));
     return bv.or(bv.shl(low, k(lo, 32)), keepC);
   }
@@ -176,7 +189,10 @@ export function vsh<V, B>(bv: BV<V, B>, f: VshForm, profile: Profile, a: V, b: V
   const t32 = bv.extract(tmp, 31, 0);
   // isa: the signed .s34 tmp; sm90: sext(t32) with .sat (D3), else exact (A1), compared
   // signed for dtype .s32 and unsigned for .u32 (minMaxOperand, minMaxSigned).
-  const r = scalarTail(bv, f.tail, profile, f.dtype === "s32", t32, () => ({ lhs: minMaxLhs(bv, f, profile, { tmp, t32, exact }), signedCmp: minMaxSigned(f, profile) }), c);
+  const r = scalarTail(bv, f.tail, profile, f.dtype === "s32", t32, () => {
+    if (profile === "sm90") departs(bv, f.sat ? "D3" : "A1");
+    return { lhs: minMaxLhs(bv, f, profile, { tmp, t32, exact }), signedCmp: minMaxSigned(f, profile) };
+  }, c);
   return { value: note(bv, "d", r), defined: bv.true };
 }
 
@@ -196,9 +212,13 @@ export function vopSaturate<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, ex
   if (profile === "sm90" && dsel !== null) {
     const width = selField(dsel).width;
     const max = bv.k((1n << BigInt(dsigned ? width - 1 : width)) - 1n, 64);
-    return bv.ite(bv.ult(exact, max), exact, max); // S1
+    departs(bv, "S1");
+    return bv.ite(bv.ult(exact, max), exact, max);
   }
-  if (profile === "sm90" && !dsigned) return bv.ite(bv.slt(exact, bv.k(0, 64)), bv.k(0, 64), exact); // S2
+  if (profile === "sm90" && !dsigned) {
+    departs(bv, "S2");
+    return bv.ite(bv.slt(exact, bv.k(0, 64)), bv.k(0, 64), exact);
+  }
   const { min, max } = satRange(dsigned, dsel !== null ? selField(dsel).width : 32);
   return clampSigned(bv, exact, min, max);
 }
@@ -226,8 +246,13 @@ export function vopCSigned(f: VopForm, profile: Profile): boolean {
  */
 export function vopMinMax<V, B>(bv: BV<V, B>, f: VopForm, profile: Profile, tmp: V, t32: V): { lhs: V; signedCmp: boolean } {
   if (profile === "isa") return { lhs: tmp, signedCmp: true };
-  const lhs = f.op === "vadd" || f.op === "vsub" ? bv.sext(t32, 64) : tmp;
-  return { lhs, signedCmp: vopCSigned(f, profile) };
+  const s3 = f.op === "vadd" || f.op === "vsub";
+  const signedCmp = vopCSigned(f, profile);
+  if (s3) departs(bv, "S3");
+  else if (f.op === "vset") {
+    if (signedCmp) departs(bv, "V1");
+  } else if (!signedCmp) departs(bv, "A1");
+  return { lhs: s3 ? bv.sext(t32, 64) : tmp, signedCmp };
 }
 
 /**
