@@ -67,20 +67,18 @@ export function vopSample(seed: number, perClass = 1): VopForm[] {
 }
 
 /**
- * Phase 3, in ptxas 13.0's order (video-semantics.md §2): post-ops, modifiers, discard
- * (fatal), predicate, special registers, selectors ("Incorrect video selector"), a selector on
- * c, dsel with op2 or without c, non-registers; `.clamp/.wrap` first, as "Illegal modifier
- * 'Clamp'" (`clampIllegal`). Immediates are accepted for a, b and c.
- * vset (measured with ptxas 13.0, test/diagnostics/vset.ptx): post-ops, `.sat`, other
- * modifiers, discard, predicate, special registers, "Comparison modifier required", 'Clamp',
- * the selector checks, and — after the negations, only if nothing else failed — the kept
- * comparison's "Mismatch between instruction type and comparison qualifier".
+ * Phase 3, in ptxas 13.0's order (measured: test/diagnostics/vop.ptx, vset.ptx): post-ops,
+ * (vset: `.sat`), other modifiers, discard (fatal), predicate, special registers, (vset:
+ * "Comparison modifier required"), `.clamp/.wrap` as "Illegal modifier 'Clamp'"
+ * (`clampIllegal`), selectors ("Incorrect video selector"), a selector on c, dsel with op2 or
+ * without c, non-registers; and for vset — after the negations, only if nothing else failed —
+ * the kept comparison's "Mismatch between instruction type and comparison qualifier".
+ * Immediates are accepted for a, b and c.
  */
 function validate(c: FamilyChecker, r: Resolved) {
   const op = c.op;
   const vset = op === "vset";
   const before = c.diags.length; // phase 1a's ("Multiple comparisons set") do not hide the mismatch
-  if (!vset && c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
   if (c.postOps.length > 1)
     c.err(c.modLoc(c.postOps[1].i), messages.multiplePostOp());
   c.multipleVotes();
@@ -92,7 +90,7 @@ function validate(c: FamilyChecker, r: Resolved) {
   c.specials(r);
   const cmp = vset ? c.comparisonKept() : null;
   if (vset && cmp === null) c.err(c.inst.loc, messages.comparisonRequired(op));
-  if (vset && c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
+  if (c.matchClamp !== null) c.err(c.modLoc(c.matchClamp), messages.illegalModifier("Clamp", op));
   const dsel = videoSelectorChecks(c, r);
   if (c.diags.length > before) return null;
   if (vset && !vsetCmpKept(cmp!, c.comparison.length)) {
