@@ -83,16 +83,20 @@ export function departureJson(d: ProfileDeparture) {
   return { form: d.form, ids: d.ids, example: { inputs: Object.fromEntries(Object.entries(d.example.inputs).map(([k, v]) => [k, hex32(v)])), isa: hex32(d.example.isa), sm90: hex32(d.example.sm90) } };
 }
 
+/** A statement's profile departures in its table cell, after its forms: ` [sm90 departs: D2]`. */
+export function departuresTag(ds: readonly ProfileDeparture[]): string {
+  return ds.length ? ` [sm90 departs: ${[...new Set(ds.flatMap((d) => d.ids))].join(", ")}]` : "";
+}
+
 /**
- * A statement's profile departures for the table, after its forms: which departures, the
- * profile the rewrite follows, and an input that tells the profiles apart, e.g.
- * ` — sm90 departs from the ISA here (D2; a=0x00001234 …: isa 0x1235bbbb, sm90 0x0000bbbb); rewritten as sm90`.
+ * One profile departure as the note under the table: the form, the departures, an input that
+ * tells the profiles apart and the profile the rewrite follows, e.g. `vadd.u32.u32.u32 d.h1,
+ * a, b, c: sm90 departs from the ISA here (D2; a=0x00000000 b=0x00000001 c=0x00000001: isa
+ * 0x00010001, sm90 0x00000001); rewritten as sm90`.
  */
-export function departuresText(ds: readonly ProfileDeparture[], profile: Profile): string {
-  return ds.map((d) => {
-    const ins = Object.entries(d.example.inputs).map(([k, v]) => `${k}=${hex32(v)}`).join(" ");
-    return ` — sm90 departs from the ISA here (${d.ids.join(", ")}; ${ins}: isa ${hex32(d.example.isa)}, sm90 ${hex32(d.example.sm90)}); rewritten as ${profile}`;
-  }).join("");
+export function departureText(d: ProfileDeparture, profile: Profile): string {
+  const ins = Object.entries(d.example.inputs).map(([k, v]) => `${k}=${hex32(v)}`).join(" ");
+  return `${d.form}: sm90 departs from the ISA here (${d.ids.join(", ")}; ${ins}: isa ${hex32(d.example.isa)}, sm90 ${hex32(d.example.sm90)}); rewritten as ${profile}`;
 }
 
 /**
@@ -1045,7 +1049,8 @@ async function summary(results: Ported[], extras: { skipped: { path: string; rea
       const why = s.reasons[0];
       const live = livenessText(s.liveness);
       const status = s.status === "rewritten" && s.liveness && s.liveness.state !== "live" ? `rewritten (${s.liveness.state})` : s.status;
-      const what = s.status === "rewritten" ? s.forms.join("; ") + (live ? ` — ${live}` : "") + (s.ptxHeader && !/sm_90$/.test(s.ptxHeader) ? ` [${s.ptxHeader}]` : "") + departuresText(s.departures ?? [], profile) : why ? `${where(why.loc)}: ${why.message}` : "";
+      const what = s.status === "rewritten" ? s.forms.join("; ") + (live ? ` — ${live}` : "") + (s.ptxHeader && !/sm_90$/.test(s.ptxHeader) ? ` [${s.ptxHeader}]` : "") + departuresTag(s.departures ?? []) : why ? `${where(why.loc)}: ${why.message}` : "";
+      for (const d of s.departures ?? []) notes.push(escapeLine(`${file}:${where(s.loc)}: note: ${departureText(d, profile)}`));
       rows.push({ loc: s.loc, row: [f, where(s.loc) + (s.macro ? ` (${s.macro})` : ""), status, escapeLine(what), s.calls.join(", ")] });
     }
     for (const c of r.intrinsics) {

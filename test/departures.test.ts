@@ -101,7 +101,9 @@ describe("port reports the statements whose meaning depends on the profile", () 
       // One file and no -o: the ported text on stdout, the table on stderr.
       const table = run();
       expect(table.status, table.stderr).toBe(0);
-      expect(table.stderr).toMatch(/sm90 departs from the ISA here \(D2; a=0x[0-9a-f]{8} b=0x[0-9a-f]{8} c=0x[0-9a-f]{8}: isa 0x[0-9a-f]{8}, sm90 0x[0-9a-f]{8}\); rewritten as sm90/);
+      expect(table.stderr).toContain("vadd.u32.u32.u32 d.h1, a, b, c [sm90 departs: D2]");
+      expect(table.stderr).toMatch(/p\.cu:1:\d+: note: vadd\.u32\.u32\.u32 d\.h1, a, b, c: sm90 departs from the ISA here \(D2; a=0x[0-9a-f]{8} b=0x[0-9a-f]{8} c=0x[0-9a-f]{8}: isa 0x[0-9a-f]{8}, sm90 0x[0-9a-f]{8}\); rewritten as sm90\n/);
+      expect(table.stderr).not.toContain("vadd.u32.u32.u32.add d, a, b, c [sm90");
       const isa = run("--semantics", "isa");
       expect(isa.stderr).toContain("rewritten as isa");
       const json = run("--json");
