@@ -6,10 +6,36 @@
  * in ptx-semantics.md §5(c) and video-semantics.md §2).
  */
 import type { Sel, VshTail } from "../ir/form_types.js";
+import type { FamilySyntax } from "../family/types.js";
 import { SELS } from "../ir/form_types.js";
 import { messages } from "../diag.js";
 import type { FamilyChecker, Resolved } from "../ir/build.js";
 import { VIDEO_SELS } from "../ir/family_inst.js";
+
+const int32 = (x: string) => x === "u32" || x === "s32";
+
+/**
+ * The template every scalar video instruction shares: `types` `.u32/.s32` suffixes, d, a, b
+ * and an optional c (R25: the 4-operand form without op2 or dsel is accepted, c ignored),
+ * 32-bit registers (`.f16x2` ones too, ptxas 13.0), `.add/.min/.max` as its post-ops. Per
+ * instruction: whether `.clamp/.wrap` are "Illegal modifier 'Clamp'" (all but the shifts) and
+ * whether the comparisons are its own (vset).
+ */
+export function scalarVideoSyntax(types: number, o: { clampIllegal: boolean; comparisons?: boolean }): FamilySyntax {
+  return {
+    types: (t) => t.length === types && t.every(int32),
+    arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
+    roles: ["d", "a", "b", "c"],
+    sourceClasses: () => ["i32", "h2"],
+    destClasses: () => ["i32", "h2"],
+    floatSource: () => false,
+    sync: false,
+    postOps: true,
+    votes: false,
+    clampIllegal: o.clampIllegal,
+    ...(o.comparisons ? { comparisons: true } : {}),
+  };
+}
 
 /** Every tail: none, `.add/.min/.max` with c, or a merge into `d.dsel`. */
 export const VIDEO_TAILS: readonly VshTail[] = [

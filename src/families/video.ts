@@ -11,7 +11,7 @@ import type { RoutineSpec } from "../ir/ir.js";
 import { messages } from "../diag.js";
 import type { FamilyChecker, Resolved } from "../ir/build.js";
 import { famInst } from "../ir/family_inst.js";
-import { VIDEO_TAILS, OPT_SELS, videoIdParts, videoOperandsName, videoSelectorChecks, videoTailOf } from "./scalar_video.js";
+import { VIDEO_TAILS, OPT_SELS, scalarVideoSyntax, videoIdParts, videoOperandsName, videoSelectorChecks, videoTailOf } from "./scalar_video.js";
 import { vsh } from "../sem/vsh.js";
 import { scalarCases } from "../check/inputs.js";
 import { vshCases } from "../check/vsh_inputs.js";
@@ -74,7 +74,6 @@ function validate(c: FamilyChecker, r: Resolved) {
   return famInst(c, form, r, 32);
 }
 
-const int32 = (x: string) => x === "u32" || x === "s32";
 const sourcesOf = (f: VshForm): ("a" | "b" | "c")[] => (f.tail.kind === "none" ? ["a", "b"] : ["a", "b", "c"]);
 
 export const video = {
@@ -97,19 +96,8 @@ export const video = {
     const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
     return `${f.op}.${f.dtype}.${f.atype}.u32${f.sat ? ".sat" : ""}.${f.mode}${op2}`;
   },
-  syntax: {
-    types: (t) => t.length === 3 && t.every(int32),
-    arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
-    roles: ["d", "a", "b", "c"],
-    // `.f16x2` registers in every operand too (32 bits; ptxas 13.0).
-    sourceClasses: () => ["i32", "h2"],
-    destClasses: () => ["i32", "h2"],
-    floatSource: () => false,
-    sync: false,
-    postOps: true,
-    votes: false,
-    clampIllegal: false,
-  },
+  // `.clamp/.wrap` are the shifts' own modes.
+  syntax: scalarVideoSyntax(3, { clampIllegal: false }),
   validate,
   semantics: vsh,
   // Video forms in bulk (`compact`): the form's own corners and ≥ 600 random cases (over

@@ -8,13 +8,12 @@
  * profile-sensitive), inputs and the operand kinds verified and proved.
  */
 import type { Sel, VopForm, VsetCmp } from "../ir/form_types.js";
-import type { FamilySyntax } from "../family/types.js";
 import type { Family, KindSample } from "../family/types.js";
 import type { RoutineSpec } from "../ir/ir.js";
 import { messages } from "../diag.js";
 import type { FamilyChecker, Resolved } from "../ir/build.js";
 import { famInst } from "../ir/family_inst.js";
-import { VIDEO_TAILS, OPT_SELS, videoIdParts, videoOperandsName, videoSelectorChecks, videoTailOf } from "./scalar_video.js";
+import { VIDEO_TAILS, OPT_SELS, scalarVideoSyntax, videoIdParts, videoOperandsName, videoSelectorChecks, videoTailOf } from "./scalar_video.js";
 import { vop as vopSemantics } from "../sem/vsh.js";
 import { scalarCases } from "../check/inputs.js";
 import { vopCases } from "../check/vsh_inputs.js";
@@ -125,27 +124,12 @@ function vsetCmpKept(cmp: string, written: number): boolean {
   return written > 1 && ["lo", "ls", "hi", "hs"].includes(cmp);
 }
 
-const int32 = (x: string) => x === "u32" || x === "s32";
 /** The sources a form reads: c only with a tail (R25: ptxas accepts a c without one and ignores it; it is not read). */
 const sourcesOf = (f: VopForm): ("a" | "b" | "c")[] =>
   f.tail.kind === "none" ? ["a", "b"] : ["a", "b", "c"];
 
-/** The template of vadd…vmax (three types) and of vset (two types and its comparison). */
-const syntaxOf = (types: number): FamilySyntax => ({
-  types: (t) => t.length === types && t.every(int32),
-  // R25: the 4-operand form without op2 or dsel is accepted (c ignored).
-  arity: (n, postOps) => n === 4 || (n === 3 && postOps === 0),
-  roles: ["d", "a", "b", "c"],
-  sourceClasses: () => ["i32", "h2"],
-  destClasses: () => ["i32", "h2"],
-  floatSource: () => false,
-  sync: false,
-  postOps: true,
-  votes: false,
-  clampIllegal: true,
-  ...(types === 2 ? { comparisons: true } : {}),
-});
-const ARITH_SYNTAX = syntaxOf(3);
+/** The template of vadd…vmax (three types); vset has two and its comparison. */
+const ARITH_SYNTAX = scalarVideoSyntax(3, { clampIllegal: true });
 
 /** `vset.atype.btype.cmp` (dtype .u32 in the form) or `vop.dtype.atype.btype{.sat}`. */
 const opcodeOf = (f: VopForm): string =>
@@ -172,7 +156,7 @@ export const vop = {
     const op2 = f.tail.kind === "op2" ? `.${f.tail.op2}` : "";
     return `${opcodeOf(f)}${op2}`;
   },
-  syntax: { perOp: { vadd: ARITH_SYNTAX, vsub: ARITH_SYNTAX, vabsdiff: ARITH_SYNTAX, vmin: ARITH_SYNTAX, vmax: ARITH_SYNTAX, vset: syntaxOf(2) } },
+  syntax: { perOp: { vadd: ARITH_SYNTAX, vsub: ARITH_SYNTAX, vabsdiff: ARITH_SYNTAX, vmin: ARITH_SYNTAX, vmax: ARITH_SYNTAX, vset: scalarVideoSyntax(2, { clampIllegal: true, comparisons: true }) } },
   validate,
   semantics: vopSemantics,
   cases: (spec, o) =>
